@@ -1,0 +1,41 @@
+//===- FncDialect.td - The fnc dialect ---------------------*- tablegen -*-===//
+//
+// The fnc dialect: what a traced fnc::function records. Tensor ops with
+// numpy/TensorFlow semantics, variables (resource handles), structured
+// control flow, printing and random numbers.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FNC_DIALECT
+#define FNC_DIALECT
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+
+def Fnc_Dialect : Dialect {
+  let name = "fnc";
+  let cppNamespace = "::mlir::fnc";
+  let summary = "Tensor programs staged from C++ by fnc::function";
+  let description = [{
+    The `fnc` dialect holds the programs that `fnc::function` traces from C++
+    code written against the eager `fnc::Tensor` API. Its ops have the
+    semantics of their eager counterparts (numpy broadcasting, negative axes,
+    TensorFlow's floor_mod/floor_div, ...), so a traced program computes what
+    the same code computes eagerly.
+
+    Values are ranked builtin tensors of `f32`, `f64`, `i1`, `i32` or `i64`;
+    any dimension may be dynamic (`?`). Result types are inferred from the
+    operands wherever the operands determine them. Mutable state lives in
+    variables (`!fnc.variable<tensor<...>>`), read and updated only through
+    `fnc.var_*` ops; printing and random numbers have modelled side effects,
+    so no pass drops, duplicates or reorders them.
+  }];
+  let useDefaultTypePrinterParser = 1;
+  let hasConstantMaterializer = 1;
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+}
+
+class Fnc_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Fnc_Dialect, mnemonic, traits>;
+
+#endif // FNC_DIALECT

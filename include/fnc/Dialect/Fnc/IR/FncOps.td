@@ -1,0 +1,806 @@
+//===- FncOps.td - Operations of the fnc dialect -----------*- tablegen -*-===//
+//
+// Every op a traced fnc::function can record. Families share a TableGen
+// class; result types are inferred through InferTypeOpAdaptor wherever the
+// operands and attributes determine them, with the rules of
+// fnc/Shape/ShapeRules.h.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FNC_OPS
+#define FNC_OPS
+
+include "fnc/Dialect/Fnc/IR/FncDialect.td"
+include "fnc/Dialect/Fnc/IR/FncTypes.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/IR/OpAsmInterface.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Enums and side-effect resources
+//===----------------------------------------------------------------------===//
+
+def Fnc_ComparePredicate : I32EnumAttr<"ComparePredicate",
+    "comparison predicate", [
+      I32EnumAttrCase<"eq", 0>, I32EnumAttrCase<"ne", 1>,
+      I32EnumAttrCase<"lt", 2>, I32EnumAttrCase<"le", 3>,
+      I32EnumAttrCase<"gt", 4>, I32EnumAttrCase<"ge", 5>]> {
+  let cppNamespace = "::mlir::fnc";
+}
+
+def Fnc_Padding : I32EnumAttr<"Padding", "conv2d padding", [
+      I32EnumAttrCase<"valid", 0>, I32EnumAttrCase<"same", 1>]> {
+  let cppNamespace = "::mlir::fnc";
+}
+
+// The tensors behind variable handles.
+def Fnc_VariableResource : Resource<"::mlir::fnc::VariableResource">;
+// The state of the stateful random number generator.
+def Fnc_RandomResource : Resource<"::mlir::fnc::RandomStateResource">;
+// The output stream fnc.print writes to.
+def Fnc_OutputResource : Resource<"::mlir::fnc::OutputStreamResource">;
+
+//===----------------------------------------------------------------------===//
+// Creation ops
+//===----------------------------------------------------------------------===//
+
+def Fnc_ConstantOp : Fnc_Op<"constant",
+    [ConstantLike, Pure, InferTypeOpAdaptor]> {
+  let summary = "A tensor constant";
+  let description = [{
+    Produces the tensor given by `value`; its type is the type of the
+    attribute. Eager tensors captured by a trace become constants.
+
+    ```mlir
+    %c = fnc.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+    ```
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs Fnc_Tensor:$result);
+  let assemblyFormat = "$value attr-dict";
+  let hasFolder = 1;
+}
+
+def Fnc_FillOp : Fnc_Op<"fill", [Pure]> {
+  let summary = "A tensor filled with one value (zeros, ones, fill)";
+  let description = [{
+    Produces a tensor of the result type with every element equal to
+    `value`, converted to the element type (integers truncate toward zero,
+    booleans are `value != 0`). `fnc::zeros` and `fnc::ones` are fills with
+    0 and 1. Each dynamic dimension of the result takes its size from one
+    `index` operand, in order.
+
+    ```mlir
+    %z = fnc.fill 0.0 : tensor<2x3xf32>
+    %o = fnc.fill 1.0 [%n] : tensor<?x3xi32>
+    ```
+  }];
+  let arguments = (ins F64Attr:$value, Variadic<Index>:$dynamicDims);
+  let results = (outs Fnc_Tensor:$result);
+  let assemblyFormat =
+      "$value (` ` `[` $dynamicDims^ `]`)? attr-dict `:` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Fnc_RangeOp : Fnc_Op<"range", [Pure]> {
+  let summary = "The numbers start, start + delta, ... below limit (iota)";
+  let description = [{
+    A 1-D tensor of `ceil((limit - start) / delta)` elements, element `i`
+    being `start + i * delta` converted to the element type. The result
+    length must equal that count.
+
+    ```mlir
+    %r = fnc.range 0.0, 10.0, 2.0 : tensor<5xi32>
+    ```
+  }];
+  let arguments = (ins F64Attr:$start, F64Attr:$limit, F64Attr:$delta);
+  let results = (outs 1DTensorOf<[Fnc_Numeric]>:$result);
+  let assemblyFormat =
+      "$start `,` $limit `,` $delta attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Fnc_EyeOp : Fnc_Op<"eye", [Pure]> {
+  let summary = "An identity matrix";
+  let description = [{
+    A static 2-D tensor with ones on the main diagonal and zeros elsewhere.
+
+    ```mlir
+    %i = fnc.eye : tensor<3x4xf32>
+    ```
+  }];
+  let results = (outs 2DTensorOf<[Fnc_Element]>:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Fnc_CastOp : Fnc_Op<"cast", [Pure, SameOperandsAndResultShape]> {
+  let summary = "Converts the elements to another dtype";
+  let description = [{
+    Converts each element: float to integer truncates toward zero, a number
+    to bool is `x != 0`, bool to a number is 0 or 1. The shape is unchanged.
+
+    ```mlir
+    %i = fnc.cast %x : tensor<2x3xf32> to tensor<2x3xi32>
+    ```
+  }];
+  let arguments = (ins Fnc_Tensor:$input);
+  let results = (outs Fnc_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Binary elementwise ops
+//===----------------------------------------------------------------------===//
+
+class Fnc_BinaryOp<string mnemonic, Type operandType, string desc,
+                   list<Trait> traits = []>
+    : Fnc_Op<mnemonic, !listconcat(traits, [Pure, InferTypeOpAdaptor,
+                                            SameOperandsAndResultElementType])> {
+  let description = desc # [{
+
+    The operands broadcast with numpy's rules; dynamic dimensions are allowed
+    and checked at run time. The result type is inferred.
+
+    ```mlir
+    %z = fnc.}] # mnemonic # [{ %x, %y : tensor<2x3xf32>, tensor<3xf32>
+    ```
+  }];
+  let arguments = (ins operandType:$lhs, operandType:$rhs);
+  let results = (outs operandType:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)";
+  let hasFolder = 1;
+}
+
+def Fnc_AddOp : Fnc_BinaryOp<"add", Fnc_NumericTensor,
+    "Elementwise `lhs + rhs`.", [Commutative]> {
+  let summary = "Elementwise addition";
+}
+def Fnc_SubOp : Fnc_BinaryOp<"sub", Fnc_NumericTensor,
+    "Elementwise `lhs - rhs`."> {
+  let summary = "Elementwise subtraction";
+}
+def Fnc_MulOp : Fnc_BinaryOp<"mul", Fnc_NumericTensor,
+    "Elementwise `lhs * rhs`.", [Commutative]> {
+  let summary = "Elementwise multiplication";
+}
+def Fnc_DivOp : Fnc_BinaryOp<"div", Fnc_NumericTensor,
+    "Elementwise `lhs / rhs`; integer division truncates toward zero."> {
+  let summary = "Elementwise division";
+}
+def Fnc_PowOp : Fnc_BinaryOp<"pow", Fnc_NumericTensor,
+    "Elementwise `lhs` to the power `rhs` (integer exponents must be >= 0)."> {
+  let summary = "Elementwise power";
+}
+def Fnc_MaximumOp : Fnc_BinaryOp<"maximum", Fnc_NumericTensor,
+    "Elementwise maximum; NaN wins.", [Commutative]> {
+  let summary = "Elementwise maximum";
+}
+def Fnc_MinimumOp : Fnc_BinaryOp<"minimum", Fnc_NumericTensor,
+    "Elementwise minimum; NaN wins.", [Commutative]> {
+  let summary = "Elementwise minimum";
+}
+def Fnc_FloorModOp : Fnc_BinaryOp<"floor_mod", Fnc_NumericTensor,
+    "Remainder of floor division: the result has the sign of `rhs` "
+    "(TensorFlow's floormod, Python's `%`).">{
+  let summary = "Elementwise floor modulo";
+}
+def Fnc_FloorDivOp : Fnc_BinaryOp<"floor_div", Fnc_NumericTensor,
+    "`floor(lhs / rhs)` (TensorFlow's floordiv, Python's `//`).">{
+  let summary = "Elementwise floor division";
+}
+def Fnc_LogicalAndOp : Fnc_BinaryOp<"logical_and", Fnc_BoolTensor,
+    "Elementwise `lhs && rhs` on bool tensors.", [Commutative]> {
+  let summary = "Elementwise logical and";
+}
+def Fnc_LogicalOrOp : Fnc_BinaryOp<"logical_or", Fnc_BoolTensor,
+    "Elementwise `lhs || rhs` on bool tensors.", [Commutative]> {
+  let summary = "Elementwise logical or";
+}
+
+def Fnc_CompareOp : Fnc_Op<"compare",
+    [Pure, InferTypeOpAdaptor, SameOperandsElementType]> {
+  let summary = "Elementwise comparison";
+  let description = [{
+    Compares the broadcast operands elementwise with `predicate` (`eq`, `ne`,
+    `lt`, `le`, `gt`, `ge`) and yields a bool tensor. Comparisons with NaN
+    are false except `ne`.
+
+    ```mlir
+    %b = fnc.compare lt, %x, %y : tensor<2x3xf32>, tensor<3xf32>
+    ```
+  }];
+  let arguments = (ins Fnc_ComparePredicate:$predicate, Fnc_Tensor:$lhs,
+                       Fnc_Tensor:$rhs);
+  let results = (outs Fnc_BoolTensor:$result);
+  let assemblyFormat =
+      "$predicate `,` $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)";
+  let hasFolder = 1;
+}
+
+def Fnc_SelectOp : Fnc_Op<"select", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Elementwise choice between two tensors";
+  let description = [{
+    `cond ? lhs : rhs` elementwise; the three operands broadcast together.
+
+    ```mlir
+    %r = fnc.select %c, %x, %y : tensor<3xi1>, tensor<2x3xf32>, tensor<f32>
+    ```
+  }];
+  let arguments = (ins Fnc_BoolTensor:$cond, Fnc_Tensor:$lhs, Fnc_Tensor:$rhs);
+  let results = (outs Fnc_Tensor:$result);
+  let assemblyFormat = "$cond `,` $lhs `,` $rhs attr-dict `:` type($cond) `,` "
+                       "type($lhs) `,` type($rhs)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Unary elementwise ops
+//===----------------------------------------------------------------------===//
+
+class Fnc_UnaryOp<string mnemonic, Type type, string desc>
+    : Fnc_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+  let description = desc # [{
+
+    ```mlir
+    %y = fnc.}] # mnemonic # [{ %x : tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins type:$input);
+  let results = (outs type:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasFolder = 1;
+}
+
+def Fnc_NegOp : Fnc_UnaryOp<"neg", Fnc_NumericTensor, "Elementwise `-x`."> {
+  let summary = "Elementwise negation";
+}
+def Fnc_AbsOp : Fnc_UnaryOp<"abs", Fnc_NumericTensor, "Elementwise `|x|`."> {
+  let summary = "Elementwise absolute value";
+}
+def Fnc_ExpOp : Fnc_UnaryOp<"exp", Fnc_FloatTensor, "Elementwise `e^x`."> {
+  let summary = "Elementwise exponential";
+}
+def Fnc_LogOp : Fnc_UnaryOp<"log", Fnc_FloatTensor,
+    "Elementwise natural logarithm."> {
+  let summary = "Elementwise natural logarithm";
+}
+def Fnc_SqrtOp : Fnc_UnaryOp<"sqrt", Fnc_FloatTensor,
+    "Elementwise square root."> {
+  let summary = "Elementwise square root";
+}
+def Fnc_RsqrtOp : Fnc_UnaryOp<"rsqrt", Fnc_FloatTensor,
+    "Elementwise `1 / sqrt(x)`."> {
+  let summary = "Elementwise reciprocal square root";
+}
+def Fnc_TanhOp : Fnc_UnaryOp<"tanh", Fnc_FloatTensor,
+    "Elementwise hyperbolic tangent."> {
+  let summary = "Elementwise hyperbolic tangent";
+}
+def Fnc_SigmoidOp : Fnc_UnaryOp<"sigmoid", Fnc_FloatTensor,
+    "Elementwise `1 / (1 + e^-x)`."> {
+  let summary = "Elementwise logistic sigmoid";
+}
+def Fnc_ReluOp : Fnc_UnaryOp<"relu", Fnc_NumericTensor,
+    "Elementwise `maximum(x, 0)` (NaN stays NaN)."> {
+  let summary = "Elementwise rectified linear unit";
+}
+def Fnc_SquareOp : Fnc_UnaryOp<"square", Fnc_NumericTensor,
+    "Elementwise `x * x`."> {
+  let summary = "Elementwise square";
+}
+def Fnc_SignOp : Fnc_UnaryOp<"sign", Fnc_NumericTensor,
+    "Elementwise -1, 0 or 1 (NaN for NaN)."> {
+  let summary = "Elementwise sign";
+}
+def Fnc_FloorOp : Fnc_UnaryOp<"floor", Fnc_FloatTensor,
+    "Elementwise rounding toward -inf."> {
+  let summary = "Elementwise floor";
+}
+def Fnc_CeilOp : Fnc_UnaryOp<"ceil", Fnc_FloatTensor,
+    "Elementwise rounding toward +inf."> {
+  let summary = "Elementwise ceiling";
+}
+def Fnc_LogicalNotOp : Fnc_UnaryOp<"logical_not", Fnc_BoolTensor,
+    "Elementwise `!x` on bool tensors."> {
+  let summary = "Elementwise logical not";
+}
+
+//===----------------------------------------------------------------------===//
+// Linear algebra
+//===----------------------------------------------------------------------===//
+
+def Fnc_MatmulOp : Fnc_Op<"matmul", [Pure, InferTypeOpAdaptor,
+                                     SameOperandsAndResultElementType]> {
+  let summary = "Matrix product, batched with broadcasting";
+  let description = [{
+    `[..., m, k] x [..., k, n] -> [..., m, n]`; both operands have rank >= 2
+    and their batch dimensions broadcast.
+
+    ```mlir
+    %c = fnc.matmul %a, %b : tensor<8x2x3xf32>, tensor<3x4xf32>
+    ```
+  }];
+  let arguments = (ins Fnc_NumericTensor:$lhs, Fnc_NumericTensor:$rhs);
+  let results = (outs Fnc_NumericTensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)";
+}
+
+def Fnc_Conv2DOp : Fnc_Op<"conv2d", [Pure, InferTypeOpAdaptor,
+                                     SameOperandsAndResultElementType]> {
+  let summary = "2-D convolution, NHWC input and HWCF filter";
+  let description = [{
+    TensorFlow's `conv2d` without dilation: input `[n, h, w, c]`, filter
+    `[kh, kw, c, f]`, result `[n, oh, ow, f]`. With `valid` padding only
+    full windows count; with `same` padding the input is zero-padded so that
+    `oh = ceil(h / stride_h)`, the extra row or column going after.
+
+    ```mlir
+    %y = fnc.conv2d %x, %w strides [2, 2] padding same
+        : tensor<1x5x5x3xf32>, tensor<3x3x3x8xf32>
+    ```
+  }];
+  let arguments = (ins Fnc_NumericTensor:$input, Fnc_NumericTensor:$filter,
+                       DenseI64ArrayAttr:$strides, Fnc_Padding:$padding);
+  let results = (outs Fnc_NumericTensor:$result);
+  let assemblyFormat = "$input `,` $filter `strides` $strides `padding` "
+                       "$padding attr-dict `:` type($input) `,` type($filter)";
+}
+
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+
+def Fnc_TransposeOp : Fnc_Op<"transpose", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Permutes the dimensions";
+  let description = [{
+    Result dimension `i` is input dimension `perm[i]`.
+
+    ```mlir
+    %t = fnc.transpose %x perm [1, 0] : tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins Fnc_Tensor:$input, DenseI64ArrayAttr:$perm);
+  let results = (outs Fnc_Tensor:$result);
+  let assemblyFormat = "$input `perm` $perm attr-dict `:` type($input)";
+  let hasFolder = 1;
+}
+
+def Fnc_ReshapeOp : Fnc_Op<"reshape", [Pure]> {
+  let summary = "Reinterprets the elements (row-major) in a new shape";
+  let description = [{
+    The result type gives the new shape. The element counts must agree; at
+    most one result dimension may be dynamic, and it is then inferred from
+    the element count at run time (numpy's `-1`).
+
+    ```mlir
+    %r = fnc.reshape %x : tensor<2x3xf32> -> tensor<3x2xf32>
+    %f = fnc.reshape %y : tensor<?x4xf32> -> tensor<?xf32>
+    ```
+  }];
+  let arguments = (ins Fnc_Tensor:$input);
+  let results = (outs Fnc_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Fnc_BroadcastToOp : Fnc_Op<"broadcast_to", [Pure]> {
+  let summary = "Broadcasts to a given shape";
+  let description = [{
+    Stretches the input to the result shape with numpy's rules. Each dynamic
+    dimension of the result takes its size from one `index` operand.
+
+    ```mlir
+    %b = fnc.broadcast_to %x : tensor<3xf32> -> tensor<2x3xf32>
+    %d = fnc.broadcast_to %x [%n] : tensor<3xf32> -> tensor<?x3xf32>
+    ```
+  }];
+  let arguments = (ins Fnc_Tensor:$input, Variadic<Index>:$dynamicDims);
+  let results = (outs Fnc_Tensor:$result);
+  let assemblyFormat = "$input (` ` `[` $dynamicDims^ `]`)? attr-dict `:` "
+                       "type($input) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Fnc_ExpandDimsOp : Fnc_Op<"expand_dims", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Inserts a dimension of size 1";
+  let description = [{
+    Inserts a size-1 dimension at `axis`, in `[-rank-1, rank]`.
+
+    ```mlir
+    %e = fnc.expand_dims %x axis -1 : tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins Fnc_Tensor:$input, I64Attr:$axis);
+  let results = (outs Fnc_Tensor:$result);
+  let assemblyFormat = "$input `axis` $axis attr-dict `:` type($input)";
+}
+
+def Fnc_SqueezeOp : Fnc_Op<"squeeze", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Removes dimensions of size 1";
+  let description = [{
+    Removes the dimensions listed in `axes` (negative allowed), which must
+    have size 1 (or be dynamic and 1 at run time). With empty `axes`, every
+    dimension of static size 1 is removed.
+
+    ```mlir
+    %s = fnc.squeeze %x axes [0, 2] : tensor<1x3x1xf32>
+    ```
+  }];
+  let arguments = (ins Fnc_Tensor:$input, DenseI64ArrayAttr:$axes);
+  let results = (outs Fnc_Tensor:$result);
+  let assemblyFormat = "$input `axes` $axes attr-dict `:` type($input)";
+}
+
+def Fnc_SliceOp : Fnc_Op<"slice", [Pure, InferTypeOpAdaptor]> {
+  let summary = "A strided window of the input";
+  let description = [{
+    Result element `[i0, i1, ...]` is input element
+    `[offsets[0] + i0 * strides[0], ...]`; the result shape is `sizes`.
+    Offsets and sizes are >= 0 and strides >= 1; the window must lie inside
+    the input.
+
+    ```mlir
+    %s = fnc.slice %x offsets [1, 0] sizes [2, 2] strides [1, 2]
+        : tensor<4x4xf32>
+    ```
+  }];
+  let arguments = (ins Fnc_Tensor:$input, DenseI64ArrayAttr:$offsets,
+                       DenseI64ArrayAttr:$sizes, DenseI64ArrayAttr:$strides);
+  let results = (outs Fnc_Tensor:$result);
+  let assemblyFormat = "$input `offsets` $offsets `sizes` $sizes `strides` "
+                       "$strides attr-dict `:` type($input)";
+  let hasFolder = 1;
+}
+
+def Fnc_ConcatOp : Fnc_Op<"concat", [Pure, InferTypeOpAdaptor,
+                                     SameOperandsAndResultElementType]> {
+  let summary = "Joins tensors along an axis";
+  let description = [{
+    All operands have the same rank and agree in every dimension but `axis`.
+
+    ```mlir
+    %c = fnc.concat %a, %b axis 0 : tensor<2x3xf32>, tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Fnc_Tensor>:$inputs, I64Attr:$axis);
+  let results = (outs Fnc_Tensor:$result);
+  let assemblyFormat = "$inputs `axis` $axis attr-dict `:` type($inputs)";
+  let hasFolder = 1;
+}
+
+def Fnc_GatherOp : Fnc_Op<"gather", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Takes slices of params at indices along an axis";
+  let description = [{
+    numpy's `take(params, indices, axis)`: the result shape is
+    `params[:axis] + indices + params[axis+1:]`. An index outside
+    `[0, params.shape[axis])` is a run-time error.
+
+    ```mlir
+    %g = fnc.gather %p, %i axis 0 : tensor<5x3xf32>, tensor<2xi64>
+    ```
+  }];
+  let arguments = (ins Fnc_Tensor:$params, Fnc_IntegerTensor:$indices,
+                       I64Attr:$axis);
+  let results = (outs Fnc_Tensor:$result);
+  let assemblyFormat = "$params `,` $indices `axis` $axis attr-dict `:` "
+                       "type($params) `,` type($indices)";
+}
+
+def Fnc_OneHotOp : Fnc_Op<"one_hot", [Pure]> {
+  let summary = "One-hot encoding of integer indices";
+  let description = [{
+    Inserts a dimension of size `depth` at `axis`; along it, element `j` is
+    `on` where the index equals `j` and `off` elsewhere. An index outside
+    `[0, depth)` gives a row of `off`. The result type gives the dtype.
+
+    ```mlir
+    %h = fnc.one_hot %i depth 4 axis -1 on 1.0 off 0.0
+        : tensor<3xi64> -> tensor<3x4xf32>
+    ```
+  }];
+  let arguments = (ins Fnc_IntegerTensor:$indices, I64Attr:$depth,
+                       I64Attr:$axis, F64Attr:$on, F64Attr:$off);
+  let results = (outs Fnc_Tensor:$result);
+  let assemblyFormat = "$indices `depth` $depth `axis` $axis `on` $on `off` "
+                       "$off attr-dict `:` type($indices) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+class Fnc_ReduceOp<string mnemonic, string desc>
+    : Fnc_Op<mnemonic, [Pure, InferTypeOpAdaptor,
+                        SameOperandsAndResultElementType]> {
+  let description = desc # [{
+
+    Reduces over `axes` (negative allowed; empty means all axes). With
+    `keepdims` the reduced dimensions stay with size 1.
+
+    ```mlir
+    %s = fnc.}] # mnemonic # [{ %x axes [-1] keepdims : tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins Fnc_NumericTensor:$input, DenseI64ArrayAttr:$axes,
+                       UnitAttr:$keepdims);
+  let results = (outs Fnc_NumericTensor:$result);
+  let assemblyFormat =
+      "$input `axes` $axes (`keepdims` $keepdims^)? attr-dict `:` type($input)";
+}
+
+def Fnc_SumOp : Fnc_ReduceOp<"sum", "Sum of the elements (0 if empty)."> {
+  let summary = "Sum reduction";
+}
+def Fnc_MeanOp : Fnc_ReduceOp<"mean",
+    "Arithmetic mean (integer means truncate; NaN if empty).">{
+  let summary = "Mean reduction";
+}
+def Fnc_MaxOp : Fnc_ReduceOp<"max",
+    "Largest element (-inf or the lowest integer if empty).">{
+  let summary = "Maximum reduction";
+}
+def Fnc_MinOp : Fnc_ReduceOp<"min",
+    "Smallest element (+inf or the largest integer if empty).">{
+  let summary = "Minimum reduction";
+}
+def Fnc_ProdOp : Fnc_ReduceOp<"prod", "Product of the elements (1 if empty).">{
+  let summary = "Product reduction";
+}
+
+def Fnc_ArgmaxOp : Fnc_Op<"argmax", [Pure]> {
+  let summary = "Index of the largest element along an axis";
+  let description = [{
+    The index of the first largest element along `axis`, which is removed.
+    The result type gives the index dtype (`i32` or `i64`).
+
+    ```mlir
+    %i = fnc.argmax %x axis 1 : tensor<2x3xf32> -> tensor<2xi64>
+    ```
+  }];
+  let arguments = (ins Fnc_NumericTensor:$input, I64Attr:$axis);
+  let results = (outs Fnc_IntegerTensor:$result);
+  let assemblyFormat =
+      "$input `axis` $axis attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+class Fnc_SoftmaxLikeOp<string mnemonic, string desc>
+    : Fnc_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+  let description = desc # [{ Numerically stable (the maximum along `axis` is
+    subtracted first).
+
+    ```mlir
+    %p = fnc.}] # mnemonic # [{ %x axis -1 : tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins Fnc_FloatTensor:$input, I64Attr:$axis);
+  let results = (outs Fnc_FloatTensor:$result);
+  let assemblyFormat = "$input `axis` $axis attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def Fnc_SoftmaxOp : Fnc_SoftmaxLikeOp<"softmax",
+    "`exp(x) / sum(exp(x))` along `axis`."> {
+  let summary = "Softmax along an axis";
+}
+def Fnc_LogSoftmaxOp : Fnc_SoftmaxLikeOp<"log_softmax",
+    "`x - log(sum(exp(x)))` along `axis`."> {
+  let summary = "Log-softmax along an axis";
+}
+
+//===----------------------------------------------------------------------===//
+// Variables
+//===----------------------------------------------------------------------===//
+
+def Fnc_VarReadOp : Fnc_Op<"var_read", [InferTypeOpAdaptor]> {
+  let summary = "Reads the current value of a variable";
+  let description = [{
+    ```mlir
+    %x = fnc.var_read %v : !fnc.variable<tensor<4xf32>>
+    ```
+  }];
+  let arguments = (ins Arg<Fnc_VariableType, "the variable",
+                           [MemRead<Fnc_VariableResource>]>:$variable);
+  let results = (outs Fnc_Tensor:$result);
+  let assemblyFormat = "$variable attr-dict `:` qualified(type($variable))";
+}
+
+class Fnc_VarUpdateOp<string mnemonic, string desc>
+    : Fnc_Op<mnemonic, [TypesMatchWith<
+          "value has the variable's tensor type", "variable", "value",
+          "::llvm::cast<::mlir::fnc::VariableType>($_self).getValueType()">]> {
+  let description = desc # [{ The variable's tensor is updated in place;
+    `value` has exactly the variable's tensor type.
+
+    ```mlir
+    fnc.}] # mnemonic # [{ %v, %x : !fnc.variable<tensor<4xf32>>
+    ```
+  }];
+  let arguments = (ins Arg<Fnc_VariableType, "the variable",
+                           [MemRead<Fnc_VariableResource>,
+                            MemWrite<Fnc_VariableResource>]>:$variable,
+                       Fnc_Tensor:$value);
+  let assemblyFormat = "$variable `,` $value attr-dict `:` qualified(type($variable))";
+}
+
+def Fnc_VarAssignOp : Fnc_VarUpdateOp<"var_assign",
+    "Sets the variable to `value`."> {
+  let summary = "Assigns a new value to a variable";
+}
+def Fnc_VarAssignAddOp : Fnc_VarUpdateOp<"var_assign_add",
+    "Adds `value` to the variable."> {
+  let summary = "Adds to a variable in place";
+}
+def Fnc_VarAssignSubOp : Fnc_VarUpdateOp<"var_assign_sub",
+    "Subtracts `value` from the variable."> {
+  let summary = "Subtracts from a variable in place";
+}
+
+//===----------------------------------------------------------------------===//
+// Control flow
+//===----------------------------------------------------------------------===//
+
+def Fnc_CondOp : Fnc_Op<"cond", [
+    DeclareOpInterfaceMethods<RegionBranchOpInterface,
+                              ["getRegionInvocationBounds"]>,
+    RecursiveMemoryEffects, NoRegionArguments,
+    SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "Runs one of two regions, chosen at run time";
+  let description = [{
+    Runs `then` when the 0-D bool `pred` is true and `else` otherwise; the
+    results are what the region that ran yields. Both regions yield values
+    of the result types. Staged by `fnc::cond`.
+
+    ```mlir
+    %r = fnc.cond %p : tensor<i1> -> tensor<2xf32> {
+      fnc.yield %a : tensor<2xf32>
+    } else {
+      fnc.yield %b : tensor<2xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Fnc_BoolScalar:$pred);
+  let results = (outs Variadic<Fnc_Tensor>:$results);
+  let regions = (region SizedRegion<1>:$thenRegion,
+                        SizedRegion<1>:$elseRegion);
+  let assemblyFormat = "$pred `:` type($pred) (`->` type($results)^)? "
+                       "$thenRegion `else` $elseRegion attr-dict";
+  let hasCanonicalizer = 1;
+}
+
+def Fnc_WhileOp : Fnc_Op<"while", [
+    DeclareOpInterfaceMethods<RegionBranchOpInterface,
+                              ["getEntrySuccessorOperands"]>,
+    RecursiveMemoryEffects, InferTypeOpAdaptor]> {
+  let summary = "A loop with loop-carried tensors, decided at run time";
+  let description = [{
+    Evaluates the `cond` region on the loop-carried values (starting with
+    `inits`); its terminator `fnc.condition` yields a 0-D bool and forwards
+    the values. While the bool is true the `body` region runs on them and
+    yields the next values; when it is false the forwarded values are the
+    results. Loop-carried values keep the types of `inits`. Staged by
+    `fnc::while_loop` and `fnc::for_range`.
+
+    ```mlir
+    %r:2 = fnc.while (%i0, %x0) : tensor<i32>, tensor<2xf32> cond {
+    ^bb0(%i: tensor<i32>, %x: tensor<2xf32>):
+      %c = fnc.compare lt, %i, %n : tensor<i32>, tensor<i32>
+      fnc.condition %c, %i, %x : tensor<i1>, tensor<i32>, tensor<2xf32>
+    } do {
+    ^bb0(%i: tensor<i32>, %x: tensor<2xf32>):
+      %j = fnc.add %i, %one : tensor<i32>, tensor<i32>
+      %y = fnc.mul %x, %x : tensor<2xf32>, tensor<2xf32>
+      fnc.yield %j, %y : tensor<i32>, tensor<2xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<Fnc_Tensor>:$inits);
+  let results = (outs Variadic<Fnc_Tensor>:$results);
+  let regions = (region SizedRegion<1>:$condRegion,
+                        SizedRegion<1>:$bodyRegion);
+  let assemblyFormat = "`(` $inits `)` (`:` type($inits)^)? attr-dict "
+                       "`cond` $condRegion `do` $bodyRegion";
+  let hasRegionVerifier = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Fnc_ConditionOp : Fnc_Op<"condition", [
+    Pure, Terminator, HasParent<"WhileOp">,
+    DeclareOpInterfaceMethods<RegionBranchTerminatorOpInterface>]> {
+  let summary = "Terminator of a while's cond region";
+  let description = [{
+    Decides whether `fnc.while` runs its body again and forwards the
+    loop-carried values (to the body, or out as the results).
+
+    ```mlir
+    fnc.condition %c, %i, %x : tensor<i1>, tensor<i32>, tensor<2xf32>
+    ```
+  }];
+  let arguments = (ins Fnc_BoolScalar:$condition, Variadic<Fnc_Tensor>:$args);
+  let assemblyFormat =
+      "$condition (`,` $args^)? attr-dict `:` type($condition) (`,` type($args)^)?";
+}
+
+def Fnc_YieldOp : Fnc_Op<"yield", [
+    Pure, ReturnLike, Terminator, ParentOneOf<["CondOp", "WhileOp"]>]> {
+  let summary = "Yields values from a cond branch or a while body";
+  let description = [{
+    ```mlir
+    fnc.yield %a, %b : tensor<2xf32>, tensor<i32>
+    ```
+  }];
+  let arguments = (ins Variadic<Fnc_Tensor>:$values);
+  let builders = [OpBuilder<(ins), [{ /* nothing to yield */ }]>];
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Effects: printing and random numbers
+//===----------------------------------------------------------------------===//
+
+def Fnc_PrintOp : Fnc_Op<"print",
+    [MemoryEffects<[MemWrite<Fnc_OutputResource>]>]> {
+  let summary = "Prints tensors on every execution";
+  let description = [{
+    Writes `format` with each `{}` replaced by the next tensor, printed in
+    the eager format (`fnc.Tensor(...)` without the wrapper: values only),
+    followed by a newline. With no `{}` in `format`, the tensors follow it,
+    separated by spaces. Runs every time the function runs, in program order
+    with other effects.
+
+    ```mlir
+    fnc.print "x = {}, y = {}" %x, %y : tensor<2xf32>, tensor<i32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$format, Variadic<Fnc_Tensor>:$inputs);
+  let assemblyFormat =
+      "$format ($inputs^ `:` type($inputs))? attr-dict";
+  let hasVerifier = 1;
+}
+
+class Fnc_RandomOp<string mnemonic, string params, string desc>
+    : Fnc_Op<mnemonic, [MemoryEffects<[MemRead<Fnc_RandomResource>,
+                                       MemWrite<Fnc_RandomResource>]>]> {
+  let description = desc # [{ Every execution draws fresh values from the
+    stateful counter-based generator. With `seed`, the op's stream is
+    reproducible from the global seed and this op seed. Each dynamic
+    dimension of the result takes its size from one `index` operand.
+
+    ```mlir
+    %r = fnc.}] # mnemonic # [{ }] # params # [{ seed 7 : tensor<2x3xf32>
+    ```
+  }];
+  let results = (outs Fnc_FloatTensor:$result);
+  let hasVerifier = 1;
+}
+
+def Fnc_RandomUniformOp : Fnc_RandomOp<"random_uniform", "min 0.0 max 1.0",
+    "Uniformly distributed values in `[min, max)`."> {
+  let summary = "Uniform random numbers";
+  let arguments = (ins F64Attr:$min, F64Attr:$max, OptionalAttr<I64Attr>:$seed,
+                       Variadic<Index>:$dynamicDims);
+  let assemblyFormat = "(` ` `[` $dynamicDims^ `]`)? `min` $min `max` $max "
+                       "(`seed` $seed^)? attr-dict `:` type($result)";
+}
+
+def Fnc_RandomNormalOp : Fnc_RandomOp<"random_normal", "mean 0.0 stddev 1.0",
+    "Normally distributed values."> {
+  let summary = "Normal random numbers";
+  let arguments = (ins F64Attr:$mean, F64Attr:$stddev,
+                       OptionalAttr<I64Attr>:$seed,
+                       Variadic<Index>:$dynamicDims);
+  let assemblyFormat = "(` ` `[` $dynamicDims^ `]`)? `mean` $mean `stddev` "
+                       "$stddev (`seed` $seed^)? attr-dict `:` type($result)";
+}
+
+#endif // FNC_OPS

@@ -1,0 +1,122 @@
+//===- ShapeRules.h - Result-shape rules of the fnc ops ---------*- C++ -*-===//
+//
+// The one definition of how every fnc op computes its result shape from its
+// operand shapes: numpy broadcasting, reductions, matmul, shape ops, conv2d.
+// The dialect's result-type inference, the eager API and the tracer all call
+// these functions, so a shape error reads the same wherever it is detected.
+//
+// Plain C++ (no MLIR, no exceptions): every rule returns a ShapeResult that
+// holds either the shape or a message saying what was wrong. A dimension may
+// be `kDynamic` (unknown until run time); the rules propagate it and only
+// reject what is certainly wrong.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FNC_SHAPE_SHAPERULES_H
+#define FNC_SHAPE_SHAPERULES_H
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace fnc::shape {
+
+/// An unknown dimension; equal to mlir::ShapedType::kDynamic.
+constexpr int64_t kDynamic = std::numeric_limits<int64_t>::min();
+
+using Shape = std::vector<int64_t>;
+
+inline bool isDynamic(int64_t dim) { return dim == kDynamic; }
+
+/// A shape, or the reason there is none.
+struct ShapeResult {
+  Shape shape;
+  std::string error; // empty on success
+
+  bool ok() const { return error.empty(); }
+  static ShapeResult failure(std::string message) {
+    ShapeResult r;
+    r.error = std::move(message);
+    return r;
+  }
+};
+
+/// "[2, ?, 3]".
+std::string toString(const Shape &shape);
+
+/// Number of elements, or kDynamic if a dimension is unknown.
+int64_t numElements(const Shape &shape);
+
+/// Maps `axis` in [-rank, rank) to [0, rank). Returns false if out of range.
+bool normalizeAxis(int64_t axis, int64_t rank, int64_t &result);
+
+/// numpy broadcasting of two or more shapes (right-aligned; 1 stretches;
+/// an unknown dim against a known one N != 1 becomes N).
+ShapeResult broadcast(const Shape &a, const Shape &b);
+ShapeResult broadcast(const std::vector<Shape> &shapes);
+
+/// Checks that `from` broadcasts to exactly `to`.
+ShapeResult broadcastTo(const Shape &from, const Shape &to);
+
+/// Reduction over `axes` (negative allowed, duplicates rejected; empty means
+/// all axes).
+ShapeResult reduce(const Shape &in, const std::vector<int64_t> &axes,
+                   bool keepDims);
+
+/// Normalized, sorted reduction axes (empty `axes` means all); the error of
+/// reduce() when invalid.
+ShapeResult reductionAxes(const Shape &in, const std::vector<int64_t> &axes);
+
+/// Reduction over the single `axis` without keeping it (argmax).
+ShapeResult reduceAxis(const Shape &in, int64_t axis);
+
+/// Batched matrix product: [..., m, k] x [..., k, n] -> [..., m, n], batch
+/// dims broadcast. Both operands need rank >= 2.
+ShapeResult matmul(const Shape &a, const Shape &b);
+
+/// Permutation of dims; `perm` must be a permutation of [0, rank).
+ShapeResult transpose(const Shape &in, const std::vector<int64_t> &perm);
+
+/// Reshape to `target`, in which at most one dim may be -1 or kDynamic
+/// (inferred from the element count). Counts must agree when known.
+ShapeResult reshape(const Shape &in, const Shape &target);
+
+/// Inserts a dim of size 1 at `axis` in [-rank-1, rank].
+ShapeResult expandDims(const Shape &in, int64_t axis);
+
+/// Removes the size-1 dims at `axes` (all size-1 dims when empty).
+ShapeResult squeeze(const Shape &in, const std::vector<int64_t> &axes);
+
+/// Strided slice with static offsets, sizes and strides (strides >= 1); the
+/// result shape is `sizes`. Checks bounds for known dims.
+ShapeResult slice(const Shape &in, const std::vector<int64_t> &offsets,
+                  const std::vector<int64_t> &sizes,
+                  const std::vector<int64_t> &strides);
+
+/// Concatenation along `axis`; all other dims must agree.
+ShapeResult concat(const std::vector<Shape> &inputs, int64_t axis);
+
+/// Take along `axis`: in[:axis] + indices + in[axis+1:].
+ShapeResult gather(const Shape &params, const Shape &indices, int64_t axis);
+
+/// One-hot: inserts a dim of size `depth` at `axis` in [-rank-1, rank].
+ShapeResult oneHot(const Shape &indices, int64_t depth, int64_t axis);
+
+/// Padding mode of conv2d, with TensorFlow's meaning.
+enum class Padding { Valid, Same };
+
+/// conv2d with NHWC input, HWCF filter and strides (sh, sw).
+ShapeResult conv2d(const Shape &input, const Shape &filter, int64_t strideH,
+                   int64_t strideW, Padding padding);
+
+/// Padding before/after along one spatial dim of conv2d (TF's SAME rule).
+void conv2dPadding(int64_t in, int64_t kernel, int64_t stride, Padding padding,
+                   int64_t &before, int64_t &after);
+
+/// Number of elements of range(start, limit, delta); error if delta == 0.
+ShapeResult range(double start, double limit, double delta);
+
+} // namespace fnc::shape
+
+#endif // FNC_SHAPE_SHAPERULES_H

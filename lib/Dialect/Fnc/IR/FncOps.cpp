@@ -1,0 +1,553 @@
+//===- FncOps.cpp - Result-type inference and verifiers of fnc ops --------===//
+//
+// Every shape rule comes from fnc/Shape/ShapeRules.h, the same code the
+// eager API and the tracer call; this file turns MLIR types into shapes and
+// the rules' messages into diagnostics. Folders live in FncFolds.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fnc/Dialect/Fnc/IR/FncOps.h"
+#include "fnc/Shape/ShapeRules.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace mlir::fnc;
+namespace rules = ::fnc::shape;
+
+static_assert(ShapedType::kDynamic == ::fnc::shape::kDynamic,
+              "fnc shape rules and MLIR must agree on the dynamic marker");
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+static rules::Shape toShape(ArrayRef<int64_t> dims) {
+  return rules::Shape(dims.begin(), dims.end());
+}
+
+static std::vector<int64_t> toVector(ArrayRef<int64_t> values) {
+  return std::vector<int64_t>(values.begin(), values.end());
+}
+
+/// The ranked tensor type of `value`, or a diagnostic naming the operand.
+static FailureOr<RankedTensorType> rankedType(std::optional<Location> loc,
+                                              StringRef opName, Value value,
+                                              StringRef what) {
+  if (auto type = dyn_cast<RankedTensorType>(value.getType()))
+    return type;
+  (void)emitOptionalError(loc, "'", opName, "' op ", what,
+                          " must be a ranked tensor, got ", value.getType());
+  return failure();
+}
+
+/// Pushes `elementType` with the rule's shape, or reports the rule's error.
+static LogicalResult fromRule(std::optional<Location> loc, StringRef opName,
+                              const rules::ShapeResult &rule, Type elementType,
+                              SmallVectorImpl<Type> &inferred) {
+  if (!rule.ok())
+    return emitOptionalError(loc, "'", opName, "' op ", rule.error);
+  inferred.push_back(RankedTensorType::get(rule.shape, elementType));
+  return success();
+}
+
+/// Emits the rule's error on `op` (for verifiers).
+static LogicalResult checkRule(Operation *op,
+                               const rules::ShapeResult &rule) {
+  if (!rule.ok())
+    return op->emitOpError(rule.error);
+  return success();
+}
+
+/// Checks that each dynamic dimension of `type` has one index operand.
+static LogicalResult verifyDynamicDims(Operation *op, RankedTensorType type,
+                                       ValueRange dims) {
+  if (dims.size() != static_cast<size_t>(type.getNumDynamicDims()))
+    return op->emitOpError("result ")
+           << type << " has " << type.getNumDynamicDims()
+           << " dynamic dimension(s) but " << dims.size()
+           << " size operand(s) were given; pass one index per '?'";
+  return success();
+}
+
+/// The numpy broadcast of the operands' shapes, with `elementType`.
+static LogicalResult inferBroadcast(std::optional<Location> loc,
+                                    StringRef opName, ValueRange operands,
+                                    Type elementType,
+                                    SmallVectorImpl<Type> &inferred) {
+  std::vector<rules::Shape> shapes;
+  for (Value v : operands) {
+    auto type = rankedType(loc, opName, v, "every operand");
+    if (failed(type))
+      return failure();
+    shapes.push_back(toShape(type->getShape()));
+  }
+  return fromRule(loc, opName, rules::broadcast(shapes), elementType,
+                  inferred);
+}
+
+/// A number as a user wrote it: "2", "0.5", "1e+30".
+static std::string num(double value) {
+  char buffer[32];
+  snprintf(buffer, sizeof(buffer), "%g", value);
+  return buffer;
+}
+
+//===----------------------------------------------------------------------===//
+// Creation ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConstantOp::inferReturnTypes(MLIRContext *,
+                                           std::optional<Location> loc,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &inferred) {
+  auto value = adaptor.getValueAttr();
+  if (!value)
+    return emitOptionalError(loc, "'fnc.constant' op needs a value");
+  inferred.push_back(value.getType());
+  return success();
+}
+
+LogicalResult FillOp::verify() {
+  return verifyDynamicDims(*this, getType(), getDynamicDims());
+}
+
+LogicalResult RangeOp::verify() {
+  rules::ShapeResult rule = rules::range(
+      getStart().convertToDouble(), getLimit().convertToDouble(),
+      getDelta().convertToDouble());
+  if (failed(checkRule(*this, rule)))
+    return failure();
+  int64_t size = getType().getDimSize(0);
+  if (size != rule.shape[0])
+    return emitOpError("range(")
+           << num(getStart().convertToDouble()) << ", "
+           << num(getLimit().convertToDouble()) << ", "
+           << num(getDelta().convertToDouble()) << ") has " << rule.shape[0]
+           << " elements but the result type is " << getType();
+  return success();
+}
+
+LogicalResult EyeOp::verify() {
+  if (!getType().hasStaticShape())
+    return emitOpError("result ") << getType() << " must have a static shape";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise ops
+//===----------------------------------------------------------------------===//
+
+#define FNC_INFER_BINARY(OP)                                                   \
+  LogicalResult OP::inferReturnTypes(MLIRContext *,                            \
+                                     std::optional<Location> loc,              \
+                                     Adaptor adaptor,                          \
+                                     SmallVectorImpl<Type> &inferred) {        \
+    return inferBroadcast(loc, getOperationName(), adaptor.getOperands(),      \
+                          getElementTypeOrSelf(adaptor.getLhs().getType()),    \
+                          inferred);                                           \
+  }
+FNC_INFER_BINARY(AddOp)
+FNC_INFER_BINARY(SubOp)
+FNC_INFER_BINARY(MulOp)
+FNC_INFER_BINARY(DivOp)
+FNC_INFER_BINARY(PowOp)
+FNC_INFER_BINARY(MaximumOp)
+FNC_INFER_BINARY(MinimumOp)
+FNC_INFER_BINARY(FloorModOp)
+FNC_INFER_BINARY(FloorDivOp)
+FNC_INFER_BINARY(LogicalAndOp)
+FNC_INFER_BINARY(LogicalOrOp)
+#undef FNC_INFER_BINARY
+
+LogicalResult CompareOp::inferReturnTypes(MLIRContext *context,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &inferred) {
+  return inferBroadcast(loc, getOperationName(), adaptor.getOperands(),
+                        IntegerType::get(context, 1), inferred);
+}
+
+LogicalResult SelectOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  return inferBroadcast(loc, getOperationName(), adaptor.getOperands(),
+                        getElementTypeOrSelf(adaptor.getLhs().getType()),
+                        inferred);
+}
+
+LogicalResult SelectOp::verify() {
+  if (getLhs().getType().getElementType() !=
+      getRhs().getType().getElementType())
+    return emitOpError("the two choices differ in element type: ")
+           << getLhs().getType() << " vs " << getRhs().getType()
+           << "; cast one of them first";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Linear algebra
+//===----------------------------------------------------------------------===//
+
+LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  auto lhs = rankedType(loc, getOperationName(), adaptor.getLhs(), "lhs");
+  auto rhs = rankedType(loc, getOperationName(), adaptor.getRhs(), "rhs");
+  if (failed(lhs) || failed(rhs))
+    return failure();
+  return fromRule(loc, getOperationName(),
+                  rules::matmul(toShape(lhs->getShape()),
+                                toShape(rhs->getShape())),
+                  lhs->getElementType(), inferred);
+}
+
+LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  StringRef name = getOperationName();
+  auto input = rankedType(loc, name, adaptor.getInput(), "input");
+  auto filter = rankedType(loc, name, adaptor.getFilter(), "filter");
+  if (failed(input) || failed(filter))
+    return failure();
+  ArrayRef<int64_t> strides = adaptor.getStrides();
+  if (strides.size() != 2)
+    return emitOptionalError(loc, "'", name,
+                             "' op needs 2 strides (height, width), got ",
+                             strides.size());
+  auto padding = adaptor.getPadding() == Padding::same ? rules::Padding::Same
+                                                       : rules::Padding::Valid;
+  return fromRule(loc, name,
+                  rules::conv2d(toShape(input->getShape()),
+                                toShape(filter->getShape()), strides[0],
+                                strides[1], padding),
+                  input->getElementType(), inferred);
+}
+
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+
+/// Inference of the single-tensor-input shape ops: the rule applied to the
+/// input's shape, keeping its element type.
+template <typename Rule>
+static LogicalResult inferFromInput(std::optional<Location> loc,
+                                    StringRef opName, Value input, Rule rule,
+                                    SmallVectorImpl<Type> &inferred) {
+  auto type = rankedType(loc, opName, input, "input");
+  if (failed(type))
+    return failure();
+  return fromRule(loc, opName, rule(toShape(type->getShape())),
+                  type->getElementType(), inferred);
+}
+
+LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &inferred) {
+  auto perm = toVector(adaptor.getPerm());
+  return inferFromInput(
+      loc, getOperationName(), adaptor.getInput(),
+      [&](const rules::Shape &in) { return rules::transpose(in, perm); },
+      inferred);
+}
+
+LogicalResult ReshapeOp::verify() {
+  auto in = getInput().getType(), out = getType();
+  if (in.getElementType() != out.getElementType())
+    return emitOpError("cannot change the element type (")
+           << in.getElementType() << " to " << out.getElementType()
+           << "); use fnc.cast";
+  if (out.getNumDynamicDims() > 1)
+    return emitOpError("result ")
+           << out << " has more than one dynamic dimension; at most one can "
+           << "be inferred from the element count";
+  rules::ShapeResult rule =
+      rules::reshape(toShape(in.getShape()), toShape(out.getShape()));
+  if (failed(checkRule(*this, rule)))
+    return failure();
+  // A dynamic result dim that the rule could compute must be static.
+  if (out.getNumDynamicDims() == 1 && in.hasStaticShape())
+    return emitOpError("the dynamic dimension of ")
+           << out << " is known from the static input " << in
+           << "; use the static result type "
+           << RankedTensorType::get(rule.shape, out.getElementType());
+  return success();
+}
+
+LogicalResult BroadcastToOp::verify() {
+  auto in = getInput().getType(), out = getType();
+  if (in.getElementType() != out.getElementType())
+    return emitOpError("cannot change the element type (")
+           << in.getElementType() << " to " << out.getElementType()
+           << "); use fnc.cast";
+  if (failed(verifyDynamicDims(*this, out, getDynamicDims())))
+    return failure();
+  return checkRule(*this, rules::broadcastTo(toShape(in.getShape()),
+                                             toShape(out.getShape())));
+}
+
+LogicalResult ExpandDimsOp::inferReturnTypes(MLIRContext *,
+                                             std::optional<Location> loc,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &inferred) {
+  int64_t axis = adaptor.getAxis();
+  return inferFromInput(
+      loc, getOperationName(), adaptor.getInput(),
+      [&](const rules::Shape &in) { return rules::expandDims(in, axis); },
+      inferred);
+}
+
+LogicalResult SqueezeOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &inferred) {
+  auto axes = toVector(adaptor.getAxes());
+  return inferFromInput(
+      loc, getOperationName(), adaptor.getInput(),
+      [&](const rules::Shape &in) { return rules::squeeze(in, axes); },
+      inferred);
+}
+
+LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location> loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &inferred) {
+  auto offsets = toVector(adaptor.getOffsets());
+  auto sizes = toVector(adaptor.getSizes());
+  auto strides = toVector(adaptor.getStrides());
+  return inferFromInput(
+      loc, getOperationName(), adaptor.getInput(),
+      [&](const rules::Shape &in) {
+        return rules::slice(in, offsets, sizes, strides);
+      },
+      inferred);
+}
+
+LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  StringRef name = getOperationName();
+  if (adaptor.getInputs().empty())
+    return emitOptionalError(loc, "'", name, "' op needs at least one operand");
+  std::vector<rules::Shape> shapes;
+  for (Value v : adaptor.getInputs()) {
+    auto type = rankedType(loc, name, v, "every operand");
+    if (failed(type))
+      return failure();
+    shapes.push_back(toShape(type->getShape()));
+  }
+  return fromRule(loc, name, rules::concat(shapes, adaptor.getAxis()),
+                  getElementTypeOrSelf(adaptor.getInputs()[0].getType()),
+                  inferred);
+}
+
+LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  StringRef name = getOperationName();
+  auto params = rankedType(loc, name, adaptor.getParams(), "params");
+  auto indices = rankedType(loc, name, adaptor.getIndices(), "indices");
+  if (failed(params) || failed(indices))
+    return failure();
+  return fromRule(loc, name,
+                  rules::gather(toShape(params->getShape()),
+                                toShape(indices->getShape()),
+                                adaptor.getAxis()),
+                  params->getElementType(), inferred);
+}
+
+LogicalResult OneHotOp::verify() {
+  rules::ShapeResult rule =
+      rules::oneHot(toShape(getIndices().getType().getShape()), getDepth(),
+                    getAxis());
+  if (failed(checkRule(*this, rule)))
+    return failure();
+  auto expected = RankedTensorType::get(rule.shape, getType().getElementType());
+  if (expected != getType())
+    return emitOpError("result type ")
+           << getType() << " does not match the one-hot shape " << expected;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+#define FNC_INFER_REDUCE(OP)                                                   \
+  LogicalResult OP::inferReturnTypes(MLIRContext *,                            \
+                                     std::optional<Location> loc,              \
+                                     Adaptor adaptor,                          \
+                                     SmallVectorImpl<Type> &inferred) {        \
+    auto axes = toVector(adaptor.getAxes());                                   \
+    bool keepDims = adaptor.getKeepdims();                                     \
+    return inferFromInput(                                                     \
+        loc, getOperationName(), adaptor.getInput(),                           \
+        [&](const rules::Shape &in) {                                          \
+          return rules::reduce(in, axes, keepDims);                            \
+        },                                                                     \
+        inferred);                                                             \
+  }
+FNC_INFER_REDUCE(SumOp)
+FNC_INFER_REDUCE(MeanOp)
+FNC_INFER_REDUCE(MaxOp)
+FNC_INFER_REDUCE(MinOp)
+FNC_INFER_REDUCE(ProdOp)
+#undef FNC_INFER_REDUCE
+
+LogicalResult ArgmaxOp::verify() {
+  rules::ShapeResult rule =
+      rules::reduceAxis(toShape(getInput().getType().getShape()), getAxis());
+  if (failed(checkRule(*this, rule)))
+    return failure();
+  auto expected = RankedTensorType::get(rule.shape, getType().getElementType());
+  if (expected != getType())
+    return emitOpError("result type ")
+           << getType() << " does not match the reduced shape " << expected;
+  return success();
+}
+
+static LogicalResult verifyAxis(Operation *op, int64_t axis,
+                                RankedTensorType type) {
+  int64_t normalized;
+  if (!rules::normalizeAxis(axis, type.getRank(), normalized))
+    return op->emitOpError("axis ")
+           << axis << " is out of range for " << type << " (valid: "
+           << -type.getRank() << " to " << type.getRank() - 1 << ")";
+  return success();
+}
+
+LogicalResult SoftmaxOp::verify() {
+  return verifyAxis(*this, getAxis(), getType());
+}
+
+LogicalResult LogSoftmaxOp::verify() {
+  return verifyAxis(*this, getAxis(), getType());
+}
+
+//===----------------------------------------------------------------------===//
+// Variables
+//===----------------------------------------------------------------------===//
+
+LogicalResult VarReadOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &inferred) {
+  auto type = dyn_cast<VariableType>(adaptor.getVariable().getType());
+  if (!type)
+    return emitOptionalError(loc, "'fnc.var_read' op operand must be a "
+                                  "!fnc.variable, got ",
+                             adaptor.getVariable().getType());
+  inferred.push_back(type.getValueType());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Control flow
+//===----------------------------------------------------------------------===//
+
+void CondOp::getSuccessorRegions(RegionBranchPoint point,
+                                 SmallVectorImpl<RegionSuccessor> &regions) {
+  if (!point.isParent()) {
+    regions.push_back(RegionSuccessor(getOperation(), getResults()));
+    return;
+  }
+  regions.push_back(RegionSuccessor(&getThenRegion()));
+  regions.push_back(RegionSuccessor(&getElseRegion()));
+}
+
+void CondOp::getRegionInvocationBounds(
+    ArrayRef<Attribute> operands, SmallVectorImpl<InvocationBounds> &bounds) {
+  auto pred = dyn_cast_or_null<DenseIntElementsAttr>(operands[0]);
+  if (!pred) {
+    bounds.assign(2, {0, 1});
+    return;
+  }
+  bool taken = (*pred.value_begin<APInt>()).getBoolValue();
+  bounds.push_back({0, taken ? 1u : 0u});
+  bounds.push_back({0, taken ? 0u : 1u});
+}
+
+LogicalResult WhileOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location>,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &inferred) {
+  llvm::append_range(inferred, adaptor.getInits().getTypes());
+  return success();
+}
+
+OperandRange WhileOp::getEntrySuccessorOperands(RegionSuccessor) {
+  return getInits();
+}
+
+void WhileOp::getSuccessorRegions(RegionBranchPoint point,
+                                  SmallVectorImpl<RegionSuccessor> &regions) {
+  // Parent -> cond; body -> cond; cond -> body or the results.
+  Operation *from = point.getTerminatorPredecessorOrNull();
+  if (point.isParent() || from->getParentRegion() == &getBodyRegion()) {
+    regions.push_back(RegionSuccessor(&getCondRegion(),
+                                      getCondRegion().getArguments()));
+    return;
+  }
+  regions.push_back(
+      RegionSuccessor(&getBodyRegion(), getBodyRegion().getArguments()));
+  regions.push_back(RegionSuccessor(getOperation(), getResults()));
+}
+
+LogicalResult WhileOp::verifyRegions() {
+  // RegionBranchOpInterface checks the types along every control-flow edge;
+  // this checks which terminator ends each region.
+  if (!isa<ConditionOp>(getCondRegion().front().getTerminator()))
+    return emitOpError("the cond region must end with fnc.condition");
+  if (!isa<YieldOp>(getBodyRegion().front().getTerminator()))
+    return emitOpError("the body region must end with fnc.yield");
+  return success();
+}
+
+MutableOperandRange ConditionOp::getMutableSuccessorOperands(RegionSuccessor) {
+  return getArgsMutable();
+}
+
+//===----------------------------------------------------------------------===//
+// Effects
+//===----------------------------------------------------------------------===//
+
+LogicalResult PrintOp::verify() {
+  size_t placeholders = 0;
+  StringRef format = getFormat();
+  for (size_t pos = format.find("{}"); pos != StringRef::npos;
+       pos = format.find("{}", pos + 2))
+    ++placeholders;
+  if (placeholders != 0 && placeholders != getInputs().size())
+    return emitOpError("format \"")
+           << format << "\" has " << placeholders << " '{}' placeholder(s) but "
+           << getInputs().size()
+           << " tensor(s) are printed; use one '{}' per tensor, or none";
+  return success();
+}
+
+LogicalResult RandomUniformOp::verify() {
+  if (!(getMin().convertToDouble() < getMax().convertToDouble()))
+    return emitOpError("needs min < max, got min ")
+           << num(getMin().convertToDouble()) << " and max "
+           << num(getMax().convertToDouble());
+  return verifyDynamicDims(*this, getType(), getDynamicDims());
+}
+
+LogicalResult RandomNormalOp::verify() {
+  if (!(getStddev().convertToDouble() >= 0))
+    return emitOpError("needs stddev >= 0, got ")
+           << num(getStddev().convertToDouble());
+  return verifyDynamicDims(*this, getType(), getDynamicDims());
+}
+
+#define GET_OP_CLASSES
+#include "fnc/Dialect/Fnc/IR/FncOps.cpp.inc"

@@ -1,0 +1,196 @@
+//===- ShapeRulesTest.cpp - The shared result-shape rules -----------------===//
+//
+// The rules every fnc op's shape comes from, checked directly: numpy
+// broadcasting (also against an explicit per-dimension definition on random
+// shapes), dynamic dims, negative axes, TensorFlow's SAME padding, and the
+// messages of the errors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fnc/Shape/ShapeRules.h"
+
+#include "gtest/gtest.h"
+
+#include <random>
+
+using namespace fnc::shape;
+
+namespace {
+
+constexpr int64_t D = kDynamic;
+
+Shape ok(const ShapeResult &r) {
+  EXPECT_TRUE(r.ok()) << r.error;
+  return r.shape;
+}
+
+TEST(ShapeRules, Broadcast) {
+  EXPECT_EQ(ok(broadcast({2, 3}, {3})), (Shape{2, 3}));
+  EXPECT_EQ(ok(broadcast({5, 1, 3}, {4, 1})), (Shape{5, 4, 3}));
+  EXPECT_EQ(ok(broadcast({}, {2, 2})), (Shape{2, 2}));
+  EXPECT_EQ(ok(broadcast({0, 1}, {1, 3})), (Shape{0, 3}));
+  EXPECT_EQ(ok(broadcast({D, 3}, {4, 1})), (Shape{4, 3}));
+  EXPECT_EQ(ok(broadcast({D}, {1})), (Shape{D}));
+  EXPECT_EQ(ok(broadcast({D}, {D})), (Shape{D}));
+  EXPECT_EQ(ok(broadcast(std::vector<Shape>{{3}, {2, 1}, {4, 1, 1}})),
+            (Shape{4, 2, 3}));
+  ShapeResult bad = broadcast({2, 3}, {4});
+  EXPECT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error, "shapes [2, 3] and [4] are not broadcast-compatible "
+                       "(dimension 1: 3 vs 4); each dimension must match or "
+                       "be 1");
+}
+
+// numpy's definition, dimension by dimension, on random static shapes.
+TEST(ShapeRules, BroadcastMatchesDefinitionOnRandomShapes) {
+  std::mt19937 rng(42);
+  std::uniform_int_distribution<int> rank(0, 4), dim(1, 3);
+  for (int trial = 0; trial < 2000; ++trial) {
+    Shape a(rank(rng)), b(rank(rng));
+    for (auto &d : a)
+      d = dim(rng);
+    for (auto &d : b)
+      d = dim(rng);
+    size_t n = std::max(a.size(), b.size());
+    bool compatible = true;
+    Shape expected(n);
+    for (size_t i = 0; i < n; ++i) {
+      int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
+      int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
+      compatible &= da == db || da == 1 || db == 1;
+      expected[i] = std::max(da, db);
+    }
+    ShapeResult r = broadcast(a, b);
+    ASSERT_EQ(r.ok(), compatible) << toString(a) << " " << toString(b);
+    if (compatible) {
+      EXPECT_EQ(r.shape, expected);
+      EXPECT_EQ(broadcast(b, a).shape, expected); // symmetric
+    }
+  }
+}
+
+TEST(ShapeRules, BroadcastTo) {
+  EXPECT_EQ(ok(broadcastTo({3}, {2, 3})), (Shape{2, 3}));
+  EXPECT_EQ(ok(broadcastTo({1, 3}, {D, 3})), (Shape{D, 3}));
+  EXPECT_FALSE(broadcastTo({2, 3}, {3}).ok());
+  EXPECT_FALSE(broadcastTo({3}, {2, 4}).ok());
+}
+
+TEST(ShapeRules, Reduce) {
+  EXPECT_EQ(ok(reduce({2, 3, 4}, {-1}, false)), (Shape{2, 3}));
+  EXPECT_EQ(ok(reduce({2, 3, 4}, {0, 2}, true)), (Shape{1, 3, 1}));
+  EXPECT_EQ(ok(reduce({2, 3}, {}, false)), (Shape{}));
+  EXPECT_EQ(ok(reduce({}, {}, false)), (Shape{}));
+  EXPECT_EQ(ok(reduce({D, 3}, {1}, false)), (Shape{D}));
+  EXPECT_EQ(reduce({2, 3}, {2}, false).error,
+            "reduction axis 2 is out of range for rank 2 (valid: -2 to 1)");
+  EXPECT_EQ(reduce({2, 3}, {1, -1}, false).error,
+            "reduction axis -1 is given twice");
+  EXPECT_EQ(ok(reduceAxis({2, 3, 4}, -2)), (Shape{2, 4}));
+}
+
+TEST(ShapeRules, Matmul) {
+  EXPECT_EQ(ok(matmul({2, 3}, {3, 4})), (Shape{2, 4}));
+  EXPECT_EQ(ok(matmul({7, 1, 2, 3}, {5, 3, 4})), (Shape{7, 5, 2, 4}));
+  EXPECT_EQ(ok(matmul({D, 3}, {D, D})), (Shape{D, D}));
+  EXPECT_FALSE(matmul({3}, {3, 4}).ok());
+  EXPECT_FALSE(matmul({2, 3}, {4, 5}).ok());
+  EXPECT_FALSE(matmul({2, 2, 3}, {3, 3, 4}).ok());
+}
+
+TEST(ShapeRules, TransposeReshape) {
+  EXPECT_EQ(ok(transpose({2, 3, 4}, {1, 2, 0})), (Shape{3, 4, 2}));
+  EXPECT_FALSE(transpose({2, 3}, {0, 0}).ok());
+  EXPECT_FALSE(transpose({2, 3}, {0}).ok());
+  EXPECT_FALSE(transpose({2, 3}, {0, 2}).ok());
+  EXPECT_EQ(ok(reshape({2, 6}, {3, -1})), (Shape{3, 4}));
+  EXPECT_EQ(ok(reshape({2, 6}, {12})), (Shape{12}));
+  EXPECT_EQ(ok(reshape({D, 6}, {-1, 2})), (Shape{D, 2}));
+  EXPECT_EQ(ok(reshape({0, 3}, {-1, 3})), (Shape{0, 3}));
+  EXPECT_EQ(ok(reshape({}, {1, 1})), (Shape{1, 1}));
+  EXPECT_FALSE(reshape({2, 6}, {5, -1}).ok());
+  EXPECT_FALSE(reshape({2, 6}, {-1, -1}).ok());
+  EXPECT_FALSE(reshape({2, 6}, {13}).ok());
+  EXPECT_FALSE(reshape({2, 6}, {-2, 6}).ok());
+}
+
+TEST(ShapeRules, ExpandSqueezeSlice) {
+  EXPECT_EQ(ok(expandDims({2, 3}, 0)), (Shape{1, 2, 3}));
+  EXPECT_EQ(ok(expandDims({2, 3}, 2)), (Shape{2, 3, 1}));
+  EXPECT_EQ(ok(expandDims({2, 3}, -1)), (Shape{2, 3, 1}));
+  EXPECT_EQ(ok(expandDims({}, 0)), (Shape{1}));
+  EXPECT_FALSE(expandDims({2, 3}, 3).ok());
+  EXPECT_FALSE(expandDims({2, 3}, -4).ok());
+  EXPECT_EQ(ok(squeeze({1, 3, 1}, {})), (Shape{3}));
+  EXPECT_EQ(ok(squeeze({1, 3, 1}, {-1})), (Shape{1, 3}));
+  EXPECT_EQ(ok(squeeze({D, 3}, {0})), (Shape{3}));
+  EXPECT_FALSE(squeeze({2, 3}, {0}).ok());
+  EXPECT_EQ(ok(slice({5, 4}, {1, 0}, {2, 2}, {2, 3})), (Shape{2, 2}));
+  EXPECT_EQ(ok(slice({5}, {5}, {0}, {1})), (Shape{0}));
+  EXPECT_EQ(ok(slice({D}, {3}, {2}, {1})), (Shape{2}));
+  EXPECT_FALSE(slice({5}, {4}, {2}, {1}).ok());
+  EXPECT_TRUE(slice({5}, {0}, {3}, {2}).ok()); // reads 0, 2, 4
+  EXPECT_FALSE(slice({5}, {1}, {3}, {2}).ok()); // would read 5
+  EXPECT_FALSE(slice({5}, {0}, {1}, {0}).ok());
+}
+
+TEST(ShapeRules, ConcatGatherOneHot) {
+  EXPECT_EQ(ok(concat({{2, 3}, {4, 3}}, 0)), (Shape{6, 3}));
+  EXPECT_EQ(ok(concat({{2, 3}, {2, 1}}, -1)), (Shape{2, 4}));
+  EXPECT_EQ(ok(concat({{D, 3}, {2, 3}}, 0)), (Shape{D, 3}));
+  EXPECT_EQ(ok(concat({{D, 3}, {2, 3}}, 1)), (Shape{2, 6}));
+  EXPECT_FALSE(concat({{2, 3}, {2, 4}}, 0).ok());
+  EXPECT_FALSE(concat({{2, 3}, {3}}, 0).ok());
+  EXPECT_FALSE(concat({}, 0).ok());
+  EXPECT_EQ(ok(gather({5, 6, 7}, {2, 3}, 1)), (Shape{5, 2, 3, 7}));
+  EXPECT_EQ(ok(gather({5, 6}, {}, 0)), (Shape{6}));
+  EXPECT_EQ(ok(gather({5, 6}, {4}, -1)), (Shape{5, 4}));
+  EXPECT_EQ(ok(oneHot({3}, 4, -1)), (Shape{3, 4}));
+  EXPECT_EQ(ok(oneHot({3, 2}, 4, 0)), (Shape{4, 3, 2}));
+  EXPECT_FALSE(oneHot({3}, -1, -1).ok());
+}
+
+// TensorFlow's SAME padding: output ceil(in / stride), the odd pixel after.
+TEST(ShapeRules, Conv2DPadding) {
+  EXPECT_EQ(ok(conv2d({1, 5, 5, 3}, {3, 3, 3, 8}, 1, 1, Padding::Same)),
+            (Shape{1, 5, 5, 8}));
+  EXPECT_EQ(ok(conv2d({1, 5, 5, 3}, {3, 3, 3, 8}, 2, 2, Padding::Same)),
+            (Shape{1, 3, 3, 8}));
+  EXPECT_EQ(ok(conv2d({2, 7, 6, 3}, {3, 2, 3, 4}, 2, 1, Padding::Valid)),
+            (Shape{2, 3, 5, 4}));
+  int64_t before, after;
+  conv2dPadding(5, 3, 2, Padding::Same, before, after); // total 2
+  EXPECT_EQ(before, 1);
+  EXPECT_EQ(after, 1);
+  conv2dPadding(6, 3, 2, Padding::Same, before, after); // total 1
+  EXPECT_EQ(before, 0);
+  EXPECT_EQ(after, 1);
+  conv2dPadding(6, 3, 2, Padding::Valid, before, after);
+  EXPECT_EQ(before + after, 0);
+  EXPECT_FALSE(conv2d({1, 5, 5, 3}, {3, 3, 4, 8}, 1, 1, Padding::Same).ok());
+  EXPECT_FALSE(conv2d({1, 2, 2, 3}, {3, 3, 3, 8}, 1, 1, Padding::Valid).ok());
+  EXPECT_FALSE(conv2d({1, 5, 5, 3}, {3, 3, 3, 8}, 0, 1, Padding::Same).ok());
+}
+
+TEST(ShapeRules, Range) {
+  EXPECT_EQ(ok(range(0, 10, 2)), (Shape{5}));
+  EXPECT_EQ(ok(range(0, 10, 3)), (Shape{4}));
+  EXPECT_EQ(ok(range(1, 0, -0.25)), (Shape{4}));
+  EXPECT_EQ(ok(range(5, 0, 1)), (Shape{0}));
+  EXPECT_FALSE(range(0, 1, 0).ok());
+}
+
+TEST(ShapeRules, Helpers) {
+  EXPECT_EQ(toString({2, D, 3}), "[2, ?, 3]");
+  EXPECT_EQ(toString({}), "[]");
+  EXPECT_EQ(numElements({2, 3}), 6);
+  EXPECT_EQ(numElements({}), 1);
+  EXPECT_EQ(numElements({2, D}), D);
+  int64_t a;
+  EXPECT_TRUE(normalizeAxis(-1, 3, a));
+  EXPECT_EQ(a, 2);
+  EXPECT_FALSE(normalizeAxis(3, 3, a));
+  EXPECT_FALSE(normalizeAxis(0, 0, a));
+}
+
+} // namespace
