@@ -1,0 +1,270 @@
+//===- Ops.h - The tensor ops of the fnc eager API --------------*- C++ -*-===//
+//
+// Every op is a free function in namespace fnc with TensorFlow's name and
+// numpy/TensorFlow semantics; the arithmetic and comparison operators are
+// shorthands for them. Ops never modify their operands; each returns a new
+// tensor. All ops are thread-safe (they only read their operands).
+//
+// Dtypes are never promoted silently: both operands of a binary op must have
+// the same dtype (use fnc::cast). A C++ scalar operand (`x * 3`, `1.f - x`)
+// adopts the tensor's dtype; it must be exactly representable in it.
+//
+// Errors: every op throws fnc::Error with a message that starts with the
+// op name (`fnc::add: ...`), says what was wrong, names the operands' dtypes
+// and shapes, and what to do.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FNC_OPS_H
+#define FNC_OPS_H
+
+#include "fnc/Tensor.h"
+
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace fnc {
+
+using Shape = std::vector<int64_t>;
+
+//===----------------------------------------------------------------------===//
+// Creation
+//===----------------------------------------------------------------------===//
+
+/// A tensor with the contents of `value` (tensors are immutable, so this
+/// shares them), optionally converted to `dtype`.
+Tensor constant(const Tensor &value);
+Tensor constant(const Tensor &value, DType dtype);
+/// A tensor of `shape` holding `values` in row-major order.
+template <typename T>
+Tensor constant(const std::vector<T> &values, const Shape &shape) {
+  return Tensor(values, shape);
+}
+
+Tensor zeros(const Shape &shape, DType dtype = DType::f32);
+Tensor ones(const Shape &shape, DType dtype = DType::f32);
+/// A tensor of `shape` filled with the scalar `value` (of value's dtype).
+Tensor fill(const Shape &shape, const Tensor &value);
+/// A tensor of `shape` and `dtype` filled with `value`, which must be
+/// representable in `dtype`.
+Tensor fill(const Shape &shape, double value, DType dtype);
+/// [start, start + delta, ...) up to but excluding `limit` (TensorFlow's
+/// tf.range): ceil((limit - start) / delta) elements, none if that is
+/// negative. For an integer dtype, start/limit/delta must be integers.
+Tensor range(double start, double limit, double delta = 1,
+             DType dtype = DType::f32);
+/// An n x m identity matrix (m = n when m < 0).
+Tensor eye(int64_t n, int64_t m = -1, DType dtype = DType::f32);
+/// Element conversion: float->int truncates toward zero (saturating), any
+/// dtype->bool is `x != 0`, bool->number is 0/1.
+Tensor cast(const Tensor &x, DType dtype);
+
+//===----------------------------------------------------------------------===//
+// Binary elementwise ops (numpy broadcasting, same dtype on both sides)
+//===----------------------------------------------------------------------===//
+
+Tensor add(const Tensor &x, const Tensor &y);
+Tensor sub(const Tensor &x, const Tensor &y);
+Tensor mul(const Tensor &x, const Tensor &y);
+/// Float division; integer division truncates toward zero. Integer
+/// division by zero throws InvalidArgument.
+Tensor div(const Tensor &x, const Tensor &y);
+/// x ** y; integers need y >= 0.
+Tensor pow(const Tensor &x, const Tensor &y);
+/// Elementwise max/min; NaN propagates.
+Tensor maximum(const Tensor &x, const Tensor &y);
+Tensor minimum(const Tensor &x, const Tensor &y);
+/// Remainder with the sign of the divisor (Python's %).
+Tensor floor_mod(const Tensor &x, const Tensor &y);
+/// Division rounding toward -infinity (Python's //).
+Tensor floor_div(const Tensor &x, const Tensor &y);
+
+/// Comparisons, with a bool result. equal/not_equal also accept bool.
+Tensor equal(const Tensor &x, const Tensor &y);
+Tensor not_equal(const Tensor &x, const Tensor &y);
+Tensor less(const Tensor &x, const Tensor &y);
+Tensor less_equal(const Tensor &x, const Tensor &y);
+Tensor greater(const Tensor &x, const Tensor &y);
+Tensor greater_equal(const Tensor &x, const Tensor &y);
+
+/// Logical ops on bool tensors.
+Tensor logical_and(const Tensor &x, const Tensor &y);
+Tensor logical_or(const Tensor &x, const Tensor &y);
+Tensor logical_not(const Tensor &x);
+
+/// cond ? a : b elementwise, all three broadcast together; cond is bool.
+Tensor select(const Tensor &cond, const Tensor &a, const Tensor &b);
+
+namespace detail {
+/// A rank-0 tensor of `like`'s dtype holding `value`; throws
+/// InvalidArgument naming `op` if `value` is not exactly representable.
+Tensor scalarLike(const Tensor &like, double value, const char *op);
+Tensor scalarLike(const Tensor &like, int64_t value, const char *op);
+Tensor scalarLike(const Tensor &like, bool value, const char *op);
+
+template <typename S>
+Tensor toScalar(const Tensor &like, S value, const char *op) {
+  if constexpr (std::is_same_v<S, bool>)
+    return scalarLike(like, value, op);
+  else if constexpr (std::is_floating_point_v<S>)
+    return scalarLike(like, static_cast<double>(value), op);
+  else
+    return scalarLike(like, static_cast<int64_t>(value), op);
+}
+
+template <typename S>
+using EnableIfScalar = std::enable_if_t<std::is_arithmetic_v<S>, int>;
+} // namespace detail
+
+// Overloads with a C++ scalar on either side; the scalar adopts the tensor's
+// dtype.
+#define FNC_SCALAR_OVERLOADS(fn)                                               \
+  template <typename S, detail::EnableIfScalar<S> = 0>                         \
+  Tensor fn(const Tensor &x, S y) {                                            \
+    return fn(x, detail::toScalar(x, y, #fn));                                 \
+  }                                                                            \
+  template <typename S, detail::EnableIfScalar<S> = 0>                         \
+  Tensor fn(S x, const Tensor &y) {                                            \
+    return fn(detail::toScalar(y, x, #fn), y);                                 \
+  }
+FNC_SCALAR_OVERLOADS(add)
+FNC_SCALAR_OVERLOADS(sub)
+FNC_SCALAR_OVERLOADS(mul)
+FNC_SCALAR_OVERLOADS(div)
+FNC_SCALAR_OVERLOADS(pow)
+FNC_SCALAR_OVERLOADS(maximum)
+FNC_SCALAR_OVERLOADS(minimum)
+FNC_SCALAR_OVERLOADS(floor_mod)
+FNC_SCALAR_OVERLOADS(floor_div)
+FNC_SCALAR_OVERLOADS(equal)
+FNC_SCALAR_OVERLOADS(not_equal)
+FNC_SCALAR_OVERLOADS(less)
+FNC_SCALAR_OVERLOADS(less_equal)
+FNC_SCALAR_OVERLOADS(greater)
+FNC_SCALAR_OVERLOADS(greater_equal)
+FNC_SCALAR_OVERLOADS(logical_and)
+FNC_SCALAR_OVERLOADS(logical_or)
+#undef FNC_SCALAR_OVERLOADS
+
+#define FNC_OPERATOR(op, fn)                                                   \
+  inline Tensor operator op(const Tensor &x, const Tensor &y) {                \
+    return fn(x, y);                                                           \
+  }                                                                            \
+  template <typename S, detail::EnableIfScalar<S> = 0>                         \
+  Tensor operator op(const Tensor &x, S y) {                                   \
+    return fn(x, y);                                                           \
+  }                                                                            \
+  template <typename S, detail::EnableIfScalar<S> = 0>                         \
+  Tensor operator op(S x, const Tensor &y) {                                   \
+    return fn(x, y);                                                           \
+  }
+FNC_OPERATOR(+, add)
+FNC_OPERATOR(-, sub)
+FNC_OPERATOR(*, mul)
+FNC_OPERATOR(/, div)
+/// Elementwise comparisons returning bool tensors (as in TensorFlow).
+FNC_OPERATOR(==, equal)
+FNC_OPERATOR(!=, not_equal)
+FNC_OPERATOR(<, less)
+FNC_OPERATOR(<=, less_equal)
+FNC_OPERATOR(>, greater)
+FNC_OPERATOR(>=, greater_equal)
+#undef FNC_OPERATOR
+
+//===----------------------------------------------------------------------===//
+// Unary elementwise ops
+//===----------------------------------------------------------------------===//
+
+/// Also on integers (wrapping on overflow).
+Tensor neg(const Tensor &x);
+Tensor abs(const Tensor &x);
+Tensor relu(const Tensor &x);
+Tensor square(const Tensor &x);
+/// -1, 0 or 1 (NaN stays NaN).
+Tensor sign(const Tensor &x);
+/// Float only: cast integers first.
+Tensor exp(const Tensor &x);
+Tensor log(const Tensor &x);
+Tensor sqrt(const Tensor &x);
+Tensor rsqrt(const Tensor &x);
+Tensor tanh(const Tensor &x);
+Tensor sigmoid(const Tensor &x);
+Tensor floor(const Tensor &x);
+Tensor ceil(const Tensor &x);
+
+inline Tensor operator-(const Tensor &x) { return neg(x); }
+
+//===----------------------------------------------------------------------===//
+// Linear algebra
+//===----------------------------------------------------------------------===//
+
+/// [..., m, k] x [..., k, n] -> [..., m, n]; batch dims broadcast. Both
+/// operands need rank >= 2 and the same float or integer dtype.
+Tensor matmul(const Tensor &a, const Tensor &b);
+
+/// 2-D convolution of an NHWC input with an HWCF filter (TensorFlow's
+/// tf.nn.conv2d): strides {sh, sw}, padding "VALID" or "SAME".
+Tensor conv2d(const Tensor &input, const Tensor &filter,
+              const std::vector<int64_t> &strides = {1, 1},
+              const std::string &padding = "VALID");
+
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+
+/// Permutes the dims; an empty `perm` reverses them.
+Tensor transpose(const Tensor &x, const std::vector<int64_t> &perm = {});
+/// Same elements, new shape; one dim may be -1 (inferred).
+Tensor reshape(const Tensor &x, const Shape &shape);
+Tensor broadcast_to(const Tensor &x, const Shape &shape);
+/// Inserts a dim of size 1 at `axis` in [-rank-1, rank].
+Tensor expand_dims(const Tensor &x, int64_t axis);
+/// Removes the size-1 dims at `axes` (all of them if empty).
+Tensor squeeze(const Tensor &x, const std::vector<int64_t> &axes = {});
+/// tf.slice: `size[i] == -1` means to the end; `strides` default to 1.
+Tensor slice(const Tensor &x, const std::vector<int64_t> &begin,
+             const std::vector<int64_t> &size,
+             const std::vector<int64_t> &strides = {});
+/// Concatenation along `axis` (negative counts from the end).
+Tensor concat(const std::vector<Tensor> &values, int64_t axis);
+/// params[:axis] + indices + params[axis+1:]; indices are int32 or int64
+/// and must be in [0, params.shape[axis]) (OutOfRange otherwise).
+Tensor gather(const Tensor &params, const Tensor &indices, int64_t axis = 0);
+/// One-hot encoding along a new dim of size `depth` at `axis`; an index
+/// outside [0, depth) gives an all-`off` row.
+Tensor one_hot(const Tensor &indices, int64_t depth, double on = 1,
+               double off = 0, int64_t axis = -1, DType dtype = DType::f32);
+
+//===----------------------------------------------------------------------===//
+// Reductions (empty `axes` means all; negative axes count from the end)
+//===----------------------------------------------------------------------===//
+
+Tensor reduce_sum(const Tensor &x, const std::vector<int64_t> &axes = {},
+                  bool keepdims = false);
+/// Integer mean truncates toward zero; the mean of nothing is NaN (floats).
+Tensor reduce_mean(const Tensor &x, const std::vector<int64_t> &axes = {},
+                   bool keepdims = false);
+/// NaN propagates; the max of nothing is -inf (or the lowest integer).
+Tensor reduce_max(const Tensor &x, const std::vector<int64_t> &axes = {},
+                  bool keepdims = false);
+Tensor reduce_min(const Tensor &x, const std::vector<int64_t> &axes = {},
+                  bool keepdims = false);
+Tensor reduce_prod(const Tensor &x, const std::vector<int64_t> &axes = {},
+                   bool keepdims = false);
+/// Logical reductions of bool tensors.
+Tensor reduce_any(const Tensor &x, const std::vector<int64_t> &axes = {},
+                  bool keepdims = false);
+Tensor reduce_all(const Tensor &x, const std::vector<int64_t> &axes = {},
+                  bool keepdims = false);
+/// Index of the first max (min) along `axis`; output dtype int64 or int32.
+Tensor argmax(const Tensor &x, int64_t axis, DType outputType = DType::i64);
+Tensor argmin(const Tensor &x, int64_t axis, DType outputType = DType::i64);
+/// exp(x) / sum(exp(x)) along `axis`, computed stably (float only).
+Tensor softmax(const Tensor &x, int64_t axis = -1);
+/// x - log(sum(exp(x))) along `axis`, computed stably (float only).
+Tensor log_softmax(const Tensor &x, int64_t axis = -1);
+
+} // namespace fnc
+
+#endif // FNC_OPS_H

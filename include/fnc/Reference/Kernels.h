@@ -1,0 +1,227 @@
+//===- Kernels.h - Reference kernels of the fnc ops -------------*- C++ -*-===//
+//
+// Plain, obviously correct C++ implementations of every fnc op, with no MLIR.
+// They serve three clients: the eager API (lib/API), the interpreter of the
+// fnc dialect, and the differential tests, which use them as the oracle for
+// compiled code.
+//
+// Kernels work on `ref::Array`, a dense row-major buffer with a dtype and a
+// shape. The caller computes the result shape with fnc/Shape/ShapeRules.h,
+// allocates the result with Array::allocate and passes it in; a kernel checks
+// only what depends on the data (a gather index out of range, an integer
+// division by zero) and throws fnc::Error for that. Calling a kernel with
+// shapes or dtypes that the shape rules would reject is a bug of the caller
+// and is reported as ErrorKind::Internal, never undefined behaviour.
+//
+// Thread-safety: kernels are pure functions of their inputs; different
+// threads may run kernels concurrently as long as they write to different
+// output arrays.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FNC_REFERENCE_KERNELS_H
+#define FNC_REFERENCE_KERNELS_H
+
+#include "fnc/DType.h"
+#include "fnc/Error.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace fnc::ref {
+
+using Shape = std::vector<int64_t>;
+
+/// A dense, row-major array: dtype, shape and a shared 64-byte-aligned
+/// buffer of numElements() * sizeOf(dtype) bytes (bool: one byte per
+/// element, holding 0 or 1).
+///
+/// Copying an Array shares the buffer. Arrays are treated as immutable once
+/// a kernel has filled them; reshaping shares the buffer.
+struct Array {
+  DType dtype = DType::f32;
+  Shape shape;
+  std::shared_ptr<void> buffer;
+
+  /// An array of `shape` with uninitialized contents. Throws InvalidArgument
+  /// for a negative dim and OutOfRange when the size overflows.
+  static Array allocate(DType dtype, Shape shape);
+
+  /// A rank-0 array holding `value` converted to `dtype`.
+  static Array scalar(DType dtype, double value);
+  static Array scalarInt(DType dtype, int64_t value);
+
+  int64_t rank() const { return static_cast<int64_t>(shape.size()); }
+  int64_t numElements() const;
+  size_t numBytes() const { return numElements() * sizeOf(dtype); }
+
+  template <typename T> const T *data() const {
+    return static_cast<const T *>(buffer.get());
+  }
+  template <typename T> T *mutableData() {
+    return static_cast<T *>(buffer.get());
+  }
+  const void *rawData() const { return buffer.get(); }
+  void *rawMutableData() { return buffer.get(); }
+
+  /// The same buffer viewed with another shape of the same element count.
+  Array withShape(Shape newShape) const;
+
+  /// Element `i` (row-major) converted to double / int64 (any dtype).
+  double getDouble(int64_t i) const;
+  int64_t getInt(int64_t i) const;
+};
+
+/// Row-major strides (in elements) of `shape`.
+Shape stridesOf(const Shape &shape);
+
+//===----------------------------------------------------------------------===//
+// Creation (Creation.cpp)
+//===----------------------------------------------------------------------===//
+
+/// out[i] = start + i * delta, converted to out's dtype.
+void range(double start, double delta, Array &out);
+/// Identity in the last two dims (rank 2 out: an n x m identity).
+void eye(Array &out);
+/// Element conversion to out's dtype: float->int truncates toward zero
+/// (NaN and out-of-range values saturate), x->bool is x != 0, bool->number
+/// is 0/1. Shapes of x and out are equal.
+void cast(const Array &x, Array &out);
+
+//===----------------------------------------------------------------------===//
+// Elementwise (Elementwise.cpp)
+//===----------------------------------------------------------------------===//
+
+enum class BinaryOp {
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Pow,
+  Maximum,
+  Minimum,
+  FloorMod,
+  FloorDiv,
+  Equal,
+  NotEqual,
+  Less,
+  LessEqual,
+  Greater,
+  GreaterEqual,
+  LogicalAnd,
+  LogicalOr,
+};
+
+/// The op's API name ("add", "floor_mod", ...).
+const char *binaryOpName(BinaryOp op);
+/// True for the comparisons (result dtype bool).
+bool isComparison(BinaryOp op);
+/// True if `op` is defined on operands of `dtype`.
+bool binaryOpSupports(BinaryOp op, DType dtype);
+
+/// out = op(a, b) with numpy broadcasting. a and b have the same dtype; out
+/// has the broadcast shape and dtype bool for comparisons, a's otherwise.
+/// Throws OutOfRange for an integer division or modulo by zero and
+/// InvalidArgument for an integer pow with a negative exponent. Integer
+/// add/sub/mul/neg wrap around on overflow.
+void binary(BinaryOp op, const Array &a, const Array &b, Array &out);
+
+enum class UnaryOp {
+  Neg,
+  Abs,
+  Exp,
+  Log,
+  Sqrt,
+  Rsqrt,
+  Tanh,
+  Sigmoid,
+  Relu,
+  Square,
+  Sign,
+  Floor,
+  Ceil,
+  LogicalNot,
+};
+
+const char *unaryOpName(UnaryOp op);
+bool unaryOpSupports(UnaryOp op, DType dtype);
+
+/// out = op(x); same shape and dtype.
+void unary(UnaryOp op, const Array &x, Array &out);
+
+/// out = cond ? a : b with 3-way broadcasting; cond is bool, a and b have
+/// out's dtype.
+void select(const Array &cond, const Array &a, const Array &b, Array &out);
+
+/// Broadcasts x to out's shape (which broadcastTo() accepted).
+void broadcastTo(const Array &x, Array &out);
+
+//===----------------------------------------------------------------------===//
+// Reductions (Reduction.cpp)
+//===----------------------------------------------------------------------===//
+
+enum class ReduceOp { Sum, Mean, Max, Min, Prod, Any, All };
+
+const char *reduceOpName(ReduceOp op);
+bool reduceOpSupports(ReduceOp op, DType dtype);
+
+/// Reduces x over `axes` (normalized, sorted, unique; as returned by
+/// shape::reductionAxes). out holds the result with or without the kept
+/// dims (the element order is the same). Empty reductions give the
+/// identity: sum 0, prod 1, max -inf / lowest, min +inf / max, mean NaN for
+/// floats and 0 for integers. Float sums accumulate in double. Max and min
+/// propagate NaN. Integer mean truncates toward zero.
+void reduce(ReduceOp op, const Array &x, const std::vector<int64_t> &axes,
+            Array &out);
+
+/// Index of the first maximum (argmax) or minimum (argmin) along the
+/// normalized `axis`; NaN counts as the extreme. out is i32 or i64. Throws
+/// InvalidArgument if the axis is empty.
+void argExtreme(bool isMax, const Array &x, int64_t axis, Array &out);
+
+/// softmax or log_softmax along the normalized `axis` of a float array,
+/// subtracting the max for stability.
+void softmax(const Array &x, int64_t axis, bool log, Array &out);
+
+//===----------------------------------------------------------------------===//
+// Linear algebra (Linalg.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Batched matmul [..., m, k] x [..., k, n] -> [..., m, n] with broadcast
+/// batch dims; float and integer dtypes. Blocked i-k-j loops.
+void matmul(const Array &a, const Array &b, Array &out);
+
+/// conv2d with NHWC input, HWCF filter, strides and the padding before the
+/// first row/column (from shape::conv2dPadding); out is NHWF.
+void conv2d(const Array &input, const Array &filter, int64_t strideH,
+            int64_t strideW, int64_t padTop, int64_t padLeft, Array &out);
+
+//===----------------------------------------------------------------------===//
+// Shape ops (ShapeOps.cpp)
+//===----------------------------------------------------------------------===//
+
+/// out[i...] = x[permuted i...]; `perm` as accepted by shape::transpose.
+void transpose(const Array &x, const std::vector<int64_t> &perm, Array &out);
+
+/// out[i...] = x[offsets + i * strides] (validated by shape::slice).
+void slice(const Array &x, const std::vector<int64_t> &offsets,
+           const std::vector<int64_t> &strides, Array &out);
+
+/// Concatenation along the normalized `axis`.
+void concat(const std::vector<Array> &inputs, int64_t axis, Array &out);
+
+/// Take along the normalized `axis`. Indices are i32 or i64; a negative or
+/// too-large index throws OutOfRange naming the index and the valid range.
+void gather(const Array &params, const Array &indices, int64_t axis,
+            Array &out);
+
+/// one_hot with depth out.shape[axis] at the normalized `axis`: on where
+/// the index matches, off elsewhere (an out-of-range index gives all off).
+void oneHot(const Array &indices, int64_t axis, double on, double off,
+            Array &out);
+
+} // namespace fnc::ref
+
+#endif // FNC_REFERENCE_KERNELS_H

@@ -1,0 +1,67 @@
+//===- OpSupport.h - Shared plumbing of the eager op entry points -*- C++ -*-=//
+//
+// Private to the API library. Every public op follows the same three steps:
+// validate the operands' dtypes, compute the result shape with the shared
+// shape rules (fnc/Shape/ShapeRules.h), then run the reference kernel. The
+// helpers here build the errors of the first two steps so every op reports
+// them the same way:
+//
+//   fnc::add: shapes [2, 3] and [4] are not broadcast-compatible ...
+//     (operands float32[2,3], float32[4])
+//
+// Tracing will hook in at the entry point of each op (after validation and
+// the shape rule, before the kernel): see the `// Dispatch point.` comments.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FNC_LIB_API_OPSUPPORT_H
+#define FNC_LIB_API_OPSUPPORT_H
+
+#include "TensorImpl.h"
+#include "fnc/Ops.h"
+#include "fnc/Shape/ShapeRules.h"
+
+#include <initializer_list>
+#include <string>
+
+namespace fnc::api {
+
+using Operands = std::initializer_list<const Tensor *>;
+
+/// "float32[2,3]".
+std::string describe(const Tensor &t);
+
+/// Throws fnc::Error "fnc::<op>: <message> (operands float32[2,3], ...)".
+[[noreturn]] void fail(ErrorKind kind, const char *op,
+                       const std::string &message, Operands operands);
+
+/// The shape of a successful rule, or InvalidArgument with its message.
+inline shape::Shape checked(const shape::ShapeResult &r, const char *op,
+                            Operands operands) {
+  if (!r.ok())
+    fail(ErrorKind::InvalidArgument, op, r.error, operands);
+  return r.shape;
+}
+
+/// Throws unless both operands have the same dtype.
+void requireSameDType(const char *op, const Tensor &a, const Tensor &b);
+
+/// Throws unless `shape` has only dims >= 0.
+void requireValidShape(const char *op, const Shape &shape);
+
+inline const ref::Array &arrayOf(const Tensor &t) {
+  return detail::TensorAccess::array(t);
+}
+inline Tensor wrap(ref::Array a) {
+  return detail::TensorAccess::wrap(std::move(a));
+}
+
+/// A rank-0 array of `dtype` holding `value`; throws InvalidArgument naming
+/// `op` and `what` if the value is not exactly representable (floats accept
+/// any value and round).
+ref::Array scalarArray(DType dtype, double value, const char *op,
+                       const char *what);
+
+} // namespace fnc::api
+
+#endif // FNC_LIB_API_OPSUPPORT_H

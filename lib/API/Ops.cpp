@@ -1,0 +1,408 @@
+//===- Ops.cpp - Eager entry points: creation, elementwise, linalg --------===//
+//
+// The public ops of fnc/Ops.h for creation, elementwise arithmetic,
+// comparisons, logical ops, select, matmul and conv2d. Each public op has one
+// entry point here that validates dtypes, asks the shared shape rules for the
+// result shape and runs the reference kernel; the binary and unary ops share
+// binaryOp()/unaryOp(). Shape ops and reductions are in ShapeOps.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OpSupport.h"
+
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+namespace fnc {
+namespace api {
+
+std::string describe(const Tensor &t) {
+  if (!t.defined())
+    return "<null tensor>";
+  std::string s = dtypeName(t.dtype());
+  s += "[";
+  const Shape &shape = t.shape();
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? "," : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+void fail(ErrorKind kind, const char *op, const std::string &message,
+          Operands operands) {
+  std::string full = std::string("fnc::") + op + ": " + message;
+  if (operands.size()) {
+    full += operands.size() == 1 ? " (operand " : " (operands ";
+    bool first = true;
+    for (const Tensor *t : operands) {
+      full += (first ? "" : ", ") + describe(*t);
+      first = false;
+    }
+    full += ")";
+  }
+  throw Error(kind, full);
+}
+
+void requireSameDType(const char *op, const Tensor &a, const Tensor &b) {
+  if (a.dtype() != b.dtype())
+    fail(ErrorKind::InvalidArgument, op,
+         std::string("operands have different dtypes ") + dtypeName(a.dtype()) +
+             " and " + dtypeName(b.dtype()) +
+             "; fnc never converts dtypes implicitly, convert one operand "
+             "with fnc::cast",
+         {&a, &b});
+}
+
+void requireValidShape(const char *op, const Shape &shape) {
+  for (int64_t d : shape)
+    if (d < 0)
+      fail(ErrorKind::InvalidArgument, op,
+           "shape " + shape::toString(shape) +
+               " has a negative dimension; dims must be >= 0",
+           {});
+}
+
+ref::Array scalarArray(DType dtype, double value, const char *op,
+                       const char *what) {
+  auto notRepresentable = [&]() {
+    std::ostringstream os;
+    os.precision(17);
+    os << value;
+    fail(ErrorKind::InvalidArgument, op,
+         std::string("the ") + what + " " + os.str() +
+             " cannot be represented exactly as " + dtypeName(dtype) +
+             "; use a value of that type or cast the tensor to another "
+             "dtype with fnc::cast",
+         {});
+  };
+  switch (dtype) {
+  case DType::f32:
+  case DType::f64:
+    return ref::Array::scalar(dtype, value);
+  case DType::i1:
+    if (value != 0 && value != 1)
+      notRepresentable();
+    return ref::Array::scalar(dtype, value);
+  case DType::i32:
+  case DType::i64: {
+    double lo = dtype == DType::i32 ? -2147483648.0 : -9223372036854775808.0;
+    double hi = dtype == DType::i32 ? 2147483648.0 : 9223372036854775808.0;
+    if (!(value >= lo && value < hi) || std::trunc(value) != value)
+      notRepresentable();
+    return ref::Array::scalarInt(dtype, static_cast<int64_t>(value));
+  }
+  }
+  throw Error(ErrorKind::Internal, "fnc: unknown dtype");
+}
+
+} // namespace api
+
+using namespace api;
+
+//===----------------------------------------------------------------------===//
+// C++ scalar operands
+//===----------------------------------------------------------------------===//
+
+namespace detail {
+
+Tensor scalarLike(const Tensor &like, double value, const char *op) {
+  return wrap(scalarArray(like.dtype(), value, op, "C++ scalar"));
+}
+
+Tensor scalarLike(const Tensor &like, int64_t value, const char *op) {
+  DType dtype = like.dtype();
+  if (isFloat(dtype))
+    return wrap(ref::Array::scalar(dtype, static_cast<double>(value)));
+  bool fits =
+      dtype == DType::i64 ||
+      (dtype == DType::i32 && value >= std::numeric_limits<int32_t>::min() &&
+       value <= std::numeric_limits<int32_t>::max()) ||
+      (dtype == DType::i1 && (value == 0 || value == 1));
+  if (!fits)
+    fail(ErrorKind::InvalidArgument, op,
+         "the C++ scalar " + std::to_string(value) +
+             " cannot be represented as " + dtypeName(dtype) +
+             " (the dtype of the tensor operand); use a smaller value or "
+             "cast the tensor with fnc::cast",
+         {&like});
+  return wrap(ref::Array::scalarInt(dtype, value));
+}
+
+Tensor scalarLike(const Tensor &like, bool value, const char *op) {
+  return scalarLike(like, static_cast<int64_t>(value), op);
+}
+
+} // namespace detail
+
+//===----------------------------------------------------------------------===//
+// Creation
+//===----------------------------------------------------------------------===//
+
+Tensor constant(const Tensor &value) {
+  (void)value.dtype(); // rejects a null handle
+  return value;
+}
+
+Tensor constant(const Tensor &value, DType dtype) { return cast(value, dtype); }
+
+Tensor fill(const Shape &shape, const Tensor &value) {
+  requireValidShape("fill", shape);
+  if (value.rank() != 0)
+    fail(ErrorKind::InvalidArgument, "fill",
+         "the fill value must be a scalar (rank 0), got shape " +
+             shape::toString(value.shape()) + "; pass a scalar tensor",
+         {&value});
+  // Dispatch point.
+  ref::Array out = ref::Array::allocate(value.dtype(), shape);
+  ref::broadcastTo(arrayOf(value), out);
+  return wrap(std::move(out));
+}
+
+Tensor fill(const Shape &shape, double value, DType dtype) {
+  requireValidShape("fill", shape);
+  return fill(shape, wrap(scalarArray(dtype, value, "fill", "fill value")));
+}
+
+Tensor zeros(const Shape &shape, DType dtype) {
+  requireValidShape("zeros", shape);
+  return fill(shape, 0.0, dtype);
+}
+
+Tensor ones(const Shape &shape, DType dtype) {
+  requireValidShape("ones", shape);
+  return fill(shape, 1.0, dtype);
+}
+
+Tensor range(double start, double limit, double delta, DType dtype) {
+  if (dtype == DType::i1)
+    fail(ErrorKind::InvalidArgument, "range",
+         "dtype bool is not supported; use a number dtype", {});
+  if (isInteger(dtype) &&
+      (std::trunc(start) != start || std::trunc(limit) != limit ||
+       std::trunc(delta) != delta))
+    fail(ErrorKind::InvalidArgument, "range",
+         std::string("start, limit and delta must be integers for dtype ") +
+             dtypeName(dtype) + "; use a float dtype for fractional steps",
+         {});
+  shape::ShapeResult r = shape::range(start, limit, delta);
+  Shape shape = checked(r, "range", {});
+  // Dispatch point.
+  ref::Array out = ref::Array::allocate(dtype, shape);
+  ref::range(start, delta, out);
+  return wrap(std::move(out));
+}
+
+Tensor eye(int64_t n, int64_t m, DType dtype) {
+  if (m < 0)
+    m = n;
+  if (n < 0)
+    fail(ErrorKind::InvalidArgument, "eye",
+         "the number of rows must be >= 0, got " + std::to_string(n), {});
+  // Dispatch point.
+  ref::Array out = ref::Array::allocate(dtype, {n, m});
+  ref::eye(out);
+  return wrap(std::move(out));
+}
+
+Tensor cast(const Tensor &x, DType dtype) {
+  if (x.dtype() == dtype)
+    return x;
+  // Dispatch point.
+  ref::Array out = ref::Array::allocate(dtype, x.shape());
+  ref::cast(arrayOf(x), out);
+  return wrap(std::move(out));
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+Tensor binaryOp(ref::BinaryOp op, const Tensor &x, const Tensor &y) {
+  const char *name = ref::binaryOpName(op);
+  requireSameDType(name, x, y);
+  DType dtype = x.dtype();
+  if (!ref::binaryOpSupports(op, dtype)) {
+    std::string why;
+    if (op == ref::BinaryOp::LogicalAnd || op == ref::BinaryOp::LogicalOr)
+      why = std::string("needs bool operands, got ") + dtypeName(dtype) +
+            "; compare first (e.g. x > 0) or convert with "
+            "fnc::cast(x, fnc::DType::i1)";
+    else
+      why = "is not defined for bool operands; use fnc::logical_and / "
+            "fnc::logical_or / fnc::not_equal, or convert with "
+            "fnc::cast(x, fnc::DType::i32)";
+    fail(ErrorKind::InvalidArgument, name, why, {&x, &y});
+  }
+  Shape shape = checked(shape::broadcast(x.shape(), y.shape()), name, {&x, &y});
+  // Dispatch point.
+  ref::Array out = ref::Array::allocate(
+      ref::isComparison(op) ? DType::i1 : dtype, std::move(shape));
+  ref::binary(op, arrayOf(x), arrayOf(y), out);
+  return wrap(std::move(out));
+}
+
+Tensor unaryOp(ref::UnaryOp op, const Tensor &x) {
+  const char *name = ref::unaryOpName(op);
+  DType dtype = x.dtype();
+  if (!ref::unaryOpSupports(op, dtype)) {
+    std::string why;
+    if (op == ref::UnaryOp::LogicalNot)
+      why = std::string("needs a bool operand, got ") + dtypeName(dtype) +
+            "; compare first (e.g. x == 0)";
+    else if (dtype == DType::i1)
+      why = "is not defined for bool; use fnc::logical_not, or convert "
+            "with fnc::cast(x, fnc::DType::f32)";
+    else
+      why = std::string("needs a float operand, got ") + dtypeName(dtype) +
+            "; cast first with fnc::cast(x, fnc::DType::f32)";
+    fail(ErrorKind::InvalidArgument, name, why, {&x});
+  }
+  // Dispatch point.
+  ref::Array out = ref::Array::allocate(dtype, x.shape());
+  ref::unary(op, arrayOf(x), out);
+  return wrap(std::move(out));
+}
+
+} // namespace
+
+Tensor add(const Tensor &x, const Tensor &y) {
+  return binaryOp(ref::BinaryOp::Add, x, y);
+}
+Tensor sub(const Tensor &x, const Tensor &y) {
+  return binaryOp(ref::BinaryOp::Sub, x, y);
+}
+Tensor mul(const Tensor &x, const Tensor &y) {
+  return binaryOp(ref::BinaryOp::Mul, x, y);
+}
+Tensor div(const Tensor &x, const Tensor &y) {
+  return binaryOp(ref::BinaryOp::Div, x, y);
+}
+Tensor pow(const Tensor &x, const Tensor &y) {
+  return binaryOp(ref::BinaryOp::Pow, x, y);
+}
+Tensor maximum(const Tensor &x, const Tensor &y) {
+  return binaryOp(ref::BinaryOp::Maximum, x, y);
+}
+Tensor minimum(const Tensor &x, const Tensor &y) {
+  return binaryOp(ref::BinaryOp::Minimum, x, y);
+}
+Tensor floor_mod(const Tensor &x, const Tensor &y) {
+  return binaryOp(ref::BinaryOp::FloorMod, x, y);
+}
+Tensor floor_div(const Tensor &x, const Tensor &y) {
+  return binaryOp(ref::BinaryOp::FloorDiv, x, y);
+}
+Tensor equal(const Tensor &x, const Tensor &y) {
+  return binaryOp(ref::BinaryOp::Equal, x, y);
+}
+Tensor not_equal(const Tensor &x, const Tensor &y) {
+  return binaryOp(ref::BinaryOp::NotEqual, x, y);
+}
+Tensor less(const Tensor &x, const Tensor &y) {
+  return binaryOp(ref::BinaryOp::Less, x, y);
+}
+Tensor less_equal(const Tensor &x, const Tensor &y) {
+  return binaryOp(ref::BinaryOp::LessEqual, x, y);
+}
+Tensor greater(const Tensor &x, const Tensor &y) {
+  return binaryOp(ref::BinaryOp::Greater, x, y);
+}
+Tensor greater_equal(const Tensor &x, const Tensor &y) {
+  return binaryOp(ref::BinaryOp::GreaterEqual, x, y);
+}
+Tensor logical_and(const Tensor &x, const Tensor &y) {
+  return binaryOp(ref::BinaryOp::LogicalAnd, x, y);
+}
+Tensor logical_or(const Tensor &x, const Tensor &y) {
+  return binaryOp(ref::BinaryOp::LogicalOr, x, y);
+}
+
+Tensor logical_not(const Tensor &x) {
+  return unaryOp(ref::UnaryOp::LogicalNot, x);
+}
+Tensor neg(const Tensor &x) { return unaryOp(ref::UnaryOp::Neg, x); }
+Tensor abs(const Tensor &x) { return unaryOp(ref::UnaryOp::Abs, x); }
+Tensor relu(const Tensor &x) { return unaryOp(ref::UnaryOp::Relu, x); }
+Tensor square(const Tensor &x) { return unaryOp(ref::UnaryOp::Square, x); }
+Tensor sign(const Tensor &x) { return unaryOp(ref::UnaryOp::Sign, x); }
+Tensor exp(const Tensor &x) { return unaryOp(ref::UnaryOp::Exp, x); }
+Tensor log(const Tensor &x) { return unaryOp(ref::UnaryOp::Log, x); }
+Tensor sqrt(const Tensor &x) { return unaryOp(ref::UnaryOp::Sqrt, x); }
+Tensor rsqrt(const Tensor &x) { return unaryOp(ref::UnaryOp::Rsqrt, x); }
+Tensor tanh(const Tensor &x) { return unaryOp(ref::UnaryOp::Tanh, x); }
+Tensor sigmoid(const Tensor &x) { return unaryOp(ref::UnaryOp::Sigmoid, x); }
+Tensor floor(const Tensor &x) { return unaryOp(ref::UnaryOp::Floor, x); }
+Tensor ceil(const Tensor &x) { return unaryOp(ref::UnaryOp::Ceil, x); }
+
+Tensor select(const Tensor &cond, const Tensor &a, const Tensor &b) {
+  if (cond.dtype() != DType::i1)
+    fail(ErrorKind::InvalidArgument, "select",
+         std::string("the condition must be bool, got ") +
+             dtypeName(cond.dtype()) + "; compare first (e.g. x > 0)",
+         {&cond, &a, &b});
+  requireSameDType("select", a, b);
+  Shape shape = checked(shape::broadcast({cond.shape(), a.shape(), b.shape()}),
+                        "select", {&cond, &a, &b});
+  // Dispatch point.
+  ref::Array out = ref::Array::allocate(a.dtype(), std::move(shape));
+  ref::select(arrayOf(cond), arrayOf(a), arrayOf(b), out);
+  return wrap(std::move(out));
+}
+
+//===----------------------------------------------------------------------===//
+// Linear algebra
+//===----------------------------------------------------------------------===//
+
+Tensor matmul(const Tensor &a, const Tensor &b) {
+  requireSameDType("matmul", a, b);
+  if (a.dtype() == DType::i1)
+    fail(ErrorKind::InvalidArgument, "matmul",
+         "is not defined for bool operands; cast them to a number dtype",
+         {&a, &b});
+  Shape shape =
+      checked(shape::matmul(a.shape(), b.shape()), "matmul", {&a, &b});
+  // Dispatch point.
+  ref::Array out = ref::Array::allocate(a.dtype(), std::move(shape));
+  ref::matmul(arrayOf(a), arrayOf(b), out);
+  return wrap(std::move(out));
+}
+
+Tensor conv2d(const Tensor &input, const Tensor &filter,
+              const std::vector<int64_t> &strides, const std::string &padding) {
+  requireSameDType("conv2d", input, filter);
+  if (input.dtype() == DType::i1)
+    fail(ErrorKind::InvalidArgument, "conv2d",
+         "is not defined for bool operands; cast them to a number dtype",
+         {&input, &filter});
+  if (strides.size() != 2)
+    fail(ErrorKind::InvalidArgument, "conv2d",
+         "strides must have 2 entries {stride_h, stride_w}, got " +
+             std::to_string(strides.size()),
+         {&input, &filter});
+  shape::Padding pad;
+  if (padding == "VALID" || padding == "valid")
+    pad = shape::Padding::Valid;
+  else if (padding == "SAME" || padding == "same")
+    pad = shape::Padding::Same;
+  else
+    fail(ErrorKind::InvalidArgument, "conv2d",
+         "padding must be \"VALID\" or \"SAME\", got \"" + padding + "\"",
+         {&input, &filter});
+  Shape shape = checked(
+      shape::conv2d(input.shape(), filter.shape(), strides[0], strides[1], pad),
+      "conv2d", {&input, &filter});
+  int64_t padTop, padBottom, padLeft, padRight;
+  shape::conv2dPadding(input.shape()[1], filter.shape()[0], strides[0], pad,
+                       padTop, padBottom);
+  shape::conv2dPadding(input.shape()[2], filter.shape()[1], strides[1], pad,
+                       padLeft, padRight);
+  // Dispatch point.
+  ref::Array out = ref::Array::allocate(input.dtype(), std::move(shape));
+  ref::conv2d(arrayOf(input), arrayOf(filter), strides[0], strides[1], padTop,
+              padLeft, out);
+  return wrap(std::move(out));
+}
+
+} // namespace fnc

@@ -1,0 +1,129 @@
+//===- Reductions.cpp - Eager entry points of the reductions --------------===//
+//
+// reduce_*, argmax/argmin and (log_)softmax: validate, shape rule, kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OpSupport.h"
+
+namespace fnc {
+
+using namespace api;
+
+namespace {
+
+Tensor reduceOp(ref::ReduceOp op, const Tensor &x,
+                const std::vector<int64_t> &axes, bool keepdims) {
+  const char *name = ref::reduceOpName(op);
+  if (!ref::reduceOpSupports(op, x.dtype())) {
+    if (x.dtype() == DType::i1)
+      fail(ErrorKind::InvalidArgument, name,
+           "is not defined for bool; use fnc::reduce_any / fnc::reduce_all, "
+           "or convert with fnc::cast(x, fnc::DType::i32)",
+           {&x});
+    fail(ErrorKind::InvalidArgument, name,
+         std::string("needs a bool operand, got ") + dtypeName(x.dtype()) +
+             "; compare first (e.g. x > 0)",
+         {&x});
+  }
+  Shape normalized = checked(shape::reductionAxes(x.shape(), axes), name, {&x});
+  Shape shape = checked(shape::reduce(x.shape(), axes, keepdims), name, {&x});
+  // Dispatch point.
+  ref::Array out = ref::Array::allocate(
+      op == ref::ReduceOp::Any || op == ref::ReduceOp::All ? DType::i1
+                                                           : x.dtype(),
+      std::move(shape));
+  ref::reduce(op, arrayOf(x), normalized, out);
+  return wrap(std::move(out));
+}
+
+Tensor argOp(bool isMax, const Tensor &x, int64_t axis, DType outputType) {
+  const char *name = isMax ? "argmax" : "argmin";
+  if (x.dtype() == DType::i1)
+    fail(ErrorKind::InvalidArgument, name,
+         "is not defined for bool; convert with fnc::cast(x, "
+         "fnc::DType::i32)",
+         {&x});
+  if (outputType != DType::i32 && outputType != DType::i64)
+    fail(ErrorKind::InvalidArgument, name,
+         std::string("the output dtype must be int32 or int64, got ") +
+             dtypeName(outputType),
+         {&x});
+  Shape shape = checked(shape::reduceAxis(x.shape(), axis), name, {&x});
+  int64_t a;
+  shape::normalizeAxis(axis, x.rank(), a);
+  if (x.shape()[a] == 0 && shape::numElements(shape) != 0)
+    fail(ErrorKind::InvalidArgument, name,
+         "axis " + std::to_string(axis) +
+             " is empty, so there is no extreme element; reduce along a "
+             "non-empty axis",
+         {&x});
+  // Dispatch point.
+  ref::Array out = ref::Array::allocate(outputType, std::move(shape));
+  ref::argExtreme(isMax, arrayOf(x), a, out);
+  return wrap(std::move(out));
+}
+
+Tensor softmaxOp(bool log, const Tensor &x, int64_t axis) {
+  const char *name = log ? "log_softmax" : "softmax";
+  if (!isFloat(x.dtype()))
+    fail(ErrorKind::InvalidArgument, name,
+         std::string("needs a float operand, got ") + dtypeName(x.dtype()) +
+             "; cast first with fnc::cast(x, fnc::DType::f32)",
+         {&x});
+  // The shape rule of an axis check; the result has x's shape.
+  checked(shape::reduceAxis(x.shape(), axis), name, {&x});
+  int64_t a;
+  shape::normalizeAxis(axis, x.rank(), a);
+  // Dispatch point.
+  ref::Array out = ref::Array::allocate(x.dtype(), x.shape());
+  ref::softmax(arrayOf(x), a, log, out);
+  return wrap(std::move(out));
+}
+
+} // namespace
+
+Tensor reduce_sum(const Tensor &x, const std::vector<int64_t> &axes,
+                  bool keepdims) {
+  return reduceOp(ref::ReduceOp::Sum, x, axes, keepdims);
+}
+Tensor reduce_mean(const Tensor &x, const std::vector<int64_t> &axes,
+                   bool keepdims) {
+  return reduceOp(ref::ReduceOp::Mean, x, axes, keepdims);
+}
+Tensor reduce_max(const Tensor &x, const std::vector<int64_t> &axes,
+                  bool keepdims) {
+  return reduceOp(ref::ReduceOp::Max, x, axes, keepdims);
+}
+Tensor reduce_min(const Tensor &x, const std::vector<int64_t> &axes,
+                  bool keepdims) {
+  return reduceOp(ref::ReduceOp::Min, x, axes, keepdims);
+}
+Tensor reduce_prod(const Tensor &x, const std::vector<int64_t> &axes,
+                   bool keepdims) {
+  return reduceOp(ref::ReduceOp::Prod, x, axes, keepdims);
+}
+Tensor reduce_any(const Tensor &x, const std::vector<int64_t> &axes,
+                  bool keepdims) {
+  return reduceOp(ref::ReduceOp::Any, x, axes, keepdims);
+}
+Tensor reduce_all(const Tensor &x, const std::vector<int64_t> &axes,
+                  bool keepdims) {
+  return reduceOp(ref::ReduceOp::All, x, axes, keepdims);
+}
+
+Tensor argmax(const Tensor &x, int64_t axis, DType outputType) {
+  return argOp(true, x, axis, outputType);
+}
+Tensor argmin(const Tensor &x, int64_t axis, DType outputType) {
+  return argOp(false, x, axis, outputType);
+}
+
+Tensor softmax(const Tensor &x, int64_t axis) {
+  return softmaxOp(false, x, axis);
+}
+Tensor log_softmax(const Tensor &x, int64_t axis) {
+  return softmaxOp(true, x, axis);
+}
+
+} // namespace fnc

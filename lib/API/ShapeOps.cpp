@@ -1,0 +1,163 @@
+//===- ShapeOps.cpp - Eager entry points of the shape ops -----------------===//
+//
+// transpose, reshape, broadcast_to, expand_dims, squeeze, slice, concat,
+// gather and one_hot: validate, shape rule, kernel (reshape-like ops share
+// the operand's buffer).
+//
+//===----------------------------------------------------------------------===//
+
+#include "OpSupport.h"
+
+namespace fnc {
+
+using namespace api;
+
+namespace {
+void requireIndices(const char *op, const Tensor &indices,
+                    const Tensor *other) {
+  if (indices.dtype() != DType::i32 && indices.dtype() != DType::i64) {
+    std::string msg = std::string("indices must be int32 or int64, got ") +
+                      dtypeName(indices.dtype()) +
+                      "; convert them with fnc::cast(indices, "
+                      "fnc::DType::i64)";
+    if (other)
+      fail(ErrorKind::InvalidArgument, op, msg, {other, &indices});
+    fail(ErrorKind::InvalidArgument, op, msg, {&indices});
+  }
+}
+} // namespace
+
+Tensor transpose(const Tensor &x, const std::vector<int64_t> &perm) {
+  std::vector<int64_t> p = perm;
+  if (p.empty())
+    for (int64_t i = x.rank() - 1; i >= 0; --i)
+      p.push_back(i);
+  Shape shape = checked(shape::transpose(x.shape(), p), "transpose", {&x});
+  // Dispatch point.
+  ref::Array out = ref::Array::allocate(x.dtype(), std::move(shape));
+  ref::transpose(arrayOf(x), p, out);
+  return wrap(std::move(out));
+}
+
+Tensor reshape(const Tensor &x, const Shape &target) {
+  for (int64_t d : target)
+    if (d < -1)
+      fail(ErrorKind::InvalidArgument, "reshape",
+           "target shape " + shape::toString(target) +
+               " has a negative dimension other than -1; dims must be >= 0 "
+               "(or -1 once, to infer it)",
+           {&x});
+  Shape shape = checked(shape::reshape(x.shape(), target), "reshape", {&x});
+  // Dispatch point.
+  return wrap(arrayOf(x).withShape(std::move(shape)));
+}
+
+Tensor broadcast_to(const Tensor &x, const Shape &target) {
+  for (int64_t d : target)
+    if (d < 0)
+      fail(ErrorKind::InvalidArgument, "broadcast_to",
+           "target shape " + shape::toString(target) +
+               " has a negative dimension; dims must be >= 0",
+           {&x});
+  Shape shape =
+      checked(shape::broadcastTo(x.shape(), target), "broadcast_to", {&x});
+  // Dispatch point.
+  if (shape == x.shape())
+    return x;
+  ref::Array out = ref::Array::allocate(x.dtype(), std::move(shape));
+  ref::broadcastTo(arrayOf(x), out);
+  return wrap(std::move(out));
+}
+
+Tensor expand_dims(const Tensor &x, int64_t axis) {
+  Shape shape =
+      checked(shape::expandDims(x.shape(), axis), "expand_dims", {&x});
+  // Dispatch point.
+  return wrap(arrayOf(x).withShape(std::move(shape)));
+}
+
+Tensor squeeze(const Tensor &x, const std::vector<int64_t> &axes) {
+  Shape shape = checked(shape::squeeze(x.shape(), axes), "squeeze", {&x});
+  // Dispatch point.
+  return wrap(arrayOf(x).withShape(std::move(shape)));
+}
+
+Tensor slice(const Tensor &x, const std::vector<int64_t> &begin,
+             const std::vector<int64_t> &size,
+             const std::vector<int64_t> &strides) {
+  const Shape &in = x.shape();
+  std::vector<int64_t> st = strides;
+  if (st.empty())
+    st.assign(in.size(), 1);
+  std::vector<int64_t> sizes = size;
+  // size -1 means "to the end" (tf.slice).
+  if (sizes.size() == in.size() && begin.size() == in.size() &&
+      st.size() == in.size())
+    for (size_t i = 0; i < in.size(); ++i)
+      if (sizes[i] == -1 && st[i] >= 1 && begin[i] >= 0)
+        sizes[i] =
+            begin[i] >= in[i] ? 0 : (in[i] - begin[i] + st[i] - 1) / st[i];
+  Shape shape = checked(shape::slice(in, begin, sizes, st), "slice", {&x});
+  // Dispatch point.
+  ref::Array out = ref::Array::allocate(x.dtype(), std::move(shape));
+  ref::slice(arrayOf(x), begin, st, out);
+  return wrap(std::move(out));
+}
+
+Tensor concat(const std::vector<Tensor> &values, int64_t axis) {
+  if (values.empty())
+    fail(ErrorKind::InvalidArgument, "concat",
+         "needs at least one tensor; pass a non-empty std::vector", {});
+  std::vector<Shape> shapes;
+  for (const Tensor &t : values) {
+    requireSameDType("concat", values[0], t);
+    shapes.push_back(t.shape());
+  }
+  shape::ShapeResult r = shape::concat(shapes, axis);
+  if (!r.ok()) {
+    std::string all;
+    for (const Tensor &t : values)
+      all += (all.empty() ? "" : ", ") + describe(t);
+    throw Error(ErrorKind::InvalidArgument,
+                "fnc::concat: " + r.error + " (operands " + all + ")");
+  }
+  int64_t a;
+  shape::normalizeAxis(axis, values[0].rank(), a);
+  // Dispatch point.
+  std::vector<ref::Array> arrays;
+  for (const Tensor &t : values)
+    arrays.push_back(arrayOf(t));
+  ref::Array out = ref::Array::allocate(values[0].dtype(), r.shape);
+  ref::concat(arrays, a, out);
+  return wrap(std::move(out));
+}
+
+Tensor gather(const Tensor &params, const Tensor &indices, int64_t axis) {
+  requireIndices("gather", indices, &params);
+  Shape shape = checked(shape::gather(params.shape(), indices.shape(), axis),
+                        "gather", {&params, &indices});
+  int64_t a;
+  shape::normalizeAxis(axis, params.rank(), a);
+  // Dispatch point.
+  ref::Array out = ref::Array::allocate(params.dtype(), std::move(shape));
+  ref::gather(arrayOf(params), arrayOf(indices), a, out);
+  return wrap(std::move(out));
+}
+
+Tensor one_hot(const Tensor &indices, int64_t depth, double on, double off,
+               int64_t axis, DType dtype) {
+  requireIndices("one_hot", indices, nullptr);
+  Shape shape = checked(shape::oneHot(indices.shape(), depth, axis), "one_hot",
+                        {&indices});
+  int64_t a;
+  shape::normalizeAxis(axis, indices.rank() + 1, a);
+  // Validates that on/off fit the dtype.
+  scalarArray(dtype, on, "one_hot", "on value");
+  scalarArray(dtype, off, "one_hot", "off value");
+  // Dispatch point.
+  ref::Array out = ref::Array::allocate(dtype, std::move(shape));
+  ref::oneHot(arrayOf(indices), a, on, off, out);
+  return wrap(std::move(out));
+}
+
+} // namespace fnc

@@ -1,0 +1,119 @@
+//===- Tensor.cpp - fnc::Tensor construction and element access -----------===//
+//
+// The non-template members of fnc::Tensor. Printing is in Print.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TensorImpl.h"
+#include "fnc/Shape/ShapeRules.h"
+
+#include <cstring>
+
+namespace fnc {
+
+namespace {
+Tensor scalarTensor(DType dtype, const void *value) {
+  ref::Array a = ref::Array::allocate(dtype, {});
+  std::memcpy(a.rawMutableData(), value, sizeOf(dtype));
+  return detail::TensorAccess::wrap(std::move(a));
+}
+} // namespace
+
+Tensor::Tensor(float value) : Tensor(scalarTensor(DType::f32, &value)) {}
+Tensor::Tensor(double value) : Tensor(scalarTensor(DType::f64, &value)) {}
+Tensor::Tensor(int32_t value) : Tensor(scalarTensor(DType::i32, &value)) {}
+Tensor::Tensor(int64_t value) : Tensor(scalarTensor(DType::i64, &value)) {}
+
+Tensor Tensor::fromBool(bool value) { return scalarTensor(DType::i1, &value); }
+
+void Tensor::raggedError(int64_t got, int64_t expected) {
+  throw Error(ErrorKind::InvalidArgument,
+              "fnc::Tensor: the nested initializer list is ragged (a row has " +
+                  std::to_string(got) + " elements, the first has " +
+                  std::to_string(expected) +
+                  "); all rows must have the same length");
+}
+
+void Tensor::init(DType dtype, const std::vector<int64_t> &shape,
+                  const void *data, size_t count) {
+  for (int64_t d : shape)
+    if (d < 0)
+      throw Error(ErrorKind::InvalidArgument,
+                  "fnc::Tensor: shape " + shape::toString(shape) +
+                      " has a negative dimension; dims must be >= 0");
+  int64_t expected = shape::numElements(shape);
+  if (expected != static_cast<int64_t>(count))
+    throw Error(ErrorKind::InvalidArgument,
+                "fnc::Tensor: " + std::to_string(count) +
+                    " values do not fill shape " + shape::toString(shape) +
+                    " (" + std::to_string(expected) +
+                    " elements); pass exactly as many values as the shape has "
+                    "elements");
+  ref::Array a = ref::Array::allocate(dtype, shape);
+  if (count)
+    std::memcpy(a.rawMutableData(), data, count * sizeOf(dtype));
+  impl_ = std::make_shared<TensorImpl>(std::move(a));
+}
+
+const TensorImpl &Tensor::impl() const {
+  if (!impl_)
+    throw Error(ErrorKind::FailedPrecondition,
+                "fnc::Tensor: this tensor is a default-constructed (null) "
+                "handle; assign a tensor to it before using it");
+  return *impl_;
+}
+
+const std::vector<int64_t> &Tensor::shape() const { return impl().shape(); }
+DType Tensor::dtype() const { return impl().dtype(); }
+int64_t Tensor::size() const { return shape::numElements(shape()); }
+
+const void *Tensor::rawData(DType expected, const char *what) const {
+  const TensorImpl &i = impl();
+  if (i.dtype() != expected)
+    throw Error(ErrorKind::InvalidArgument,
+                std::string("fnc::Tensor::") + what + ": requested " +
+                    dtypeName(expected) +
+                    " elements but the tensor has dtype " +
+                    dtypeName(i.dtype()) +
+                    "; use the matching C++ type (float, double, bool, "
+                    "int32_t, int64_t) or convert with fnc::cast");
+  return i.array().rawData();
+}
+
+void Tensor::checkItem(DType expected) const {
+  if (size() != 1)
+    throw Error(ErrorKind::InvalidArgument,
+                "fnc::Tensor::item: the tensor has shape " +
+                    shape::toString(shape()) + " (" + std::to_string(size()) +
+                    " elements), not one element; use to_vector() or at() "
+                    "for non-scalar tensors");
+  (void)rawData(expected, "item");
+}
+
+int64_t Tensor::flatIndex(const int64_t *index, size_t count) const {
+  const std::vector<int64_t> &s = shape();
+  auto indexStr = [&] {
+    std::string r = "[";
+    for (size_t i = 0; i < count; ++i)
+      r += (i ? ", " : "") + std::to_string(index[i]);
+    return r + "]";
+  };
+  if (count != s.size())
+    throw Error(ErrorKind::InvalidArgument,
+                "fnc::Tensor::at: index " + indexStr() + " has " +
+                    std::to_string(count) +
+                    " entries but the tensor has rank " +
+                    std::to_string(s.size()) + "; give one index per dim");
+  int64_t flat = 0;
+  for (size_t i = 0; i < count; ++i) {
+    if (index[i] < 0 || index[i] >= s[i])
+      throw Error(ErrorKind::OutOfRange,
+                  "fnc::Tensor::at: index " + indexStr() +
+                      " is out of range for shape " + shape::toString(s) +
+                      "; each index must be in [0, dim)");
+    flat = flat * s[i] + index[i];
+  }
+  return flat;
+}
+
+} // namespace fnc

@@ -1,0 +1,191 @@
+//===- Array.cpp - The buffer type of the reference kernels ---------------===//
+//
+// Allocation (64-byte aligned, shared), element access helpers and the
+// stride helpers shared by all kernel families.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Dispatch.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <mutex>
+
+namespace fnc::ref {
+
+namespace {
+
+/// Keeps freed large buffers for reuse. Eager code allocates a fresh
+/// temporary per op; for big tensors the cost of a fresh allocation is
+/// dominated by the kernel mapping and zeroing its pages on first touch
+/// (for a 64 MiB buffer, several times the cost of an elementwise kernel).
+/// Like TensorFlow's allocator, we hand freed buffers to the next
+/// allocation of the same size instead. Small buffers go straight to
+/// malloc. Thread-safe; bounded by kMaxCachedBytes.
+class BufferCache {
+public:
+  static constexpr size_t kMinCachedBytes = 1 << 16;
+  static constexpr size_t kMaxCachedBytes = size_t(1) << 30;
+
+  static BufferCache &get() {
+    // Leaked on purpose: buffers may be released during static destruction.
+    static BufferCache *cache = new BufferCache;
+    return *cache;
+  }
+
+  void *acquire(size_t bytes) {
+    if (bytes >= kMinCachedBytes) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto it = free_.find(bytes);
+      if (it != free_.end()) {
+        void *p = it->second;
+        free_.erase(it);
+        cachedBytes_ -= bytes;
+        return p;
+      }
+    }
+    return std::aligned_alloc(64, bytes);
+  }
+
+  void release(void *p, size_t bytes) {
+    if (bytes >= kMinCachedBytes) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (cachedBytes_ + bytes <= kMaxCachedBytes) {
+        free_.emplace(bytes, p);
+        cachedBytes_ += bytes;
+        return;
+      }
+    }
+    std::free(p);
+  }
+
+private:
+  std::mutex mutex_;
+  std::multimap<size_t, void *> free_;
+  size_t cachedBytes_ = 0;
+};
+
+} // namespace
+
+void internalError(const std::string &what) {
+  throw Error(ErrorKind::Internal,
+              "fnc internal error in a reference kernel: " + what +
+                  "; this is a bug in fnc, please report it");
+}
+
+Array Array::allocate(DType dtype, Shape shape) {
+  int64_t count = 1;
+  for (int64_t d : shape) {
+    if (d < 0)
+      throw Error(ErrorKind::InvalidArgument,
+                  "cannot allocate a tensor with a negative dimension (" +
+                      std::to_string(d) + "); dimensions must be >= 0");
+    if (d != 0 && count > std::numeric_limits<int64_t>::max() / 16 / d)
+      throw Error(ErrorKind::OutOfRange,
+                  "tensor is too large to allocate; reduce its shape");
+    count *= d;
+  }
+  size_t bytes = static_cast<size_t>(count) * sizeOf(dtype);
+  // aligned_alloc needs a multiple of the alignment; allocate at least 64.
+  size_t rounded = (bytes + 63) / 64 * 64;
+  if (rounded == 0)
+    rounded = 64;
+  void *p = BufferCache::get().acquire(rounded);
+  if (!p)
+    throw Error(ErrorKind::OutOfRange,
+                "out of memory allocating " + std::to_string(bytes) +
+                    " bytes for a tensor; reduce its shape");
+  Array a;
+  a.dtype = dtype;
+  a.shape = std::move(shape);
+  a.buffer = std::shared_ptr<void>(
+      p, [rounded](void *q) { BufferCache::get().release(q, rounded); });
+  return a;
+}
+
+Array Array::scalar(DType dtype, double value) {
+  Array a = allocate(dtype, {});
+  dispatch(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_same_v<T, bool>)
+      *a.mutableData<T>() = value != 0;
+    else
+      *a.mutableData<T>() = static_cast<T>(value);
+  });
+  return a;
+}
+
+Array Array::scalarInt(DType dtype, int64_t value) {
+  Array a = allocate(dtype, {});
+  dispatch(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_same_v<T, bool>)
+      *a.mutableData<T>() = value != 0;
+    else
+      *a.mutableData<T>() = static_cast<T>(value);
+  });
+  return a;
+}
+
+int64_t Array::numElements() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+Array Array::withShape(Shape newShape) const {
+  Array a = *this;
+  a.shape = std::move(newShape);
+  if (a.numElements() != numElements())
+    internalError("withShape changes the element count");
+  return a;
+}
+
+double Array::getDouble(int64_t i) const {
+  double r = 0;
+  dispatch(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    r = static_cast<double>(data<T>()[i]);
+  });
+  return r;
+}
+
+int64_t Array::getInt(int64_t i) const {
+  int64_t r = 0;
+  dispatch(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    r = static_cast<int64_t>(data<T>()[i]);
+  });
+  return r;
+}
+
+Shape stridesOf(const Shape &shape) {
+  Shape s(shape.size());
+  int64_t stride = 1;
+  for (int64_t i = static_cast<int64_t>(shape.size()) - 1; i >= 0; --i) {
+    s[i] = stride;
+    stride *= shape[i];
+  }
+  return s;
+}
+
+Shape broadcastStrides(const Shape &in, const Shape &out) {
+  if (in.size() > out.size())
+    internalError("broadcast from a higher rank");
+  Shape strides(out.size(), 0);
+  Shape inStrides = stridesOf(in);
+  size_t lead = out.size() - in.size();
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (in[i] == out[lead + i])
+      strides[lead + i] = inStrides[i];
+    else if (in[i] != 1)
+      internalError("shape " + std::to_string(in[i]) +
+                    " does not broadcast to " + std::to_string(out[lead + i]));
+  }
+  return strides;
+}
+
+} // namespace fnc::ref

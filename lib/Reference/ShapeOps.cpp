@@ -1,0 +1,150 @@
+//===- ShapeOps.cpp - Reference kernels of the data-movement ops ----------===//
+//
+// transpose, slice, concat, gather and one_hot. reshape, expand_dims and
+// squeeze need no kernel: they share the buffer (Array::withShape).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Dispatch.h"
+#include "fnc/Shape/ShapeRules.h"
+
+#include <cstring>
+
+namespace fnc::ref {
+
+namespace {
+
+// Copies out's index space from x, where `strides` are x's element strides
+// per dim of out and `base` is the offset of out's first element in x.
+void stridedCopy(const Array &x, const Shape &strides, int64_t base,
+                 Array &out) {
+  dispatch(x.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const T *px = x.data<T>() + base;
+    T *po = out.mutableData<T>();
+    int64_t inner = strides.empty() ? 0 : strides.back();
+    forEachRow<1>(
+        out.shape, {&strides},
+        [&](int64_t o, const std::array<int64_t, 1> &off, int64_t len) {
+          const T *src = px + off[0];
+          if (inner == 1) {
+            std::memcpy(po + o, src, len * sizeof(T));
+            return;
+          }
+          for (int64_t j = 0; j < len; ++j)
+            po[o + j] = src[j * inner];
+        });
+  });
+}
+
+} // namespace
+
+void transpose(const Array &x, const std::vector<int64_t> &perm, Array &out) {
+  if (perm.size() != x.shape.size() || out.dtype != x.dtype)
+    internalError("transpose with a wrong permutation");
+  Shape xStrides = stridesOf(x.shape);
+  Shape strides(perm.size());
+  for (size_t d = 0; d < perm.size(); ++d)
+    strides[d] = xStrides[perm[d]];
+  stridedCopy(x, strides, 0, out);
+}
+
+void slice(const Array &x, const std::vector<int64_t> &offsets,
+           const std::vector<int64_t> &strides, Array &out) {
+  if (offsets.size() != x.shape.size() || strides.size() != x.shape.size() ||
+      out.rank() != x.rank() || out.dtype != x.dtype)
+    internalError("slice with wrong offsets or strides");
+  if (out.numElements() == 0)
+    return;
+  Shape xStrides = stridesOf(x.shape);
+  Shape s(strides.size());
+  int64_t base = 0;
+  for (size_t d = 0; d < strides.size(); ++d) {
+    s[d] = xStrides[d] * strides[d];
+    base += offsets[d] * xStrides[d];
+  }
+  stridedCopy(x, s, base, out);
+}
+
+void concat(const std::vector<Array> &inputs, int64_t axis, Array &out) {
+  if (axis < 0 || axis >= out.rank())
+    internalError("concat axis out of range");
+  int64_t outer, outSize, inner;
+  splitAt(out.shape, axis, outer, outSize, inner);
+  size_t elem = sizeOf(out.dtype);
+  char *po = static_cast<char *>(out.rawMutableData());
+  int64_t start = 0;
+  for (const Array &in : inputs) {
+    if (in.dtype != out.dtype || in.rank() != out.rank())
+      internalError("concat of mismatched operands");
+    int64_t size = in.shape[axis];
+    const char *pi = static_cast<const char *>(in.rawData());
+    for (int64_t o = 0; o < outer; ++o)
+      std::memcpy(po + ((o * outSize + start) * inner) * elem,
+                  pi + (o * size * inner) * elem, size * inner * elem);
+    start += size;
+  }
+  if (start != outSize)
+    internalError("concat result size mismatch");
+}
+
+void gather(const Array &params, const Array &indices, int64_t axis,
+            Array &out) {
+  if (indices.dtype != DType::i32 && indices.dtype != DType::i64)
+    internalError("gather indices are not integers");
+  if (axis < 0 || axis >= params.rank() || out.dtype != params.dtype)
+    internalError("gather axis out of range");
+  int64_t outer, size, inner;
+  splitAt(params.shape, axis, outer, size, inner);
+  int64_t count = indices.numElements();
+  size_t elem = sizeOf(params.dtype);
+  const char *pp = static_cast<const char *>(params.rawData());
+  char *po = static_cast<char *>(out.rawMutableData());
+  std::vector<int64_t> idx(count);
+  for (int64_t i = 0; i < count; ++i) {
+    idx[i] = indices.getInt(i);
+    if (idx[i] < 0 || idx[i] >= size)
+      throw Error(ErrorKind::OutOfRange,
+                  "fnc::gather: index " + std::to_string(idx[i]) +
+                      " (element " + std::to_string(i) +
+                      " of the indices) is out of range for axis " +
+                      std::to_string(axis) + " of params with shape " +
+                      shape::toString(params.shape) + "; valid indices are " +
+                      (size == 0 ? std::string("none (the axis is empty)")
+                                 : "0 to " + std::to_string(size - 1)));
+  }
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < count; ++i)
+      std::memcpy(po + ((o * count + i) * inner) * elem,
+                  pp + ((o * size + idx[i]) * inner) * elem, inner * elem);
+}
+
+void oneHot(const Array &indices, int64_t axis, double on, double off,
+            Array &out) {
+  if (indices.dtype != DType::i32 && indices.dtype != DType::i64)
+    internalError("one_hot indices are not integers");
+  if (axis < 0 || axis >= out.rank())
+    internalError("one_hot axis out of range");
+  int64_t outer, depth, inner;
+  splitAt(out.shape, axis, outer, depth, inner);
+  dispatch(out.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    T onValue, offValue;
+    if constexpr (std::is_same_v<T, bool>) {
+      onValue = on != 0;
+      offValue = off != 0;
+    } else {
+      onValue = static_cast<T>(on);
+      offValue = static_cast<T>(off);
+    }
+    T *po = out.mutableData<T>();
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = 0; i < inner; ++i) {
+        int64_t index = indices.getInt(o * inner + i);
+        for (int64_t d = 0; d < depth; ++d)
+          po[(o * depth + d) * inner + i] = d == index ? onValue : offValue;
+      }
+  });
+}
+
+} // namespace fnc::ref
