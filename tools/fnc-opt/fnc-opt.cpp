@@ -5,23 +5,19 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "fnc/Dialect/Fnc/IR/FncOps.h"
+#include "fnc/Conversion/Passes.h"
+#include "fnc/Pipelines/Pipelines.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
-  registry.insert<mlir::fnc::FncDialect, mlir::arith::ArithDialect,
-                  mlir::func::FuncDialect, mlir::math::MathDialect,
-                  mlir::scf::SCFDialect, mlir::tensor::TensorDialect>();
+  mlir::fnc::registerPipelineDialects(registry);
   mlir::registerTransformsPasses();
+  mlir::fnc::registerFncConversionPasses();
+  mlir::fnc::registerFncPipeline();
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "fnc optimizer driver: runs fnc and MLIR passes\n",
       registry));

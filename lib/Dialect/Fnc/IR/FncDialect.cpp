@@ -9,6 +9,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -43,6 +44,37 @@ Operation *FncDialect::materializeConstant(OpBuilder &builder, Attribute value,
 static bool isFncElementType(Type type) {
   return type.isF32() || type.isF64() || type.isSignlessInteger(1) ||
          type.isSignlessInteger(32) || type.isSignlessInteger(64);
+}
+
+LogicalResult FncDialect::verifyRegionArgAttribute(Operation *op,
+                                                  unsigned regionIndex,
+                                                  unsigned argIndex,
+                                                  NamedAttribute attribute) {
+  if (attribute.getName() != kBindAttrName)
+    return op->emitError("unknown fnc argument attribute '")
+           << attribute.getName() << "'";
+  auto symbol = dyn_cast<FlatSymbolRefAttr>(attribute.getValue());
+  if (!symbol)
+    return op->emitError("'fnc.bind' must name a fnc.global_variable, as in "
+                         "{fnc.bind = @name}");
+  Region &region = op->getRegion(regionIndex);
+  if (region.empty())
+    return success();
+  auto varType =
+      dyn_cast<VariableType>(region.getArgument(argIndex).getType());
+  if (!varType)
+    return op->emitError("'fnc.bind' is only allowed on arguments of type "
+                         "!fnc.variable<...>");
+  auto global = SymbolTable::lookupNearestSymbolFrom<GlobalVariableOp>(
+      op, symbol.getAttr());
+  if (!global)
+    return op->emitError("'fnc.bind' names ")
+           << symbol << ", which is not a fnc.global_variable of the module";
+  if (global.getInitialValue().getType() != varType.getValueType())
+    return op->emitError("argument ")
+           << argIndex << " of type " << varType << " is bound to " << symbol
+           << " of type " << global.getInitialValue().getType();
+  return success();
 }
 
 LogicalResult

@@ -450,6 +450,14 @@ LogicalResult VarReadOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
+LogicalResult GlobalVariableOp::verify() {
+  auto type = dyn_cast<RankedTensorType>(getInitialValue().getType());
+  if (!type || !type.hasStaticShape())
+    return emitOpError("initial value must be a statically shaped tensor, got ")
+           << getInitialValue().getType();
+  return VariableType::verify([&] { return emitOpError(); }, type);
+}
+
 //===----------------------------------------------------------------------===//
 // Control flow
 //===----------------------------------------------------------------------===//

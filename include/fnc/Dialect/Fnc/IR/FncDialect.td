@@ -32,6 +32,12 @@ def Fnc_Dialect : Dialect {
   }];
   let useDefaultTypePrinterParser = 1;
   let hasConstantMaterializer = 1;
+  let hasRegionArgAttrVerify = 1;
+  let extraClassDeclaration = [{
+    /// The argument attribute that binds an entry argument of variable type
+    /// to a `fnc.global_variable` of the module.
+    static constexpr ::llvm::StringLiteral kBindAttrName = "fnc.bind";
+  }];
   let dependentDialects = ["::mlir::tensor::TensorDialect"];
 }
 

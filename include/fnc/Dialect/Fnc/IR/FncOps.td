@@ -646,6 +646,25 @@ def Fnc_VarAssignSubOp : Fnc_VarUpdateOp<"var_assign_sub",
   let summary = "Subtracts from a variable in place";
 }
 
+def Fnc_GlobalVariableOp : Fnc_Op<"global_variable", [Symbol]> {
+  let summary = "A named variable of a module, with its initial value";
+  let description = [{
+    Declares a variable that lives as long as the module is loaded (by
+    `fnc-run` or `fnc::load`), starting at `initial_value`. An entry function
+    receives it through an argument of type `!fnc.variable<...>` carrying
+    the attribute `fnc.bind = @name`; the runner passes the variable's
+    buffer, so updates persist from one call to the next.
+
+    ```mlir
+    fnc.global_variable @counter = dense<0> : tensor<i32>
+    func.func @step(%c: !fnc.variable<tensor<i32>> {fnc.bind = @counter})
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, ElementsAttr:$initial_value);
+  let assemblyFormat = "$sym_name `=` $initial_value attr-dict";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Control flow
 //===----------------------------------------------------------------------===//

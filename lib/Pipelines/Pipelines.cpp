@@ -1,0 +1,72 @@
+//===- Pipelines.cpp - The one fnc compilation pipeline -------------------===//
+//
+// fnc -> linalg on tensors -> fusion -> One-Shot Bufferize -> deallocation
+// -> parallel loops (OpenMP above the grain size) -> LLVM dialect.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fnc/Pipelines/Pipelines.h"
+#include "fnc/Conversion/Passes.h"
+
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ConvertToLLVM/ToLLVMPass.h"
+#include "mlir/Conversion/MathToLibm/MathToLibm.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/SCFToOpenMP/SCFToOpenMP.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void fnc::buildFncPipeline(OpPassManager &pm, const PipelineOptions &options) {
+  FncLowerToLinalgOptions lowering;
+  lowering.fastMath = options.fastMath;
+  pm.addPass(createFncLowerToLinalg(lowering));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  if (options.stopAfterLinalg)
+    return;
+
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(
+      bufferization::createPromoteBuffersToStackPass());
+  bufferization::buildBufferDeallocationPipeline(pm);
+
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  if (options.threads != 1) {
+    ConvertSCFToOpenMPPassOptions omp;
+    omp.numThreads = options.threads;
+    pm.addPass(createConvertSCFToOpenMPPass(omp));
+  }
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createConvertToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void fnc::registerFncPipeline() {
+  PassPipelineRegistration<PipelineOptions>(
+      "fnc-pipeline",
+      "Compile fnc to the LLVM dialect: lowering, fusion, bufferization with "
+      "buffer reuse, parallel loops",
+      buildFncPipeline);
+}
