@@ -7,6 +7,7 @@
 
 #include "fnc/Pipelines/Pipelines.h"
 #include "fnc/Conversion/Passes.h"
+#include "fnc/Dialect/Fnc/Transforms/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ConvertToLLVM/ToLLVMPass.h"
@@ -26,6 +27,9 @@
 using namespace mlir;
 
 void fnc::buildFncPipeline(OpPassManager &pm, const PipelineOptions &options) {
+  // fnc-level folding first (constants, identities, static cond/while).
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
   FncLowerToLinalgOptions lowering;
   lowering.fastMath = options.fastMath;
   pm.addPass(createFncLowerToLinalg(lowering));
@@ -39,6 +43,8 @@ void fnc::buildFncPipeline(OpPassManager &pm, const PipelineOptions &options) {
 
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
+  // Loop-carried tensors (fnc.while) may be yielded in fresh buffers.
+  bufferize.allowReturnAllocsFromLoops = true;
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
@@ -51,6 +57,9 @@ void fnc::buildFncPipeline(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   if (options.threads != 1) {
+    FncParallelThresholdOptions threshold;
+    threshold.grain = options.parallelGrain;
+    pm.addNestedPass<func::FuncOp>(createFncParallelThreshold(threshold));
     ConvertSCFToOpenMPPassOptions omp;
     omp.numThreads = options.threads;
     pm.addPass(createConvertSCFToOpenMPPass(omp));

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fnc/Conversion/Passes.h"
+#include "fnc/Dialect/Fnc/Transforms/Passes.h"
 #include "fnc/Pipelines/Pipelines.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -17,6 +18,7 @@ int main(int argc, char **argv) {
   mlir::fnc::registerPipelineDialects(registry);
   mlir::registerTransformsPasses();
   mlir::fnc::registerFncConversionPasses();
+  mlir::fnc::registerFncTransformsPasses();
   mlir::fnc::registerFncPipeline();
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "fnc optimizer driver: runs fnc and MLIR passes\n",

@@ -1,20 +1,28 @@
-//===- FncToLinalg.cpp - Lower fnc ops to linalg/tensor/scf ---------------===//
+//===- FncToLinalg.cpp - The -fnc-lower-to-linalg pass --------------------===//
 //
-// The pass driver of -fnc-lower-to-linalg (patterns follow in this folder).
+// The pass driver (a partial dialect conversion in which every fnc op is
+// illegal; variables become memrefs), the runtime declarations, and the
+// helpers the op-family files share, chief among them buildElementwise:
+// numpy broadcasting as indexing maps of one linalg.generic.
 //
 //===----------------------------------------------------------------------===//
+
+#include "Lowering.h"
 
 #include "fnc/Conversion/Passes.h"
 #include "fnc/Dialect/Fnc/IR/FncOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir::fnc {
 #define GEN_PASS_DEF_FNCLOWERTOLINALG
@@ -23,11 +31,297 @@ namespace mlir::fnc {
 
 using namespace mlir;
 using namespace mlir::fnc;
+using namespace mlir::fnc::lowering;
+
+//===----------------------------------------------------------------------===//
+// Runtime declarations
+//===----------------------------------------------------------------------===//
+
+StringRef lowering::runtimeTypeSuffix(Type type) {
+  if (type.isF32())
+    return "F32";
+  if (type.isF64())
+    return "F64";
+  if (type.isSignlessInteger(1))
+    return "I1";
+  if (type.isSignlessInteger(32))
+    return "I32";
+  return "I64";
+}
+
+void lowering::declareRuntimeFunctions(ModuleOp module) {
+  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+  MLIRContext *ctx = module.getContext();
+  Location loc = module.getLoc();
+  auto declare = [&](StringRef name, TypeRange args, bool cInterface) {
+    if (module.lookupSymbol(name))
+      return;
+    auto func = func::FuncOp::create(b, loc, name,
+                                     FunctionType::get(ctx, args, {}));
+    func.setPrivate();
+    if (cInterface)
+      func->setAttr("llvm.emit_c_interface", UnitAttr::get(ctx));
+  };
+  Type i64 = b.getI64Type(), f64 = b.getF64Type();
+  declare(kRaiseError, {i64, i64, i64}, false);
+  declare(kPrintNewline, {}, false);
+  declare(kPrintText, {MemRefType::get({ShapedType::kDynamic}, b.getI8Type())},
+          true);
+  for (Type t : {Type(b.getF32Type()), Type(b.getF64Type()), Type(b.getI1Type()),
+                 Type(b.getI32Type()), Type(b.getI64Type())}) {
+    Type unranked = UnrankedMemRefType::get(t, 0);
+    declare(("fncPrintTensor" + runtimeTypeSuffix(t)).str(), {unranked}, true);
+    if (isa<FloatType>(t)) {
+      declare(("fncRandomUniform" + runtimeTypeSuffix(t)).str(),
+              {unranked, i64, f64, f64}, true);
+      declare(("fncRandomNormal" + runtimeTypeSuffix(t)).str(),
+              {unranked, i64, f64, f64}, true);
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Shared helpers
+//===----------------------------------------------------------------------===//
+
+static Value toI64(OpBuilder &b, Location loc, Value v) {
+  if (!v)
+    return arith::ConstantIntOp::create(b, loc, b.getI64Type(), 0);
+  if (v.getType().isIndex())
+    return arith::IndexCastOp::create(b, loc, b.getI64Type(), v);
+  if (v.getType().getIntOrFloatBitWidth() < 64)
+    return arith::ExtSIOp::create(b, loc, b.getI64Type(), v);
+  return v;
+}
+
+void lowering::raiseError(OpBuilder &b, Location loc, int64_t code, Value a,
+                          Value b2) {
+  Value c = arith::ConstantIntOp::create(b, loc, b.getI64Type(), code);
+  func::CallOp::create(b, loc, kRaiseError, TypeRange{},
+                       ValueRange{c, toI64(b, loc, a), toI64(b, loc, b2)});
+}
+
+void lowering::raiseErrorIf(OpBuilder &b, Location loc, Value condition,
+                            int64_t code, Value a, Value b2) {
+  scf::IfOp::create(b, loc, condition, [&](OpBuilder &nb, Location nl) {
+    raiseError(nb, nl, code, a, b2);
+    scf::YieldOp::create(nb, nl);
+  });
+}
+
+Value lowering::scalarConstant(OpBuilder &b, Location loc, Type type,
+                               double value) {
+  if (auto ft = dyn_cast<FloatType>(type))
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(ft, value));
+  if (type.isSignlessInteger(1))
+    return arith::ConstantIntOp::create(b, loc, type, value != 0);
+  return arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(type, static_cast<int64_t>(value)));
+}
+
+Value lowering::indexConstant(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIndexOp::create(b, loc, value);
+}
+
+SmallVector<OpFoldResult> lowering::tensorSizes(OpBuilder &b, Location loc,
+                                                Value tensor) {
+  return tensor::getMixedSizes(b, loc, tensor);
+}
+
+SmallVector<Value> lowering::dynamicSizes(OpBuilder &b, Location loc,
+                                          RankedTensorType type,
+                                          ArrayRef<OpFoldResult> sizes) {
+  SmallVector<Value> dynamic;
+  for (auto [i, size] : llvm::enumerate(sizes))
+    if (type.isDynamicDim(i))
+      dynamic.push_back(getValueOrCreateConstantIndexOp(b, loc, size));
+  return dynamic;
+}
+
+Value lowering::emptyTensor(OpBuilder &b, Location loc, RankedTensorType type,
+                            ArrayRef<OpFoldResult> sizes) {
+  return tensor::EmptyOp::create(b, loc, type,
+                                 dynamicSizes(b, loc, type, sizes));
+}
+
+Value lowering::filledTensor(OpBuilder &b, Location loc, RankedTensorType type,
+                             ArrayRef<OpFoldResult> sizes, double value) {
+  Value empty = emptyTensor(b, loc, type, sizes);
+  Value scalar = scalarConstant(b, loc, type.getElementType(), value);
+  return linalg::FillOp::create(b, loc, scalar, empty).getResult(0);
+}
+
+BroadcastSizes lowering::broadcastSizes(OpBuilder &b, Location loc,
+                                        ArrayRef<int64_t> resultShape,
+                                        ValueRange operands,
+                                        ArrayRef<int64_t> ranks) {
+  int64_t rank = resultShape.size();
+  BroadcastSizes result;
+  result.sizes.resize(rank);
+  for (int64_t i = 0; i < rank; ++i) {
+    SmallVector<Value> dynamic;
+    for (auto [operand, r] : llvm::zip(operands, ranks)) {
+      auto type = cast<RankedTensorType>(operand.getType());
+      int64_t j = i - (rank - r);
+      if (j < 0 || type.getDimSize(j) == 1 || !type.isDynamicDim(j))
+        continue;
+      dynamic.push_back(tensor::DimOp::create(b, loc, operand, j));
+    }
+    int64_t outDim = resultShape[i];
+    if (!ShapedType::isDynamic(outDim)) {
+      result.sizes[i] = b.getIndexAttr(outDim);
+      Value expected = indexConstant(b, loc, outDim);
+      for (Value d : dynamic) {
+        Value ne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, d,
+                                         expected);
+        raiseErrorIf(b, loc, ne, kDimensionMismatch, d, expected);
+        result.outOfBounds =
+            result.outOfBounds
+                ? arith::OrIOp::create(b, loc, result.outOfBounds, ne)
+                : ne;
+      }
+      continue;
+    }
+    // Every candidate is dynamic: use the smallest, so that nothing is read
+    // out of bounds, and report any disagreement.
+    Value size = dynamic.front();
+    for (Value d : ArrayRef(dynamic).drop_front()) {
+      Value ne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, d,
+                                       dynamic.front());
+      raiseErrorIf(b, loc, ne, kDimensionMismatch, dynamic.front(), d);
+      size = arith::MinUIOp::create(b, loc, size, d);
+    }
+    result.sizes[i] = size;
+  }
+  return result;
+}
+
+Value lowering::guardedBy(OpBuilder &b, Location loc, Value outOfBounds,
+                          RankedTensorType type,
+                          ArrayRef<OpFoldResult> sizes,
+                          function_ref<Value(OpBuilder &, Location)> build) {
+  if (!outOfBounds)
+    return build(b, loc);
+  auto guard = scf::IfOp::create(
+      b, loc, outOfBounds,
+      [&](OpBuilder &nb, Location nl) {
+        scf::YieldOp::create(nb, nl, emptyTensor(nb, nl, type, sizes));
+      },
+      [&](OpBuilder &nb, Location nl) {
+        scf::YieldOp::create(nb, nl, build(nb, nl));
+      });
+  return guard.getResult(0);
+}
+
+Value lowering::buildElementwise(OpBuilder &b, Location loc,
+                                 RankedTensorType resultType,
+                                 ValueRange operands, ScalarFn body) {
+  int64_t rank = resultType.getRank();
+  MLIRContext *ctx = b.getContext();
+  SmallVector<int64_t> ranks;
+  for (Value operand : operands)
+    ranks.push_back(cast<RankedTensorType>(operand.getType()).getRank());
+  BroadcastSizes bs =
+      broadcastSizes(b, loc, resultType.getShape(), operands, ranks);
+  SmallVector<OpFoldResult> sizes = bs.sizes;
+
+  SmallVector<AffineMap> maps;
+  for (Value operand : operands) {
+    auto type = cast<RankedTensorType>(operand.getType());
+    SmallVector<AffineExpr> exprs;
+    for (int64_t j = 0, r = type.getRank(); j < r; ++j) {
+      int64_t i = j + rank - r;
+      bool broadcast = type.getDimSize(j) == 1 && resultType.getDimSize(i) != 1;
+      exprs.push_back(broadcast ? getAffineConstantExpr(0, ctx)
+                                : getAffineDimExpr(i, ctx));
+    }
+    maps.push_back(AffineMap::get(rank, 0, exprs, ctx));
+  }
+  maps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx));
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+
+  return guardedBy(b, loc, bs.outOfBounds, resultType, sizes,
+                   [&](OpBuilder &nb, Location nl) -> Value {
+                     Value init = emptyTensor(nb, nl, resultType, sizes);
+                     return linalg::GenericOp::create(
+                                nb, nl, resultType, operands, init, maps,
+                                iterators,
+                                [&](OpBuilder &bb, Location bl,
+                                    ValueRange args) {
+                                  Value r = body(bb, bl, args.drop_back());
+                                  linalg::YieldOp::create(bb, bl, r);
+                                })
+                         .getResult(0);
+                   });
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
 
 namespace {
 struct FncLowerToLinalgPass
     : public fnc::impl::FncLowerToLinalgBase<FncLowerToLinalgPass> {
   using Base::Base;
-  void runOnOperation() override {}
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+
+    // Module variables are the runner's business (it reads them before the
+    // pipeline); the compiled code only sees the buffers passed to it.
+    for (auto global :
+         llvm::make_early_inc_range(module.getOps<GlobalVariableOp>()))
+      global.erase();
+    for (auto func : module.getOps<func::FuncOp>())
+      for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+        func.removeArgAttr(i, FncDialect::kBindAttrName);
+
+    declareRuntimeFunctions(module);
+    assignRandomKeys(module);
+
+    TypeConverter converter;
+    converter.addConversion([](Type type) { return type; });
+    converter.addConversion([](VariableType type) -> Type {
+      RankedTensorType value = type.getValueType();
+      return MemRefType::get(value.getShape(), value.getElementType());
+    });
+
+    ConversionTarget target(*ctx);
+    target.addIllegalDialect<FncDialect>();
+    target.addLegalDialect<arith::ArithDialect,
+                           bufferization::BufferizationDialect,
+                           linalg::LinalgDialect, math::MathDialect,
+                           memref::MemRefDialect, scf::SCFDialect,
+                           tensor::TensorDialect>();
+    target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp func) {
+      return converter.isSignatureLegal(func.getFunctionType()) &&
+             converter.isLegal(&func.getBody());
+    });
+    target.addDynamicallyLegalOp<func::ReturnOp, func::CallOp>(
+        [&](Operation *op) { return converter.isLegal(op); });
+
+    RewritePatternSet patterns(ctx);
+    populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
+                                                                   converter);
+    populateCallOpTypeConversionPattern(patterns, converter);
+    populateReturnOpTypeConversionPattern(patterns, converter);
+    populateElementwisePatterns(patterns);
+    populateStructuredPatterns(patterns, fastMath);
+    populateShapePatterns(patterns);
+    populateStatefulPatterns(converter, patterns);
+    if (failed(applyPartialConversion(module, target, std::move(patterns)))) {
+      signalPassFailure();
+      return;
+    }
+
+    // Drop the runtime declarations nothing calls.
+    SymbolTable symbols(module);
+    for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+      if (func.isDeclaration() && func.getName().starts_with("fnc") &&
+          SymbolTable::symbolKnownUseEmpty(func, module))
+        func.erase();
+  }
 };
 } // namespace

@@ -299,3 +299,19 @@ func.func @reads_around_assign(%v: !fnc.variable<tensor<2xf32>>, %a: tensor<2xf3
   // CHECK: fnc.var_read
   return %0, %1 : tensor<2xf32>, tensor<2xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func @pow_of_two
+// CHECK-SAME: (%[[X:.*]]: tensor<3xf32>, %[[Y:.*]]: tensor<f32>)
+func.func @pow_of_two(%x: tensor<3xf32>, %y: tensor<f32>) -> (tensor<3xf32>, tensor<3xf32>) {
+  %two = fnc.constant dense<2.0> : tensor<f32>
+  %twos = fnc.constant dense<2.0> : tensor<3xf32>
+  // CHECK: %[[SQ:.*]] = fnc.mul %[[X]], %[[X]] : tensor<3xf32>, tensor<3xf32>
+  %0 = fnc.pow %x, %two : tensor<3xf32>, tensor<f32>
+  // The result is bigger than the base: stays a pow.
+  // CHECK: %[[P:.*]] = fnc.pow %[[Y]], %{{.*}} : tensor<f32>, tensor<3xf32>
+  %1 = fnc.pow %y, %twos : tensor<f32>, tensor<3xf32>
+  // CHECK: return %[[SQ]], %[[P]]
+  return %0, %1 : tensor<3xf32>, tensor<3xf32>
+}

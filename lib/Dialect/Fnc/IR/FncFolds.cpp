@@ -549,6 +549,28 @@ OpFoldResult ConcatOp::fold(FoldAdaptor) {
   return {};
 }
 
+namespace {
+/// pow(x, 2) -> x * x: exact, and no call to pow.
+struct PowOfTwo : public OpRewritePattern<PowOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(PowOp op,
+                                PatternRewriter &rewriter) const override {
+    Attribute exponent;
+    if (op.getLhs().getType() != op.getType() ||
+        !matchPattern(op.getRhs(), m_Constant(&exponent)) ||
+        !isSplat(exponent, 2))
+      return failure();
+    rewriter.replaceOpWithNewOp<MulOp>(op, op.getLhs(), op.getLhs());
+    return success();
+  }
+};
+} // namespace
+
+void PowOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                        MLIRContext *context) {
+  results.add<PowOfTwo>(context);
+}
+
 //===----------------------------------------------------------------------===//
 // Control flow
 //===----------------------------------------------------------------------===//

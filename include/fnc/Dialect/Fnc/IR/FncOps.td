@@ -176,6 +176,7 @@ def Fnc_DivOp : Fnc_BinaryOp<"div", Fnc_NumericTensor,
 def Fnc_PowOp : Fnc_BinaryOp<"pow", Fnc_NumericTensor,
     "Elementwise `lhs` to the power `rhs` (integer exponents must be >= 0)."> {
   let summary = "Elementwise power";
+  let hasCanonicalizer = 1;
 }
 def Fnc_MaximumOp : Fnc_BinaryOp<"maximum", Fnc_NumericTensor,
     "Elementwise maximum; NaN wins.", [Commutative]> {

@@ -1,0 +1,111 @@
+//===- Lowering.h - Shared pieces of -fnc-lower-to-linalg -------*- C++ -*-===//
+//
+// Helpers and pattern sets of the fnc -> linalg/tensor/scf lowering, split
+// by op family over the files of this folder.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FNC_LIB_CONVERSION_FNCTOLINALG_LOWERING_H
+#define FNC_LIB_CONVERSION_FNCTOLINALG_LOWERING_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::fnc::lowering {
+
+/// Error codes passed to the runtime's fncRaiseError (see
+/// include/fnc/Runtime/Runtime.h).
+enum ErrorCode : int64_t {
+  kGatherIndexOutOfRange = 1,
+  kDivisionByZero = 2,
+  kDimensionMismatch = 3,
+  kReshapeMismatch = 4,
+  kNegativeExponent = 5,
+  kSliceOutOfRange = 6,
+};
+
+/// Names of the runtime functions the lowering calls.
+constexpr llvm::StringLiteral kRaiseError = "fncRaiseError";
+constexpr llvm::StringLiteral kPrintText = "fncPrintText";
+constexpr llvm::StringLiteral kPrintNewline = "fncPrintNewline";
+
+/// Declares every runtime function in `module` (private, C interface where
+/// memrefs are passed). Unused declarations are removed after lowering.
+void declareRuntimeFunctions(ModuleOp module);
+
+/// "F32", "F64", "I1", "I32", "I64": the suffix of typed runtime functions.
+StringRef runtimeTypeSuffix(Type elementType);
+
+/// Calls fncRaiseError(code, a, b) (index or integer values, or null for 0).
+void raiseError(OpBuilder &b, Location loc, int64_t code, Value a, Value b2);
+
+/// Calls fncRaiseError(code, a, b) when `condition` (i1) holds.
+void raiseErrorIf(OpBuilder &b, Location loc, Value condition, int64_t code,
+                  Value a, Value b2);
+
+/// A scalar arith.constant of an int/float `type`.
+Value scalarConstant(OpBuilder &b, Location loc, Type type, double value);
+Value indexConstant(OpBuilder &b, Location loc, int64_t value);
+
+/// Sizes of every dimension of a ranked tensor, as index values.
+SmallVector<OpFoldResult> tensorSizes(OpBuilder &b, Location loc, Value tensor);
+
+/// The dynamic sizes of `type` out of `sizes`.
+SmallVector<Value> dynamicSizes(OpBuilder &b, Location loc,
+                                RankedTensorType type,
+                                ArrayRef<OpFoldResult> sizes);
+
+/// tensor.empty of `type` with the given full sizes.
+Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type,
+                  ArrayRef<OpFoldResult> sizes);
+
+/// A tensor of `type` filled with `value`.
+Value filledTensor(OpBuilder &b, Location loc, RankedTensorType type,
+                   ArrayRef<OpFoldResult> sizes, double value);
+
+/// The sizes of a broadcast result of `resultShape` whose dims come from the
+/// leading `ranks[i]` dims of each operand (right-aligned). A dynamic dim
+/// against a static one is checked at run time and makes `outOfBounds`
+/// (null when no read can go out of bounds) true on mismatch; all-dynamic
+/// candidates use the smallest size and report disagreement.
+struct BroadcastSizes {
+  SmallVector<OpFoldResult> sizes;
+  Value outOfBounds;
+};
+BroadcastSizes broadcastSizes(OpBuilder &b, Location loc,
+                              ArrayRef<int64_t> resultShape,
+                              ValueRange operands, ArrayRef<int64_t> ranks);
+
+/// `build()`, or an uninitialized tensor when `outOfBounds` (an i1, or null
+/// for never) holds at run time (the error was raised already).
+Value guardedBy(OpBuilder &b, Location loc, Value outOfBounds,
+                RankedTensorType type, ArrayRef<OpFoldResult> sizes,
+                function_ref<Value(OpBuilder &, Location)> build);
+
+/// The body of an elementwise op: scalars in, scalar out.
+using ScalarFn = function_ref<Value(OpBuilder &, Location, ValueRange)>;
+
+/// Builds a linalg.generic that applies `body` elementwise to `operands`
+/// broadcast (numpy rules) to `resultType`. Broadcast operands are read
+/// through indexing maps. Dynamic dimensions are checked at run time: a
+/// mismatch raises kDimensionMismatch and never reads out of bounds.
+Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
+                       ValueRange operands, ScalarFn body);
+
+/// The computation of each elementwise fnc op on scalars.
+Value buildScalarOp(OpBuilder &b, Location loc, Operation *op,
+                    ValueRange scalars);
+
+void populateElementwisePatterns(RewritePatternSet &patterns);
+void populateStructuredPatterns(RewritePatternSet &patterns, bool fastMath);
+void populateShapePatterns(RewritePatternSet &patterns);
+/// Gives every random op without a seed a stable key of its own stream.
+void assignRandomKeys(ModuleOp module);
+
+void populateStatefulPatterns(const TypeConverter &converter,
+                              RewritePatternSet &patterns);
+
+} // namespace mlir::fnc::lowering
+
+#endif // FNC_LIB_CONVERSION_FNCTOLINALG_LOWERING_H

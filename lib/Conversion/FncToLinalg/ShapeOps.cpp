@@ -1,0 +1,432 @@
+//===- ShapeOps.cpp - Lowering of the fnc shape ops -----------------------===//
+//
+// transpose -> linalg.transpose; reshape, expand_dims, squeeze ->
+// tensor.reshape (a view after bufferization); broadcast_to and one_hot ->
+// generics with broadcasting maps; slice -> tensor.extract_slice; concat ->
+// tensor.insert_slice into one buffer; gather -> a generic that reads params
+// with tensor.extract at a checked, clamped index. Dynamic sizes that could
+// disagree with the static ones are checked at run time.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowering.h"
+
+#include "fnc/Dialect/Fnc/IR/FncOps.h"
+#include "fnc/Shape/ShapeRules.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlir::fnc;
+using namespace mlir::fnc::lowering;
+
+namespace {
+
+Value orElse(OpBuilder &b, Location loc, Value acc, Value cond) {
+  return acc ? arith::OrIOp::create(b, loc, acc, cond) : cond;
+}
+
+/// Checks `size == expected` at run time when either is dynamic; raises
+/// `code` and returns the mismatch condition (null when statically equal).
+Value checkSize(OpBuilder &b, Location loc, OpFoldResult size,
+                OpFoldResult expected, int64_t code) {
+  auto s = getConstantIntValue(size), e = getConstantIntValue(expected);
+  if (s && e)
+    return nullptr;
+  Value sv = getValueOrCreateConstantIndexOp(b, loc, size);
+  Value ev = getValueOrCreateConstantIndexOp(b, loc, expected);
+  Value ne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, sv, ev);
+  raiseErrorIf(b, loc, ne, code, sv, ev);
+  return ne;
+}
+
+/// tensor.reshape of `input` into `type` with the given sizes.
+Value reshapeTo(OpBuilder &b, Location loc, Value input, RankedTensorType type,
+                ArrayRef<OpFoldResult> sizes) {
+  SmallVector<Value> dims;
+  for (OpFoldResult size : sizes)
+    dims.push_back(getValueOrCreateConstantIndexOp(b, loc, size));
+  auto shapeType = RankedTensorType::get({static_cast<int64_t>(dims.size())},
+                                         b.getIndexType());
+  Value shape = tensor::FromElementsOp::create(b, loc, shapeType, dims);
+  return tensor::ReshapeOp::create(b, loc, type, input, shape);
+}
+
+Value numElements(OpBuilder &b, Location loc, Value tensor) {
+  Value n = indexConstant(b, loc, 1);
+  for (OpFoldResult size : tensorSizes(b, loc, tensor))
+    n = arith::MulIOp::create(b, loc, n,
+                              getValueOrCreateConstantIndexOp(b, loc, size));
+  return n;
+}
+
+struct TransposeLowering : public OpConversionPattern<TransposeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TransposeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    SmallVector<OpFoldResult> in = tensorSizes(rewriter, loc, input), out;
+    for (int64_t p : op.getPerm())
+      out.push_back(in[p]);
+    Value init = emptyTensor(rewriter, loc, op.getType(), out);
+    rewriter.replaceOp(op, linalg::TransposeOp::create(rewriter, loc, input,
+                                                       init, op.getPerm())
+                               .getResult());
+    return success();
+  }
+};
+
+struct ReshapeLowering : public OpConversionPattern<ReshapeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ReshapeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    RankedTensorType type = op.getType();
+    Value total = numElements(rewriter, loc, input);
+    int64_t known = 1;
+    for (int64_t d : type.getShape())
+      if (!ShapedType::isDynamic(d))
+        known *= d;
+    SmallVector<OpFoldResult> sizes;
+    Value mismatch;
+    Value knownV = indexConstant(rewriter, loc, known);
+    for (int64_t d : type.getShape()) {
+      if (!ShapedType::isDynamic(d)) {
+        sizes.push_back(rewriter.getIndexAttr(d));
+        continue;
+      }
+      // The one dynamic dim is total / known; known must divide total.
+      Value safeKnown = indexConstant(rewriter, loc, known ? known : 1);
+      Value rem = arith::RemUIOp::create(rewriter, loc, total, safeKnown);
+      mismatch = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne,
+                                       rem, indexConstant(rewriter, loc, 0));
+      raiseErrorIf(rewriter, loc, mismatch, kReshapeMismatch, total, knownV);
+      sizes.push_back(
+          arith::DivUIOp::create(rewriter, loc, total, safeKnown).getResult());
+    }
+    if (type.hasStaticShape() &&
+        !cast<RankedTensorType>(input.getType()).hasStaticShape())
+      mismatch = checkSize(rewriter, loc, total, rewriter.getIndexAttr(known),
+                           kReshapeMismatch);
+    Value result = guardedBy(rewriter, loc, mismatch, type, sizes,
+                             [&](OpBuilder &b, Location l) {
+                               return reshapeTo(b, l, input, type, sizes);
+                             });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// expand_dims and squeeze: reshapes whose sizes come from the input's.
+struct ExpandDimsLowering : public OpConversionPattern<ExpandDimsOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ExpandDimsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    SmallVector<OpFoldResult> sizes = tensorSizes(rewriter, loc, input);
+    int64_t axis;
+    ::fnc::shape::normalizeAxis(op.getAxis(), sizes.size() + 1, axis);
+    sizes.insert(sizes.begin() + axis, rewriter.getIndexAttr(1));
+    rewriter.replaceOp(op, reshapeTo(rewriter, loc, input, op.getType(), sizes));
+    return success();
+  }
+};
+
+struct SqueezeLowering : public OpConversionPattern<SqueezeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SqueezeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    auto inType = cast<RankedTensorType>(input.getType());
+    SmallVector<OpFoldResult> in = tensorSizes(rewriter, loc, input), out;
+    SmallVector<bool> drop(in.size(), op.getAxes().empty());
+    if (op.getAxes().empty())
+      for (auto [i, d] : llvm::enumerate(inType.getShape()))
+        drop[i] = d == 1;
+    for (int64_t axis : op.getAxes()) {
+      int64_t a;
+      ::fnc::shape::normalizeAxis(axis, in.size(), a);
+      drop[a] = true;
+      // A dynamic squeezed dim must be 1. If it is not, the view below
+      // covers fewer elements than the input has: wrong, but in bounds.
+      (void)checkSize(rewriter, loc, in[a], rewriter.getIndexAttr(1),
+                      kDimensionMismatch);
+    }
+    for (auto [i, size] : llvm::enumerate(in))
+      if (!drop[i])
+        out.push_back(size);
+    rewriter.replaceOp(op, reshapeTo(rewriter, loc, input, op.getType(), out));
+    return success();
+  }
+};
+
+/// The map reading `type` broadcast (numpy rules) into `rank` loops.
+AffineMap broadcastMap(RankedTensorType type, RankedTensorType result,
+                       MLIRContext *ctx) {
+  int64_t rank = result.getRank(), r = type.getRank();
+  SmallVector<AffineExpr> exprs;
+  for (int64_t j = 0; j < r; ++j) {
+    int64_t i = j + rank - r;
+    bool broadcast = type.getDimSize(j) == 1 && result.getDimSize(i) != 1;
+    exprs.push_back(broadcast ? getAffineConstantExpr(0, ctx)
+                              : getAffineDimExpr(i, ctx));
+  }
+  return AffineMap::get(rank, 0, exprs, ctx);
+}
+
+struct BroadcastToLowering : public OpConversionPattern<BroadcastToOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(BroadcastToOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value input = adaptor.getInput();
+    auto inType = cast<RankedTensorType>(input.getType());
+    RankedTensorType type = op.getType();
+    int64_t rank = type.getRank();
+    SmallVector<OpFoldResult> sizes;
+    auto dynamicDims = adaptor.getDynamicDims();
+    for (int64_t i = 0, next = 0; i < rank; ++i)
+      sizes.push_back(type.isDynamicDim(i)
+                          ? OpFoldResult(dynamicDims[next++])
+                          : OpFoldResult(rewriter.getIndexAttr(
+                                type.getDimSize(i))));
+    Value mismatch;
+    for (int64_t j = 0, r = inType.getRank(); j < r; ++j) {
+      if (inType.getDimSize(j) == 1)
+        continue;
+      OpFoldResult in = tensor::getMixedSize(rewriter, loc, input, j);
+      mismatch = orElse(rewriter, loc, mismatch,
+                        checkSize(rewriter, loc, in, sizes[j + rank - r],
+                                  kDimensionMismatch));
+    }
+    SmallVector<AffineMap> maps = {
+        broadcastMap(inType, type, ctx),
+        AffineMap::getMultiDimIdentityMap(rank, ctx)};
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    Value result = guardedBy(
+        rewriter, loc, mismatch, type, sizes,
+        [&](OpBuilder &b, Location l) -> Value {
+          Value init = emptyTensor(b, l, type, sizes);
+          return linalg::GenericOp::create(
+                     b, l, type, input, init, maps, iterators,
+                     [](OpBuilder &nb, Location nl, ValueRange args) {
+                       linalg::YieldOp::create(nb, nl, args[0]);
+                     })
+              .getResult(0);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct SliceLowering : public OpConversionPattern<SliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    auto inType = cast<RankedTensorType>(input.getType());
+    Value outOfRange;
+    for (int64_t i = 0, r = inType.getRank(); i < r; ++i) {
+      int64_t size = op.getSizes()[i];
+      if (!inType.isDynamicDim(i) || size == 0)
+        continue;
+      // The last element read must exist: offset + (size-1)*stride < dim.
+      int64_t last = op.getOffsets()[i] + (size - 1) * op.getStrides()[i];
+      Value dim = tensor::DimOp::create(rewriter, loc, input, i);
+      Value lastV = indexConstant(rewriter, loc, last);
+      Value bad = arith::CmpIOp::create(rewriter, loc,
+                                        arith::CmpIPredicate::uge, lastV, dim);
+      raiseErrorIf(rewriter, loc, bad, kSliceOutOfRange, lastV, dim);
+      outOfRange = orElse(rewriter, loc, outOfRange, bad);
+    }
+    RankedTensorType type = op.getType();
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t s : op.getSizes())
+      sizes.push_back(rewriter.getIndexAttr(s));
+    Value result = guardedBy(
+        rewriter, loc, outOfRange, type, sizes,
+        [&](OpBuilder &b, Location l) -> Value {
+          return tensor::ExtractSliceOp::create(
+              b, l, type, input, ValueRange{}, ValueRange{}, ValueRange{},
+              op.getOffsets(), op.getSizes(), op.getStrides());
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct ConcatLowering : public OpConversionPattern<ConcatOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ConcatOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    int64_t rank = type.getRank(), axis;
+    ::fnc::shape::normalizeAxis(op.getAxis(), rank, axis);
+    ValueRange inputs = adaptor.getInputs();
+    SmallVector<OpFoldResult> sizes = tensorSizes(rewriter, loc, inputs[0]);
+    Value mismatch;
+    Value total = getValueOrCreateConstantIndexOp(rewriter, loc, sizes[axis]);
+    for (Value input : inputs.drop_front()) {
+      SmallVector<OpFoldResult> s = tensorSizes(rewriter, loc, input);
+      for (int64_t d = 0; d < rank; ++d)
+        if (d != axis)
+          mismatch = orElse(rewriter, loc, mismatch,
+                            checkSize(rewriter, loc, s[d], sizes[d],
+                                      kDimensionMismatch));
+      total = arith::AddIOp::create(
+          rewriter, loc, total,
+          getValueOrCreateConstantIndexOp(rewriter, loc, s[axis]));
+    }
+    sizes[axis] = type.isDynamicDim(axis)
+                      ? OpFoldResult(total)
+                      : OpFoldResult(rewriter.getIndexAttr(
+                            type.getDimSize(axis)));
+    Value result = guardedBy(
+        rewriter, loc, mismatch, type, sizes,
+        [&](OpBuilder &b, Location l) -> Value {
+          Value acc = emptyTensor(b, l, type, sizes);
+          OpFoldResult offset = b.getIndexAttr(0);
+          for (Value input : inputs) {
+            SmallVector<OpFoldResult> s = tensorSizes(b, l, input);
+            SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+            SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+            offsets[axis] = offset;
+            acc = tensor::InsertSliceOp::create(b, l, input, acc, offsets, s,
+                                                strides);
+            offset = getAsOpFoldResult(arith::AddIOp::create(
+                b, l, getValueOrCreateConstantIndexOp(b, l, offset),
+                getValueOrCreateConstantIndexOp(b, l, s[axis])));
+          }
+          return acc;
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct GatherLowering : public OpConversionPattern<GatherOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(GatherOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value params = adaptor.getParams(), indices = adaptor.getIndices();
+    auto pType = cast<RankedTensorType>(params.getType());
+    auto iType = cast<RankedTensorType>(indices.getType());
+    RankedTensorType type = op.getType();
+    int64_t rank = type.getRank(), ir = iType.getRank(), axis;
+    ::fnc::shape::normalizeAxis(op.getAxis(), pType.getRank(), axis);
+
+    SmallVector<OpFoldResult> pSizes = tensorSizes(rewriter, loc, params);
+    SmallVector<OpFoldResult> iSizes = tensorSizes(rewriter, loc, indices);
+    SmallVector<OpFoldResult> sizes(pSizes.begin(), pSizes.begin() + axis);
+    sizes.append(iSizes);
+    sizes.append(pSizes.begin() + axis + 1, pSizes.end());
+    Value bound = getValueOrCreateConstantIndexOp(rewriter, loc, pSizes[axis]);
+
+    SmallVector<AffineExpr> iExprs;
+    for (int64_t j = 0; j < ir; ++j)
+      iExprs.push_back(getAffineDimExpr(axis + j, ctx));
+    SmallVector<AffineMap> maps = {AffineMap::get(rank, 0, iExprs, ctx),
+                                   AffineMap::getMultiDimIdentityMap(rank, ctx)};
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    Value init = emptyTensor(rewriter, loc, type, sizes);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, type, indices, init, maps, iterators,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value idx = arith::IndexCastOp::create(b, l, b.getIndexType(),
+                                                 args[0]);
+          Value zero = indexConstant(b, l, 0);
+          Value bad = arith::OrIOp::create(
+              b, l,
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, idx,
+                                    zero),
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, idx,
+                                    bound));
+          raiseErrorIf(b, l, bad, kGatherIndexOutOfRange, idx, bound);
+          Value safe = arith::SelectOp::create(b, l, bad, zero, idx);
+          SmallVector<Value> coords;
+          for (int64_t d = 0; d < axis; ++d)
+            coords.push_back(linalg::IndexOp::create(b, l, d));
+          coords.push_back(safe);
+          for (int64_t d = axis + ir; d < rank; ++d)
+            coords.push_back(linalg::IndexOp::create(b, l, d));
+          Value v = tensor::ExtractOp::create(b, l, params, coords);
+          linalg::YieldOp::create(b, l, v);
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+struct OneHotLowering : public OpConversionPattern<OneHotOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OneHotOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value indices = adaptor.getIndices();
+    RankedTensorType type = op.getType();
+    int64_t rank = type.getRank(), axis;
+    ::fnc::shape::normalizeAxis(op.getAxis(), rank, axis);
+    SmallVector<OpFoldResult> sizes = tensorSizes(rewriter, loc, indices);
+    sizes.insert(sizes.begin() + axis, rewriter.getIndexAttr(op.getDepth()));
+    SmallVector<AffineExpr> iExprs;
+    for (int64_t i = 0; i < rank; ++i)
+      if (i != axis)
+        iExprs.push_back(getAffineDimExpr(i, ctx));
+    SmallVector<AffineMap> maps = {AffineMap::get(rank, 0, iExprs, ctx),
+                                   AffineMap::getMultiDimIdentityMap(rank, ctx)};
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    Type element = type.getElementType();
+    Value on = scalarConstant(rewriter, loc, element,
+                              op.getOn().convertToDouble());
+    Value off = scalarConstant(rewriter, loc, element,
+                               op.getOff().convertToDouble());
+    Value init = emptyTensor(rewriter, loc, type, sizes);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, type, indices, init, maps, iterators,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value j = arith::IndexCastOp::create(
+              b, l, args[0].getType(), linalg::IndexOp::create(b, l, axis));
+          Value hit = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
+                                            args[0], j);
+          linalg::YieldOp::create(b, l,
+                                  arith::SelectOp::create(b, l, hit, on, off)
+                                      .getResult());
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+} // namespace
+
+void lowering::populateShapePatterns(RewritePatternSet &patterns) {
+  patterns.add<TransposeLowering, ReshapeLowering, ExpandDimsLowering,
+               SqueezeLowering, BroadcastToLowering, SliceLowering,
+               ConcatLowering, GatherLowering, OneHotLowering>(
+      patterns.getContext());
+}

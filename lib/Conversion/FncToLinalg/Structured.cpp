@@ -1,0 +1,516 @@
+//===- Structured.cpp - Lowering of reductions, matmul and conv2d ---------===//
+//
+// Reductions become reduction linalg.generics over a filled accumulator
+// (float combiners are `reassoc` under fast-math, so they vectorize);
+// argmax carries (value, index) accumulators; softmax and log_softmax are
+// max/sum reductions plus elementwise generics. matmul is a generic with
+// the loop order (batch..., m, k, n), whose innermost loop walks rows of B
+// and C contiguously; conv2d is linalg.conv_2d_nhwc_hwcf on a zero-padded
+// input.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowering.h"
+
+#include "fnc/Dialect/Fnc/IR/FncOps.h"
+#include "fnc/Shape/ShapeRules.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::fnc;
+using namespace mlir::fnc::lowering;
+
+namespace {
+
+using CombineFn = function_ref<Value(OpBuilder &, Location, Value, Value)>;
+
+/// The normalized, sorted reduction axes of `op` (verified already).
+SmallVector<int64_t> normalizedAxes(int64_t rank, ArrayRef<int64_t> axes) {
+  ::fnc::shape::Shape shape(rank, 1);
+  auto result = ::fnc::shape::reductionAxes(
+      shape, std::vector<int64_t>(axes.begin(), axes.end()));
+  return SmallVector<int64_t>(result.shape.begin(), result.shape.end());
+}
+
+/// Result sizes of reducing `input` over `axes` (kept as 1 with keepDims).
+SmallVector<OpFoldResult> reducedSizes(OpBuilder &b, Location loc, Value input,
+                                       ArrayRef<int64_t> axes, bool keepDims) {
+  SmallVector<OpFoldResult> in = tensorSizes(b, loc, input), out;
+  for (auto [i, size] : llvm::enumerate(in)) {
+    if (!llvm::is_contained(axes, static_cast<int64_t>(i)))
+      out.push_back(size);
+    else if (keepDims)
+      out.push_back(b.getIndexAttr(1));
+  }
+  return out;
+}
+
+/// A reduction generic of `inputs` (all of the input's shape) into
+/// accumulators of `resultTypes` initialized to `inits`; `body` gets the
+/// input scalars followed by the accumulators and returns the new ones.
+SmallVector<Value> buildReduction(
+    OpBuilder &b, Location loc, ValueRange inputs, ArrayRef<int64_t> axes,
+    bool keepDims, TypeRange resultTypes, ArrayRef<Value> inits,
+    function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)> body) {
+  MLIRContext *ctx = b.getContext();
+  Value input = inputs.front();
+  int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
+  SmallVector<OpFoldResult> sizes = reducedSizes(b, loc, input, axes, keepDims);
+  SmallVector<Value> outs;
+  for (auto [type, init] : llvm::zip(resultTypes, inits)) {
+    Value empty = emptyTensor(b, loc, cast<RankedTensorType>(type), sizes);
+    outs.push_back(linalg::FillOp::create(b, loc, init, empty).getResult(0));
+  }
+  SmallVector<AffineExpr> outExprs;
+  SmallVector<utils::IteratorType> iterators;
+  for (int64_t i = 0; i < rank; ++i) {
+    bool reduced = llvm::is_contained(axes, i);
+    iterators.push_back(reduced ? utils::IteratorType::reduction
+                                : utils::IteratorType::parallel);
+    if (!reduced)
+      outExprs.push_back(getAffineDimExpr(i, ctx));
+    else if (keepDims)
+      outExprs.push_back(getAffineConstantExpr(0, ctx));
+  }
+  SmallVector<AffineMap> maps(inputs.size(),
+                              AffineMap::getMultiDimIdentityMap(rank, ctx));
+  maps.append(resultTypes.size(), AffineMap::get(rank, 0, outExprs, ctx));
+  auto generic = linalg::GenericOp::create(
+      b, loc, resultTypes, inputs, outs, maps, iterators,
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        linalg::YieldOp::create(nb, nl, body(nb, nl, args));
+      });
+  return SmallVector<Value>(generic.getResults());
+}
+
+/// The lowest (or highest) value of an element type: -inf/+inf for floats.
+Value extremeConstant(OpBuilder &b, Location loc, Type element, bool lowest) {
+  if (isa<FloatType>(element))
+    return scalarConstant(b, loc, element,
+                          lowest ? -std::numeric_limits<double>::infinity()
+                                 : std::numeric_limits<double>::infinity());
+  unsigned width = element.getIntOrFloatBitWidth();
+  APInt v = lowest ? APInt::getSignedMinValue(width)
+                   : APInt::getSignedMaxValue(width);
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(element, v));
+}
+
+/// The identity of the reduction `op` (mean reduces with sum).
+Value initConstant(OpBuilder &b, Location loc, Operation *op, Type element) {
+  if (isa<MaxOp>(op))
+    return extremeConstant(b, loc, element, /*lowest=*/true);
+  if (isa<MinOp>(op))
+    return extremeConstant(b, loc, element, /*lowest=*/false);
+  return scalarConstant(b, loc, element, isa<ProdOp>(op) ? 1 : 0);
+}
+
+Value combine(OpBuilder &b, Location loc, Operation *op, Value x, Value acc,
+              bool fastMath) {
+  auto fmf = arith::FastMathFlagsAttr::get(
+      b.getContext(), fastMath ? arith::FastMathFlags::reassoc
+                               : arith::FastMathFlags::none);
+  bool fp = isa<FloatType>(x.getType());
+  if (isa<SumOp, MeanOp>(op))
+    return fp ? (Value)arith::AddFOp::create(b, loc, x, acc, fmf)
+              : (Value)arith::AddIOp::create(b, loc, x, acc);
+  if (isa<ProdOp>(op))
+    return fp ? (Value)arith::MulFOp::create(b, loc, x, acc, fmf)
+              : (Value)arith::MulIOp::create(b, loc, x, acc);
+  if (isa<MaxOp>(op))
+    return fp ? (Value)arith::MaximumFOp::create(b, loc, x, acc, fmf)
+              : (Value)arith::MaxSIOp::create(b, loc, x, acc);
+  return fp ? (Value)arith::MinimumFOp::create(b, loc, x, acc, fmf)
+            : (Value)arith::MinSIOp::create(b, loc, x, acc);
+}
+
+/// Reduces `input` over `axes` with the combiner of `op` (sum, prod, max or
+/// min; mean reduces with sum).
+Value reduce(OpBuilder &b, Location loc, Operation *op, Value input,
+             ArrayRef<int64_t> axes, bool keepDims, RankedTensorType type,
+             bool fastMath) {
+  Value init = initConstant(b, loc, op, type.getElementType());
+  return buildReduction(b, loc, input, axes, keepDims, type, init,
+                        [&](OpBuilder &nb, Location nl, ValueRange args) {
+                          return SmallVector<Value>{
+                              combine(nb, nl, op, args[0], args[1], fastMath)};
+                        })
+      .front();
+}
+
+template <typename OpTy>
+struct ReduceLowering : public OpConversionPattern<OpTy> {
+  ReduceLowering(MLIRContext *ctx, bool fastMath)
+      : OpConversionPattern<OpTy>(ctx), fastMath(fastMath) {}
+
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    auto inType = cast<RankedTensorType>(input.getType());
+    SmallVector<int64_t> axes =
+        normalizedAxes(inType.getRank(), op.getAxes());
+    RankedTensorType type = op.getType();
+    Value result = reduce(rewriter, loc, op, input, axes, op.getKeepdims(),
+                          type, fastMath);
+    if (isa<MeanOp>(op.getOperation()))
+      result = divideByCount(rewriter, loc, result, input, axes, type);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+
+  /// sum / count; an integer mean of nothing is 0, a float one NaN.
+  static Value divideByCount(OpBuilder &b, Location loc, Value sum,
+                             Value input, ArrayRef<int64_t> axes,
+                             RankedTensorType type) {
+    Value count = indexConstant(b, loc, 1);
+    for (int64_t axis : axes)
+      count = arith::MulIOp::create(b, loc, count,
+                                    tensor::DimOp::create(b, loc, input, axis));
+    Type element = type.getElementType();
+    Value n = arith::IndexCastOp::create(b, loc, b.getI64Type(), count);
+    Value divisor;
+    if (isa<FloatType>(element)) {
+      divisor = arith::UIToFPOp::create(b, loc, element, n);
+    } else {
+      Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, n,
+                                           scalarConstant(b, loc, n.getType(), 0));
+      n = arith::SelectOp::create(b, loc, isZero,
+                                  scalarConstant(b, loc, n.getType(), 1), n);
+      divisor = element.isSignlessInteger(64)
+                    ? n
+                    : (Value)arith::TruncIOp::create(b, loc, element, n);
+    }
+    return buildElementwise(
+        b, loc, type, sum, [&](OpBuilder &nb, Location nl, ValueRange s) {
+          return isa<FloatType>(element)
+                     ? (Value)arith::DivFOp::create(nb, nl, s[0], divisor)
+                     : (Value)arith::DivSIOp::create(nb, nl, s[0], divisor);
+        });
+  }
+
+  bool fastMath;
+};
+
+struct ArgmaxLowering : public OpConversionPattern<ArgmaxOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ArgmaxOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    auto inType = cast<RankedTensorType>(input.getType());
+    int64_t axis;
+    ::fnc::shape::normalizeAxis(op.getAxis(), inType.getRank(), axis);
+    Type element = inType.getElementType();
+    RankedTensorType indexType = op.getType();
+    auto valueType = RankedTensorType::get(indexType.getShape(), element);
+    Value lowest = extremeConstant(rewriter, loc, element, /*lowest=*/true);
+    Value zero = scalarConstant(rewriter, loc, indexType.getElementType(), 0);
+    SmallVector<Value> results = buildReduction(
+        rewriter, loc, input, {axis}, false, {valueType, indexType},
+        {lowest, zero}, [&](OpBuilder &b, Location l, ValueRange args) {
+          Value x = args[0], best = args[1], bestIndex = args[2];
+          Value greater =
+              isa<FloatType>(element)
+                  ? (Value)arith::CmpFOp::create(
+                        b, l, arith::CmpFPredicate::OGT, x, best)
+                  : (Value)arith::CmpIOp::create(
+                        b, l, arith::CmpIPredicate::sgt, x, best);
+          Value i = arith::IndexCastOp::create(
+              b, l, indexType.getElementType(),
+              linalg::IndexOp::create(b, l, axis));
+          return SmallVector<Value>{
+              arith::SelectOp::create(b, l, greater, x, best),
+              arith::SelectOp::create(b, l, greater, i, bestIndex)};
+        });
+    rewriter.replaceOp(op, results[1]);
+    return success();
+  }
+};
+
+/// softmax = e / sum(e) and log_softmax = (x - m) - log(sum(e)), with
+/// e = exp(x - m) and m the maximum along the axis.
+template <typename OpTy>
+struct SoftmaxLowering : public OpConversionPattern<OpTy> {
+  SoftmaxLowering(MLIRContext *ctx, bool fastMath)
+      : OpConversionPattern<OpTy>(ctx), fastMath(fastMath) {}
+
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value x = adaptor.getInput();
+    RankedTensorType type = op.getType();
+    int64_t axis;
+    ::fnc::shape::normalizeAxis(op.getAxis(), type.getRank(), axis);
+    SmallVector<int64_t> keptShape(type.getShape());
+    keptShape[axis] = 1;
+    auto keptType = RankedTensorType::get(keptShape, type.getElementType());
+
+    auto fmf = arith::FastMathFlagsAttr::get(
+        rewriter.getContext(),
+        fastMath ? arith::FastMathFlags::reassoc : arith::FastMathFlags::none);
+    Value m = buildReduction(
+                  rewriter, loc, x, {axis}, true, keptType,
+                  extremeConstant(rewriter, loc, type.getElementType(), true),
+                  [&](OpBuilder &b, Location l, ValueRange a) {
+                    return SmallVector<Value>{
+                        arith::MaximumFOp::create(b, l, a[0], a[1], fmf)};
+                  })
+                  .front();
+    Value shifted = buildElementwise(
+        rewriter, loc, type, {x, m},
+        [](OpBuilder &b, Location l, ValueRange s) -> Value {
+          return arith::SubFOp::create(b, l, s[0], s[1]);
+        });
+    Value e = buildElementwise(rewriter, loc, type, shifted,
+                               [](OpBuilder &b, Location l, ValueRange s) {
+                                 return (Value)math::ExpOp::create(b, l, s[0]);
+                               });
+    Value zero = scalarConstant(rewriter, loc, type.getElementType(), 0);
+    Value sum = buildReduction(rewriter, loc, e, {axis}, true, keptType, zero,
+                               [&](OpBuilder &b, Location l, ValueRange a) {
+                                 return SmallVector<Value>{arith::AddFOp::create(
+                                     b, l, a[0], a[1], fmf)};
+                               })
+                    .front();
+    Value result;
+    if (isa<SoftmaxOp>(op.getOperation())) {
+      result = buildElementwise(
+          rewriter, loc, type, {e, sum},
+          [](OpBuilder &b, Location l, ValueRange s) -> Value {
+            return arith::DivFOp::create(b, l, s[0], s[1]);
+          });
+    } else {
+      result = buildElementwise(
+          rewriter, loc, type, {shifted, sum},
+          [](OpBuilder &b, Location l, ValueRange s) -> Value {
+            return arith::SubFOp::create(b, l, s[0],
+                                         math::LogOp::create(b, l, s[1]));
+          });
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+
+  bool fastMath;
+};
+
+struct MatmulLowering : public OpConversionPattern<MatmulOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MatmulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
+    auto lt = cast<RankedTensorType>(lhs.getType());
+    auto rt = cast<RankedTensorType>(rhs.getType());
+    RankedTensorType type = op.getType();
+    int64_t batch = type.getRank() - 2, lr = lt.getRank(), rr = rt.getRank();
+
+    // Sizes: batch dims broadcast; m from lhs, n from rhs; k must agree.
+    SmallVector<int64_t> batchShape(type.getShape().drop_back(2));
+    BroadcastSizes bs = broadcastSizes(rewriter, loc, batchShape, {lhs, rhs},
+                                       {lr - 2, rr - 2});
+    SmallVector<OpFoldResult> sizes = bs.sizes;
+    sizes.push_back(tensor::getMixedSize(rewriter, loc, lhs, lr - 2));
+    sizes.push_back(tensor::getMixedSize(rewriter, loc, rhs, rr - 1));
+    Value outOfBounds = bs.outOfBounds;
+    if (lt.isDynamicDim(lr - 1) || rt.isDynamicDim(rr - 2)) {
+      Value k1 = tensor::DimOp::create(rewriter, loc, lhs, lr - 1);
+      Value k2 = tensor::DimOp::create(rewriter, loc, rhs, rr - 2);
+      Value ne = arith::CmpIOp::create(rewriter, loc,
+                                       arith::CmpIPredicate::ne, k1, k2);
+      raiseErrorIf(rewriter, loc, ne, kDimensionMismatch, k1, k2);
+      outOfBounds =
+          outOfBounds ? arith::OrIOp::create(rewriter, loc, outOfBounds, ne)
+                      : ne;
+    }
+
+    // Loops: (batch..., m, k, n).
+    int64_t loops = batch + 3;
+    auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+    auto operandMap = [&](RankedTensorType t, AffineExpr row, AffineExpr col) {
+      SmallVector<AffineExpr> exprs;
+      int64_t r = t.getRank();
+      for (int64_t j = 0; j < r - 2; ++j) {
+        int64_t i = j + batch - (r - 2);
+        bool broadcast = t.getDimSize(j) == 1 && type.getDimSize(i) != 1;
+        exprs.push_back(broadcast ? getAffineConstantExpr(0, ctx) : d(i));
+      }
+      exprs.push_back(row);
+      exprs.push_back(col);
+      return AffineMap::get(loops, 0, exprs, ctx);
+    };
+    SmallVector<AffineExpr> outExprs;
+    for (int64_t i = 0; i < batch; ++i)
+      outExprs.push_back(d(i));
+    outExprs.push_back(d(batch));
+    outExprs.push_back(d(batch + 2));
+    SmallVector<AffineMap> maps = {
+        operandMap(lt, d(batch), d(batch + 1)),
+        operandMap(rt, d(batch + 1), d(batch + 2)),
+        AffineMap::get(loops, 0, outExprs, ctx)};
+    SmallVector<utils::IteratorType> iterators(loops,
+                                               utils::IteratorType::parallel);
+    iterators[batch + 1] = utils::IteratorType::reduction;
+    bool fp = isa<FloatType>(type.getElementType());
+
+    Value result = guardedBy(
+        rewriter, loc, outOfBounds, type, sizes,
+        [&](OpBuilder &b, Location l) -> Value {
+          Value init = filledTensor(b, l, type, sizes, 0);
+          return linalg::GenericOp::create(
+                     b, l, type, ValueRange{lhs, rhs}, init, maps, iterators,
+                     [&](OpBuilder &nb, Location nl, ValueRange a) {
+                       Value r =
+                           fp ? (Value)arith::AddFOp::create(
+                                    nb, nl, a[2],
+                                    arith::MulFOp::create(nb, nl, a[0], a[1]))
+                              : (Value)arith::AddIOp::create(
+                                    nb, nl, a[2],
+                                    arith::MulIOp::create(nb, nl, a[0], a[1]));
+                       linalg::YieldOp::create(nb, nl, r);
+                     })
+              .getResult(0);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct Conv2DLowering : public OpConversionPattern<Conv2DOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(Conv2DOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput(), filter = adaptor.getFilter();
+    auto inType = cast<RankedTensorType>(input.getType());
+    auto filterType = cast<RankedTensorType>(filter.getType());
+    RankedTensorType type = op.getType();
+    ArrayRef<int64_t> strides = op.getStrides();
+    Type element = type.getElementType();
+
+    // Channels must agree when one of them is dynamic.
+    if (inType.isDynamicDim(3) || filterType.isDynamicDim(2)) {
+      Value c1 = tensor::DimOp::create(rewriter, loc, input, 3);
+      Value c2 = tensor::DimOp::create(rewriter, loc, filter, 2);
+      Value ne = arith::CmpIOp::create(rewriter, loc,
+                                       arith::CmpIPredicate::ne, c1, c2);
+      raiseErrorIf(rewriter, loc, ne, kDimensionMismatch, c1, c2);
+    }
+
+    SmallVector<OpFoldResult> low(4, rewriter.getIndexAttr(0)), high = low;
+    SmallVector<OpFoldResult> outSizes = {
+        tensor::getMixedSize(rewriter, loc, input, 0), OpFoldResult(),
+        OpFoldResult(), tensor::getMixedSize(rewriter, loc, filter, 3)};
+    bool padded = false;
+    for (int d = 0; d < 2; ++d) {
+      int64_t in = inType.getDimSize(1 + d), k = filterType.getDimSize(d);
+      int64_t out = type.getDimSize(1 + d);
+      if (op.getPadding() == Padding::same) {
+        // TF's SAME: total = max((out - 1) * s + k - in, 0), half before.
+        if (!ShapedType::isDynamic(in) && !ShapedType::isDynamic(k)) {
+          int64_t before, after;
+          ::fnc::shape::conv2dPadding(in, k, strides[d],
+                                      ::fnc::shape::Padding::Same, before,
+                                      after);
+          low[1 + d] = rewriter.getIndexAttr(before);
+          high[1 + d] = rewriter.getIndexAttr(after);
+          padded |= before || after;
+        } else {
+          Value inV = tensor::DimOp::create(rewriter, loc, input, 1 + d);
+          Value kV = tensor::DimOp::create(rewriter, loc, filter, d);
+          Value s = indexConstant(rewriter, loc, strides[d]);
+          Value one = indexConstant(rewriter, loc, 1);
+          Value outV = arith::CeilDivUIOp::create(rewriter, loc, inV, s);
+          Value total = arith::SubIOp::create(
+              rewriter, loc,
+              arith::AddIOp::create(
+                  rewriter, loc,
+                  arith::MulIOp::create(
+                      rewriter, loc,
+                      arith::SubIOp::create(rewriter, loc, outV, one), s),
+                  kV),
+              inV);
+          total = arith::MaxSIOp::create(rewriter, loc, total,
+                                         indexConstant(rewriter, loc, 0));
+          Value before = arith::DivUIOp::create(
+              rewriter, loc, total, indexConstant(rewriter, loc, 2));
+          low[1 + d] = before;
+          high[1 + d] =
+              arith::SubIOp::create(rewriter, loc, total, before).getResult();
+          padded = true;
+        }
+      }
+      outSizes[1 + d] =
+          ShapedType::isDynamic(out)
+              ? OpFoldResult(convOutSize(rewriter, loc, input, filter, d,
+                                         strides[d], op.getPadding()))
+              : OpFoldResult(rewriter.getIndexAttr(out));
+    }
+    if (padded) {
+      SmallVector<int64_t> paddedShape(inType.getShape());
+      for (int d = 0; d < 2; ++d) {
+        auto lo = getConstantIntValue(low[1 + d]);
+        auto hi = getConstantIntValue(high[1 + d]);
+        if (!inType.isDynamicDim(1 + d) && lo && hi)
+          paddedShape[1 + d] += *lo + *hi;
+        else
+          paddedShape[1 + d] = ShapedType::kDynamic;
+      }
+      auto paddedType = RankedTensorType::get(paddedShape, element);
+      input = tensor::PadOp::create(rewriter, loc, paddedType, input, low,
+                                    high,
+                                    scalarConstant(rewriter, loc, element, 0));
+    }
+    Value init = filledTensor(rewriter, loc, type, outSizes, 0);
+    auto attr = [&](ArrayRef<int64_t> values) {
+      return DenseIntElementsAttr::get(
+          RankedTensorType::get({2}, rewriter.getI64Type()), values);
+    };
+    NamedAttribute attrs[] = {
+        rewriter.getNamedAttr("strides", attr(strides)),
+        rewriter.getNamedAttr("dilations", attr({1, 1}))};
+    auto conv = linalg::Conv2DNhwcHwcfOp::create(
+        rewriter, loc, TypeRange{type}, ValueRange{input, filter},
+        ValueRange{init}, attrs);
+    rewriter.replaceOp(op, conv.getResult(0));
+    return success();
+  }
+
+  static Value convOutSize(OpBuilder &b, Location loc, Value input,
+                           Value filter, int d, int64_t stride,
+                           Padding padding) {
+    Value in = tensor::DimOp::create(b, loc, input, 1 + d);
+    Value s = indexConstant(b, loc, stride);
+    if (padding == Padding::same)
+      return arith::CeilDivUIOp::create(b, loc, in, s);
+    Value k = tensor::DimOp::create(b, loc, filter, d);
+    Value span = arith::SubIOp::create(b, loc, in, k);
+    Value q = arith::DivUIOp::create(b, loc, span, s);
+    return arith::AddIOp::create(b, loc, q, indexConstant(b, loc, 1));
+  }
+};
+
+} // namespace
+
+void lowering::populateStructuredPatterns(RewritePatternSet &patterns,
+                                          bool fastMath) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<ReduceLowering<SumOp>, ReduceLowering<MeanOp>,
+               ReduceLowering<MaxOp>, ReduceLowering<MinOp>,
+               ReduceLowering<ProdOp>, SoftmaxLowering<SoftmaxOp>,
+               SoftmaxLowering<LogSoftmaxOp>>(ctx, fastMath);
+  patterns.add<ArgmaxLowering, MatmulLowering, Conv2DLowering>(ctx);
+}

@@ -1,0 +1,121 @@
+//===- ParallelThreshold.cpp - Sequential loops below a work threshold ----===//
+//
+// -fnc-parallel-threshold: only loop nests with enough work reach OpenMP.
+// See Passes.td for the rules.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fnc/Dialect/Fnc/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::fnc {
+#define GEN_PASS_DEF_FNCPARALLELTHRESHOLD
+#include "fnc/Dialect/Fnc/Transforms/Passes.h.inc"
+} // namespace mlir::fnc
+
+using namespace mlir;
+
+namespace {
+
+/// Trip count of one loop dimension (folded to a constant when known).
+OpFoldResult tripCount(OpBuilder &b, Location loc, Value lb, Value ub,
+                       Value step) {
+  auto l = getConstantIntValue(lb), u = getConstantIntValue(ub),
+       s = getConstantIntValue(step);
+  if (l && u && s && *s > 0)
+    return b.getIndexAttr(*u > *l ? (*u - *l + *s - 1) / *s : 0);
+  Value span = arith::SubIOp::create(b, loc, ub, lb);
+  return arith::CeilDivSIOp::create(b, loc, span, step).getResult();
+}
+
+/// The work of the nest rooted at `root`: the product of the trip counts of
+/// its loops whose bounds are defined above `root`. Built before `root`.
+OpFoldResult nestWork(OpBuilder &b, scf::ParallelOp root) {
+  Location loc = root.getLoc();
+  int64_t known = 1;
+  Value dynamic;
+  auto definedAbove = [&](Value v) {
+    return !root->isAncestor(v.getParentBlock()->getParentOp());
+  };
+  root->walk([&](Operation *op) {
+    auto mul = [&](Value lb, Value ub, Value step) {
+      if (!definedAbove(lb) || !definedAbove(ub) || !definedAbove(step))
+        return;
+      OpFoldResult count = tripCount(b, loc, lb, ub, step);
+      if (auto c = getConstantIntValue(count)) {
+        known *= *c;
+        return;
+      }
+      Value v = cast<Value>(count);
+      dynamic = dynamic ? arith::MulIOp::create(b, loc, dynamic, v) : v;
+    };
+    if (auto p = dyn_cast<scf::ParallelOp>(op))
+      for (auto [lb, ub, step] : llvm::zip(p.getLowerBound(),
+                                           p.getUpperBound(), p.getStep()))
+        mul(lb, ub, step);
+    else if (auto f = dyn_cast<scf::ForOp>(op))
+      mul(f.getLowerBound(), f.getUpperBound(), f.getStep());
+  });
+  if (!dynamic)
+    return b.getIndexAttr(known);
+  return arith::MulIOp::create(b, loc, dynamic,
+                               arith::ConstantIndexOp::create(b, loc, known))
+      .getResult();
+}
+
+/// Rewrites `root` and the scf.parallel ops nested in it into scf.for nests.
+LogicalResult sequentialize(RewriterBase &rewriter, scf::ParallelOp root) {
+  SmallVector<scf::ParallelOp> nest;
+  root->walk([&](scf::ParallelOp p) { nest.push_back(p); }); // inner first
+  for (scf::ParallelOp p : nest) {
+    if (p.getNumResults() != 0)
+      return failure();
+    rewriter.setInsertionPoint(p);
+    if (failed(scf::parallelForToNestedFors(rewriter, p)))
+      return failure();
+  }
+  return success();
+}
+
+struct ParallelThresholdPass
+    : public fnc::impl::FncParallelThresholdBase<ParallelThresholdPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<scf::ParallelOp> roots;
+    getOperation().walk([&](scf::ParallelOp p) {
+      if (!p->getParentOfType<scf::ParallelOp>() && p.getNumResults() == 0)
+        roots.push_back(p);
+    });
+    IRRewriter rewriter(&getContext());
+    for (scf::ParallelOp root : roots) {
+      rewriter.setInsertionPoint(root);
+      Location loc = root.getLoc();
+      OpFoldResult work = nestWork(rewriter, root);
+      if (auto known = getConstantIntValue(work)) {
+        if (*known < grain && failed(sequentialize(rewriter, root)))
+          return signalPassFailure();
+        continue;
+      }
+      // Known at run time only: version the nest.
+      Value big = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::sge, cast<Value>(work),
+          arith::ConstantIndexOp::create(rewriter, loc, grain));
+      auto version = scf::IfOp::create(rewriter, loc, big, /*else=*/true);
+      rewriter.setInsertionPointToStart(version.elseBlock());
+      auto sequential = cast<scf::ParallelOp>(rewriter.clone(*root));
+      rewriter.moveOpBefore(root, version.thenBlock(),
+                            version.thenBlock()->begin());
+      if (failed(sequentialize(rewriter, sequential)))
+        return signalPassFailure();
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,100 @@
+// RUN: fnc-opt %s -split-input-file -fnc-lower-to-linalg | FileCheck %s
+
+// CHECK-LABEL: func @transpose
+func.func @transpose(%a: tensor<2x?xf32>) -> tensor<?x2xf32> {
+  // CHECK: %[[D:.*]] = tensor.dim %{{.*}}, %c1
+  // CHECK: %[[E:.*]] = tensor.empty(%[[D]]) : tensor<?x2xf32>
+  // CHECK: linalg.transpose ins(%{{.*}} : tensor<2x?xf32>) outs(%[[E]] : tensor<?x2xf32>) permutation = [1, 0]
+  %0 = fnc.transpose %a perm [1, 0] : tensor<2x?xf32>
+  return %0 : tensor<?x2xf32>
+}
+
+// -----
+
+// The inferred dimension is total / known, checked to divide evenly.
+// CHECK-LABEL: func @reshape_dynamic
+func.func @reshape_dynamic(%a: tensor<?x4xf32>) -> tensor<?x3xf32> {
+  // CHECK: %[[REM:.*]] = arith.remui
+  // CHECK: %[[BAD:.*]] = arith.cmpi ne, %[[REM]]
+  // CHECK: scf.if %[[BAD]] {
+  // CHECK:   func.call @fncRaiseError
+  // CHECK: scf.if %[[BAD]] -> (tensor<?x3xf32>)
+  // CHECK: tensor.reshape
+  %0 = fnc.reshape %a : tensor<?x4xf32> -> tensor<?x3xf32>
+  return %0 : tensor<?x3xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @expand_squeeze
+func.func @expand_squeeze(%a: tensor<3xf32>, %b: tensor<1x3x1xf32>) -> (tensor<3x1xf32>, tensor<3xf32>) {
+  // CHECK: tensor.reshape %{{.*}}(%{{.*}}) : (tensor<3xf32>, tensor<2xindex>) -> tensor<3x1xf32>
+  %0 = fnc.expand_dims %a axis -1 : tensor<3xf32>
+  // CHECK: tensor.reshape %{{.*}}(%{{.*}}) : (tensor<1x3x1xf32>, tensor<1xindex>) -> tensor<3xf32>
+  %1 = fnc.squeeze %b axes [] : tensor<1x3x1xf32>
+  return %0, %1 : tensor<3x1xf32>, tensor<3xf32>
+}
+
+// -----
+
+// CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2) -> (0, d2)>
+// CHECK-LABEL: func @broadcast_to
+func.func @broadcast_to(%a: tensor<1x3xf32>, %n: index) -> tensor<?x2x3xf32> {
+  // CHECK: tensor.empty(%{{.*}}) : tensor<?x2x3xf32>
+  // CHECK: linalg.generic {indexing_maps = [#[[IN]], #{{.*}}]
+  %0 = fnc.broadcast_to %a [%n] : tensor<1x3xf32> -> tensor<?x2x3xf32>
+  return %0 : tensor<?x2x3xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @slice_concat
+func.func @slice_concat(%a: tensor<2x3xf32>, %b: tensor<?x3xf32>) -> (tensor<1x2xf32>, tensor<?x3xf32>) {
+  // CHECK: tensor.extract_slice %{{.*}}[1, 0] [1, 2] [1, 2] : tensor<2x3xf32> to tensor<1x2xf32>
+  %0 = fnc.slice %a offsets [1, 0] sizes [1, 2] strides [1, 2] : tensor<2x3xf32>
+  // CHECK: %[[E:.*]] = tensor.empty(%{{.*}}) : tensor<?x3xf32>
+  // CHECK: %[[I:.*]] = tensor.insert_slice %{{.*}} into %[[E]][0, 0] [2, 3] [1, 1]
+  // CHECK: tensor.insert_slice %{{.*}} into %[[I]][%{{.*}}, 0] [%{{.*}}, 3] [1, 1]
+  %1 = fnc.concat %a, %b axis 0 : tensor<2x3xf32>, tensor<?x3xf32>
+  return %0, %1 : tensor<1x2xf32>, tensor<?x3xf32>
+}
+
+// -----
+
+// A dynamic slice is bounds-checked at run time.
+// CHECK-LABEL: func @slice_dynamic
+func.func @slice_dynamic(%a: tensor<?xf32>) -> tensor<2xf32> {
+  // CHECK: %[[BAD:.*]] = arith.cmpi uge
+  // CHECK: func.call @fncRaiseError
+  // CHECK: scf.if %[[BAD]] -> (tensor<2xf32>)
+  // CHECK: tensor.extract_slice
+  %0 = fnc.slice %a offsets [3] sizes [2] strides [1] : tensor<?xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+// gather reads params at a checked, clamped index.
+// CHECK-LABEL: func @gather
+func.func @gather(%p: tensor<5x3xf32>, %i: tensor<2xi32>) -> tensor<2x3xf32> {
+  // CHECK: linalg.generic
+  // CHECK: %[[BAD:.*]] = arith.ori
+  // CHECK: scf.if %[[BAD]] {
+  // CHECK:   func.call @fncRaiseError
+  // CHECK: %[[SAFE:.*]] = arith.select %[[BAD]]
+  // CHECK: tensor.extract %{{.*}}[%[[SAFE]], %{{.*}}] : tensor<5x3xf32>
+  %0 = fnc.gather %p, %i axis 0 : tensor<5x3xf32>, tensor<2xi32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @one_hot
+func.func @one_hot(%i: tensor<3xi64>) -> tensor<4x3xf64> {
+  // CHECK: linalg.generic
+  // CHECK: linalg.index 0
+  // CHECK: arith.cmpi eq
+  // CHECK: arith.select
+  %0 = fnc.one_hot %i depth 4 axis 0 on 5.0 off -1.0 : tensor<3xi64> -> tensor<4x3xf64>
+  return %0 : tensor<4x3xf64>
+}
