@@ -38,6 +38,7 @@ void fnc::buildFncPipeline(OpPassManager &pm, const PipelineOptions &options) {
   pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  pm.addNestedPass<func::FuncOp>(createFncBufferReuse());
   if (options.stopAfterLinalg)
     return;
 

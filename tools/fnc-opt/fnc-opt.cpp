@@ -11,12 +11,12 @@
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
-#include "mlir/Transforms/Passes.h"
+#include "mlir/InitAllPasses.h"
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::fnc::registerPipelineDialects(registry);
-  mlir::registerTransformsPasses();
+  mlir::registerAllPasses();
   mlir::fnc::registerFncConversionPasses();
   mlir::fnc::registerFncTransformsPasses();
   mlir::fnc::registerFncPipeline();

@@ -274,9 +274,16 @@ struct FncLowerToLinalgPass
     for (auto global :
          llvm::make_early_inc_range(module.getOps<GlobalVariableOp>()))
       global.erase();
-    for (auto func : module.getOps<func::FuncOp>())
-      for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+    for (auto func : module.getOps<func::FuncOp>()) {
+      for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
         func.removeArgAttr(i, FncDialect::kBindAttrName);
+        // Tensor arguments are the caller's data: never written.
+        if (!func.isDeclaration() &&
+            isa<TensorType>(func.getArgument(i).getType()))
+          func.setArgAttr(i, "bufferization.writable",
+                          BoolAttr::get(ctx, false));
+      }
+    }
 
     declareRuntimeFunctions(module);
     assignRandomKeys(module);

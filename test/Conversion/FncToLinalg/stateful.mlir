@@ -2,7 +2,7 @@
 
 // Variables are memref arguments, read by copy and updated in place.
 // CHECK-LABEL: func @variables
-// CHECK-SAME: (%[[V:.*]]: memref<3xf32>, %[[X:.*]]: tensor<3xf32>)
+// CHECK-SAME: (%[[V:.*]]: memref<3xf32>, %[[X:[^:]*]]: tensor<3xf32> {bufferization.writable = false})
 func.func @variables(%v: !fnc.variable<tensor<3xf32>>, %x: tensor<3xf32>) -> tensor<3xf32> {
   // CHECK: %[[COPY:.*]] = memref.alloc() : memref<3xf32>
   // CHECK: memref.copy %[[V]], %[[COPY]]

@@ -39,4 +39,43 @@ def FncParallelThreshold : Pass<"fnc-parallel-threshold", "::mlir::func::FuncOp"
                            "::mlir::arith::ArithDialect"];
 }
 
+def FncBufferReuse : Pass<"fnc-buffer-reuse", "::mlir::func::FuncOp"> {
+  let summary = "Let elementwise ops write into the buffer of a dead input";
+  let description = [{
+    Runs on linalg on tensors, before One-Shot Bufferize. An elementwise
+    `linalg.generic` whose destination is a fresh `tensor.empty` gets, as
+    its destination instead, an input of the same type that is read through
+    the identity map and has no other use: the input dies at this op, so
+    One-Shot Bufferize writes the result in place into its buffer and
+    allocates nothing. Function arguments (the caller's data) and constants
+    are never chosen.
+
+    Upstream One-Shot Bufferize decides in-place writes for the destinations
+    it is given but never picks a different destination; this pass does.
+
+    Before:
+    ```mlir
+    %e = tensor.empty() : tensor<4xf32>
+    %r = linalg.generic ... ins(%t, %u : ...) outs(%e : tensor<4xf32>)
+    ```
+    After (`%t` has no other use):
+    ```mlir
+    %r = linalg.generic ... ins(%t, %u : ...) outs(%t : tensor<4xf32>)
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def FncPrintBufferPlan : Pass<"fnc-print-buffer-plan", "::mlir::func::FuncOp"> {
+  let summary = "Print the buffers a bufferized function allocates and reuses";
+  let description = [{
+    An analysis printer for tests and for users tuning memory: on a
+    bufferized function it prints each `memref.alloc`/`memref.alloca` with
+    its shape and size in bytes, then, for every linalg op, the buffer each
+    of its outputs writes (`arg N`, `alloc N`, or a view of one), so in-place
+    reuse is visible. Ends with the total number of bytes allocated.
+  }];
+}
+
 #endif // FNC_DIALECT_FNC_TRANSFORMS_PASSES

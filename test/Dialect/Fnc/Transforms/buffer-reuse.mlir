@@ -1,0 +1,89 @@
+// RUN: fnc-opt %s -split-input-file -fnc-buffer-reuse | FileCheck %s
+// RUN: fnc-opt %s -split-input-file -fnc-buffer-reuse -one-shot-bufferize="bufferize-function-boundaries=1 function-boundary-type-conversion=identity-layout-map" -fnc-print-buffer-plan -o /dev/null | FileCheck %s --check-prefix=PLAN
+
+#id = affine_map<(d0) -> (d0)>
+#scalar = affine_map<(d0) -> ()>
+
+// %t dies at the second generic (its other reader comes first): the second
+// generic writes into %t's buffer. Only one 4 KiB buffer is allocated.
+// CHECK-LABEL: func @reuse_dead_input
+// PLAN-LABEL: buffer plan of @reuse_dead_input:
+// PLAN-NEXT: alloc 0: memref<1024xf32> (4096 bytes)
+// PLAN-NEXT: alloc 1: memref<f32> (4 bytes)
+// PLAN-NEXT: linalg.generic writes alloc 0
+// PLAN-NEXT: linalg.generic writes alloc 1
+// PLAN-NEXT: linalg.generic writes alloc 0
+// PLAN-NEXT: total: 2 allocation(s), 4100 bytes known statically
+func.func @reuse_dead_input(%a: tensor<1024xf32> {bufferization.writable = false}) -> tensor<1024xf32> {
+  %e = tensor.empty() : tensor<1024xf32>
+  // CHECK: %[[T:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1024xf32>)
+  %t = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%a : tensor<1024xf32>) outs(%e : tensor<1024xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = math.exp %x : f32
+    linalg.yield %y : f32
+  } -> tensor<1024xf32>
+  %z = tensor.empty() : tensor<f32>
+  %s = linalg.generic {indexing_maps = [#id, #scalar], iterator_types = ["reduction"]}
+      ins(%t : tensor<1024xf32>) outs(%z : tensor<f32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %y = arith.addf %x, %acc : f32
+    linalg.yield %y : f32
+  } -> tensor<f32>
+  // CHECK: linalg.generic {{.*}} ins(%[[T]], %{{.*}} : tensor<1024xf32>, tensor<f32>) outs(%[[T]] : tensor<1024xf32>)
+  %r = linalg.generic {indexing_maps = [#id, #scalar, #id], iterator_types = ["parallel"]}
+      ins(%t, %s : tensor<1024xf32>, tensor<f32>) outs(%e : tensor<1024xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %m = arith.mulf %x, %y : f32
+    linalg.yield %m : f32
+  } -> tensor<1024xf32>
+  return %r : tensor<1024xf32>
+}
+
+// -----
+
+#id = affine_map<(d0) -> (d0)>
+
+// The caller's argument is never a destination.
+// CHECK-LABEL: func @keep_arguments
+// PLAN-LABEL: buffer plan of @keep_arguments:
+// PLAN: alloc 0: memref<16xf32>
+// PLAN: linalg.generic writes alloc 0
+func.func @keep_arguments(%a: tensor<16xf32> {bufferization.writable = false}) -> tensor<16xf32> {
+  %e = tensor.empty() : tensor<16xf32>
+  // CHECK: outs(%{{.*}} : tensor<16xf32>)
+  // CHECK-NOT: outs(%arg0
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%a : tensor<16xf32>) outs(%e : tensor<16xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = math.exp %x : f32
+    linalg.yield %y : f32
+  } -> tensor<16xf32>
+  return %r : tensor<16xf32>
+}
+
+// -----
+
+#id = affine_map<(d0) -> (d0)>
+
+// An input still read after the op keeps its buffer.
+// CHECK-LABEL: func @keep_live_input
+func.func @keep_live_input(%a: tensor<16xf32>) -> (tensor<16xf32>, tensor<16xf32>) {
+  %e = tensor.empty() : tensor<16xf32>
+  // CHECK: %[[T:.*]] = linalg.generic
+  %t = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%a : tensor<16xf32>) outs(%e : tensor<16xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = math.exp %x : f32
+    linalg.yield %y : f32
+  } -> tensor<16xf32>
+  // CHECK: linalg.generic {{.*}} ins(%[[T]] : tensor<16xf32>) outs(%{{.*}} : tensor<16xf32>)
+  // CHECK-NOT: outs(%[[T]]
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%t : tensor<16xf32>) outs(%e : tensor<16xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = math.tanh %x : f32
+    linalg.yield %y : f32
+  } -> tensor<16xf32>
+  return %r, %t : tensor<16xf32>, tensor<16xf32>
+}

@@ -1,0 +1,3 @@
+func.func @f(%a: tensor<2xfloat32>) {
+  return
+}

@@ -1,0 +1,25 @@
+// Malformed input gives a located diagnostic and exit code 1, never a crash.
+
+// RUN: not fnc-opt %S/Inputs/garbage.mlir 2>&1 | FileCheck %s --check-prefix=GARBAGE
+// GARBAGE: garbage.mlir:1:{{[0-9]+}}: error: unexpected character
+
+// RUN: not fnc-opt %S/Inputs/bad-type.mlir 2>&1 | FileCheck %s --check-prefix=TYPE
+// TYPE: bad-type.mlir:2:{{[0-9]+}}: error: 'fnc.add' op inferred type(s) 'tensor<2xf32>' are incompatible with return type(s) of operation 'tensor<3xf32>'
+
+// RUN: not fnc-opt %S/Inputs/bad-broadcast.mlir 2>&1 | FileCheck %s --check-prefix=BCAST
+// BCAST: bad-broadcast.mlir:2:{{[0-9]+}}: error: 'fnc.mul' op shapes [2] and [3] are not broadcast-compatible
+
+// RUN: not fnc-opt %S/Inputs/bad-axis.mlir 2>&1 | FileCheck %s --check-prefix=AXIS
+// AXIS: bad-axis.mlir:2:{{[0-9]+}}: error: 'fnc.sum' op reduction axis 5 is out of range for rank 2
+
+// RUN: not fnc-opt %S/Inputs/bad-dtype.mlir 2>&1 | FileCheck %s --check-prefix=DTYPE
+// DTYPE: bad-dtype.mlir:1:{{[0-9]+}}: error:
+
+// RUN: not fnc-opt %S/Inputs/bad-region.mlir 2>&1 | FileCheck %s --check-prefix=REGION
+// REGION: bad-region.mlir:2:{{[0-9]+}}: error: 'fnc.cond' op along control flow edge
+
+// The exit code is exactly 1.
+// RUN: fnc-opt %S/Inputs/garbage.mlir > /dev/null 2>&1 || test $? -eq 1
+// RUN: fnc-opt %S/Inputs/bad-type.mlir > /dev/null 2>&1 || test $? -eq 1
+// RUN: not fnc-opt %S/Inputs/does-not-exist.mlir 2>&1 | FileCheck %s --check-prefix=MISSING
+// MISSING: does-not-exist.mlir
