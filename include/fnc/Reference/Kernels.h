@@ -25,6 +25,7 @@
 #include "fnc/DType.h"
 #include "fnc/Error.h"
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -221,6 +222,26 @@ void gather(const Array &params, const Array &indices, int64_t axis,
 /// the index matches, off elsewhere (an out-of-range index gives all off).
 void oneHot(const Array &indices, int64_t axis, double on, double off,
             Array &out);
+
+//===----------------------------------------------------------------------===//
+// Random numbers (Random.cpp)
+//===----------------------------------------------------------------------===//
+
+/// One block of Philox4x32-10: the four 32-bit words for the 128-bit counter
+/// {counter, 0} under the 64-bit `key` (low word first in both).
+std::array<uint32_t, 4> philox4x32(uint64_t key, uint64_t counter);
+
+/// Uniform values in [min, max) of out's float dtype; element i comes from
+/// block `counter + i` of stream `key` (f32: the top 24 bits of word 0;
+/// f64: the top 53 bits of words 0 and 1). A stateful generator advances
+/// its counter by out.numElements() per call.
+void randomUniform(uint64_t key, uint64_t counter, double min, double max,
+                   Array &out);
+
+/// Normal values (Box-Muller) of out's float dtype; element i comes from
+/// block `counter + i` of stream `key`.
+void randomNormal(uint64_t key, uint64_t counter, double mean, double stddev,
+                  Array &out);
 
 } // namespace fnc::ref
 

@@ -1,0 +1,158 @@
+//===- InterpreterImpl.h - State and helpers of the interpreter -*- C++ -*-===//
+//
+// Private to the interpreter. Interpreter::Impl holds the module, its
+// variables and the random state; it walks regions op by op, keeping the
+// run-time value of every SSA value of the current function invocation in a
+// Frame. Interpreter.cpp has the driver (creation, calls, arguments, the
+// walk), ControlFlow.cpp the control flow, variables and effects,
+// UpstreamOps.cpp the arith/tensor ops of dynamic sizes, and TensorOps.cpp
+// maps the tensor ops of the dialect onto the eager kernels (through
+// KernelCalls.h).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FNC_LIB_INTERPRETER_INTERPRETERIMPL_H
+#define FNC_LIB_INTERPRETER_INTERPRETERIMPL_H
+
+#include "KernelCalls.h"
+#include "fnc/Interpreter/Interpreter.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <optional>
+
+namespace mlir::fnc {
+
+namespace interp = ::fnc::interp;
+using ::fnc::DType;
+using TensorValue = ::fnc::Tensor;
+
+/// The run-time value of an SSA value: a tensor, an integer (index or a
+/// scalar integer of arith), or a variable (a pointer to its tensor slot).
+struct RtValue {
+  enum class Kind { None, Tensor, Integer, Variable };
+  Kind kind = Kind::None;
+  TensorValue tensor;
+  int64_t integer = 0;
+  TensorValue *variable = nullptr;
+
+  static RtValue ofTensor(TensorValue t) {
+    RtValue v;
+    v.kind = Kind::Tensor;
+    v.tensor = std::move(t);
+    return v;
+  }
+  static RtValue ofInteger(int64_t i) {
+    RtValue v;
+    v.kind = Kind::Integer;
+    v.integer = i;
+    return v;
+  }
+  static RtValue ofVariable(TensorValue *slot) {
+    RtValue v;
+    v.kind = Kind::Variable;
+    v.variable = slot;
+    return v;
+  }
+};
+
+/// The values of one function invocation.
+using Frame = llvm::DenseMap<Value, RtValue>;
+
+//===----------------------------------------------------------------------===//
+// Helpers shared by the two halves
+//===----------------------------------------------------------------------===//
+
+/// An llvm::Error holding `message`.
+llvm::Error makeError(const llvm::Twine &message);
+
+/// The printed form of `type` ("tensor<2x?xf32>").
+std::string typeString(Type type);
+
+/// "file.mlir:3:8" for a location with a file position, else its printed
+/// form.
+std::string locationString(Location loc);
+
+/// An error "<loc>: '<op name>': <message>".
+llvm::Error opError(Operation *op, const llvm::Twine &message);
+
+/// The fnc dtype of an MLIR element type, if it is one.
+std::optional<DType> dtypeOf(Type type);
+
+/// "float32[2,3]".
+std::string describe(const TensorValue &t);
+
+/// True if `t` has the element type and every static dim of `type`.
+bool matchesType(const TensorValue &t, RankedTensorType type);
+
+/// The tensor held by `attr` (any ElementsAttr with an fnc element type).
+llvm::Expected<TensorValue> tensorFromAttr(ElementsAttr attr);
+
+class Interpreter::Impl {
+public:
+  Impl(ModuleOp module, InterpreterOptions options)
+      : module(module), options(options) {}
+
+  llvm::Error initialize();
+
+  llvm::Expected<std::vector<TensorValue>>
+  call(llvm::StringRef entry, llvm::ArrayRef<TensorValue> args,
+       llvm::ArrayRef<TensorValue *> variables);
+
+  //===--- Execution (Interpreter.cpp, ControlFlow.cpp, UpstreamOps.cpp) -===//
+
+  /// Runs `fn` on `args` (one per argument) into `results`.
+  llvm::Error callFunction(func::FuncOp fn, llvm::ArrayRef<RtValue> args,
+                           llvm::SmallVectorImpl<RtValue> &results);
+
+  /// Binds the arguments of the single block of `region`, runs it and
+  /// returns the operands of its terminator.
+  llvm::Error runRegion(Region &region, llvm::ArrayRef<RtValue> args,
+                        Frame &frame, llvm::SmallVectorImpl<RtValue> &yielded);
+
+  /// Runs one non-terminator op.
+  llvm::Error runOp(Operation *op, Frame &frame);
+
+  llvm::Error runControlFlowOrEffect(Operation *op, Frame &frame,
+                                     bool &handled);
+  llvm::Error runUpstreamOp(Operation *op, Frame &frame, bool &handled);
+
+  //===--- Tensor ops (TensorOps.cpp) ------------------------------------===//
+
+  llvm::Error runTensorOp(Operation *op, Frame &frame, bool &handled);
+
+  //===--- Value access --------------------------------------------------===//
+
+  /// The tensor of `value`; the verifier guarantees the kind, so a missing
+  /// value is an internal error reported through the returned Expected.
+  llvm::Expected<TensorValue> tensor(Operation *user, Value value,
+                                     Frame &frame);
+  llvm::Expected<int64_t> integer(Operation *user, Value value, Frame &frame);
+  llvm::Expected<TensorValue *> variable(Operation *user, Value value,
+                                         Frame &frame);
+
+  /// The shape of `type` with each dynamic dim taken, in order, from
+  /// `dynamicDims` (index values, which must be >= 0).
+  llvm::Expected<::fnc::Shape> shapeOf(Operation *op, RankedTensorType type,
+                                       ValueRange dynamicDims, Frame &frame);
+
+  /// Turns a kernel result into a tensor or an error naming `op`.
+  llvm::Expected<TensorValue> check(Operation *op, interp::KernelResult result);
+
+  ModuleOp module;
+  InterpreterOptions options;
+  /// Module variables by name; StringMap entries never move.
+  llvm::StringMap<TensorValue> globals;
+  /// Counters of the random streams: per seeded op, and the shared one.
+  llvm::DenseMap<Operation *, uint64_t> randomCounters;
+  uint64_t sharedRandomCounter = 0;
+  unsigned callDepth = 0;
+};
+
+} // namespace mlir::fnc
+
+#endif // FNC_LIB_INTERPRETER_INTERPRETERIMPL_H

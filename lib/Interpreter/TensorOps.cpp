@@ -1,0 +1,258 @@
+//===- TensorOps.cpp - The tensor ops of fnc on the eager kernels ---------===//
+//
+// One case per op family of FncOps.td: decode the attributes and result
+// type into plain C++, call the eager op through KernelCalls.h, store the
+// result. Where the dialect and the eager API differ in a detail, the
+// dialect's description wins and the difference is handled here (e.g.
+// fnc.fill converts its value instead of requiring it to be representable;
+// fnc.squeeze with no axes removes the dims of static size 1 only).
+//
+//===----------------------------------------------------------------------===//
+
+#include "InterpreterImpl.h"
+
+#include "fnc/Dialect/Fnc/IR/FncOps.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::fnc;
+using ::fnc::ref::BinaryOp;
+using ::fnc::ref::ReduceOp;
+using ::fnc::ref::UnaryOp;
+using llvm::Error;
+using llvm::Expected;
+
+namespace {
+
+std::optional<BinaryOp> binaryKind(Operation *op) {
+  return llvm::TypeSwitch<Operation *, std::optional<BinaryOp>>(op)
+      .Case([](AddOp) { return BinaryOp::Add; })
+      .Case([](SubOp) { return BinaryOp::Sub; })
+      .Case([](MulOp) { return BinaryOp::Mul; })
+      .Case([](DivOp) { return BinaryOp::Div; })
+      .Case([](PowOp) { return BinaryOp::Pow; })
+      .Case([](MaximumOp) { return BinaryOp::Maximum; })
+      .Case([](MinimumOp) { return BinaryOp::Minimum; })
+      .Case([](FloorModOp) { return BinaryOp::FloorMod; })
+      .Case([](FloorDivOp) { return BinaryOp::FloorDiv; })
+      .Case([](LogicalAndOp) { return BinaryOp::LogicalAnd; })
+      .Case([](LogicalOrOp) { return BinaryOp::LogicalOr; })
+      .Case([](CompareOp cmp) {
+        switch (cmp.getPredicate()) {
+        case ComparePredicate::eq:
+          return BinaryOp::Equal;
+        case ComparePredicate::ne:
+          return BinaryOp::NotEqual;
+        case ComparePredicate::lt:
+          return BinaryOp::Less;
+        case ComparePredicate::le:
+          return BinaryOp::LessEqual;
+        case ComparePredicate::gt:
+          return BinaryOp::Greater;
+        case ComparePredicate::ge:
+          return BinaryOp::GreaterEqual;
+        }
+        return BinaryOp::Equal;
+      })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+std::optional<UnaryOp> unaryKind(Operation *op) {
+  return llvm::TypeSwitch<Operation *, std::optional<UnaryOp>>(op)
+      .Case([](NegOp) { return UnaryOp::Neg; })
+      .Case([](AbsOp) { return UnaryOp::Abs; })
+      .Case([](ExpOp) { return UnaryOp::Exp; })
+      .Case([](LogOp) { return UnaryOp::Log; })
+      .Case([](SqrtOp) { return UnaryOp::Sqrt; })
+      .Case([](RsqrtOp) { return UnaryOp::Rsqrt; })
+      .Case([](TanhOp) { return UnaryOp::Tanh; })
+      .Case([](SigmoidOp) { return UnaryOp::Sigmoid; })
+      .Case([](ReluOp) { return UnaryOp::Relu; })
+      .Case([](SquareOp) { return UnaryOp::Square; })
+      .Case([](SignOp) { return UnaryOp::Sign; })
+      .Case([](FloorOp) { return UnaryOp::Floor; })
+      .Case([](CeilOp) { return UnaryOp::Ceil; })
+      .Case([](LogicalNotOp) { return UnaryOp::LogicalNot; })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+std::optional<ReduceOp> reduceKind(Operation *op) {
+  return llvm::TypeSwitch<Operation *, std::optional<ReduceOp>>(op)
+      .Case([](SumOp) { return ReduceOp::Sum; })
+      .Case([](MeanOp) { return ReduceOp::Mean; })
+      .Case([](MaxOp) { return ReduceOp::Max; })
+      .Case([](MinOp) { return ReduceOp::Min; })
+      .Case([](ProdOp) { return ReduceOp::Prod; })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+std::vector<int64_t> toVector(llvm::ArrayRef<int64_t> values) {
+  return std::vector<int64_t>(values.begin(), values.end());
+}
+
+DType resultDType(Operation *op) {
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  return *dtypeOf(type.getElementType());
+}
+
+RankedTensorType resultType(Operation *op) {
+  return cast<RankedTensorType>(op->getResult(0).getType());
+}
+
+} // namespace
+
+Error Interpreter::Impl::runTensorOp(Operation *op, Frame &frame,
+                                     bool &handled) {
+  handled = false;
+  if (!isa_and_nonnull<FncDialect>(op->getDialect()) ||
+      op->getNumResults() != 1 ||
+      !isa<RankedTensorType>(op->getResult(0).getType()))
+    return Error::success();
+  // Everything below is a one-result tensor op of fnc; the control-flow and
+  // effect ops (cond, while, var_read, random) fall through to the driver.
+  if (isa<CondOp, WhileOp, VarReadOp, RandomUniformOp, RandomNormalOp>(op))
+    return Error::success();
+  handled = true;
+
+  // The tensor operands, in order (index operands are read by the cases).
+  std::vector<TensorValue> in;
+  for (Value operand : op->getOperands()) {
+    if (!isa<RankedTensorType>(operand.getType()))
+      continue;
+    Expected<TensorValue> t = tensor(op, operand, frame);
+    if (!t)
+      return t.takeError();
+    in.push_back(*t);
+  }
+
+  Expected<TensorValue> result = [&]() -> Expected<TensorValue> {
+    if (std::optional<BinaryOp> kind = binaryKind(op))
+      return check(op, interp::binary(*kind, in[0], in[1]));
+    if (std::optional<UnaryOp> kind = unaryKind(op))
+      return check(op, interp::unary(*kind, in[0]));
+    if (std::optional<ReduceOp> kind = reduceKind(op)) {
+      auto axes =
+          toVector(op->getAttrOfType<DenseI64ArrayAttr>("axes").asArrayRef());
+      bool keepDims = op->hasAttr("keepdims");
+      return check(op, interp::reduce(*kind, in[0], axes, keepDims));
+    }
+    return llvm::TypeSwitch<Operation *, Expected<TensorValue>>(op)
+        // Creation.
+        .Case([&](ConstantOp c) -> Expected<TensorValue> {
+          Expected<TensorValue> t = tensorFromAttr(c.getValue());
+          if (!t)
+            return opError(op, llvm::toString(t.takeError()));
+          return t;
+        })
+        .Case([&](FillOp fill) -> Expected<TensorValue> {
+          Expected<::fnc::Shape> shape =
+              shapeOf(op, fill.getType(), fill.getDynamicDims(), frame);
+          if (!shape)
+            return shape.takeError();
+          return check(op, interp::fill(resultDType(op), *shape,
+                                        fill.getValue().convertToDouble()));
+        })
+        .Case([&](RangeOp range) {
+          return check(op, interp::range(resultDType(op),
+                                         range.getStart().convertToDouble(),
+                                         range.getDelta().convertToDouble(),
+                                         resultType(op).getDimSize(0)));
+        })
+        .Case([&](EyeOp) {
+          RankedTensorType type = resultType(op);
+          return check(op, interp::eye(resultDType(op), type.getDimSize(0),
+                                       type.getDimSize(1)));
+        })
+        .Case([&](CastOp) {
+          return check(op, interp::cast(in[0], resultDType(op)));
+        })
+        .Case([&](SelectOp) {
+          return check(op, interp::select(in[0], in[1], in[2]));
+        })
+        // Linear algebra.
+        .Case([&](MatmulOp) { return check(op, interp::matmul(in[0], in[1])); })
+        .Case([&](Conv2DOp conv) {
+          return check(op,
+                       interp::conv2d(in[0], in[1], toVector(conv.getStrides()),
+                                      conv.getPadding() == Padding::same));
+        })
+        // Shape ops.
+        .Case([&](TransposeOp t) {
+          return check(op, interp::transpose(in[0], toVector(t.getPerm())));
+        })
+        .Case([&](ReshapeOp) {
+          ::fnc::Shape target;
+          for (int64_t d : resultType(op).getShape())
+            target.push_back(ShapedType::isDynamic(d) ? -1 : d);
+          return check(op, interp::reshape(in[0], target));
+        })
+        .Case([&](BroadcastToOp b) -> Expected<TensorValue> {
+          Expected<::fnc::Shape> shape =
+              shapeOf(op, resultType(op), b.getDynamicDims(), frame);
+          if (!shape)
+            return shape.takeError();
+          return check(op, interp::broadcastTo(in[0], *shape));
+        })
+        .Case([&](ExpandDimsOp e) {
+          return check(
+              op, interp::expandDims(in[0], static_cast<int64_t>(e.getAxis())));
+        })
+        .Case([&](SqueezeOp s) -> Expected<TensorValue> {
+          std::vector<int64_t> axes = toVector(s.getAxes());
+          if (axes.empty()) {
+            // Only the dims of static size 1 in the operand's type.
+            auto type = cast<RankedTensorType>(s.getInput().getType());
+            for (int64_t i = 0; i < type.getRank(); ++i)
+              if (type.getDimSize(i) == 1)
+                axes.push_back(i);
+            if (axes.empty())
+              return in[0];
+          }
+          return check(op, interp::squeeze(in[0], axes));
+        })
+        .Case([&](SliceOp s) {
+          return check(op, interp::slice(in[0], toVector(s.getOffsets()),
+                                         toVector(s.getSizes()),
+                                         toVector(s.getStrides())));
+        })
+        .Case([&](ConcatOp c) {
+          return check(op,
+                       interp::concat(in, static_cast<int64_t>(c.getAxis())));
+        })
+        .Case([&](GatherOp g) {
+          return check(op, interp::gather(in[0], in[1],
+                                          static_cast<int64_t>(g.getAxis())));
+        })
+        .Case([&](OneHotOp h) {
+          return check(op, interp::oneHot(
+                               in[0], static_cast<int64_t>(h.getDepth()),
+                               static_cast<int64_t>(h.getAxis()),
+                               h.getOn().convertToDouble(),
+                               h.getOff().convertToDouble(), resultDType(op)));
+        })
+        // Reductions along one axis.
+        .Case([&](ArgmaxOp a) {
+          return check(op,
+                       interp::argmax(in[0], static_cast<int64_t>(a.getAxis()),
+                                      resultDType(op)));
+        })
+        .Case([&](SoftmaxOp s) {
+          return check(op,
+                       interp::softmax(in[0], static_cast<int64_t>(s.getAxis()),
+                                       /*log=*/false));
+        })
+        .Case([&](LogSoftmaxOp s) {
+          return check(op,
+                       interp::softmax(in[0], static_cast<int64_t>(s.getAxis()),
+                                       /*log=*/true));
+        })
+        .Default([&](Operation *) -> Expected<TensorValue> {
+          return opError(op, "op not supported by the interpreter");
+        });
+  }();
+  if (!result)
+    return result.takeError();
+  frame[op->getResult(0)] = RtValue::ofTensor(std::move(*result));
+  return Error::success();
+}
