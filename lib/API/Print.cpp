@@ -406,6 +406,15 @@ std::string shapeText(const std::vector<int64_t> &shape) {
 
 } // namespace
 
+namespace detail {
+/// The values of `t` as Tensor::str() shows them inside `fnc.Tensor(...)`,
+/// without the wrapper (a multi-line body has no leading newline). Used by
+/// the runtime's print functions (lib/Runtime).
+std::string formatValues(const Tensor &t) {
+  return arrayText(TensorAccess::array(t));
+}
+} // namespace detail
+
 std::string Tensor::str() const {
   const ref::Array &a = impl().array();
   std::string body = arrayText(a);

@@ -10,6 +10,7 @@
 #include "fnc/Dialect/Fnc/Transforms/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/BufferizationToMemRef/BufferizationToMemRef.h"
 #include "mlir/Conversion/ConvertToLLVM/ToLLVMPass.h"
 #include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
@@ -53,6 +54,8 @@ void fnc::buildFncPipeline(OpPassManager &pm, const PipelineOptions &options) {
   pm.addNestedPass<func::FuncOp>(
       bufferization::createPromoteBuffersToStackPass());
   bufferization::buildBufferDeallocationPipeline(pm);
+  // The deallocation pipeline clones returned buffers it does not own.
+  pm.addPass(createConvertBufferizationToMemRefPass());
 
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createCanonicalizerPass());
@@ -64,6 +67,9 @@ void fnc::buildFncPipeline(OpPassManager &pm, const PipelineOptions &options) {
     ConvertSCFToOpenMPPassOptions omp;
     omp.numThreads = options.threads;
     pm.addPass(createConvertSCFToOpenMPPass(omp));
+    // Inlines the alloca scopes OpenMP regions get when they hold no
+    // allocas (scf-to-cf would otherwise leave them multi-block).
+    pm.addPass(createCanonicalizerPass());
   }
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());

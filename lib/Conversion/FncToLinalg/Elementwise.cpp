@@ -4,7 +4,7 @@
 // body is the scalar computation below, with the op's exact semantics:
 // integer division truncates and floor_div/floor_mod round toward -inf,
 // division by zero raises a run-time error instead of trapping, maximum and
-// minimum propagate NaN, comparisons on bool are unsigned.
+// minimum propagate NaN.
 //
 //===----------------------------------------------------------------------===//
 
@@ -51,7 +51,7 @@ struct Scalar {
   Value safeDivisor(Value divisor) const {
     Value zero = constant(0);
     Value isZero = cmpi(arith::CmpIPredicate::eq, divisor, zero);
-    raiseErrorIf(b, loc, isZero, kDivisionByZero, nullptr, nullptr);
+    raiseErrorInLoop(b, loc, isZero, kDivisionByZero, nullptr, nullptr);
     return select(isZero, constant(1), divisor);
   }
 
@@ -100,7 +100,7 @@ struct Scalar {
 
   Value powInt(Value x, Value y) const {
     Value negative = cmpi(arith::CmpIPredicate::slt, y, constant(0));
-    raiseErrorIf(b, loc, negative, kNegativeExponent, y, nullptr);
+    raiseErrorInLoop(b, loc, negative, kNegativeExponent, y, nullptr);
     // Square-and-multiply over the bits of the exponent.
     unsigned width = type.getIntOrFloatBitWidth();
     Value result = constant(1), base = x, exp = select(negative, constant(0), y);
@@ -138,15 +138,11 @@ Value compare(OpBuilder &b, Location loc, ComparePredicate p, Value x,
         arith::CmpFPredicate::OGT, arith::CmpFPredicate::OGE};
     return arith::CmpFOp::create(b, loc, preds[static_cast<int>(p)], x, y);
   }
-  // Bool compares as 0 < 1, so unsigned.
-  bool isBool = type.isSignlessInteger(1);
-  arith::CmpIPredicate preds[] = {
-      arith::CmpIPredicate::eq,
-      arith::CmpIPredicate::ne,
-      isBool ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt,
-      isBool ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle,
-      isBool ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt,
-      isBool ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge};
+  // (Bools only compare for equality: the verifier rejects the rest.)
+  static constexpr arith::CmpIPredicate preds[] = {
+      arith::CmpIPredicate::eq,  arith::CmpIPredicate::ne,
+      arith::CmpIPredicate::slt, arith::CmpIPredicate::sle,
+      arith::CmpIPredicate::sgt, arith::CmpIPredicate::sge};
   return arith::CmpIOp::create(b, loc, preds[static_cast<int>(p)], x, y);
 }
 
@@ -239,13 +235,20 @@ Value lowering::buildScalarOp(OpBuilder &b, Location loc, Operation *op,
                   : (Value)arith::SubIOp::create(b, loc, k.constant(0), x);
       })
       .Case([&](AbsOp) {
-        return fp ? (Value)math::AbsFOp::create(b, loc, x)
-                  : (Value)math::AbsIOp::create(b, loc, x);
+        if (fp)
+          return (Value)math::AbsFOp::create(b, loc, x);
+        Value negative = k.cmpi(arith::CmpIPredicate::slt, x, k.constant(0));
+        Value negated = arith::SubIOp::create(b, loc, k.constant(0), x);
+        return k.select(negative, negated, x);
       })
       .Case([&](ExpOp) { return (Value)math::ExpOp::create(b, loc, x); })
       .Case([&](LogOp) { return (Value)math::LogOp::create(b, loc, x); })
       .Case([&](SqrtOp) { return (Value)math::SqrtOp::create(b, loc, x); })
-      .Case([&](RsqrtOp) { return (Value)math::RsqrtOp::create(b, loc, x); })
+      .Case([&](RsqrtOp) {
+        // 1 / sqrt(x): libm has no rsqrt to call.
+        Value root = math::SqrtOp::create(b, loc, x);
+        return (Value)arith::DivFOp::create(b, loc, k.constant(1), root);
+      })
       .Case([&](TanhOp) { return (Value)math::TanhOp::create(b, loc, x); })
       .Case([&](SigmoidOp) {
         Value negX = arith::NegFOp::create(b, loc, x);

@@ -64,6 +64,12 @@ void lowering::declareRuntimeFunctions(ModuleOp module) {
   };
   Type i64 = b.getI64Type(), f64 = b.getF64Type();
   declare(kRaiseError, {i64, i64, i64}, false);
+  if (!module.lookupSymbol(kLoopError))
+    memref::GlobalOp::create(b, loc, b.getStringAttr(kLoopError),
+                             /*sym_visibility=*/nullptr,
+                             TypeAttr::get(MemRefType::get({3}, i64)),
+                             /*initial_value=*/nullptr, /*constant=*/nullptr,
+                             /*alignment=*/nullptr);
   declare(kPrintNewline, {}, false);
   declare(kPrintText, {MemRefType::get({ShapedType::kDynamic}, b.getI8Type())},
           true);
@@ -105,6 +111,21 @@ void lowering::raiseErrorIf(OpBuilder &b, Location loc, Value condition,
                             int64_t code, Value a, Value b2) {
   scf::IfOp::create(b, loc, condition, [&](OpBuilder &nb, Location nl) {
     raiseError(nb, nl, code, a, b2);
+    scf::YieldOp::create(nb, nl);
+  });
+}
+
+void lowering::raiseErrorInLoop(OpBuilder &b, Location loc, Value condition,
+                                int64_t code, Value a, Value b2) {
+  scf::IfOp::create(b, loc, condition, [&](OpBuilder &nb, Location nl) {
+    auto type = MemRefType::get({3}, nb.getI64Type());
+    Value slot = memref::GetGlobalOp::create(nb, nl, type, kLoopError);
+    Value values[] = {
+        arith::ConstantIntOp::create(nb, nl, nb.getI64Type(), code),
+        toI64(nb, nl, a), toI64(nb, nl, b2)};
+    for (int i = 0; i < 3; ++i)
+      memref::StoreOp::create(nb, nl, values[i], slot,
+                              ValueRange{indexConstant(nb, nl, i)});
     scf::YieldOp::create(nb, nl);
   });
 }
@@ -323,12 +344,17 @@ struct FncLowerToLinalgPass
       return;
     }
 
-    // Drop the runtime declarations nothing calls.
-    SymbolTable symbols(module);
-    for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
-      if (func.isDeclaration() && func.getName().starts_with("fnc") &&
-          SymbolTable::symbolKnownUseEmpty(func, module))
-        func.erase();
+    // Drop the runtime declarations nothing uses.
+    for (Operation &op : llvm::make_early_inc_range(*module.getBody())) {
+      auto symbol = dyn_cast<SymbolOpInterface>(&op);
+      bool declaration = isa<func::FuncOp>(op)
+                             ? cast<func::FuncOp>(op).isDeclaration()
+                             : isa<memref::GlobalOp>(op) &&
+                                   !cast<memref::GlobalOp>(op).getInitialValue();
+      if (symbol && declaration && symbol.getName().starts_with("fnc") &&
+          SymbolTable::symbolKnownUseEmpty(&op, module))
+        op.erase();
+    }
   }
 };
 } // namespace

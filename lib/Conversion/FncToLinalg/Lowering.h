@@ -14,21 +14,22 @@
 
 namespace mlir::fnc::lowering {
 
-/// Error codes passed to the runtime's fncRaiseError (see
-/// include/fnc/Runtime/Runtime.h).
+/// Error codes passed to the runtime's fncRaiseError (the values of
+/// fnc::runtime::ErrorCode in include/fnc/Runtime/Runtime.h).
 enum ErrorCode : int64_t {
   kGatherIndexOutOfRange = 1,
   kDivisionByZero = 2,
   kDimensionMismatch = 3,
   kReshapeMismatch = 4,
-  kNegativeExponent = 5,
-  kSliceOutOfRange = 6,
+  kNegativeExponent = 6,
+  kSliceOutOfRange = 7,
 };
 
 /// Names of the runtime functions the lowering calls.
 constexpr llvm::StringLiteral kRaiseError = "fncRaiseError";
 constexpr llvm::StringLiteral kPrintText = "fncPrintText";
 constexpr llvm::StringLiteral kPrintNewline = "fncPrintNewline";
+constexpr llvm::StringLiteral kLoopError = "fncLoopError";
 
 /// Declares every runtime function in `module` (private, C interface where
 /// memrefs are passed). Unused declarations are removed after lowering.
@@ -43,6 +44,12 @@ void raiseError(OpBuilder &b, Location loc, int64_t code, Value a, Value b2);
 /// Calls fncRaiseError(code, a, b) when `condition` (i1) holds.
 void raiseErrorIf(OpBuilder &b, Location loc, Value condition, int64_t code,
                   Value a, Value b2);
+
+/// Inside a loop body (a linalg.generic): when `condition` holds, stores
+/// {code, a, b} into the runtime's fncLoopError slot. No call, so the loop
+/// stays a plain loop for vectorization and OpenMP.
+void raiseErrorInLoop(OpBuilder &b, Location loc, Value condition,
+                      int64_t code, Value a, Value b2);
 
 /// A scalar arith.constant of an int/float `type`.
 Value scalarConstant(OpBuilder &b, Location loc, Type type, double value);

@@ -43,16 +43,41 @@ Value checkSize(OpBuilder &b, Location loc, OpFoldResult size,
   return ne;
 }
 
-/// tensor.reshape of `input` into `type` with the given sizes.
+/// `input` viewed in `type` (same element count, row-major) with the given
+/// sizes: collapse to 1-D, then expand; both are views after bufferization.
 Value reshapeTo(OpBuilder &b, Location loc, Value input, RankedTensorType type,
                 ArrayRef<OpFoldResult> sizes) {
-  SmallVector<Value> dims;
-  for (OpFoldResult size : sizes)
-    dims.push_back(getValueOrCreateConstantIndexOp(b, loc, size));
-  auto shapeType = RankedTensorType::get({static_cast<int64_t>(dims.size())},
-                                         b.getIndexType());
-  Value shape = tensor::FromElementsOp::create(b, loc, shapeType, dims);
-  return tensor::ReshapeOp::create(b, loc, type, input, shape);
+  auto inType = cast<RankedTensorType>(input.getType());
+  Type element = type.getElementType();
+  auto allOnes = [&](int64_t rank) {
+    return RankedTensorType::get(SmallVector<int64_t>(rank, 1), element);
+  };
+  if (type.getRank() == 0) {
+    // Every input dim is 1: collapse them all away.
+    Value ones = tensor::CastOp::create(b, loc, allOnes(inType.getRank()),
+                                        input);
+    return tensor::CollapseShapeOp::create(b, loc, type, ones,
+                                           ArrayRef<ReassociationIndices>{});
+  }
+  if (inType.getRank() == 0) {
+    Value ones = tensor::ExpandShapeOp::create(
+        b, loc, allOnes(type.getRank()), input,
+        ArrayRef<ReassociationIndices>{});
+    return tensor::CastOp::create(b, loc, type, ones);
+  }
+  ReassociationIndices all;
+  for (int64_t i = 0; i < inType.getRank(); ++i)
+    all.push_back(i);
+  int64_t count = inType.getNumElements();
+  auto flatType = RankedTensorType::get(
+      {inType.hasStaticShape() ? count : ShapedType::kDynamic}, element);
+  Value flat = tensor::CollapseShapeOp::create(b, loc, flatType, input,
+                                               ArrayRef{all});
+  ReassociationIndices outAll;
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    outAll.push_back(i);
+  return tensor::ExpandShapeOp::create(b, loc, type, flat, ArrayRef{outAll},
+                                       sizes);
 }
 
 Value numElements(OpBuilder &b, Location loc, Value tensor) {
@@ -124,7 +149,26 @@ struct ReshapeLowering : public OpConversionPattern<ReshapeOp> {
   }
 };
 
-/// expand_dims and squeeze: reshapes whose sizes come from the input's.
+/// The reassociation between a shape and the same shape with unit dims
+/// inserted where `isUnit` holds: each unit dim joins the group of the next
+/// real dim (trailing ones the last group). No group has two real dims, so
+/// dynamic dims never share a group. Empty when every dim is a unit dim.
+SmallVector<ReassociationIndices> unitDimGroups(ArrayRef<bool> isUnit) {
+  SmallVector<ReassociationIndices> groups;
+  ReassociationIndices pending;
+  for (auto [i, unit] : llvm::enumerate(isUnit)) {
+    pending.push_back(i);
+    if (!unit) {
+      groups.push_back(pending);
+      pending.clear();
+    }
+  }
+  if (!groups.empty())
+    groups.back().append(pending.begin(), pending.end());
+  return groups;
+}
+
+/// expand_dims: a view with a unit dim inserted.
 struct ExpandDimsLowering : public OpConversionPattern<ExpandDimsOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -136,11 +180,15 @@ struct ExpandDimsLowering : public OpConversionPattern<ExpandDimsOp> {
     int64_t axis;
     ::fnc::shape::normalizeAxis(op.getAxis(), sizes.size() + 1, axis);
     sizes.insert(sizes.begin() + axis, rewriter.getIndexAttr(1));
-    rewriter.replaceOp(op, reshapeTo(rewriter, loc, input, op.getType(), sizes));
+    SmallVector<bool> isUnit(sizes.size(), false);
+    isUnit[axis] = true;
+    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
+        op, op.getType(), input, unitDimGroups(isUnit), sizes);
     return success();
   }
 };
 
+/// squeeze: a view without the unit dims (dynamic ones checked to be 1).
 struct SqueezeLowering : public OpConversionPattern<SqueezeOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -149,8 +197,8 @@ struct SqueezeLowering : public OpConversionPattern<SqueezeOp> {
     Location loc = op.getLoc();
     Value input = adaptor.getInput();
     auto inType = cast<RankedTensorType>(input.getType());
-    SmallVector<OpFoldResult> in = tensorSizes(rewriter, loc, input), out;
-    SmallVector<bool> drop(in.size(), op.getAxes().empty());
+    SmallVector<OpFoldResult> in = tensorSizes(rewriter, loc, input);
+    SmallVector<bool> drop(in.size(), false);
     if (op.getAxes().empty())
       for (auto [i, d] : llvm::enumerate(inType.getShape()))
         drop[i] = d == 1;
@@ -158,15 +206,22 @@ struct SqueezeLowering : public OpConversionPattern<SqueezeOp> {
       int64_t a;
       ::fnc::shape::normalizeAxis(axis, in.size(), a);
       drop[a] = true;
-      // A dynamic squeezed dim must be 1. If it is not, the view below
-      // covers fewer elements than the input has: wrong, but in bounds.
+      // A dynamic squeezed dim must be 1; if not, the view below covers
+      // fewer elements than the input has: wrong, but in bounds.
       (void)checkSize(rewriter, loc, in[a], rewriter.getIndexAttr(1),
                       kDimensionMismatch);
     }
-    for (auto [i, size] : llvm::enumerate(in))
-      if (!drop[i])
-        out.push_back(size);
-    rewriter.replaceOp(op, reshapeTo(rewriter, loc, input, op.getType(), out));
+    SmallVector<int64_t> unitShape(inType.getShape());
+    for (auto [i, d] : llvm::enumerate(drop))
+      if (d)
+        unitShape[i] = 1;
+    Value units = input;
+    if (ArrayRef<int64_t>(unitShape) != inType.getShape())
+      units = tensor::CastOp::create(
+          rewriter, loc,
+          RankedTensorType::get(unitShape, inType.getElementType()), input);
+    rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(
+        op, op.getType(), units, unitDimGroups(drop));
     return success();
   }
 };
@@ -363,7 +418,7 @@ struct GatherLowering : public OpConversionPattern<GatherOp> {
                                     zero),
               arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, idx,
                                     bound));
-          raiseErrorIf(b, l, bad, kGatherIndexOutOfRange, idx, bound);
+          raiseErrorInLoop(b, l, bad, kGatherIndexOutOfRange, idx, bound);
           Value safe = arith::SelectOp::create(b, l, bad, zero, idx);
           SmallVector<Value> coords;
           for (int64_t d = 0; d < axis; ++d)

@@ -19,7 +19,8 @@ func.func @reshape_dynamic(%a: tensor<?x4xf32>) -> tensor<?x3xf32> {
   // CHECK: scf.if %[[BAD]] {
   // CHECK:   func.call @fncRaiseError
   // CHECK: scf.if %[[BAD]] -> (tensor<?x3xf32>)
-  // CHECK: tensor.reshape
+  // CHECK: %[[FLAT:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1]] : tensor<?x4xf32> into tensor<?xf32>
+  // CHECK: tensor.expand_shape %[[FLAT]] {{\[}}[0, 1]] output_shape [%{{.*}}, 3] : tensor<?xf32> into tensor<?x3xf32>
   %0 = fnc.reshape %a : tensor<?x4xf32> -> tensor<?x3xf32>
   return %0 : tensor<?x3xf32>
 }
@@ -28,11 +29,27 @@ func.func @reshape_dynamic(%a: tensor<?x4xf32>) -> tensor<?x3xf32> {
 
 // CHECK-LABEL: func @expand_squeeze
 func.func @expand_squeeze(%a: tensor<3xf32>, %b: tensor<1x3x1xf32>) -> (tensor<3x1xf32>, tensor<3xf32>) {
-  // CHECK: tensor.reshape %{{.*}}(%{{.*}}) : (tensor<3xf32>, tensor<2xindex>) -> tensor<3x1xf32>
+  // CHECK: tensor.expand_shape %{{.*}} {{\[}}[0, 1]] output_shape [3, 1] : tensor<3xf32> into tensor<3x1xf32>
   %0 = fnc.expand_dims %a axis -1 : tensor<3xf32>
-  // CHECK: tensor.reshape %{{.*}}(%{{.*}}) : (tensor<1x3x1xf32>, tensor<1xindex>) -> tensor<3xf32>
+  // CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0, 1, 2]] : tensor<1x3x1xf32> into tensor<3xf32>
   %1 = fnc.squeeze %b axes [] : tensor<1x3x1xf32>
   return %0, %1 : tensor<3x1xf32>, tensor<3xf32>
+}
+
+// -----
+
+// Unit dims join the group of a neighbouring real dim, so dynamic dims
+// never share a group; a squeezed dynamic dim is checked to be 1.
+// CHECK-LABEL: func @expand_squeeze_dynamic
+func.func @expand_squeeze_dynamic(%a: tensor<?x?xf32>, %b: tensor<?x?x1xf32>) -> (tensor<?x1x?xf32>, tensor<?xf32>) {
+  // CHECK: tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2]] output_shape [%{{.*}}, 1, %{{.*}}] : tensor<?x?xf32> into tensor<?x1x?xf32>
+  %0 = fnc.expand_dims %a axis 1 : tensor<?x?xf32>
+  // CHECK: arith.cmpi ne
+  // CHECK: func.call @fncRaiseError
+  // CHECK: %[[C:.*]] = tensor.cast %{{.*}} : tensor<?x?x1xf32> to tensor<1x?x1xf32>
+  // CHECK: tensor.collapse_shape %[[C]] {{\[}}[0, 1, 2]] : tensor<1x?x1xf32> into tensor<?xf32>
+  %1 = fnc.squeeze %b axes [0, 2] : tensor<?x?x1xf32>
+  return %0, %1 : tensor<?x1x?xf32>, tensor<?xf32>
 }
 
 // -----
@@ -80,7 +97,7 @@ func.func @gather(%p: tensor<5x3xf32>, %i: tensor<2xi32>) -> tensor<2x3xf32> {
   // CHECK: linalg.generic
   // CHECK: %[[BAD:.*]] = arith.ori
   // CHECK: scf.if %[[BAD]] {
-  // CHECK:   func.call @fncRaiseError
+  // CHECK:   memref.get_global @fncLoopError
   // CHECK: %[[SAFE:.*]] = arith.select %[[BAD]]
   // CHECK: tensor.extract %{{.*}}[%[[SAFE]], %{{.*}}] : tensor<5x3xf32>
   %0 = fnc.gather %p, %i axis 0 : tensor<5x3xf32>, tensor<2xi32>

@@ -67,6 +67,14 @@ func.func @compare_mixed(%a: tensor<2xf32>, %b: tensor<2xi32>) {
 
 // -----
 
+func.func @compare_bool_order(%a: tensor<2xi1>) {
+  // expected-error @+1 {{'fnc.compare' op bools are only compared with eq and ne, not lt; cast them to an integer type first}}
+  %0 = fnc.compare lt, %a, %a : tensor<2xi1>, tensor<2xi1>
+  return
+}
+
+// -----
+
 func.func @select_mixed(%c: tensor<2xi1>, %a: tensor<2xf32>, %b: tensor<2xf64>) {
   // expected-error @+1 {{'fnc.select' op the two choices differ in element type: 'tensor<2xf32>' vs 'tensor<2xf64>'; cast one of them first}}
   %0 = fnc.select %c, %a, %b : tensor<2xi1>, tensor<2xf32>, tensor<2xf64>

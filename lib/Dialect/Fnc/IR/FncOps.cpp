@@ -171,6 +171,16 @@ LogicalResult CompareOp::inferReturnTypes(MLIRContext *context,
                         IntegerType::get(context, 1), inferred);
 }
 
+LogicalResult CompareOp::verify() {
+  bool ordering = getPredicate() != ComparePredicate::eq &&
+                  getPredicate() != ComparePredicate::ne;
+  if (ordering && getLhs().getType().getElementType().isSignlessInteger(1))
+    return emitOpError("bools are only compared with eq and ne, not ")
+           << stringifyComparePredicate(getPredicate())
+           << "; cast them to an integer type first";
+  return success();
+}
+
 LogicalResult SelectOp::inferReturnTypes(MLIRContext *,
                                          std::optional<Location> loc,
                                          Adaptor adaptor,

@@ -210,7 +210,7 @@ def Fnc_CompareOp : Fnc_Op<"compare",
   let description = [{
     Compares the broadcast operands elementwise with `predicate` (`eq`, `ne`,
     `lt`, `le`, `gt`, `ge`) and yields a bool tensor. Comparisons with NaN
-    are false except `ne`.
+    are false except `ne`. Bool operands only compare with `eq` and `ne`.
 
     ```mlir
     %b = fnc.compare lt, %x, %y : tensor<2x3xf32>, tensor<3xf32>
@@ -222,6 +222,7 @@ def Fnc_CompareOp : Fnc_Op<"compare",
   let assemblyFormat =
       "$predicate `,` $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)";
   let hasFolder = 1;
+  let hasVerifier = 1;
 }
 
 def Fnc_SelectOp : Fnc_Op<"select", [Pure, InferTypeOpAdaptor]> {

@@ -1,0 +1,246 @@
+//===- Engine.h - JIT compilation and calls of fnc modules ------*- C++ -*-===//
+//
+// Internal to fnc (used by fnc-run and, later, the embedding API). A
+// CompiledModule takes an MLIR module once through the fnc pipeline
+// (fnc -> linalg -> bufferized loops -> LLVM dialect), translates it to LLVM
+// IR, JIT-compiles it with mlir::ExecutionEngine (ORC) and caches a function
+// pointer per public function. Calls then cost a few nanoseconds plus the
+// argument checks.
+//
+// The boundary is MLIR-free: signatures use fnc::DType and int64 dims,
+// inputs are BufferViews (borrowed memory), results are Buffers (owned
+// memory allocated by the generated code). Errors are llvm::Error, never
+// exceptions.
+//
+// Calling convention (docs/Runtime.md): each tensor argument is passed as
+// an identity-layout memref descriptor expanded into (allocated, aligned,
+// offset, sizes..., strides...); a `!fnc.variable<tensor<T>>` argument is a
+// memref of T in the same position, updated in place; results come back as
+// descriptors whose `allocated` pointer the caller frees with free().
+//
+// Thread-safety: a CompiledModule is immutable after compile(); its entries
+// may be called from several threads at once. Run-time errors of generated
+// code go through one process-wide slot (fnc::runtime), so concurrent calls
+// that both fail may see each other's error.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FNC_JIT_ENGINE_H
+#define FNC_JIT_ENGINE_H
+
+#include "fnc/DType.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class Module;
+} // namespace llvm
+
+namespace mlir {
+class ExecutionEngine;
+class ModuleOp;
+namespace fnc {
+struct PipelineOptions;
+} // namespace fnc
+} // namespace mlir
+
+namespace fnc::jit {
+
+/// A ranked tensor type of a signature.
+struct TensorType {
+  static constexpr int64_t kDynamic = -1;
+  DType dtype = DType::f32;
+  /// Dims; kDynamic for an unknown one.
+  std::vector<int64_t> shape;
+
+  /// MLIR spelling: "tensor<2x?xf32>".
+  std::string str() const;
+  /// The spelling of a concrete (dtype, shape): "tensor<2x3xf32>".
+  static std::string str(DType dtype, llvm::ArrayRef<int64_t> shape);
+  /// True if a value of (dtype, shape) is accepted by this type.
+  bool accepts(DType dtype, llvm::ArrayRef<int64_t> shape) const;
+  bool isStatic() const;
+  int64_t numElements() const; // of a static type
+};
+
+enum class ArgKind {
+  /// An input tensor, read only.
+  Tensor,
+  /// A `!fnc.variable<...>`: a buffer the function updates in place.
+  Variable,
+};
+
+struct ArgSpec {
+  ArgKind kind = ArgKind::Tensor;
+  /// The tensor type (for a variable: the type of its value).
+  TensorType type;
+  /// For a variable bound with `fnc.bind = @name`: the name; else empty.
+  std::string boundTo;
+  /// "tensor<2xf32>" or "!fnc.variable<tensor<2xf32>>".
+  std::string str() const;
+};
+
+/// The fnc-level signature of a public function.
+struct Signature {
+  std::string name;
+  std::vector<ArgSpec> args;
+  std::vector<TensorType> results;
+  /// "@f(tensor<?xf32>, tensor<?xf32>) -> (tensor<?xf32>)".
+  std::string str() const;
+};
+
+/// A `fnc.global_variable` of the module: its type and initial value.
+struct GlobalVariable {
+  std::string name;
+  TensorType type; // always static
+  /// The initial value, row-major, sizeOf(dtype) bytes per element.
+  std::vector<uint8_t> initialValue;
+};
+
+/// Borrowed memory of one argument. `data` points at element 0; `strides`
+/// are in elements (empty: row-major). Variables must be row-major, since
+/// the function updates them in place.
+struct BufferView {
+  DType dtype = DType::f32;
+  llvm::ArrayRef<int64_t> shape;
+  void *data = nullptr;
+  llvm::ArrayRef<int64_t> strides = {};
+};
+
+/// An owned, row-major result buffer (allocated by the generated code).
+class Buffer {
+public:
+  Buffer() = default;
+  Buffer(DType dtype, llvm::ArrayRef<int64_t> shape, void *data,
+         void *allocation, void (*deleter)(void *));
+  Buffer(Buffer &&other) noexcept;
+  Buffer &operator=(Buffer &&other) noexcept;
+  Buffer(const Buffer &) = delete;
+  Buffer &operator=(const Buffer &) = delete;
+  ~Buffer();
+
+  DType dtype() const { return dtype_; }
+  llvm::ArrayRef<int64_t> shape() const { return shape_; }
+  int64_t numElements() const;
+  size_t numBytes() const { return numElements() * sizeOf(dtype_); }
+  void *data() const { return data_; }
+  /// A view of this buffer (for passing it back in).
+  BufferView view() const { return {dtype_, shape_, data_, {}}; }
+
+private:
+  void reset();
+  DType dtype_ = DType::f32;
+  llvm::SmallVector<int64_t, 4> shape_;
+  void *data_ = nullptr;
+  void *allocation_ = nullptr;
+  void (*deleter_)(void *) = nullptr;
+};
+
+/// IR of a module at each stage, for `--emit` and for debugging.
+enum class Stage {
+  /// The input module, as given.
+  Fnc,
+  /// After the pipeline with stop-after-linalg.
+  Linalg,
+  /// After the whole pipeline (LLVM dialect).
+  LLVMDialect,
+  /// LLVM IR, optimized at the pipeline's opt level.
+  LLVMIR,
+};
+
+/// Runs the pipeline on a clone of `module` up to `stage` and prints the
+/// result. Does not JIT.
+llvm::Expected<std::string> emitStage(mlir::ModuleOp module,
+                                      const mlir::fnc::PipelineOptions &options,
+                                      Stage stage);
+
+/// Reads the public functions' signatures (without compiling). Fails if
+/// one of them has a signature fnc cannot call.
+llvm::Expected<std::vector<Signature>> readSignatures(mlir::ModuleOp module);
+/// The signature of the public function `name` (without compiling).
+llvm::Expected<Signature> readSignature(mlir::ModuleOp module,
+                                        llvm::StringRef name);
+/// The module's `fnc.global_variable`s (without compiling).
+llvm::Expected<std::vector<GlobalVariable>> readGlobals(mlir::ModuleOp module);
+/// The names of the public functions with a body, in module order.
+std::vector<std::string> publicFunctions(mlir::ModuleOp module);
+
+/// A compiled public function. Valid while its CompiledModule lives.
+class Entry {
+public:
+  const Signature &signature() const { return signature_; }
+
+  /// Calls the function. `args` has one view per argument in order; a
+  /// variable argument's view is updated in place. Checks dtypes and shapes
+  /// against the signature before the call and the runtime's error slot
+  /// after it. `results` is cleared and filled (reusing its capacity).
+  llvm::Error call(llvm::ArrayRef<BufferView> args,
+                   std::vector<Buffer> &results) const;
+  llvm::Expected<std::vector<Buffer>>
+  call(llvm::ArrayRef<BufferView> args) const;
+
+private:
+  friend class CompiledModule;
+  llvm::Error checkArgs(llvm::ArrayRef<BufferView> args) const;
+
+  Signature signature_;
+  void (*fn_)(void **) = nullptr;
+  size_t argSlots_ = 0;    // scalars of the expanded argument descriptors
+  size_t resultSlots_ = 0; // int64 slots of the returned struct
+};
+
+/// A module compiled once; see the file comment.
+class CompiledModule {
+public:
+  ~CompiledModule();
+  CompiledModule(const CompiledModule &) = delete;
+  CompiledModule &operator=(const CompiledModule &) = delete;
+
+  /// Compiles a clone of `module` (which is not modified) and every public
+  /// function of it. With `keepIR`, the IR of each stage is kept for ir().
+  /// Errors carry the diagnostics of the failing pass.
+  static llvm::Expected<std::unique_ptr<CompiledModule>>
+  compile(mlir::ModuleOp module, const mlir::fnc::PipelineOptions &options,
+          bool keepIR = false);
+
+  /// The entry called `name`; an error listing the public functions if
+  /// there is none.
+  llvm::Expected<const Entry *> lookup(llvm::StringRef name) const;
+  /// The public functions, in module order.
+  const std::vector<std::unique_ptr<Entry>> &entries() const {
+    return entries_;
+  }
+  /// The module's `fnc.global_variable`s.
+  const std::vector<GlobalVariable> &globals() const { return globals_; }
+  /// The IR at `stage` (empty unless compiled with keepIR).
+  const std::string &ir(Stage stage) const {
+    return ir_[static_cast<int>(stage)];
+  }
+  /// Wall-clock seconds spent in compile().
+  double compileSeconds() const { return compileSeconds_; }
+
+private:
+  CompiledModule();
+
+  std::unique_ptr<mlir::ExecutionEngine> engine_;
+  // Called by the engine while it compiles (during compile() only).
+  std::function<llvm::Error(llvm::Module *)> transformer_;
+  std::vector<std::unique_ptr<Entry>> entries_;
+  std::vector<GlobalVariable> globals_;
+  // Public functions whose signature fnc cannot call, with the reason.
+  std::vector<std::pair<std::string, std::string>> unsupported_;
+  std::string ir_[4];
+  double compileSeconds_ = 0;
+};
+
+} // namespace fnc::jit
+
+#endif // FNC_JIT_ENGINE_H

@@ -1,0 +1,63 @@
+//===- RunSupport.h - Inputs and outputs of fnc-run -------------*- C++ -*-===//
+//
+// The MLIR-free half of fnc-run: parsing `--input` literals, reading and
+// writing .npy files, and printing tensors in the eager format. Built with
+// exceptions (it uses fnc::Tensor) but never lets one escape: every
+// function reports failure through its return value.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FNC_TOOLS_RUNSUPPORT_H
+#define FNC_TOOLS_RUNSUPPORT_H
+
+#include "fnc/DType.h"
+#include "fnc/Tensor.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fnc::tools {
+
+/// A dense row-major tensor owned by the host: dtype, shape and bytes
+/// (bool: one byte, 0 or 1, per element).
+struct HostTensor {
+  DType dtype = DType::f32;
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> bytes;
+
+  int64_t numElements() const;
+  void *data() { return bytes.data(); }
+  const void *data() const { return bytes.data(); }
+};
+
+/// Parses an `--input` value other than `@file.npy`: `2x3xf32=1,2,3,4,5,6`,
+/// `f32=2.5`, `i1=true`, `3xf32=0` (one value fills the shape). Returns an
+/// empty string on success, else what is wrong (naming the bad part).
+std::string parseLiteral(const std::string &spec, HostTensor &out);
+
+/// Parses a .npy file's contents (v1, v2 or v3; little-endian; C order;
+/// <f4 <f8 |b1 <i4 <i8). Returns an empty string on success, else why the
+/// file is not supported.
+std::string parseNpy(const std::string &contents, HostTensor &out);
+
+/// The bytes of a .npy v1.0 file holding (dtype, shape, data).
+std::string npyBytes(DType dtype, const std::vector<int64_t> &shape,
+                     const void *data);
+
+/// `fnc.Tensor([...], shape=(...), dtype=...)`, as the eager API prints.
+/// On failure (out of memory) returns a message in angle brackets.
+std::string formatTensor(DType dtype, const std::vector<int64_t> &shape,
+                         const void *data);
+
+/// The eager tensor holding a copy of `t` (empty handle on failure).
+Tensor toTensor(const HostTensor &t);
+/// The contents of an eager tensor (false on failure).
+bool fromTensor(const Tensor &t, HostTensor &out);
+
+/// The MLIR spelling of a dtype's element type ("f32", "i1", ...).
+const char *elementTypeName(DType dtype);
+
+} // namespace fnc::tools
+
+#endif // FNC_TOOLS_RUNSUPPORT_H

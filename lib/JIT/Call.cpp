@@ -1,0 +1,321 @@
+//===- Call.cpp - Calling JIT-compiled fnc functions ----------------------===//
+//
+// The hot path of the engine: checks the arguments against the signature,
+// expands them into memref descriptors for the packed `_mlir_NAME(void **)`
+// wrapper, calls it, takes ownership of the returned buffers and checks the
+// runtime's error slot. No MLIR here and no heap allocation for small
+// signatures (beyond what the generated code allocates for its results).
+//
+//===----------------------------------------------------------------------===//
+
+#include "fnc/JIT/Engine.h"
+#include "fnc/Runtime/Runtime.h"
+
+#include <cstdlib>
+#include <cstring>
+
+using namespace fnc;
+using namespace fnc::jit;
+
+//===----------------------------------------------------------------------===//
+// Types
+//===----------------------------------------------------------------------===//
+
+static const char *elementName(DType dtype) {
+  switch (dtype) {
+  case DType::f32:
+    return "f32";
+  case DType::f64:
+    return "f64";
+  case DType::i1:
+    return "i1";
+  case DType::i32:
+    return "i32";
+  case DType::i64:
+    return "i64";
+  }
+  return "?";
+}
+
+std::string TensorType::str(DType dtype, llvm::ArrayRef<int64_t> shape) {
+  std::string s = "tensor<";
+  for (int64_t d : shape)
+    s += (d == kDynamic ? std::string("?") : std::to_string(d)) + "x";
+  return s + elementName(dtype) + ">";
+}
+
+std::string TensorType::str() const { return str(dtype, shape); }
+
+bool TensorType::accepts(DType other, llvm::ArrayRef<int64_t> dims) const {
+  if (other != dtype || dims.size() != shape.size())
+    return false;
+  for (size_t i = 0; i < dims.size(); ++i)
+    if (dims[i] < 0 || (shape[i] != kDynamic && shape[i] != dims[i]))
+      return false;
+  return true;
+}
+
+bool TensorType::isStatic() const {
+  for (int64_t d : shape)
+    if (d == kDynamic)
+      return false;
+  return true;
+}
+
+int64_t TensorType::numElements() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+std::string ArgSpec::str() const {
+  if (kind == ArgKind::Variable)
+    return "!fnc.variable<" + type.str() + ">";
+  return type.str();
+}
+
+std::string Signature::str() const {
+  std::string s = "@" + name + "(";
+  for (size_t i = 0; i < args.size(); ++i)
+    s += (i ? ", " : "") + args[i].str();
+  s += ") -> (";
+  for (size_t i = 0; i < results.size(); ++i)
+    s += (i ? ", " : "") + results[i].str();
+  return s + ")";
+}
+
+//===----------------------------------------------------------------------===//
+// Buffer
+//===----------------------------------------------------------------------===//
+
+Buffer::Buffer(DType dtype, llvm::ArrayRef<int64_t> shape, void *data,
+               void *allocation, void (*deleter)(void *))
+    : dtype_(dtype), shape_(shape.begin(), shape.end()), data_(data),
+      allocation_(allocation), deleter_(deleter) {}
+
+Buffer::Buffer(Buffer &&other) noexcept
+    : dtype_(other.dtype_), shape_(std::move(other.shape_)), data_(other.data_),
+      allocation_(other.allocation_), deleter_(other.deleter_) {
+  other.allocation_ = other.data_ = nullptr;
+  other.deleter_ = nullptr;
+}
+
+Buffer &Buffer::operator=(Buffer &&other) noexcept {
+  if (this != &other) {
+    reset();
+    dtype_ = other.dtype_;
+    shape_ = std::move(other.shape_);
+    data_ = other.data_;
+    allocation_ = other.allocation_;
+    deleter_ = other.deleter_;
+    other.allocation_ = other.data_ = nullptr;
+    other.deleter_ = nullptr;
+  }
+  return *this;
+}
+
+Buffer::~Buffer() { reset(); }
+
+void Buffer::reset() {
+  if (deleter_ && allocation_)
+    deleter_(allocation_);
+  allocation_ = data_ = nullptr;
+  deleter_ = nullptr;
+}
+
+int64_t Buffer::numElements() const {
+  int64_t n = 1;
+  for (int64_t d : shape_)
+    n *= d;
+  return n;
+}
+
+//===----------------------------------------------------------------------===//
+// Entry::call
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The pointer MLIR puts in the `allocated` field of a memref.get_global
+/// result: not owned, never to be freed.
+void *const kDeadBeef = reinterpret_cast<void *>(0xdeadbeef);
+
+bool isRowMajor(llvm::ArrayRef<int64_t> shape,
+                llvm::ArrayRef<int64_t> strides) {
+  if (strides.empty())
+    return true;
+  int64_t expected = 1;
+  for (size_t i = shape.size(); i-- > 0;) {
+    if (shape[i] != 1 && strides[i] != expected)
+      return false;
+    expected *= shape[i];
+  }
+  return true;
+}
+
+int64_t product(llvm::ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+/// Copies a strided view into a new row-major malloc'ed buffer.
+void *gather(const BufferView &view) {
+  size_t elem = sizeOf(view.dtype);
+  int64_t count = product(view.shape);
+  char *out =
+      static_cast<char *>(std::malloc(std::max<size_t>(1, count * elem)));
+  if (!out)
+    return nullptr;
+  llvm::SmallVector<int64_t, 8> index(view.shape.size(), 0);
+  const char *base = static_cast<const char *>(view.data);
+  for (int64_t n = 0; n < count; ++n) {
+    int64_t pos = 0;
+    for (size_t i = 0; i < index.size(); ++i)
+      pos += index[i] * view.strides[i];
+    std::memcpy(out + n * elem, base + pos * elem, elem);
+    for (size_t i = index.size(); i-- > 0;) {
+      if (++index[i] < view.shape[i])
+        break;
+      index[i] = 0;
+    }
+  }
+  return out;
+}
+
+/// Adopts a returned memref descriptor (slots: allocated, aligned, offset,
+/// sizes, strides) as a row-major Buffer. Copies when the memory is not
+/// ours to free (a global, an argument, an earlier result) or is strided.
+llvm::Error adopt(DType dtype, size_t rank, const int64_t *slots,
+                  llvm::ArrayRef<void *> inputs, std::vector<Buffer> &results) {
+  void *allocated = reinterpret_cast<void *>(slots[0]);
+  char *aligned = reinterpret_cast<char *>(slots[1]);
+  int64_t offset = slots[2];
+  llvm::ArrayRef<int64_t> sizes(slots + 3, rank);
+  llvm::ArrayRef<int64_t> strides(slots + 3 + rank, rank);
+  size_t elem = sizeOf(dtype);
+  void *data = aligned + offset * elem;
+
+  bool owned = allocated != kDeadBeef;
+  for (void *p : inputs)
+    owned &= p != allocated;
+  for (const Buffer &b : results)
+    owned &= b.data() != data;
+  if (owned && isRowMajor(sizes, strides)) {
+    results.emplace_back(dtype, sizes, data, allocated, &std::free);
+    return llvm::Error::success();
+  }
+  BufferView view{dtype, sizes, data, strides};
+  void *copy = gather(view);
+  if (owned)
+    std::free(allocated);
+  if (!copy)
+    return llvm::createStringError("out of memory copying a result");
+  results.emplace_back(dtype, sizes, copy, copy, &std::free);
+  return llvm::Error::success();
+}
+} // namespace
+
+llvm::Error Entry::checkArgs(llvm::ArrayRef<BufferView> args) const {
+  const auto &specs = signature_.args;
+  if (args.size() != specs.size())
+    return llvm::createStringError(
+        "@" + signature_.name + " takes " + std::to_string(specs.size()) +
+        " argument" + (specs.size() == 1 ? "" : "s") + " but " +
+        std::to_string(args.size()) +
+        " were given; signature: " + signature_.str());
+  for (size_t i = 0; i < args.size(); ++i) {
+    const BufferView &a = args[i];
+    const ArgSpec &spec = specs[i];
+    if (!spec.type.accepts(a.dtype, a.shape))
+      return llvm::createStringError("argument #" + std::to_string(i) +
+                                     " of @" + signature_.name + ": expected " +
+                                     spec.str() + ", got " +
+                                     TensorType::str(a.dtype, a.shape));
+    if (!a.data && product(a.shape) != 0)
+      return llvm::createStringError("argument #" + std::to_string(i) +
+                                     " of @" + signature_.name +
+                                     " has no data");
+    if (!a.strides.empty() && a.strides.size() != a.shape.size())
+      return llvm::createStringError("argument #" + std::to_string(i) +
+                                     " of @" + signature_.name +
+                                     ": strides and shape differ in rank");
+    if (spec.kind == ArgKind::Variable && !isRowMajor(a.shape, a.strides))
+      return llvm::createStringError(
+          "argument #" + std::to_string(i) + " of @" + signature_.name +
+          ": a variable's buffer must be row-major (it is updated in place)");
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error Entry::call(llvm::ArrayRef<BufferView> args,
+                        std::vector<Buffer> &results) const {
+  results.clear();
+  if (llvm::Error err = checkArgs(args))
+    return err;
+
+  // Expanded descriptors: one int64 slot per scalar, one pointer per slot.
+  llvm::SmallVector<int64_t, 64> slots(argSlots_ + resultSlots_);
+  llvm::SmallVector<void *, 64> packed;
+  packed.reserve(argSlots_ + 1);
+  llvm::SmallVector<void *, 8> inputs;
+  llvm::SmallVector<void *, 2> temporaries;
+  size_t pos = 0;
+  for (const BufferView &a : args) {
+    void *data = a.data;
+    if (!isRowMajor(a.shape, a.strides)) {
+      data = gather(a);
+      if (!data) {
+        for (void *t : temporaries)
+          std::free(t);
+        return llvm::createStringError("out of memory copying an argument");
+      }
+      temporaries.push_back(data);
+    }
+    inputs.push_back(data);
+    size_t rank = a.shape.size();
+    slots[pos] = slots[pos + 1] = reinterpret_cast<intptr_t>(data);
+    slots[pos + 2] = 0;
+    int64_t stride = 1;
+    for (size_t d = rank; d-- > 0;) {
+      slots[pos + 3 + d] = a.shape[d];
+      slots[pos + 3 + rank + d] = stride;
+      stride *= a.shape[d];
+    }
+    pos += 3 + 2 * rank;
+  }
+  for (size_t i = 0; i < argSlots_; ++i)
+    packed.push_back(&slots[i]);
+  int64_t *resultSlots = slots.data() + argSlots_;
+  if (resultSlots_)
+    packed.push_back(resultSlots);
+
+  fn_(packed.data());
+
+  for (void *t : temporaries)
+    std::free(t);
+  llvm::Error err = llvm::Error::success();
+  size_t at = 0;
+  for (const TensorType &type : signature_.results) {
+    size_t rank = type.shape.size();
+    if (!err)
+      err = adopt(type.dtype, rank, resultSlots + at, inputs, results);
+    at += 3 + 2 * rank;
+  }
+  if (runtime::hasError()) {
+    consumeError(std::move(err));
+    results.clear();
+    if (std::optional<std::string> message = runtime::takeError())
+      return llvm::createStringError("@" + signature_.name + ": " + *message);
+  }
+  return err;
+}
+
+llvm::Expected<std::vector<Buffer>>
+Entry::call(llvm::ArrayRef<BufferView> args) const {
+  std::vector<Buffer> results;
+  if (llvm::Error err = call(args, results))
+    return std::move(err);
+  return std::move(results);
+}

@@ -1,0 +1,407 @@
+//===- Runtime.cpp - The C runtime called by generated code ---------------===//
+//
+// Printing (through the eager API's numpy-compatible formatter), the
+// counter-based Philox4x32-10 random generator and the pending-error slot.
+// Every entry point called by generated code catches all exceptions: they
+// must never unwind through JIT-compiled frames.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fnc/Runtime/Runtime.h"
+#include "fnc/Tensor.h"
+
+#include <atomic>
+#include <cmath>
+#include <iostream>
+#include <mutex>
+#include <random>
+#include <unordered_map>
+
+namespace fnc::detail {
+// Defined in lib/API/Print.cpp: the body of Tensor::str() without the
+// `fnc.Tensor(...)` wrapper.
+std::string formatValues(const Tensor &t);
+} // namespace fnc::detail
+
+using namespace fnc;
+using namespace fnc::runtime;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// State
+//===----------------------------------------------------------------------===//
+
+struct OutputState {
+  std::mutex mutex;
+  std::ostream *os = nullptr;
+  std::ostream &stream() { return os ? *os : std::cout; }
+};
+OutputState &output() {
+  static OutputState state;
+  return state;
+}
+
+struct ErrorState {
+  std::atomic<bool> pending{false};
+  std::mutex mutex;
+  int64_t code = 0, a = 0, b = 0;
+};
+ErrorState &errors() {
+  static ErrorState state;
+  return state;
+}
+
+struct RandomState {
+  std::mutex mutex;
+  bool seeded = false;
+  uint64_t seed = 0;
+  std::unordered_map<int64_t, uint64_t> counters;
+};
+RandomState &randomState() {
+  static RandomState state;
+  return state;
+}
+
+void raise(ErrorCode code, int64_t a = 0, int64_t b = 0) {
+  fncRaiseError(static_cast<int64_t>(code), a, b);
+}
+
+void write(const std::string &text) {
+  OutputState &out = output();
+  std::lock_guard<std::mutex> lock(out.mutex);
+  out.stream() << text;
+}
+
+//===----------------------------------------------------------------------===//
+// Printing
+//===----------------------------------------------------------------------===//
+
+/// Copies the (strided) memref into a row-major tensor and formats it.
+template <typename T> void printTensor(UnrankedMemRefType<T> *memref) {
+  try {
+    DynamicMemRefType<T> d(*memref);
+    std::vector<int64_t> shape;
+    int64_t count = 1;
+    for (int64_t i = 0; i < d.rank; ++i) {
+      shape.push_back(d.sizes[i]);
+      count *= d.sizes[i];
+    }
+    std::vector<T> values;
+    values.reserve(count);
+    if (count > 0) {
+      std::vector<int64_t> index(d.rank, 0);
+      for (int64_t n = 0; n < count; ++n) {
+        int64_t pos = d.offset;
+        for (int64_t i = 0; i < d.rank; ++i)
+          pos += index[i] * d.strides[i];
+        values.push_back(d.data[pos]);
+        for (int64_t i = d.rank - 1; i >= 0; --i) {
+          if (++index[i] < shape[i])
+            break;
+          index[i] = 0;
+        }
+      }
+    }
+    Tensor t(values, shape);
+    write(detail::formatValues(t));
+  } catch (...) {
+    raise(ErrorCode::Internal);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Random numbers
+//===----------------------------------------------------------------------===//
+
+constexpr uint32_t kPhiloxM0 = 0xD2511F53, kPhiloxM1 = 0xCD9E8D57;
+constexpr uint32_t kPhiloxW0 = 0x9E3779B9, kPhiloxW1 = 0xBB67AE85;
+
+/// Reserves `blocks` Philox blocks of the stream of `opKey`: returns the key
+/// and the first block index.
+void reserve(int64_t opKey, uint64_t blocks, std::array<uint32_t, 2> &key,
+             uint64_t &first) {
+  RandomState &state = randomState();
+  std::lock_guard<std::mutex> lock(state.mutex);
+  if (!state.seeded) {
+    std::random_device device;
+    state.seed = (static_cast<uint64_t>(device()) << 32) ^ device();
+    state.seeded = true;
+  }
+  uint64_t &counter = state.counters[opKey];
+  first = counter;
+  counter += blocks;
+  key = {static_cast<uint32_t>(state.seed),
+         static_cast<uint32_t>(state.seed >> 32)};
+}
+
+/// Block `i` of the stream of `opKey`: the counter holds the block index in
+/// its low words and the op key in its high words.
+std::array<uint32_t, 4> block(uint64_t i, int64_t opKey,
+                              const std::array<uint32_t, 2> &key) {
+  uint64_t k = static_cast<uint64_t>(opKey);
+  return philox4x32({static_cast<uint32_t>(i), static_cast<uint32_t>(i >> 32),
+                     static_cast<uint32_t>(k), static_cast<uint32_t>(k >> 32)},
+                    key);
+}
+
+/// [0, 1) from the top 24 bits / (0, 1] for Box-Muller's logarithm.
+double unit24(uint32_t x) { return (x >> 8) * 0x1p-24; }
+double unit53(uint32_t hi, uint32_t lo) {
+  return ((static_cast<uint64_t>(hi) << 32 | lo) >> 11) * 0x1p-53;
+}
+
+template <typename T>
+T *contiguousData(UnrankedMemRefType<T> *memref, int64_t &count) {
+  DynamicMemRefType<T> d(*memref);
+  count = 1;
+  for (int64_t i = 0; i < d.rank; ++i)
+    count *= d.sizes[i];
+  return d.data + d.offset;
+}
+
+/// Values per Philox block: 4 for f32 (24 bits each), 2 for f64 (53 bits).
+template <typename T> constexpr int64_t kPerBlock = sizeof(T) == 4 ? 4 : 2;
+
+/// Fills `memref` with `perBlock` uniform numbers in [0, 1) per block, given
+/// to `emit(u0, u1, ..., index)`.
+template <typename T, typename Emit>
+void fill(UnrankedMemRefType<T> *memref, int64_t opKey, Emit emit) {
+  int64_t count;
+  T *data = contiguousData(memref, count);
+  if (count <= 0)
+    return;
+  constexpr int64_t per = kPerBlock<T>;
+  uint64_t blocks = (count + per - 1) / per;
+  std::array<uint32_t, 2> key;
+  uint64_t first;
+  reserve(opKey, blocks, key, first);
+  double u[4];
+  for (uint64_t b = 0; b < blocks; ++b) {
+    std::array<uint32_t, 4> x = block(first + b, opKey, key);
+    if (per == 4) {
+      for (int i = 0; i < 4; ++i)
+        u[i] = unit24(x[i]);
+    } else {
+      u[0] = unit53(x[0], x[1]);
+      u[1] = unit53(x[2], x[3]);
+    }
+    int64_t base = static_cast<int64_t>(b) * per;
+    emit(data + base, std::min<int64_t>(per, count - base), u);
+  }
+}
+
+template <typename T>
+void uniform(UnrankedMemRefType<T> *memref, int64_t opKey, double min,
+             double max) {
+  fill(memref, opKey, [&](T *out, int64_t n, const double *u) {
+    for (int64_t i = 0; i < n; ++i) {
+      T v = static_cast<T>(min + (max - min) * u[i]);
+      // Rounding may reach `max`; keep the interval half-open.
+      if (v >= static_cast<T>(max) && min < max)
+        v = std::nextafter(static_cast<T>(max), static_cast<T>(min));
+      out[i] = v;
+    }
+  });
+}
+
+template <typename T>
+void normal(UnrankedMemRefType<T> *memref, int64_t opKey, double mean,
+            double stddev) {
+  constexpr double kTwoPi = 6.283185307179586476925286766559;
+  fill(memref, opKey, [&](T *out, int64_t n, const double *u) {
+    for (int64_t i = 0; i < n; i += 2) {
+      double r = std::sqrt(-2.0 * std::log(1.0 - u[i]));
+      double theta = kTwoPi * u[i + 1];
+      out[i] = static_cast<T>(mean + stddev * r * std::cos(theta));
+      if (i + 1 < n)
+        out[i + 1] = static_cast<T>(mean + stddev * r * std::sin(theta));
+    }
+  });
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// C entry points
+//===----------------------------------------------------------------------===//
+
+extern "C" {
+
+void _mlir_ciface_fncPrintText(StridedMemRefType<int8_t, 1> *text) {
+  try {
+    std::string s;
+    s.reserve(text->sizes[0]);
+    for (int64_t i = 0; i < text->sizes[0]; ++i)
+      s += static_cast<char>(text->data[text->offset + i * text->strides[0]]);
+    write(s);
+  } catch (...) {
+    raise(ErrorCode::Internal);
+  }
+}
+
+void _mlir_ciface_fncPrintTensorF32(UnrankedMemRefType<float> *t) {
+  printTensor(t);
+}
+void _mlir_ciface_fncPrintTensorF64(UnrankedMemRefType<double> *t) {
+  printTensor(t);
+}
+void _mlir_ciface_fncPrintTensorI1(UnrankedMemRefType<bool> *t) {
+  printTensor(t);
+}
+void _mlir_ciface_fncPrintTensorI32(UnrankedMemRefType<int32_t> *t) {
+  printTensor(t);
+}
+void _mlir_ciface_fncPrintTensorI64(UnrankedMemRefType<int64_t> *t) {
+  printTensor(t);
+}
+
+void fncPrintNewline() {
+  try {
+    write("\n");
+  } catch (...) {
+    raise(ErrorCode::Internal);
+  }
+}
+
+void _mlir_ciface_fncRandomUniformF32(UnrankedMemRefType<float> *out,
+                                      int64_t opKey, double min, double max) {
+  uniform(out, opKey, min, max);
+}
+void _mlir_ciface_fncRandomUniformF64(UnrankedMemRefType<double> *out,
+                                      int64_t opKey, double min, double max) {
+  uniform(out, opKey, min, max);
+}
+void _mlir_ciface_fncRandomNormalF32(UnrankedMemRefType<float> *out,
+                                     int64_t opKey, double mean,
+                                     double stddev) {
+  normal(out, opKey, mean, stddev);
+}
+void _mlir_ciface_fncRandomNormalF64(UnrankedMemRefType<double> *out,
+                                     int64_t opKey, double mean,
+                                     double stddev) {
+  normal(out, opKey, mean, stddev);
+}
+
+int64_t fncLoopError[3] = {0, 0, 0};
+
+void fncRaiseError(int64_t code, int64_t a, int64_t b) {
+  ErrorState &state = errors();
+  if (state.pending.load(std::memory_order_acquire))
+    return;
+  std::lock_guard<std::mutex> lock(state.mutex);
+  if (state.pending.load(std::memory_order_relaxed))
+    return;
+  state.code = code;
+  state.a = a;
+  state.b = b;
+  state.pending.store(true, std::memory_order_release);
+}
+
+} // extern "C"
+
+//===----------------------------------------------------------------------===//
+// Host API
+//===----------------------------------------------------------------------===//
+
+std::string fnc::runtime::errorMessage(int64_t code, int64_t a, int64_t b) {
+  std::string sa = std::to_string(a), sb = std::to_string(b);
+  switch (static_cast<ErrorCode>(code)) {
+  case ErrorCode::GatherIndex:
+    return "gather index " + sa + " is out of range [0, " + sb + ")";
+  case ErrorCode::DivisionByZero:
+    return "integer division by zero";
+  case ErrorCode::DimensionMismatch:
+    return "dynamic dimension mismatch: " + sa + " vs " + sb;
+  case ErrorCode::ReshapeSize:
+    return "cannot reshape a tensor of " + sa +
+           " elements: the known dimensions of the new shape multiply to " +
+           sb;
+  case ErrorCode::NegativeExponent:
+    return "integer pow with the negative exponent " + sa +
+           "; cast to a float dtype first";
+  case ErrorCode::SliceOutOfRange:
+    return "slice reads element " + sa + " of a dimension of size " + sb;
+  case ErrorCode::Internal:
+    return "internal error in the fnc runtime (out of memory?)";
+  }
+  return "unknown runtime error code " + std::to_string(code) + " (" + sa +
+         ", " + sb + ")";
+}
+
+void fnc::runtime::setGlobalSeed(uint64_t seed) {
+  RandomState &state = randomState();
+  std::lock_guard<std::mutex> lock(state.mutex);
+  state.seed = seed;
+  state.seeded = true;
+  state.counters.clear();
+}
+
+/// The slot loops write (see fncLoopError), read without tearing.
+static int64_t loadLoopError(int i) {
+  return __atomic_load_n(&fncLoopError[i], __ATOMIC_ACQUIRE);
+}
+
+bool fnc::runtime::hasError() {
+  return errors().pending.load(std::memory_order_acquire) ||
+         loadLoopError(0) != 0;
+}
+
+std::optional<std::string> fnc::runtime::takeError() {
+  ErrorState &state = errors();
+  if (!state.pending.load(std::memory_order_acquire)) {
+    int64_t code = loadLoopError(0);
+    if (code == 0)
+      return std::nullopt;
+    std::string message = errorMessage(code, loadLoopError(1), loadLoopError(2));
+    for (int i = 0; i < 3; ++i)
+      __atomic_store_n(&fncLoopError[i], 0, __ATOMIC_RELEASE);
+    return message;
+  }
+  std::lock_guard<std::mutex> lock(state.mutex);
+  if (!state.pending.load(std::memory_order_relaxed))
+    return std::nullopt;
+  state.pending.store(false, std::memory_order_release);
+  return errorMessage(state.code, state.a, state.b);
+}
+
+void fnc::runtime::setOutputStream(std::ostream *os) {
+  OutputState &out = output();
+  std::lock_guard<std::mutex> lock(out.mutex);
+  out.os = os;
+}
+
+std::vector<std::pair<std::string, void *>> fnc::runtime::symbols() {
+  auto fn = [](auto *f) { return reinterpret_cast<void *>(f); };
+  return {
+      {"_mlir_ciface_fncPrintText", fn(&_mlir_ciface_fncPrintText)},
+      {"_mlir_ciface_fncPrintTensorF32", fn(&_mlir_ciface_fncPrintTensorF32)},
+      {"_mlir_ciface_fncPrintTensorF64", fn(&_mlir_ciface_fncPrintTensorF64)},
+      {"_mlir_ciface_fncPrintTensorI1", fn(&_mlir_ciface_fncPrintTensorI1)},
+      {"_mlir_ciface_fncPrintTensorI32", fn(&_mlir_ciface_fncPrintTensorI32)},
+      {"_mlir_ciface_fncPrintTensorI64", fn(&_mlir_ciface_fncPrintTensorI64)},
+      {"fncPrintNewline", fn(&fncPrintNewline)},
+      {"_mlir_ciface_fncRandomUniformF32",
+       fn(&_mlir_ciface_fncRandomUniformF32)},
+      {"_mlir_ciface_fncRandomUniformF64",
+       fn(&_mlir_ciface_fncRandomUniformF64)},
+      {"_mlir_ciface_fncRandomNormalF32", fn(&_mlir_ciface_fncRandomNormalF32)},
+      {"_mlir_ciface_fncRandomNormalF64", fn(&_mlir_ciface_fncRandomNormalF64)},
+      {"fncRaiseError", fn(&fncRaiseError)},
+      {"fncLoopError", static_cast<void *>(&fncLoopError)},
+  };
+}
+
+std::array<uint32_t, 4> fnc::runtime::philox4x32(std::array<uint32_t, 4> ctr,
+                                                 std::array<uint32_t, 2> key) {
+  for (int round = 0; round < 10; ++round) {
+    uint64_t p0 = static_cast<uint64_t>(kPhiloxM0) * ctr[0];
+    uint64_t p1 = static_cast<uint64_t>(kPhiloxM1) * ctr[2];
+    uint32_t hi0 = p0 >> 32, lo0 = static_cast<uint32_t>(p0);
+    uint32_t hi1 = p1 >> 32, lo1 = static_cast<uint32_t>(p1);
+    ctr = {hi1 ^ ctr[1] ^ key[0], lo1, hi0 ^ ctr[3] ^ key[1], lo0};
+    key[0] += kPhiloxW0;
+    key[1] += kPhiloxW1;
+  }
+  return ctr;
+}

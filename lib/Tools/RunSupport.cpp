@@ -1,0 +1,440 @@
+//===- RunSupport.cpp - Inputs and outputs of fnc-run ---------------------===//
+//
+// `--input` literals, .npy reading and writing, eager-format printing. Built
+// with exceptions; each function catches everything (fnc::Error,
+// std::bad_alloc) and reports it as a value, since its callers are built
+// without exception support.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fnc/Tools/RunSupport.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+using namespace fnc;
+using namespace fnc::tools;
+
+int64_t HostTensor::numElements() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+const char *fnc::tools::elementTypeName(DType dtype) {
+  switch (dtype) {
+  case DType::f32:
+    return "f32";
+  case DType::f64:
+    return "f64";
+  case DType::i1:
+    return "i1";
+  case DType::i32:
+    return "i32";
+  case DType::i64:
+    return "i64";
+  }
+  return "?";
+}
+
+namespace {
+
+bool parseDType(const std::string &s, DType &dtype) {
+  for (DType d : {DType::f32, DType::f64, DType::i1, DType::i32, DType::i64})
+    if (s == elementTypeName(d)) {
+      dtype = d;
+      return true;
+    }
+  return false;
+}
+
+std::string trim(const std::string &s) {
+  size_t b = s.find_first_not_of(" \t\n");
+  if (b == std::string::npos)
+    return "";
+  size_t e = s.find_last_not_of(" \t\n");
+  return s.substr(b, e - b + 1);
+}
+
+/// Parses one element into `out` (sizeOf(dtype) bytes).
+bool parseElement(const std::string &text, DType dtype, uint8_t *out) {
+  if (text.empty())
+    return false;
+  const char *begin = text.c_str();
+  char *end = nullptr;
+  errno = 0;
+  switch (dtype) {
+  case DType::f32:
+  case DType::f64: {
+    double v = std::strtod(begin, &end);
+    if (*end != '\0')
+      return false;
+    if (dtype == DType::f32) {
+      float f = static_cast<float>(v);
+      if (std::isinf(f) && !std::isinf(v))
+        return false; // out of range for f32
+      std::memcpy(out, &f, sizeof(f));
+    } else {
+      std::memcpy(out, &v, sizeof(v));
+    }
+    return true;
+  }
+  case DType::i1:
+    if (text == "true" || text == "1")
+      *out = 1;
+    else if (text == "false" || text == "0")
+      *out = 0;
+    else
+      return false;
+    return true;
+  case DType::i32:
+  case DType::i64: {
+    long long v = std::strtoll(begin, &end, 10);
+    if (*end != '\0' || errno == ERANGE)
+      return false;
+    if (dtype == DType::i32) {
+      if (v < std::numeric_limits<int32_t>::min() ||
+          v > std::numeric_limits<int32_t>::max())
+        return false;
+      int32_t i = static_cast<int32_t>(v);
+      std::memcpy(out, &i, sizeof(i));
+    } else {
+      int64_t i = v;
+      std::memcpy(out, &i, sizeof(i));
+    }
+    return true;
+  }
+  }
+  return false;
+}
+
+std::string parseLiteralImpl(const std::string &spec, HostTensor &out) {
+  size_t eq = spec.find('=');
+  if (eq == std::string::npos)
+    return "expected TYPE=VALUES (e.g. 2x3xf32=1,2,3,4,5,6, f32=2.5) or "
+           "@FILE.npy";
+  std::string type = spec.substr(0, eq), values = spec.substr(eq + 1);
+  // The type: dims separated by 'x', then the element type.
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (true) {
+    size_t x = type.find('x', start);
+    parts.push_back(type.substr(start, x - start));
+    if (x == std::string::npos)
+      break;
+    start = x + 1;
+  }
+  if (!parseDType(parts.back(), out.dtype))
+    return "unknown element type '" + parts.back() + "' in '" + type +
+           "' (expected f32, f64, i1, i32 or i64)";
+  out.shape.clear();
+  int64_t count = 1;
+  for (size_t i = 0; i + 1 < parts.size(); ++i) {
+    const std::string &p = parts[i];
+    char *end = nullptr;
+    errno = 0;
+    long long d = p.empty() ? -1 : std::strtoll(p.c_str(), &end, 10);
+    if (p.empty() || *end != '\0' || d < 0 || errno == ERANGE ||
+        (d > 0 && count > (int64_t{1} << 40) / d))
+      return "bad dimension '" + p + "' in '" + type +
+             "' (expected a non-negative integer)";
+    out.shape.push_back(d);
+    count *= d;
+  }
+
+  // The values: comma-separated, optionally in brackets.
+  std::string body = trim(values);
+  std::string stripped;
+  for (char c : body)
+    if (c != '[' && c != ']')
+      stripped += c;
+  std::vector<std::string> elements;
+  if (!trim(stripped).empty()) {
+    size_t s = 0;
+    while (true) {
+      size_t c = stripped.find(',', s);
+      elements.push_back(trim(stripped.substr(s, c - s)));
+      if (c == std::string::npos)
+        break;
+      s = c + 1;
+    }
+  }
+  size_t elem = sizeOf(out.dtype);
+  bool splat = elements.size() == 1 && count != 1;
+  if (!splat && static_cast<int64_t>(elements.size()) != count)
+    return "'" + type + "' has " + std::to_string(count) + " element" +
+           (count == 1 ? "" : "s") + " but " + std::to_string(elements.size()) +
+           " value" + (elements.size() == 1 ? " was" : "s were") + " given";
+  out.bytes.assign(count * elem, 0);
+  for (size_t i = 0; i < elements.size(); ++i) {
+    uint8_t value[8];
+    if (!parseElement(elements[i], out.dtype, value))
+      return "value #" + std::to_string(i) + " '" + elements[i] +
+             "' is not a valid " + elementTypeName(out.dtype);
+    if (splat) {
+      for (int64_t j = 0; j < count; ++j)
+        std::memcpy(out.bytes.data() + j * elem, value, elem);
+    } else {
+      std::memcpy(out.bytes.data() + i * elem, value, elem);
+    }
+  }
+  return "";
+}
+
+/// The value of `key` in a .npy header dict, up to the next top-level ','
+/// or '}' (the shape tuple is kept whole).
+bool headerValue(const std::string &header, const std::string &key,
+                 std::string &value) {
+  size_t k = header.find("'" + key + "'");
+  if (k == std::string::npos)
+    k = header.find("\"" + key + "\"");
+  if (k == std::string::npos)
+    return false;
+  size_t colon = header.find(':', k);
+  if (colon == std::string::npos)
+    return false;
+  size_t i = colon + 1, depth = 0;
+  std::string v;
+  for (; i < header.size(); ++i) {
+    char c = header[i];
+    if (c == '(')
+      ++depth;
+    if (c == ')')
+      --depth;
+    if (depth == 0 && (c == ',' || c == '}'))
+      break;
+    v += c;
+  }
+  value = trim(v);
+  return true;
+}
+
+std::string parseNpyImpl(const std::string &data, HostTensor &out) {
+  static const char kMagic[] = "\x93NUMPY";
+  if (data.size() < 10 || data.compare(0, 6, kMagic, 6) != 0)
+    return "not a .npy file (bad magic)";
+  unsigned major = static_cast<uint8_t>(data[6]);
+  size_t headerLen, headerStart;
+  if (major == 1) {
+    headerLen = static_cast<uint8_t>(data[8]) | static_cast<uint8_t>(data[9])
+                                                    << 8;
+    headerStart = 10;
+  } else if (major == 2 || major == 3) {
+    if (data.size() < 12)
+      return "truncated .npy header";
+    headerLen = 0;
+    for (int i = 0; i < 4; ++i)
+      headerLen |= static_cast<size_t>(static_cast<uint8_t>(data[8 + i]))
+                   << (8 * i);
+    headerStart = 12;
+  } else {
+    return "unsupported .npy version " + std::to_string(major);
+  }
+  if (data.size() < headerStart + headerLen)
+    return "truncated .npy header";
+  std::string header = data.substr(headerStart, headerLen);
+
+  std::string descr, fortran, shape;
+  if (!headerValue(header, "descr", descr) ||
+      !headerValue(header, "fortran_order", fortran) ||
+      !headerValue(header, "shape", shape))
+    return "malformed .npy header: " + trim(header);
+  if (descr.size() >= 2 && (descr.front() == '\'' || descr.front() == '"'))
+    descr = descr.substr(1, descr.size() - 2);
+  if (descr == "<f4")
+    out.dtype = DType::f32;
+  else if (descr == "<f8")
+    out.dtype = DType::f64;
+  else if (descr == "|b1")
+    out.dtype = DType::i1;
+  else if (descr == "<i4")
+    out.dtype = DType::i32;
+  else if (descr == "<i8")
+    out.dtype = DType::i64;
+  else
+    return "unsupported .npy dtype '" + descr +
+           "' (supported: <f4 <f8 |b1 <i4 <i8, little-endian)";
+  if (fortran != "False")
+    return "Fortran-order .npy files are not supported (save in C order)";
+
+  if (shape.size() < 2 || shape.front() != '(' || shape.back() != ')')
+    return "malformed shape " + shape + " in the .npy header";
+  out.shape.clear();
+  std::string dims = shape.substr(1, shape.size() - 2);
+  size_t s = 0;
+  while (s < dims.size()) {
+    size_t c = dims.find(',', s);
+    std::string d = trim(dims.substr(s, c - s));
+    if (!d.empty()) {
+      char *end = nullptr;
+      long long v = std::strtoll(d.c_str(), &end, 10);
+      if (*end != '\0' || v < 0)
+        return "malformed shape " + shape + " in the .npy header";
+      out.shape.push_back(v);
+    }
+    if (c == std::string::npos)
+      break;
+    s = c + 1;
+  }
+  int64_t count = out.numElements();
+  size_t bytes = count * sizeOf(out.dtype);
+  size_t dataStart = headerStart + headerLen;
+  if (data.size() - dataStart < bytes)
+    return "truncated .npy data: expected " + std::to_string(bytes) +
+           " bytes, found " + std::to_string(data.size() - dataStart);
+  out.bytes.assign(data.begin() + dataStart, data.begin() + dataStart + bytes);
+  if (out.dtype == DType::i1)
+    for (uint8_t &b : out.bytes)
+      b = b != 0;
+  return "";
+}
+
+template <typename T>
+Tensor makeTensor(const std::vector<int64_t> &shape, const void *data) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  const T *p = static_cast<const T *>(data);
+  return Tensor(std::vector<T>(p, p + n), shape);
+}
+
+Tensor toTensorImpl(DType dtype, const std::vector<int64_t> &shape,
+                    const void *data) {
+  switch (dtype) {
+  case DType::f32:
+    return makeTensor<float>(shape, data);
+  case DType::f64:
+    return makeTensor<double>(shape, data);
+  case DType::i1: {
+    int64_t n = 1;
+    for (int64_t d : shape)
+      n *= d;
+    const uint8_t *p = static_cast<const uint8_t *>(data);
+    std::vector<bool> v(n);
+    for (int64_t i = 0; i < n; ++i)
+      v[i] = p[i] != 0;
+    return Tensor(v, shape);
+  }
+  case DType::i32:
+    return makeTensor<int32_t>(shape, data);
+  case DType::i64:
+    return makeTensor<int64_t>(shape, data);
+  }
+  return Tensor();
+}
+
+} // namespace
+
+std::string fnc::tools::parseLiteral(const std::string &spec, HostTensor &out) {
+  try {
+    return parseLiteralImpl(spec, out);
+  } catch (const std::exception &e) {
+    return e.what();
+  }
+}
+
+std::string fnc::tools::parseNpy(const std::string &contents, HostTensor &out) {
+  try {
+    return parseNpyImpl(contents, out);
+  } catch (const std::exception &e) {
+    return e.what();
+  }
+}
+
+std::string fnc::tools::npyBytes(DType dtype, const std::vector<int64_t> &shape,
+                                 const void *data) {
+  const char *descr = "<f4";
+  switch (dtype) {
+  case DType::f32:
+    descr = "<f4";
+    break;
+  case DType::f64:
+    descr = "<f8";
+    break;
+  case DType::i1:
+    descr = "|b1";
+    break;
+  case DType::i32:
+    descr = "<i4";
+    break;
+  case DType::i64:
+    descr = "<i8";
+    break;
+  }
+  std::string shapeText = "(";
+  for (size_t i = 0; i < shape.size(); ++i)
+    shapeText += (i ? ", " : "") + std::to_string(shape[i]);
+  if (shape.size() == 1)
+    shapeText += ",";
+  shapeText += ")";
+  std::string header = std::string("{'descr': '") + descr +
+                       "', 'fortran_order': False, 'shape': " + shapeText +
+                       ", }";
+  // Pad with spaces and a newline so that the data starts at a multiple of
+  // 64 bytes.
+  size_t total = 10 + header.size() + 1;
+  header += std::string((64 - total % 64) % 64, ' ') + "\n";
+  std::string out = "\x93NUMPY";
+  out += '\x01';
+  out += '\x00';
+  out += static_cast<char>(header.size() & 0xff);
+  out += static_cast<char>(header.size() >> 8);
+  out += header;
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  out.append(static_cast<const char *>(data), n * sizeOf(dtype));
+  return out;
+}
+
+std::string fnc::tools::formatTensor(DType dtype,
+                                     const std::vector<int64_t> &shape,
+                                     const void *data) {
+  try {
+    return toTensorImpl(dtype, shape, data).str();
+  } catch (const std::exception &e) {
+    return std::string("<cannot print the tensor: ") + e.what() + ">";
+  }
+}
+
+Tensor fnc::tools::toTensor(const HostTensor &t) {
+  try {
+    return toTensorImpl(t.dtype, t.shape, t.data());
+  } catch (...) {
+    return Tensor();
+  }
+}
+
+bool fnc::tools::fromTensor(const Tensor &t, HostTensor &out) {
+  try {
+    out.dtype = t.dtype();
+    out.shape = t.shape();
+    size_t bytes = t.size() * sizeOf(out.dtype);
+    const uint8_t *p = nullptr;
+    switch (out.dtype) {
+    case DType::f32:
+      p = reinterpret_cast<const uint8_t *>(t.data<float>());
+      break;
+    case DType::f64:
+      p = reinterpret_cast<const uint8_t *>(t.data<double>());
+      break;
+    case DType::i1:
+      p = reinterpret_cast<const uint8_t *>(t.data<bool>());
+      break;
+    case DType::i32:
+      p = reinterpret_cast<const uint8_t *>(t.data<int32_t>());
+      break;
+    case DType::i64:
+      p = reinterpret_cast<const uint8_t *>(t.data<int64_t>());
+      break;
+    }
+    out.bytes.assign(p, p + bytes);
+    return true;
+  } catch (...) {
+    return false;
+  }
+}

@@ -1,0 +1,114 @@
+// Every bad input ends with one clear line on stderr and exit code 1.
+
+// RUN: not fnc-run %t.does-not-exist.mlir 2>&1 | FileCheck %s --check-prefix=MISSING
+// MISSING: fnc-run: error: cannot open '{{.*}}does-not-exist.mlir': No such file or directory
+
+// RUN: echo 'func.func @f(%%a: tensor<2xf32>) -> tensor<2xf32> {' > %t.bad.mlir
+// RUN: echo '  return %%b : tensor<2xf32>' >> %t.bad.mlir
+// RUN: echo '}' >> %t.bad.mlir
+// RUN: not fnc-run %t.bad.mlir 2>&1 | FileCheck %s --check-prefix=PARSE
+// PARSE: fnc-run: error: {{.*}}bad.mlir:2:10: use of undeclared SSA value name
+// PARSE-NOT: error
+
+// RUN: not fnc-run %s 2>&1 | FileCheck %s --check-prefix=AMBIGUOUS
+// AMBIGUOUS: fnc-run: error: '{{.*}}errors.mlir' has several public functions (@add, @fails, @idx); choose one with --entry
+
+// RUN: not fnc-run %s --entry=nope 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+// UNKNOWN: fnc-run: error: no public function @nope in '{{.*}}errors.mlir'; it has @add, @fails, @idx
+
+// RUN: not fnc-run %s --entry=helper 2>&1 | FileCheck %s --check-prefix=PRIVATE
+// PRIVATE: fnc-run: error: no public function @helper in
+
+// RUN: not fnc-run %s --entry=add --input=3xf32=1,2,3 2>&1 | FileCheck %s --check-prefix=ARITY
+// ARITY: fnc-run: error: @add takes 2 inputs (tensor<3xf32>, tensor<?xf32>) but 1 --input was given
+
+// RUN: not fnc-run %s --entry=add --input=3xf32=1,2,3 --input=2x2xf32=1,2,3,4 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=RANK
+// RANK: fnc-run: error: --input #1 for argument #1 of @add: expected tensor<?xf32>, got tensor<2x2xf32>
+
+// RUN: not fnc-run %s --entry=add --input=2xf32=1,2 --input=3xf32=1,2,3 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=SHAPE
+// SHAPE: fnc-run: error: --input #0 for argument #0 of @add: expected tensor<3xf32>, got tensor<2xf32>
+
+// RUN: not fnc-run %s --entry=add --input=3xf64=1,2,3 --input=3xf32=1,2,3 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=DTYPE
+// DTYPE: fnc-run: error: --input #0 for argument #0 of @add: expected tensor<3xf32>, got tensor<3xf64>
+
+// RUN: not fnc-run %s --entry=add --input=3xf32=1,x,3 --input=3xf32=1,2,3 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=VALUE
+// VALUE: fnc-run: error: --input #0 ('3xf32=1,x,3'): value #1 'x' is not a valid f32
+
+// RUN: not fnc-run %s --entry=add --input=3xf32=1,2 --input=3xf32=1,2,3 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=COUNT
+// COUNT: fnc-run: error: --input #0 ('3xf32=1,2'): '3xf32' has 3 elements but 2 values were given
+
+// RUN: not fnc-run %s --entry=add --input=3xf16=1,2,3 --input=3xf32=1,2,3 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=ELEMENT
+// ELEMENT: fnc-run: error: --input #0 ('3xf16=1,2,3'): unknown element type 'f16' in '3xf16' (expected f32, f64, i1, i32 or i64)
+
+// RUN: not fnc-run %s --entry=add --input=-3xf32=1 --input=3xf32=1,2,3 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=DIM
+// DIM: fnc-run: error: --input #0 ('-3xf32=1'): bad dimension '-3' in '-3xf32' (expected a non-negative integer)
+
+// RUN: not fnc-run %s --entry=add --input=1,2,3 --input=3xf32=1,2,3 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=NOTYPE
+// NOTYPE: fnc-run: error: --input #0 ('1,2,3'): expected TYPE=VALUES (e.g. 2x3xf32=1,2,3,4,5,6, f32=2.5) or @FILE.npy
+
+// RUN: not fnc-run %s --entry=idx 2>&1 | FileCheck %s --check-prefix=NOCALL
+// NOCALL: fnc-run: error: cannot call @idx: argument #0 of @idx has type index
+
+// RUN: not fnc-run %s --entry=add --input=3xf32=1,2,3 --input=3xf32=1,2,3 --output=@%t.a.npy \
+// RUN:   --output=@%t.b.npy 2>&1 | FileCheck %s --check-prefix=OUTPUTS
+// OUTPUTS: fnc-run: error: @add returns 1 result but 2 --outputs were given
+
+// RUN: not fnc-run %s --entry=add --input=3xf32=1,2,3 --input=3xf32=1,2,3 \
+// RUN:   --output=@%t.no/such/dir/out.npy 2>&1 | FileCheck %s --check-prefix=UNWRITABLE
+// UNWRITABLE: fnc-run: error: cannot write '{{.*}}no/such/dir/out.npy': No such file or directory
+
+// A run-time error of the generated code leaves no output file behind.
+// RUN: rm -rf %t.dir && mkdir %t.dir
+// RUN: not fnc-run %s --entry=fails --input=2xf32=1,2 --output=@%t.dir/out.npy 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=RUNTIME
+// RUN: ls %t.dir | count 0
+// RUNTIME: fnc-run: error: @fails: gather index 7 is out of range [0, 5)
+
+// RUN: not fnc-run %s --entry=add --opt-level=4 2>&1 | FileCheck %s --check-prefix=OPT
+// OPT: fnc-run: error: --opt-level must be 0, 1, 2 or 3
+
+// RUN: not fnc-run %s --entry=add --threads=many 2>&1 | FileCheck %s --check-prefix=THREADS
+// THREADS: fnc-run: error: --threads expects a non-negative integer, not 'many'
+
+func.func @add(%a: tensor<3xf32>, %b: tensor<?xf32>) -> tensor<3xf32> {
+  %e = tensor.empty() : tensor<3xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>,
+                                        affine_map<(d0) -> (d0)>,
+                                        affine_map<(d0) -> (d0)>],
+                       iterator_types = ["parallel"]}
+      ins(%a, %b : tensor<3xf32>, tensor<?xf32>) outs(%e : tensor<3xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<3xf32>
+  return %r : tensor<3xf32>
+}
+
+func.func private @fncRaiseError(i64, i64, i64)
+
+func.func @fails(%a: tensor<2xf32>) -> tensor<2xf32> {
+  %c1 = arith.constant 1 : i64
+  %c7 = arith.constant 7 : i64
+  %c5 = arith.constant 5 : i64
+  func.call @fncRaiseError(%c1, %c7, %c5) : (i64, i64, i64) -> ()
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2xf32>
+  %r = linalg.fill ins(%zero : f32) outs(%e : tensor<2xf32>) -> tensor<2xf32>
+  return %r : tensor<2xf32>
+}
+
+func.func @idx(%i: index) -> index {
+  return %i : index
+}
+
+func.func private @helper() {
+  return
+}

@@ -1,0 +1,645 @@
+//===- DifferentialTest.cpp - JIT vs reference interpreter, every op ------===//
+//
+// Every fnc op, on random shapes (broadcasting, dynamic dims) and every
+// dtype it takes, built with OpBuilder, compiled through the one pipeline
+// and the JIT, and checked against the reference interpreter (the eager
+// kernels) with a tolerance stated per op family.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fnc/Dialect/Fnc/IR/FncOps.h"
+#include "fnc/Interpreter/Interpreter.h"
+#include "fnc/JIT/Engine.h"
+#include "fnc/Pipelines/Pipelines.h"
+#include "fnc/Ops.h"
+#include "fnc/Tensor.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/Support/raw_ostream.h"
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <functional>
+#include <numeric>
+#include <random>
+
+using namespace mlir;
+namespace jit = ::fnc::jit;
+
+namespace {
+
+using ::fnc::DType;
+
+/// How to draw the values of an input.
+enum class Values { Any, Positive, NonZero, SmallInt, NonNegSmall, Index };
+
+struct Input {
+  DType dtype;
+  std::vector<int64_t> shape;
+  std::vector<bool> dynamic; // which dims the signature leaves unknown
+  Values values = Values::Any;
+  int64_t indexBound = 0; // for Values::Index: [0, indexBound)
+};
+
+/// |jit - ref| <= atol + rtol * |ref|.
+struct Tolerance {
+  double rtol = 0, atol = 0;
+};
+constexpr Tolerance kExact{0, 0};
+constexpr Tolerance kArith{1e-6, 1e-6};
+constexpr Tolerance kMath{2e-5, 1e-6};
+constexpr Tolerance kReduce{1e-5, 1e-5};
+
+using BuildFn = std::function<SmallVector<Value>(OpBuilder &, Location,
+                                                 ValueRange)>;
+
+Type elementType(OpBuilder &b, DType d) {
+  switch (d) {
+  case DType::f32:
+    return b.getF32Type();
+  case DType::f64:
+    return b.getF64Type();
+  case DType::i1:
+    return b.getI1Type();
+  case DType::i32:
+    return b.getI32Type();
+  case DType::i64:
+    return b.getI64Type();
+  }
+  return {};
+}
+
+class Differential : public ::testing::Test {
+protected:
+  Differential() : rng(1234) {
+    DialectRegistry registry;
+    mlir::fnc::registerPipelineDialects(registry);
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+  }
+
+  ::fnc::Tensor randomTensor(const Input &in) {
+    int64_t n = 1;
+    for (int64_t d : in.shape)
+      n *= d;
+    std::uniform_real_distribution<double> real(-2.0, 2.0);
+    std::uniform_int_distribution<int64_t> ints(-9, 9), small(-3, 3),
+        nonneg(0, 3), index(0, std::max<int64_t>(in.indexBound - 1, 0));
+    auto draw = [&]() -> double {
+      switch (in.values) {
+      case Values::Positive:
+        return std::abs(real(rng)) + 0.1;
+      case Values::NonZero: {
+        double v = isFloat(in.dtype) ? real(rng) : (double)ints(rng);
+        return v == 0 || std::abs(v) < 0.1 ? 1.5 : v;
+      }
+      case Values::SmallInt:
+        return (double)small(rng);
+      case Values::NonNegSmall:
+        return (double)nonneg(rng);
+      case Values::Index:
+        return (double)index(rng);
+      case Values::Any:
+        return isFloat(in.dtype) ? real(rng) : (double)ints(rng);
+      }
+      return 0;
+    };
+    switch (in.dtype) {
+    case DType::f32: {
+      std::vector<float> v(n);
+      for (auto &x : v)
+        x = (float)draw();
+      return ::fnc::Tensor(v, in.shape);
+    }
+    case DType::f64: {
+      std::vector<double> v(n);
+      for (auto &x : v)
+        x = draw();
+      return ::fnc::Tensor(v, in.shape);
+    }
+    case DType::i1: {
+      std::vector<bool> v(n);
+      std::bernoulli_distribution coin;
+      for (size_t i = 0; i < v.size(); ++i)
+        v[i] = coin(rng);
+      std::vector<int32_t> asInt(v.begin(), v.end());
+      return ::fnc::cast(::fnc::Tensor(asInt, in.shape), DType::i1);
+    }
+    case DType::i32: {
+      std::vector<int32_t> v(n);
+      for (auto &x : v)
+        x = (int32_t)draw();
+      return ::fnc::Tensor(v, in.shape);
+    }
+    case DType::i64: {
+      std::vector<int64_t> v(n);
+      for (auto &x : v)
+        x = (int64_t)draw();
+      return ::fnc::Tensor(v, in.shape);
+    }
+    }
+    return {};
+  }
+
+  static bool isFloat(DType d) { return d == DType::f32 || d == DType::f64; }
+
+  /// Builds @main over `inputs` with `build`, runs it through the JIT and
+  /// the interpreter, and compares every result.
+  void check(const std::string &what, const std::vector<Input> &inputs,
+             const BuildFn &build, Tolerance tol) {
+    SCOPED_TRACE(what);
+    OpBuilder b(&context);
+    Location loc = b.getUnknownLoc();
+    OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+    SmallVector<Type> argTypes;
+    for (const Input &in : inputs) {
+      SmallVector<int64_t> shape(in.shape.begin(), in.shape.end());
+      for (size_t i = 0; i < in.dynamic.size(); ++i)
+        if (in.dynamic[i])
+          shape[i] = ShapedType::kDynamic;
+      argTypes.push_back(
+          RankedTensorType::get(shape, elementType(b, in.dtype)));
+    }
+    b.setInsertionPointToEnd(module->getBody());
+    auto func = func::FuncOp::create(b, loc, "main",
+                                     b.getFunctionType(argTypes, {}));
+    Block *entry = func.addEntryBlock();
+    b.setInsertionPointToEnd(entry);
+    SmallVector<Value> results = build(b, loc, entry->getArguments());
+    func::ReturnOp::create(b, loc, results);
+    func.setFunctionType(
+        b.getFunctionType(argTypes, ValueRange(results).getTypes()));
+    ASSERT_TRUE(succeeded(verify(*module)));
+
+    std::vector<::fnc::Tensor> args;
+    std::vector<jit::BufferView> views;
+    for (const Input &in : inputs)
+      args.push_back(randomTensor(in));
+    for (const ::fnc::Tensor &t : args)
+      views.push_back({t.dtype(), t.shape(), const_cast<void *>(rawData(t)),
+                       {}});
+
+    auto interpreter = mlir::fnc::Interpreter::create(*module);
+    ASSERT_TRUE(!!interpreter) << llvm::toString(interpreter.takeError());
+    auto expected = (*interpreter)->call("main", args);
+    ASSERT_TRUE(!!expected) << llvm::toString(expected.takeError());
+
+    mlir::fnc::PipelineOptions options;
+    auto compiled = jit::CompiledModule::compile(*module, options);
+    ASSERT_TRUE(!!compiled) << llvm::toString(compiled.takeError());
+    auto entryFn = (*compiled)->lookup("main");
+    ASSERT_TRUE(!!entryFn) << llvm::toString(entryFn.takeError());
+    auto actual = (*entryFn)->call(views);
+    ASSERT_TRUE(!!actual) << llvm::toString(actual.takeError());
+
+    ASSERT_EQ(actual->size(), expected->size());
+    for (size_t r = 0; r < actual->size(); ++r)
+      compare((*actual)[r], (*expected)[r], tol, r);
+  }
+
+  static const void *rawData(const ::fnc::Tensor &t) {
+    switch (t.dtype()) {
+    case DType::f32:
+      return t.data<float>();
+    case DType::f64:
+      return t.data<double>();
+    case DType::i1:
+      return t.data<bool>();
+    case DType::i32:
+      return t.data<int32_t>();
+    case DType::i64:
+      return t.data<int64_t>();
+    }
+    return nullptr;
+  }
+
+  static double element(DType d, const void *data, int64_t i) {
+    switch (d) {
+    case DType::f32:
+      return static_cast<const float *>(data)[i];
+    case DType::f64:
+      return static_cast<const double *>(data)[i];
+    case DType::i1:
+      return static_cast<const bool *>(data)[i];
+    case DType::i32:
+      return static_cast<const int32_t *>(data)[i];
+    case DType::i64:
+      return (double)static_cast<const int64_t *>(data)[i];
+    }
+    return 0;
+  }
+
+  void compare(const jit::Buffer &actual, const ::fnc::Tensor &expected,
+               Tolerance tol, size_t r) {
+    ASSERT_EQ(actual.dtype(), expected.dtype()) << "result " << r;
+    std::vector<int64_t> shape(actual.shape().begin(), actual.shape().end());
+    ASSERT_EQ(shape, expected.shape()) << "result " << r;
+    const void *ref = rawData(expected);
+    for (int64_t i = 0, n = expected.size(); i < n; ++i) {
+      double a = element(actual.dtype(), actual.data(), i);
+      double e = element(expected.dtype(), ref, i);
+      if (std::isnan(e)) {
+        EXPECT_TRUE(std::isnan(a)) << "result " << r << " element " << i;
+        continue;
+      }
+      EXPECT_LE(std::abs(a - e), tol.atol + tol.rtol * std::abs(e))
+          << "result " << r << " element " << i << ": jit " << a
+          << " vs reference " << e << "\n"
+          << expected;
+    }
+  }
+
+  /// A random shape of rank [minRank, maxRank], dims in [1, 4].
+  std::vector<int64_t> randomShape(int minRank, int maxRank) {
+    std::uniform_int_distribution<int> rank(minRank, maxRank), dim(1, 4);
+    std::vector<int64_t> s(rank(rng));
+    for (auto &d : s)
+      d = dim(rng);
+    return s;
+  }
+
+  /// Two shapes that broadcast: `full` and a copy of a random suffix with
+  /// some dims set to 1.
+  std::pair<std::vector<int64_t>, std::vector<int64_t>> broadcastPair() {
+    std::vector<int64_t> full = randomShape(0, 3);
+    std::uniform_int_distribution<size_t> keep(0, full.size());
+    std::vector<int64_t> part(full.end() - keep(rng), full.end());
+    std::bernoulli_distribution coin(0.3);
+    for (auto &d : part)
+      if (coin(rng))
+        d = 1;
+    if (coin(rng))
+      std::swap(full, part);
+    return {full, part};
+  }
+
+  /// Marks some dims dynamic (never a broadcast 1 against a larger dim).
+  std::vector<bool> randomDynamic(const std::vector<int64_t> &shape,
+                                  const std::vector<int64_t> &other) {
+    std::vector<bool> dyn(shape.size(), false);
+    std::bernoulli_distribution coin(0.3);
+    for (size_t i = 0; i < shape.size(); ++i) {
+      size_t j = i + other.size() - shape.size();
+      bool broadcasting =
+          shape[i] == 1 && i + other.size() >= shape.size() &&
+          j < other.size() && other[j] != 1;
+      dyn[i] = !broadcasting && coin(rng);
+    }
+    return dyn;
+  }
+
+  MLIRContext context;
+  std::mt19937 rng;
+};
+
+constexpr int kTrials = 4;
+const DType kNumeric[] = {DType::f32, DType::f64, DType::i32, DType::i64};
+const DType kFloats[] = {DType::f32, DType::f64};
+
+template <typename OpTy>
+BuildFn binary() {
+  return [](OpBuilder &b, Location loc, ValueRange a) {
+    return SmallVector<Value>{OpTy::create(b, loc, a[0], a[1])};
+  };
+}
+
+template <typename OpTy>
+BuildFn unary() {
+  return [](OpBuilder &b, Location loc, ValueRange a) {
+    return SmallVector<Value>{OpTy::create(b, loc, a[0])};
+  };
+}
+
+#define BINARY_TEST(NAME, OP, DTYPES, VALUES, TOL)                             \
+  TEST_F(Differential, NAME) {                                                 \
+    for (DType d : DTYPES)                                                     \
+      for (int t = 0; t < kTrials; ++t) {                                      \
+        auto [x, y] = broadcastPair();                                         \
+        std::vector<Input> in = {{d, x, randomDynamic(x, y)},                  \
+                                 {d, y, randomDynamic(y, x), VALUES}};         \
+        check(#NAME, in, binary<mlir::fnc::OP>(), TOL);                        \
+      }                                                                        \
+  }
+
+BINARY_TEST(Add, AddOp, kNumeric, Values::Any, kArith)
+BINARY_TEST(Sub, SubOp, kNumeric, Values::Any, kArith)
+BINARY_TEST(Mul, MulOp, kNumeric, Values::Any, kArith)
+BINARY_TEST(Div, DivOp, kNumeric, Values::NonZero, kArith)
+BINARY_TEST(Maximum, MaximumOp, kNumeric, Values::Any, kExact)
+BINARY_TEST(Minimum, MinimumOp, kNumeric, Values::Any, kExact)
+BINARY_TEST(FloorMod, FloorModOp, kNumeric, Values::NonZero, kArith)
+BINARY_TEST(FloorDiv, FloorDivOp, kNumeric, Values::NonZero, kArith)
+
+TEST_F(Differential, Pow) {
+  for (int t = 0; t < kTrials; ++t) {
+    auto [x, y] = broadcastPair();
+    for (DType d : kFloats)
+      check("pow float", {{d, x, {}, Values::Positive}, {d, y, {}, Values::Any}},
+            binary<mlir::fnc::PowOp>(), kMath);
+    for (DType d : {DType::i32, DType::i64})
+      check("pow int",
+            {{d, x, {}, Values::SmallInt}, {d, y, {}, Values::NonNegSmall}},
+            binary<mlir::fnc::PowOp>(), kExact);
+  }
+}
+
+TEST_F(Differential, LogicalAndSelect) {
+  for (int t = 0; t < kTrials; ++t) {
+    auto [x, y] = broadcastPair();
+    std::vector<Input> in = {{DType::i1, x, {}}, {DType::i1, y, {}}};
+    check("and", in, binary<mlir::fnc::LogicalAndOp>(), kExact);
+    check("or", in, binary<mlir::fnc::LogicalOrOp>(), kExact);
+    check("not", {in[0]}, unary<mlir::fnc::LogicalNotOp>(), kExact);
+    for (DType d : {DType::f32, DType::i64})
+      check("select", {{DType::i1, x, {}}, {d, y, {}}, {d, x, {}}},
+            [](OpBuilder &b, Location loc, ValueRange a) {
+              return SmallVector<Value>{
+                  mlir::fnc::SelectOp::create(b, loc, a[0], a[1], a[2])};
+            },
+            kExact);
+  }
+}
+
+TEST_F(Differential, Compare) {
+  using mlir::fnc::ComparePredicate;
+  for (DType d : {DType::f32, DType::f64, DType::i1, DType::i32, DType::i64})
+    for (int t = 0; t < kTrials; ++t) {
+      auto [x, y] = broadcastPair();
+      for (auto p : {ComparePredicate::eq, ComparePredicate::ne,
+                     ComparePredicate::lt, ComparePredicate::le,
+                     ComparePredicate::gt, ComparePredicate::ge}) {
+        if (d == DType::i1 && p != ComparePredicate::eq &&
+            p != ComparePredicate::ne)
+          continue; // bools only compare for equality
+        check("compare", {{d, x, {}, Values::SmallInt}, {d, y, {}, Values::SmallInt}},
+              [p](OpBuilder &b, Location loc, ValueRange a) {
+                return SmallVector<Value>{
+                    mlir::fnc::CompareOp::create(b, loc, p, a[0], a[1])};
+              },
+              kExact);
+      }
+    }
+}
+
+#define UNARY_TEST(NAME, OP, DTYPES, VALUES, TOL)                              \
+  TEST_F(Differential, NAME) {                                                 \
+    for (DType d : DTYPES)                                                     \
+      for (int t = 0; t < kTrials; ++t) {                                      \
+        std::vector<int64_t> s = randomShape(0, 3);                            \
+        check(#NAME, {{d, s, randomDynamic(s, s), VALUES}},                    \
+              unary<mlir::fnc::OP>(), TOL);                                    \
+      }                                                                        \
+  }
+
+UNARY_TEST(Neg, NegOp, kNumeric, Values::Any, kExact)
+UNARY_TEST(Abs, AbsOp, kNumeric, Values::Any, kExact)
+UNARY_TEST(Relu, ReluOp, kNumeric, Values::Any, kExact)
+UNARY_TEST(Square, SquareOp, kNumeric, Values::Any, kArith)
+UNARY_TEST(Sign, SignOp, kNumeric, Values::Any, kExact)
+UNARY_TEST(Exp, ExpOp, kFloats, Values::Any, kMath)
+UNARY_TEST(Log, LogOp, kFloats, Values::Positive, kMath)
+UNARY_TEST(Sqrt, SqrtOp, kFloats, Values::Positive, kMath)
+UNARY_TEST(Rsqrt, RsqrtOp, kFloats, Values::Positive, kMath)
+UNARY_TEST(Tanh, TanhOp, kFloats, Values::Any, kMath)
+UNARY_TEST(Sigmoid, SigmoidOp, kFloats, Values::Any, kMath)
+UNARY_TEST(Floor, FloorOp, kFloats, Values::Any, kExact)
+UNARY_TEST(Ceil, CeilOp, kFloats, Values::Any, kExact)
+
+TEST_F(Differential, Cast) {
+  const DType all[] = {DType::f32, DType::f64, DType::i1, DType::i32,
+                       DType::i64};
+  for (DType from : all)
+    for (DType to : all) {
+      std::vector<int64_t> s = randomShape(0, 2);
+      check("cast", {{from, s, {}}},
+            [&](OpBuilder &b, Location loc, ValueRange a) {
+              auto type = RankedTensorType::get(
+                  cast<RankedTensorType>(a[0].getType()).getShape(),
+                  elementType(b, to));
+              return SmallVector<Value>{
+                  mlir::fnc::CastOp::create(b, loc, type, a[0])};
+            },
+            kExact);
+    }
+}
+
+TEST_F(Differential, Reductions) {
+  std::uniform_int_distribution<int> coin(0, 1);
+  for (DType d : kNumeric)
+    for (int t = 0; t < kTrials; ++t) {
+      std::vector<int64_t> s = randomShape(1, 3);
+      std::vector<int64_t> axes;
+      for (int64_t i = 0; i < (int64_t)s.size(); ++i)
+        if (coin(rng))
+          axes.push_back(coin(rng) ? i : i - (int64_t)s.size());
+      bool keep = coin(rng);
+      Input in{d, s, randomDynamic(s, s), Values::SmallInt};
+      auto reduce = [&](auto tag) {
+        using OpTy = decltype(tag);
+        return [axes, keep](OpBuilder &b, Location loc, ValueRange a) {
+          return SmallVector<Value>{OpTy::create(b, loc, a[0], axes, keep)};
+        };
+      };
+      check("sum", {in}, reduce(mlir::fnc::SumOp()), kReduce);
+      check("mean", {in}, reduce(mlir::fnc::MeanOp()), kReduce);
+      check("max", {in}, reduce(mlir::fnc::MaxOp()), kExact);
+      check("min", {in}, reduce(mlir::fnc::MinOp()), kExact);
+      check("prod", {in}, reduce(mlir::fnc::ProdOp()), kReduce);
+      int64_t axis = std::uniform_int_distribution<int64_t>(
+          -(int64_t)s.size(), s.size() - 1)(rng);
+      Input real{d, s, {}, Values::Any};
+      check("argmax", {real},
+            [axis](OpBuilder &b, Location loc, ValueRange a) {
+              auto in = cast<RankedTensorType>(a[0].getType());
+              SmallVector<int64_t> out(in.getShape());
+              out.erase(out.begin() + (axis < 0 ? axis + in.getRank() : axis));
+              auto type = RankedTensorType::get(out, b.getI64Type());
+              return SmallVector<Value>{
+                  mlir::fnc::ArgmaxOp::create(b, loc, type, a[0], axis)};
+            },
+            kExact);
+      if (isFloat(d)) {
+        auto softmax = [axis](auto tag) {
+          using OpTy = decltype(tag);
+          return [axis](OpBuilder &b, Location loc, ValueRange a) {
+            return SmallVector<Value>{OpTy::create(b, loc, a[0], axis)};
+          };
+        };
+        check("softmax", {real}, softmax(mlir::fnc::SoftmaxOp()), kMath);
+        check("log_softmax", {real}, softmax(mlir::fnc::LogSoftmaxOp()),
+              kMath);
+      }
+    }
+}
+
+TEST_F(Differential, Matmul) {
+  std::uniform_int_distribution<int64_t> dim(1, 5);
+  for (DType d : kNumeric)
+    for (int t = 0; t < kTrials; ++t) {
+      int64_t m = dim(rng), k = dim(rng), n = dim(rng);
+      auto [batchA, batchB] = broadcastPair();
+      std::vector<int64_t> a = batchA, b = batchB;
+      a.insert(a.end(), {m, k});
+      b.insert(b.end(), {k, n});
+      check("matmul", {{d, a, randomDynamic(a, a), Values::SmallInt},
+                       {d, b, {}, Values::SmallInt}},
+            binary<mlir::fnc::MatmulOp>(), kReduce);
+    }
+}
+
+TEST_F(Differential, Conv2D) {
+  std::uniform_int_distribution<int64_t> small(1, 3), size(3, 7);
+  for (DType d : {DType::f32, DType::f64, DType::i32})
+    for (int t = 0; t < kTrials; ++t) {
+      int64_t kh = small(rng), kw = small(rng), c = small(rng);
+      std::vector<int64_t> x = {small(rng), size(rng), size(rng), c};
+      std::vector<int64_t> w = {kh, kw, c, small(rng)};
+      SmallVector<int64_t> strides = {small(rng), small(rng)};
+      auto padding = t % 2 ? mlir::fnc::Padding::same
+                           : mlir::fnc::Padding::valid;
+      check("conv2d", {{d, x, {}, Values::SmallInt}, {d, w, {}, Values::SmallInt}},
+            [=](OpBuilder &b, Location loc, ValueRange a) {
+              return SmallVector<Value>{mlir::fnc::Conv2DOp::create(
+                  b, loc, a[0], a[1], strides, padding)};
+            },
+            kReduce);
+    }
+}
+
+TEST_F(Differential, ShapeOps) {
+  for (DType d : {DType::f32, DType::i64, DType::i1})
+    for (int t = 0; t < kTrials; ++t) {
+      std::vector<int64_t> s = randomShape(1, 3);
+      Input in{d, s, randomDynamic(s, s)};
+      int64_t rank = s.size();
+      // transpose by a random permutation
+      SmallVector<int64_t> perm(rank);
+      std::iota(perm.begin(), perm.end(), 0);
+      std::shuffle(perm.begin(), perm.end(), rng);
+      check("transpose", {in},
+            [perm](OpBuilder &b, Location loc, ValueRange a) {
+              return SmallVector<Value>{
+                  mlir::fnc::TransposeOp::create(b, loc, a[0], perm)};
+            },
+            kExact);
+      // reshape to flat, and to [?, last] when dynamic
+      check("reshape", {{d, s, {}}},
+            [&](OpBuilder &b, Location loc, ValueRange a) {
+              int64_t n = 1;
+              for (int64_t x : s)
+                n *= x;
+              auto type = RankedTensorType::get({n}, elementType(b, d));
+              return SmallVector<Value>{
+                  mlir::fnc::ReshapeOp::create(b, loc, type, a[0])};
+            },
+            kExact);
+      check("reshape dynamic", {{d, s, std::vector<bool>(rank, true)}},
+            [&](OpBuilder &b, Location loc, ValueRange a) {
+              auto type = RankedTensorType::get(
+                  {ShapedType::kDynamic, s.back()}, elementType(b, d));
+              return SmallVector<Value>{
+                  mlir::fnc::ReshapeOp::create(b, loc, type, a[0])};
+            },
+            kExact);
+      int64_t axis = std::uniform_int_distribution<int64_t>(-rank - 1,
+                                                            rank)(rng);
+      check("expand_dims", {in},
+            [axis](OpBuilder &b, Location loc, ValueRange a) {
+              return SmallVector<Value>{
+                  mlir::fnc::ExpandDimsOp::create(b, loc, a[0], axis)};
+            },
+            kExact);
+      std::vector<int64_t> withOnes = s;
+      withOnes.insert(withOnes.begin(), 1);
+      withOnes.push_back(1);
+      check("squeeze", {{d, withOnes, {}}},
+            [](OpBuilder &b, Location loc, ValueRange a) {
+              return SmallVector<Value>{mlir::fnc::SqueezeOp::create(
+                  b, loc, a[0], ArrayRef<int64_t>{0, -1})};
+            },
+            kExact);
+      std::vector<int64_t> target = s;
+      target.insert(target.begin(), 3);
+      check("broadcast_to", {{d, s, {}}},
+            [&](OpBuilder &b, Location loc, ValueRange a) {
+              auto type = RankedTensorType::get(target, elementType(b, d));
+              return SmallVector<Value>{mlir::fnc::BroadcastToOp::create(
+                  b, loc, type, a[0], ValueRange{})};
+            },
+            kExact);
+      // slice: random window in bounds
+      SmallVector<int64_t> offsets, sizes, strides;
+      for (int64_t x : s) {
+        int64_t stride = std::uniform_int_distribution<int64_t>(1, 2)(rng);
+        int64_t offset = std::uniform_int_distribution<int64_t>(0, x - 1)(rng);
+        int64_t size = (x - 1 - offset) / stride + 1;
+        offsets.push_back(offset);
+        sizes.push_back(size);
+        strides.push_back(stride);
+      }
+      check("slice", {in},
+            [=](OpBuilder &b, Location loc, ValueRange a) {
+              return SmallVector<Value>{mlir::fnc::SliceOp::create(
+                  b, loc, a[0], offsets, sizes, strides)};
+            },
+            kExact);
+      int64_t catAxis =
+          std::uniform_int_distribution<int64_t>(0, rank - 1)(rng);
+      std::vector<int64_t> other = s;
+      other[catAxis] += 2;
+      check("concat", {in, {d, other, {}}},
+            [catAxis](OpBuilder &b, Location loc, ValueRange a) {
+              return SmallVector<Value>{
+                  mlir::fnc::ConcatOp::create(b, loc, a, catAxis)};
+            },
+            kExact);
+      int64_t gAxis = std::uniform_int_distribution<int64_t>(0, rank - 1)(rng);
+      check("gather",
+            {{d, s, {}}, {DType::i32, randomShape(0, 2), {}, Values::Index,
+                          s[gAxis]}},
+            [gAxis](OpBuilder &b, Location loc, ValueRange a) {
+              return SmallVector<Value>{
+                  mlir::fnc::GatherOp::create(b, loc, a[0], a[1], gAxis)};
+            },
+            kExact);
+    }
+}
+
+TEST_F(Differential, OneHotRangeEyeFill) {
+  for (int t = 0; t < kTrials; ++t) {
+    std::vector<int64_t> s = randomShape(0, 2);
+    int64_t depth = 4;
+    int64_t axis = std::uniform_int_distribution<int64_t>(
+        -(int64_t)s.size() - 1, s.size())(rng);
+    check("one_hot", {{DType::i64, s, {}, Values::Index, depth + 1}},
+          [=](OpBuilder &b, Location loc, ValueRange a) {
+            auto in = cast<RankedTensorType>(a[0].getType());
+            SmallVector<int64_t> out(in.getShape());
+            int64_t at = axis < 0 ? axis + in.getRank() + 1 : axis;
+            out.insert(out.begin() + at, depth);
+            auto type = RankedTensorType::get(out, b.getF32Type());
+            return SmallVector<Value>{mlir::fnc::OneHotOp::create(
+                b, loc, type, a[0], b.getI64IntegerAttr(depth),
+                b.getI64IntegerAttr(axis), b.getF64FloatAttr(2.5),
+                b.getF64FloatAttr(-1.0))};
+          },
+          kExact);
+  }
+  check("creation", {},
+        [](OpBuilder &b, Location loc, ValueRange) {
+          auto range = mlir::fnc::RangeOp::create(
+              b, loc, RankedTensorType::get({4}, b.getI32Type()),
+              b.getF64FloatAttr(1), b.getF64FloatAttr(9),
+              b.getF64FloatAttr(2));
+          auto eye = mlir::fnc::EyeOp::create(
+              b, loc, RankedTensorType::get({3, 4}, b.getF64Type()));
+          return SmallVector<Value>{range, eye};
+        },
+        kExact);
+}
+
+} // namespace

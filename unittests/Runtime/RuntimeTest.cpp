@@ -1,0 +1,304 @@
+//===- RuntimeTest.cpp - Tests of the C runtime of generated code ---------===//
+//
+// Calls the runtime entry points the way generated code does (through memref
+// descriptors) and checks printing of strided views, the Philox generator
+// against Random123's known answers, the statistics and reproducibility of
+// the random streams, and the pending-error slot.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fnc/Runtime/Runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <sstream>
+#include <thread>
+
+using namespace fnc::runtime;
+
+namespace {
+
+/// Captures what the runtime prints while alive.
+class Capture {
+public:
+  Capture() { setOutputStream(&os_); }
+  ~Capture() { setOutputStream(nullptr); }
+  std::string str() const { return os_.str(); }
+
+private:
+  std::ostringstream os_;
+};
+
+template <typename T, int N>
+UnrankedMemRefType<T> unranked(StridedMemRefType<T, N> &d) {
+  return {N, &d};
+}
+
+template <typename T> StridedMemRefType<T, 1> contiguous1D(std::vector<T> &v) {
+  return {v.data(), v.data(), 0, {static_cast<int64_t>(v.size())}, {1}};
+}
+
+TEST(RuntimePrint, Text) {
+  Capture capture;
+  std::string s = "x = ";
+  StridedMemRefType<int8_t, 1> d{reinterpret_cast<int8_t *>(s.data()),
+                                 reinterpret_cast<int8_t *>(s.data()),
+                                 0,
+                                 {static_cast<int64_t>(s.size())},
+                                 {1}};
+  _mlir_ciface_fncPrintText(&d);
+  fncPrintNewline();
+  EXPECT_EQ(capture.str(), "x = \n");
+}
+
+TEST(RuntimePrint, TextWithOffsetAndStride) {
+  Capture capture;
+  std::string s = "_h_e_y";
+  auto *p = reinterpret_cast<int8_t *>(s.data());
+  StridedMemRefType<int8_t, 1> d{p, p, 1, {3}, {2}};
+  _mlir_ciface_fncPrintText(&d);
+  EXPECT_EQ(capture.str(), "hey");
+}
+
+TEST(RuntimePrint, VectorF32) {
+  Capture capture;
+  std::vector<float> v = {1.f, 2.f};
+  auto d = contiguous1D(v);
+  auto u = unranked(d);
+  _mlir_ciface_fncPrintTensorF32(&u);
+  EXPECT_EQ(capture.str(), "[1. 2.]");
+}
+
+TEST(RuntimePrint, ScalarF32) {
+  Capture capture;
+  float x = 4.f;
+  StridedMemRefType<float, 0> d{&x, &x, 0};
+  auto u = unranked(d);
+  _mlir_ciface_fncPrintTensorF32(&u);
+  EXPECT_EQ(capture.str(), "4.0");
+}
+
+TEST(RuntimePrint, MatrixI32) {
+  Capture capture;
+  std::vector<int32_t> v = {1, 2, 3, 4};
+  StridedMemRefType<int32_t, 2> d{v.data(), v.data(), 0, {2, 2}, {2, 1}};
+  auto u = unranked(d);
+  _mlir_ciface_fncPrintTensorI32(&u);
+  EXPECT_EQ(capture.str(), "[[1 2]\n [3 4]]");
+}
+
+TEST(RuntimePrint, TransposedWithOffset) {
+  // A 2x3 view at offset 1 of a buffer, transposed (strides {1, 2}):
+  // element (i, j) is buffer[1 + i + 2 j].
+  Capture capture;
+  std::vector<int64_t> buffer = {99, 0, 1, 2, 3, 4, 5};
+  StridedMemRefType<int64_t, 2> d{
+      buffer.data(), buffer.data(), 1, {2, 3}, {1, 2}};
+  auto u = unranked(d);
+  _mlir_ciface_fncPrintTensorI64(&u);
+  EXPECT_EQ(capture.str(), "[[0 2 4]\n [1 3 5]]");
+}
+
+TEST(RuntimePrint, BoolAndF64) {
+  Capture capture;
+  bool raw[2] = {true, false};
+  StridedMemRefType<bool, 1> b{raw, raw, 0, {2}, {1}};
+  auto ub = unranked(b);
+  _mlir_ciface_fncPrintTensorI1(&ub);
+  fncPrintNewline();
+  std::vector<double> v = {0.5, 1.25, -3.0};
+  auto d = contiguous1D(v);
+  auto ud = unranked(d);
+  _mlir_ciface_fncPrintTensorF64(&ud);
+  EXPECT_EQ(capture.str(), "[ True False]\n[ 0.5   1.25 -3.  ]");
+}
+
+TEST(RuntimePrint, Empty) {
+  Capture capture;
+  float dummy = 0;
+  StridedMemRefType<float, 2> d{&dummy, &dummy, 0, {0, 3}, {3, 1}};
+  auto u = unranked(d);
+  _mlir_ciface_fncPrintTensorF32(&u);
+  EXPECT_EQ(capture.str(), "[]");
+}
+
+// Random123's kat_vectors for philox4x32 with 10 rounds.
+TEST(RuntimeRandom, PhiloxKnownAnswers) {
+  using A4 = std::array<uint32_t, 4>;
+  EXPECT_EQ(philox4x32({0, 0, 0, 0}, {0, 0}),
+            (A4{0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}));
+  EXPECT_EQ(philox4x32({0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff},
+                       {0xffffffff, 0xffffffff}),
+            (A4{0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}));
+  EXPECT_EQ(philox4x32({0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344},
+                       {0xa4093822, 0x299f31d0}),
+            (A4{0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}));
+}
+
+template <typename T>
+std::vector<T> drawUniform(int64_t n, int64_t opKey, double lo, double hi) {
+  std::vector<T> v(n);
+  auto d = contiguous1D(v);
+  auto u = unranked(d);
+  if constexpr (std::is_same_v<T, float>)
+    _mlir_ciface_fncRandomUniformF32(&u, opKey, lo, hi);
+  else
+    _mlir_ciface_fncRandomUniformF64(&u, opKey, lo, hi);
+  return v;
+}
+
+template <typename T>
+std::vector<T> drawNormal(int64_t n, int64_t opKey, double mean, double sd) {
+  std::vector<T> v(n);
+  auto d = contiguous1D(v);
+  auto u = unranked(d);
+  if constexpr (std::is_same_v<T, float>)
+    _mlir_ciface_fncRandomNormalF32(&u, opKey, mean, sd);
+  else
+    _mlir_ciface_fncRandomNormalF64(&u, opKey, mean, sd);
+  return v;
+}
+
+template <typename T>
+void meanStd(const std::vector<T> &v, double &m, double &s) {
+  m = 0;
+  for (T x : v)
+    m += x;
+  m /= v.size();
+  s = 0;
+  for (T x : v)
+    s += (x - m) * (x - m);
+  s = std::sqrt(s / (v.size() - 1));
+}
+
+TEST(RuntimeRandom, UniformRangeAndMoments) {
+  setGlobalSeed(1);
+  const int64_t n = 100001; // odd: exercises the partial last block
+  auto f = drawUniform<float>(n, 3, -2.0, 6.0);
+  auto d = drawUniform<double>(n, 4, -2.0, 6.0);
+  for (float x : f)
+    ASSERT_TRUE(x >= -2.f && x < 6.f) << x;
+  for (double x : d)
+    ASSERT_TRUE(x >= -2.0 && x < 6.0) << x;
+  double m, s;
+  // Uniform on [-2, 6): mean 2, stddev 8/sqrt(12) = 2.309; 5 sigma bounds.
+  meanStd(f, m, s);
+  EXPECT_NEAR(m, 2.0, 5 * 2.309 / std::sqrt(n));
+  EXPECT_NEAR(s, 2.309, 0.02);
+  meanStd(d, m, s);
+  EXPECT_NEAR(m, 2.0, 5 * 2.309 / std::sqrt(n));
+  EXPECT_NEAR(s, 2.309, 0.02);
+}
+
+TEST(RuntimeRandom, NormalMoments) {
+  setGlobalSeed(2);
+  const int64_t n = 100003;
+  auto f = drawNormal<float>(n, 5, 1.5, 3.0);
+  auto d = drawNormal<double>(n, 6, -1.0, 0.5);
+  double m, s;
+  meanStd(f, m, s);
+  EXPECT_NEAR(m, 1.5, 5 * 3.0 / std::sqrt(n));
+  EXPECT_NEAR(s, 3.0, 0.03);
+  meanStd(d, m, s);
+  EXPECT_NEAR(m, -1.0, 5 * 0.5 / std::sqrt(n));
+  EXPECT_NEAR(s, 0.5, 0.005);
+  for (float x : f)
+    ASSERT_TRUE(std::isfinite(x));
+}
+
+TEST(RuntimeRandom, ReproducibleWithSeed) {
+  setGlobalSeed(42);
+  auto a1 = drawUniform<float>(10, 1, 0, 1);
+  auto a2 = drawNormal<double>(7, 2, 0, 1);
+  setGlobalSeed(42);
+  auto b1 = drawUniform<float>(10, 1, 0, 1);
+  auto b2 = drawNormal<double>(7, 2, 0, 1);
+  EXPECT_EQ(a1, b1);
+  EXPECT_EQ(a2, b2);
+  setGlobalSeed(43);
+  EXPECT_NE(drawUniform<float>(10, 1, 0, 1), a1);
+}
+
+TEST(RuntimeRandom, FreshValuesPerCallAndPerOp) {
+  setGlobalSeed(7);
+  auto first = drawUniform<float>(8, 1, 0, 1);
+  auto second = drawUniform<float>(8, 1, 0, 1);
+  auto otherOp = drawUniform<float>(8, 2, 0, 1);
+  EXPECT_NE(first, second);
+  EXPECT_NE(first, otherOp);
+  // The stream of an op is the concatenation of its calls.
+  setGlobalSeed(7);
+  auto both = drawUniform<float>(16, 1, 0, 1);
+  EXPECT_EQ(std::vector<float>(both.begin(), both.begin() + 8), first);
+  EXPECT_EQ(std::vector<float>(both.begin() + 8, both.end()), second);
+}
+
+TEST(RuntimeErrors, FirstErrorWinsAndIsCleared) {
+  EXPECT_FALSE(takeError().has_value());
+  fncRaiseError(1, 7, 5);
+  fncRaiseError(2, 0, 0);
+  EXPECT_TRUE(hasError());
+  auto e = takeError();
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(*e, "gather index 7 is out of range [0, 5)");
+  EXPECT_FALSE(hasError());
+  EXPECT_FALSE(takeError().has_value());
+}
+
+TEST(RuntimeErrors, Messages) {
+  EXPECT_EQ(errorMessage(2, 0, 0), "integer division by zero");
+  EXPECT_EQ(errorMessage(3, 4, 5), "dynamic dimension mismatch: 4 vs 5");
+  EXPECT_EQ(errorMessage(4, 6, 8),
+            "cannot reshape a tensor of 6 elements: the known dimensions of "
+            "the new shape multiply to 8");
+  EXPECT_NE(errorMessage(99, 1, 2).find("99"), std::string::npos);
+}
+
+TEST(RuntimeErrors, FromManyThreads) {
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 8; ++i)
+    threads.emplace_back([i] {
+      for (int j = 0; j < 1000; ++j)
+        fncRaiseError(3, i, j);
+    });
+  for (auto &t : threads)
+    t.join();
+  auto e = takeError();
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->rfind("dynamic dimension mismatch: ", 0), 0u);
+  EXPECT_FALSE(takeError().has_value());
+}
+
+TEST(RuntimeSymbols, ListsEveryEntryPoint) {
+  auto syms = symbols();
+  auto find = [&](const std::string &name) -> void * {
+    for (auto &[n, p] : syms)
+      if (n == name)
+        return p;
+    return nullptr;
+  };
+  EXPECT_EQ(find("fncRaiseError"), reinterpret_cast<void *>(&fncRaiseError));
+  EXPECT_EQ(find("fncPrintNewline"),
+            reinterpret_cast<void *>(&fncPrintNewline));
+  EXPECT_NE(find("_mlir_ciface_fncPrintTensorI1"), nullptr);
+  EXPECT_NE(find("_mlir_ciface_fncRandomNormalF64"), nullptr);
+  EXPECT_EQ(find("fncLoopError"), static_cast<void *>(&fncLoopError));
+  EXPECT_EQ(syms.size(), 13u);
+}
+
+// Errors that loops store into fncLoopError come out of takeError() and
+// are cleared by it.
+TEST(RuntimeErrors, LoopSlot) {
+  ASSERT_FALSE(hasError());
+  fncLoopError[0] = 1;
+  fncLoopError[1] = 7;
+  fncLoopError[2] = 5;
+  EXPECT_TRUE(hasError());
+  EXPECT_EQ(takeError(), "gather index 7 is out of range [0, 5)");
+  EXPECT_FALSE(hasError());
+  EXPECT_EQ(takeError(), std::nullopt);
+}
+
+} // namespace
