@@ -104,10 +104,13 @@ template <typename T> T intPow(T base, T exp) {
   return result;
 }
 
+/// Python's float %: the result has the sign of the divisor, zero included.
 template <typename T> T floatFloorMod(T a, T b) {
   T r = std::fmod(a, b);
   if (r != 0 && ((r < 0) != (b < 0)))
     r += b;
+  if (r == 0)
+    r = std::copysign(T(0), b);
   return r;
 }
 

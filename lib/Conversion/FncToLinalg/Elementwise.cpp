@@ -84,7 +84,12 @@ struct Scalar {
           arith::XOrIOp::create(b, loc, cmpf(arith::CmpFPredicate::OLT, r, zero),
                                 cmpf(arith::CmpFPredicate::OLT, y, zero));
       Value fix = arith::AndIOp::create(b, loc, nonZero, signsDiffer);
-      return select(fix, arith::AddFOp::create(b, loc, r, y), r);
+      r = select(fix, arith::AddFOp::create(b, loc, r, y), r);
+      // A zero remainder takes the divisor's sign, as in Python.
+      Value isZero = cmpf(arith::CmpFPredicate::OEQ, r, zero);
+      Value signedZero = select(cmpf(arith::CmpFPredicate::OLT, y, zero),
+                                constant(-0.0), zero);
+      return select(isZero, signedZero, r);
     }
     y = safeDivisor(y);
     Value minusOne = cmpi(arith::CmpIPredicate::eq, y, constant(-1));

@@ -158,6 +158,13 @@ struct ReduceLowering : public OpConversionPattern<OpTy> {
     SmallVector<int64_t> axes =
         normalizedAxes(inType.getRank(), op.getAxes());
     RankedTensorType type = op.getType();
+    // Reducing a scalar over no axis is the identity. (As a generic with no
+    // loops that reads its accumulator, upstream elementwise fusion would
+    // fold it into a consumer's loop and accumulate across iterations.)
+    if (axes.empty()) {
+      rewriter.replaceOp(op, input);
+      return success();
+    }
     Value result = reduce(rewriter, loc, op, input, axes, op.getKeepdims(),
                           type, fastMath);
     if (isa<MeanOp>(op.getOperation()))

@@ -375,7 +375,7 @@ OpFoldResult FloorModOp::fold(FoldAdaptor adaptor) {
         double r = std::fmod(x[0], x[1]);
         if (r != 0 && (r < 0) != (x[1] < 0))
           r += x[1];
-        return r;
+        return r == 0 ? std::copysign(0.0, x[1]) : r;
       },
       [](Ints x) -> OptI {
         if (x[1] == 0)

@@ -1,0 +1,79 @@
+// Shape ops through the JIT and the reference interpreter.
+// RUN: fnc-run %s --entry=shapes --input=2x3xi32=1,2,3,4,5,6 | FileCheck %s --check-prefix=SHAPE
+// RUN: fnc-run %s --interpret --entry=shapes --input=2x3xi32=1,2,3,4,5,6 | FileCheck %s --check-prefix=SHAPE
+// RUN: fnc-run %s --entry=gather --input=3x2xf32=1,2,3,4,5,6 --input=4xi64=2,0,2,1 | FileCheck %s --check-prefix=GATHER
+// RUN: fnc-run %s --interpret --entry=gather --input=3x2xf32=1,2,3,4,5,6 --input=4xi64=2,0,2,1 | FileCheck %s --check-prefix=GATHER
+// Dynamic dims: the same function on two shapes.
+// RUN: fnc-run %s --entry=dynamic --input=2x3xi32=1,2,3,4,5,6 | FileCheck %s --check-prefix=DYN
+// RUN: fnc-run %s --interpret --entry=dynamic --input=2x3xi32=1,2,3,4,5,6 | FileCheck %s --check-prefix=DYN
+// RUN: fnc-run %s --entry=dynamic --input=4x3xi32=1,2,3,4,5,6,7,8,9,10,11,12 | FileCheck %s --check-prefix=DYN4
+
+// SHAPE: fnc.Tensor(
+// SHAPE-NEXT: {{\[\[}}1 4]
+// SHAPE-NEXT:  [2 5]
+// SHAPE-NEXT:  [3 6]], shape=(3, 2), dtype=int32)
+// SHAPE: fnc.Tensor(
+// SHAPE-NEXT: {{\[\[}}1 2]
+// SHAPE-NEXT:  [3 4]
+// SHAPE-NEXT:  [5 6]], shape=(3, 2), dtype=int32)
+// SHAPE: fnc.Tensor(
+// SHAPE-NEXT: {{\[\[}}[1 2 3]
+// SHAPE-NEXT:   [4 5 6]]
+// SHAPE-EMPTY:
+// SHAPE-NEXT:  {{\[\[}}1 2 3]
+// SHAPE-NEXT:   [4 5 6]]], shape=(2, 2, 3), dtype=int32)
+// SHAPE: fnc.Tensor(
+// SHAPE-NEXT: {{\[\[}}[1 2 3]
+// SHAPE-NEXT:   [4 5 6]]], shape=(1, 2, 3), dtype=int32)
+// SHAPE: fnc.Tensor(
+// SHAPE-NEXT: {{\[\[}}1 2 3]
+// SHAPE-NEXT:  [4 5 6]], shape=(2, 3), dtype=int32)
+// SHAPE: fnc.Tensor(
+// SHAPE-NEXT: {{\[\[}}1 3]
+// SHAPE-NEXT:  [4 6]], shape=(2, 2), dtype=int32)
+// SHAPE: fnc.Tensor(
+// SHAPE-NEXT: {{\[\[}}1 2 3]
+// SHAPE-NEXT:  [4 5 6]
+// SHAPE-NEXT:  [1 2 3]
+// SHAPE-NEXT:  [4 5 6]], shape=(4, 3), dtype=int32)
+func.func @shapes(%a: tensor<2x3xi32>) -> (tensor<3x2xi32>, tensor<3x2xi32>, tensor<2x2x3xi32>, tensor<1x2x3xi32>, tensor<2x3xi32>, tensor<2x2xi32>, tensor<4x3xi32>) {
+  %0 = fnc.transpose %a perm [1, 0] : tensor<2x3xi32>
+  %1 = fnc.reshape %a : tensor<2x3xi32> -> tensor<3x2xi32>
+  %2 = fnc.broadcast_to %a : tensor<2x3xi32> -> tensor<2x2x3xi32>
+  %3 = fnc.expand_dims %a axis 0 : tensor<2x3xi32>
+  %4 = fnc.squeeze %3 axes [0] : tensor<1x2x3xi32>
+  %5 = fnc.slice %a offsets [0, 0] sizes [2, 2] strides [1, 2] : tensor<2x3xi32>
+  %6 = fnc.concat %a, %a axis 0 : tensor<2x3xi32>, tensor<2x3xi32>
+  return %0, %1, %2, %3, %4, %5, %6 : tensor<3x2xi32>, tensor<3x2xi32>, tensor<2x2x3xi32>, tensor<1x2x3xi32>, tensor<2x3xi32>, tensor<2x2xi32>, tensor<4x3xi32>
+}
+
+// GATHER: fnc.Tensor(
+// GATHER-NEXT: {{\[\[}}5. 6.]
+// GATHER-NEXT:  [1. 2.]
+// GATHER-NEXT:  [5. 6.]
+// GATHER-NEXT:  [3. 4.]], shape=(4, 2), dtype=float32)
+// GATHER: fnc.Tensor(
+// GATHER-NEXT: {{\[\[}}0. 0. 1.]
+// GATHER-NEXT:  [1. 0. 0.]
+// GATHER-NEXT:  [0. 0. 1.]
+// GATHER-NEXT:  [0. 1. 0.]], shape=(4, 3), dtype=float32)
+func.func @gather(%p: tensor<3x2xf32>, %i: tensor<4xi64>) -> (tensor<4x2xf32>, tensor<4x3xf32>) {
+  %0 = fnc.gather %p, %i axis 0 : tensor<3x2xf32>, tensor<4xi64>
+  %1 = fnc.one_hot %i depth 3 axis -1 on 1.0 off 0.0 : tensor<4xi64> -> tensor<4x3xf32>
+  return %0, %1 : tensor<4x2xf32>, tensor<4x3xf32>
+}
+
+// DYN: fnc.Tensor(
+// DYN-NEXT: {{\[\[}}1 2 3]
+// DYN-NEXT:  [4 5 6]], shape=(2, 3), dtype=int32)
+// DYN: fnc.Tensor([10 14 18], shape=(3,), dtype=int32)
+// DYN4: fnc.Tensor(
+// DYN4-NEXT: {{\[\[}} 1  2  3  4  5  6]
+// DYN4-NEXT:  [ 7  8  9 10 11 12]], shape=(2, 6), dtype=int32)
+// DYN4: fnc.Tensor([44 52 60], shape=(3,), dtype=int32)
+func.func @dynamic(%a: tensor<?x3xi32>) -> (tensor<2x?xi32>, tensor<3xi32>) {
+  %0 = fnc.reshape %a : tensor<?x3xi32> -> tensor<2x?xi32>
+  %d = fnc.add %a, %a : tensor<?x3xi32>, tensor<?x3xi32>
+  %1 = fnc.sum %d axes [0] : tensor<?x3xi32>
+  return %0, %1 : tensor<2x?xi32>, tensor<3xi32>
+}
