@@ -1,6 +1,6 @@
 //===- fnc.h - The public C++ API of fnc ------------------------*- C++ -*-===//
 //
-// The one header users include: tensors, ops and errors of the eager API.
+// The one header users include: tensors, ops, errors and fnc::function.
 // It includes only the C++ standard library. See docs/EmbeddingAPI.md.
 //
 //===----------------------------------------------------------------------===//
@@ -10,6 +10,7 @@
 
 #include "fnc/DType.h"
 #include "fnc/Error.h"
+#include "fnc/Function.h"
 #include "fnc/Ops.h"
 #include "fnc/Tensor.h"
 

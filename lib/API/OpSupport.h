@@ -9,8 +9,10 @@
 //   fnc::add: shapes [2, 3] and [4] are not broadcast-compatible ...
 //     (operands float32[2,3], float32[4])
 //
-// Tracing will hook in at the entry point of each op (after validation and
-// the shape rule, before the kernel): see the `// Dispatch point.` comments.
+// Tracing hooks in at the entry point of each op (after validation and the
+// shape rule, before the kernel), marked `// Dispatch point.`: while a trace
+// is active (recording() is not null) the op is recorded with record()
+// instead of computed.
 //
 //===----------------------------------------------------------------------===//
 
@@ -61,6 +63,18 @@ inline Tensor wrap(ref::Array a) {
 /// any value and round).
 ref::Array scalarArray(DType dtype, double value, const char *op,
                        const char *what);
+
+/// The recorder of the trace active on this thread, or null when eager.
+inline trace::Recorder *recording() { return trace::activeRecorder(); }
+
+/// Records `op` (whose result dtype and shape are set) on `operands` and
+/// returns the symbolic result; eager operands are captured. Throws the leak
+/// error for a symbolic operand of another trace.
+Tensor record(trace::Recorder &recorder, trace::OpRecord op,
+              const std::vector<const Tensor *> &operands, const char *name);
+
+/// `fnc.Tensor("name", shape=(None, 3), dtype=float32)` for a symbolic tensor.
+std::string symbolicStr(const Tensor &t);
 
 } // namespace fnc::api
 

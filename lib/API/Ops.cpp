@@ -24,7 +24,9 @@ std::string describe(const Tensor &t) {
   s += "[";
   const Shape &shape = t.shape();
   for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? "," : "") + std::to_string(shape[i]);
+    s += (i ? "," : "") + (shape::isDynamic(shape[i])
+                               ? std::string("?")
+                               : std::to_string(shape[i]));
   return s + "]";
 }
 
@@ -153,6 +155,13 @@ Tensor fill(const Shape &shape, const Tensor &value) {
              shape::toString(value.shape()) + "; pass a scalar tensor",
          {&value});
   // Dispatch point.
+  if (trace::Recorder *r = recording()) {
+    trace::OpRecord op;
+    op.code = trace::OpCode::BroadcastTo;
+    op.dtype = value.dtype();
+    op.shape = shape;
+    return record(*r, std::move(op), {&value}, "fill");
+  }
   ref::Array out = ref::Array::allocate(value.dtype(), shape);
   ref::broadcastTo(arrayOf(value), out);
   return wrap(std::move(out));
@@ -187,6 +196,14 @@ Tensor range(double start, double limit, double delta, DType dtype) {
   shape::ShapeResult r = shape::range(start, limit, delta);
   Shape shape = checked(r, "range", {});
   // Dispatch point.
+  if (trace::Recorder *r = recording()) {
+    trace::OpRecord op;
+    op.code = trace::OpCode::Range;
+    op.f0 = start, op.f1 = limit, op.f2 = delta;
+    op.dtype = dtype;
+    op.shape = shape;
+    return record(*r, std::move(op), {}, "range");
+  }
   ref::Array out = ref::Array::allocate(dtype, shape);
   ref::range(start, delta, out);
   return wrap(std::move(out));
@@ -199,6 +216,13 @@ Tensor eye(int64_t n, int64_t m, DType dtype) {
     fail(ErrorKind::InvalidArgument, "eye",
          "the number of rows must be >= 0, got " + std::to_string(n), {});
   // Dispatch point.
+  if (trace::Recorder *r = recording()) {
+    trace::OpRecord op;
+    op.code = trace::OpCode::Eye;
+    op.dtype = dtype;
+    op.shape = {n, m};
+    return record(*r, std::move(op), {}, "eye");
+  }
   ref::Array out = ref::Array::allocate(dtype, {n, m});
   ref::eye(out);
   return wrap(std::move(out));
@@ -208,6 +232,13 @@ Tensor cast(const Tensor &x, DType dtype) {
   if (x.dtype() == dtype)
     return x;
   // Dispatch point.
+  if (trace::Recorder *r = recording()) {
+    trace::OpRecord op;
+    op.code = trace::OpCode::Cast;
+    op.dtype = dtype;
+    op.shape = x.shape();
+    return record(*r, std::move(op), {&x}, "cast");
+  }
   ref::Array out = ref::Array::allocate(dtype, x.shape());
   ref::cast(arrayOf(x), out);
   return wrap(std::move(out));
@@ -237,6 +268,14 @@ Tensor binaryOp(ref::BinaryOp op, const Tensor &x, const Tensor &y) {
   }
   Shape shape = checked(shape::broadcast(x.shape(), y.shape()), name, {&x, &y});
   // Dispatch point.
+  if (trace::Recorder *r = recording()) {
+    trace::OpRecord rec;
+    rec.code = trace::OpCode::Binary;
+    rec.kind = static_cast<int>(op);
+    rec.dtype = ref::isComparison(op) ? DType::i1 : dtype;
+    rec.shape = std::move(shape);
+    return record(*r, std::move(rec), {&x, &y}, name);
+  }
   ref::Array out = ref::Array::allocate(
       ref::isComparison(op) ? DType::i1 : dtype, std::move(shape));
   ref::binary(op, arrayOf(x), arrayOf(y), out);
@@ -260,6 +299,14 @@ Tensor unaryOp(ref::UnaryOp op, const Tensor &x) {
     fail(ErrorKind::InvalidArgument, name, why, {&x});
   }
   // Dispatch point.
+  if (trace::Recorder *r = recording()) {
+    trace::OpRecord rec;
+    rec.code = trace::OpCode::Unary;
+    rec.kind = static_cast<int>(op);
+    rec.dtype = dtype;
+    rec.shape = x.shape();
+    return record(*r, std::move(rec), {&x}, name);
+  }
   ref::Array out = ref::Array::allocate(dtype, x.shape());
   ref::unary(op, arrayOf(x), out);
   return wrap(std::move(out));
@@ -346,6 +393,13 @@ Tensor select(const Tensor &cond, const Tensor &a, const Tensor &b) {
   Shape shape = checked(shape::broadcast({cond.shape(), a.shape(), b.shape()}),
                         "select", {&cond, &a, &b});
   // Dispatch point.
+  if (trace::Recorder *r = recording()) {
+    trace::OpRecord op;
+    op.code = trace::OpCode::Select;
+    op.dtype = a.dtype();
+    op.shape = std::move(shape);
+    return record(*r, std::move(op), {&cond, &a, &b}, "select");
+  }
   ref::Array out = ref::Array::allocate(a.dtype(), std::move(shape));
   ref::select(arrayOf(cond), arrayOf(a), arrayOf(b), out);
   return wrap(std::move(out));
@@ -364,6 +418,13 @@ Tensor matmul(const Tensor &a, const Tensor &b) {
   Shape shape =
       checked(shape::matmul(a.shape(), b.shape()), "matmul", {&a, &b});
   // Dispatch point.
+  if (trace::Recorder *r = recording()) {
+    trace::OpRecord op;
+    op.code = trace::OpCode::Matmul;
+    op.dtype = a.dtype();
+    op.shape = std::move(shape);
+    return record(*r, std::move(op), {&a, &b}, "matmul");
+  }
   ref::Array out = ref::Array::allocate(a.dtype(), std::move(shape));
   ref::matmul(arrayOf(a), arrayOf(b), out);
   return wrap(std::move(out));
@@ -393,12 +454,21 @@ Tensor conv2d(const Tensor &input, const Tensor &filter,
   Shape shape = checked(
       shape::conv2d(input.shape(), filter.shape(), strides[0], strides[1], pad),
       "conv2d", {&input, &filter});
+  // Dispatch point.
+  if (trace::Recorder *r = recording()) {
+    trace::OpRecord op;
+    op.code = trace::OpCode::Conv2D;
+    op.ints = strides;
+    op.flag = pad == shape::Padding::Same;
+    op.dtype = input.dtype();
+    op.shape = std::move(shape);
+    return record(*r, std::move(op), {&input, &filter}, "conv2d");
+  }
   int64_t padTop, padBottom, padLeft, padRight;
   shape::conv2dPadding(input.shape()[1], filter.shape()[0], strides[0], pad,
                        padTop, padBottom);
   shape::conv2dPadding(input.shape()[2], filter.shape()[1], strides[1], pad,
                        padLeft, padRight);
-  // Dispatch point.
   ref::Array out = ref::Array::allocate(input.dtype(), std::move(shape));
   ref::conv2d(arrayOf(input), arrayOf(filter), strides[0], strides[1], padTop,
               padLeft, out);

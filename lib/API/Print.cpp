@@ -15,7 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "TensorImpl.h"
+#include "OpSupport.h"
 
 #include <algorithm>
 #include <charconv>
@@ -416,6 +416,8 @@ std::string formatValues(const Tensor &t) {
 } // namespace detail
 
 std::string Tensor::str() const {
+  if (impl().symbolic())
+    return api::symbolicStr(*this);
   const ref::Array &a = impl().array();
   std::string body = arrayText(a);
   if (body.find('\n') != std::string::npos)

@@ -29,6 +29,18 @@ Tensor reduceOp(ref::ReduceOp op, const Tensor &x,
   Shape normalized = checked(shape::reductionAxes(x.shape(), axes), name, {&x});
   Shape shape = checked(shape::reduce(x.shape(), axes, keepdims), name, {&x});
   // Dispatch point.
+  if (trace::Recorder *r = recording()) {
+    trace::OpRecord rec;
+    rec.code = trace::OpCode::Reduce;
+    rec.kind = static_cast<int>(op);
+    rec.ints = normalized;
+    rec.flag = keepdims;
+    rec.dtype = op == ref::ReduceOp::Any || op == ref::ReduceOp::All
+                    ? DType::i1
+                    : x.dtype();
+    rec.shape = std::move(shape);
+    return record(*r, std::move(rec), {&x}, name);
+  }
   ref::Array out = ref::Array::allocate(
       op == ref::ReduceOp::Any || op == ref::ReduceOp::All ? DType::i1
                                                            : x.dtype(),
@@ -52,13 +64,22 @@ Tensor argOp(bool isMax, const Tensor &x, int64_t axis, DType outputType) {
   Shape shape = checked(shape::reduceAxis(x.shape(), axis), name, {&x});
   int64_t a;
   shape::normalizeAxis(axis, x.rank(), a);
-  if (x.shape()[a] == 0 && shape::numElements(shape) != 0)
+  if (x.shape()[a] == 0 && shape::numElements(shape) > 0)
     fail(ErrorKind::InvalidArgument, name,
          "axis " + std::to_string(axis) +
              " is empty, so there is no extreme element; reduce along a "
              "non-empty axis",
          {&x});
   // Dispatch point.
+  if (trace::Recorder *r = recording()) {
+    trace::OpRecord op;
+    op.code = trace::OpCode::ArgMax;
+    op.axis = a;
+    op.flag = !isMax;
+    op.dtype = outputType;
+    op.shape = std::move(shape);
+    return record(*r, std::move(op), {&x}, name);
+  }
   ref::Array out = ref::Array::allocate(outputType, std::move(shape));
   ref::argExtreme(isMax, arrayOf(x), a, out);
   return wrap(std::move(out));
@@ -76,6 +97,15 @@ Tensor softmaxOp(bool log, const Tensor &x, int64_t axis) {
   int64_t a;
   shape::normalizeAxis(axis, x.rank(), a);
   // Dispatch point.
+  if (trace::Recorder *r = recording()) {
+    trace::OpRecord op;
+    op.code = trace::OpCode::Softmax;
+    op.axis = a;
+    op.flag = log;
+    op.dtype = x.dtype();
+    op.shape = x.shape();
+    return record(*r, std::move(op), {&x}, name);
+  }
   ref::Array out = ref::Array::allocate(x.dtype(), x.shape());
   ref::softmax(arrayOf(x), a, log, out);
   return wrap(std::move(out));

@@ -34,6 +34,14 @@ Tensor transpose(const Tensor &x, const std::vector<int64_t> &perm) {
       p.push_back(i);
   Shape shape = checked(shape::transpose(x.shape(), p), "transpose", {&x});
   // Dispatch point.
+  if (trace::Recorder *r = recording()) {
+    trace::OpRecord op;
+    op.code = trace::OpCode::Transpose;
+    op.ints = p;
+    op.dtype = x.dtype();
+    op.shape = std::move(shape);
+    return record(*r, std::move(op), {&x}, "transpose");
+  }
   ref::Array out = ref::Array::allocate(x.dtype(), std::move(shape));
   ref::transpose(arrayOf(x), p, out);
   return wrap(std::move(out));
@@ -49,6 +57,13 @@ Tensor reshape(const Tensor &x, const Shape &target) {
            {&x});
   Shape shape = checked(shape::reshape(x.shape(), target), "reshape", {&x});
   // Dispatch point.
+  if (trace::Recorder *r = recording()) {
+    trace::OpRecord op;
+    op.code = trace::OpCode::Reshape;
+    op.dtype = x.dtype();
+    op.shape = std::move(shape);
+    return record(*r, std::move(op), {&x}, "reshape");
+  }
   return wrap(arrayOf(x).withShape(std::move(shape)));
 }
 
@@ -64,6 +79,13 @@ Tensor broadcast_to(const Tensor &x, const Shape &target) {
   // Dispatch point.
   if (shape == x.shape())
     return x;
+  if (trace::Recorder *r = recording()) {
+    trace::OpRecord op;
+    op.code = trace::OpCode::BroadcastTo;
+    op.dtype = x.dtype();
+    op.shape = std::move(shape);
+    return record(*r, std::move(op), {&x}, "broadcast_to");
+  }
   ref::Array out = ref::Array::allocate(x.dtype(), std::move(shape));
   ref::broadcastTo(arrayOf(x), out);
   return wrap(std::move(out));
@@ -73,12 +95,28 @@ Tensor expand_dims(const Tensor &x, int64_t axis) {
   Shape shape =
       checked(shape::expandDims(x.shape(), axis), "expand_dims", {&x});
   // Dispatch point.
+  if (trace::Recorder *r = recording()) {
+    trace::OpRecord op;
+    op.code = trace::OpCode::ExpandDims;
+    op.axis = axis;
+    op.dtype = x.dtype();
+    op.shape = std::move(shape);
+    return record(*r, std::move(op), {&x}, "expand_dims");
+  }
   return wrap(arrayOf(x).withShape(std::move(shape)));
 }
 
 Tensor squeeze(const Tensor &x, const std::vector<int64_t> &axes) {
   Shape shape = checked(shape::squeeze(x.shape(), axes), "squeeze", {&x});
   // Dispatch point.
+  if (trace::Recorder *r = recording()) {
+    trace::OpRecord op;
+    op.code = trace::OpCode::Squeeze;
+    op.ints = axes;
+    op.dtype = x.dtype();
+    op.shape = std::move(shape);
+    return record(*r, std::move(op), {&x}, "squeeze");
+  }
   return wrap(arrayOf(x).withShape(std::move(shape)));
 }
 
@@ -94,11 +132,28 @@ Tensor slice(const Tensor &x, const std::vector<int64_t> &begin,
   if (sizes.size() == in.size() && begin.size() == in.size() &&
       st.size() == in.size())
     for (size_t i = 0; i < in.size(); ++i)
-      if (sizes[i] == -1 && st[i] >= 1 && begin[i] >= 0)
+      if (sizes[i] == -1 && st[i] >= 1 && begin[i] >= 0) {
+        if (shape::isDynamic(in[i]))
+          fail(ErrorKind::Unimplemented, "slice",
+               "size -1 (to the end) along dim " + std::to_string(i) +
+                   ", whose size is unknown while tracing, is not supported; "
+                   "give an explicit size or trace with a known dim",
+               {&x});
         sizes[i] =
             begin[i] >= in[i] ? 0 : (in[i] - begin[i] + st[i] - 1) / st[i];
+      }
   Shape shape = checked(shape::slice(in, begin, sizes, st), "slice", {&x});
   // Dispatch point.
+  if (trace::Recorder *r = recording()) {
+    trace::OpRecord op;
+    op.code = trace::OpCode::Slice;
+    op.ints = begin;
+    op.ints2 = sizes;
+    op.ints3 = st;
+    op.dtype = x.dtype();
+    op.shape = std::move(shape);
+    return record(*r, std::move(op), {&x}, "slice");
+  }
   ref::Array out = ref::Array::allocate(x.dtype(), std::move(shape));
   ref::slice(arrayOf(x), begin, st, out);
   return wrap(std::move(out));
@@ -124,6 +179,17 @@ Tensor concat(const std::vector<Tensor> &values, int64_t axis) {
   int64_t a;
   shape::normalizeAxis(axis, values[0].rank(), a);
   // Dispatch point.
+  if (trace::Recorder *rec = recording()) {
+    trace::OpRecord op;
+    op.code = trace::OpCode::Concat;
+    op.axis = a;
+    op.dtype = values[0].dtype();
+    op.shape = r.shape;
+    std::vector<const Tensor *> operands;
+    for (const Tensor &t : values)
+      operands.push_back(&t);
+    return record(*rec, std::move(op), operands, "concat");
+  }
   std::vector<ref::Array> arrays;
   for (const Tensor &t : values)
     arrays.push_back(arrayOf(t));
@@ -139,6 +205,14 @@ Tensor gather(const Tensor &params, const Tensor &indices, int64_t axis) {
   int64_t a;
   shape::normalizeAxis(axis, params.rank(), a);
   // Dispatch point.
+  if (trace::Recorder *r = recording()) {
+    trace::OpRecord op;
+    op.code = trace::OpCode::Gather;
+    op.axis = a;
+    op.dtype = params.dtype();
+    op.shape = std::move(shape);
+    return record(*r, std::move(op), {&params, &indices}, "gather");
+  }
   ref::Array out = ref::Array::allocate(params.dtype(), std::move(shape));
   ref::gather(arrayOf(params), arrayOf(indices), a, out);
   return wrap(std::move(out));
@@ -155,6 +229,16 @@ Tensor one_hot(const Tensor &indices, int64_t depth, double on, double off,
   scalarArray(dtype, on, "one_hot", "on value");
   scalarArray(dtype, off, "one_hot", "off value");
   // Dispatch point.
+  if (trace::Recorder *r = recording()) {
+    trace::OpRecord op;
+    op.code = trace::OpCode::OneHot;
+    op.i0 = depth;
+    op.axis = a;
+    op.f0 = on, op.f1 = off;
+    op.dtype = dtype;
+    op.shape = std::move(shape);
+    return record(*r, std::move(op), {&indices}, "one_hot");
+  }
   ref::Array out = ref::Array::allocate(dtype, std::move(shape));
   ref::oneHot(arrayOf(indices), a, on, off, out);
   return wrap(std::move(out));

@@ -69,6 +69,8 @@ int64_t Tensor::size() const { return shape::numElements(shape()); }
 
 const void *Tensor::rawData(DType expected, const char *what) const {
   const TensorImpl &i = impl();
+  if (i.symbolic())
+    i.symbolicError(what);
   if (i.dtype() != expected)
     throw Error(ErrorKind::InvalidArgument,
                 std::string("fnc::Tensor::") + what + ": requested " +
@@ -77,10 +79,12 @@ const void *Tensor::rawData(DType expected, const char *what) const {
                     dtypeName(i.dtype()) +
                     "; use the matching C++ type (float, double, bool, "
                     "int32_t, int64_t) or convert with fnc::cast");
-  return i.array().rawData();
+  return i.array(what).rawData();
 }
 
 void Tensor::checkItem(DType expected) const {
+  if (impl().symbolic())
+    impl().symbolicError("item");
   if (size() != 1)
     throw Error(ErrorKind::InvalidArgument,
                 "fnc::Tensor::item: the tensor has shape " +

@@ -1,10 +1,12 @@
 //===- TensorImpl.h - What a fnc::Tensor handle points to -------*- C++ -*-===//
 //
 // Private to the API library. A TensorImpl is the shared state behind
-// fnc::Tensor handles. Today every tensor is *concrete*: a reference-kernel
-// array holding a buffer. Tracing will add a *symbolic* kind (a dtype and a
-// shape that may contain unknown dims, no buffer); all buffer access goes
-// through array(), which is the one place that will reject symbolic tensors.
+// fnc::Tensor handles. It is either *concrete* (a reference-kernel array
+// holding a buffer) or *symbolic*: produced while tracing a fnc::function,
+// it has a dtype and a shape whose dims may be unknown (shape::kDynamic),
+// no buffer, and the id of its value in the trace identified by its
+// TraceToken (fnc/Trace/Recorder.h). All buffer access goes through
+// array(), the one place that rejects symbolic tensors.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,25 +15,51 @@
 
 #include "fnc/Reference/Kernels.h"
 #include "fnc/Tensor.h"
+#include "fnc/Trace/Recorder.h"
 
 namespace fnc {
 
 class TensorImpl {
 public:
-  enum class Kind { Concrete };
+  enum class Kind { Concrete, Symbolic };
 
   explicit TensorImpl(ref::Array array) : array_(std::move(array)) {}
+  /// A symbolic tensor (array_ holds dtype and shape, no buffer).
+  TensorImpl(DType dtype, std::vector<int64_t> shape,
+             std::shared_ptr<trace::TraceToken> token, int64_t id,
+             std::string name)
+      : token_(std::move(token)), id_(id), name_(std::move(name)) {
+    array_.dtype = dtype;
+    array_.shape = std::move(shape);
+  }
 
-  Kind kind() const { return Kind::Concrete; }
+  Kind kind() const { return token_ ? Kind::Symbolic : Kind::Concrete; }
+  bool symbolic() const { return token_ != nullptr; }
   DType dtype() const { return array_.dtype; }
   const std::vector<int64_t> &shape() const { return array_.shape; }
 
-  /// The buffer-backed array; throws FailedPrecondition for a tensor that
-  /// has no buffer (none yet; symbolic tensors later).
-  const ref::Array &array() const { return array_; }
+  /// The buffer-backed array; throws FailedPrecondition for a symbolic
+  /// tensor (`what` names the operation for the message).
+  const ref::Array &array(const char *what = nullptr) const {
+    if (token_)
+      symbolicError(what);
+    return array_;
+  }
+
+  const std::shared_ptr<trace::TraceToken> &token() const { return token_; }
+  int64_t id() const { return id_; }
+  const std::string &name() const { return name_; }
+
+  /// Throws the error for reading the value of a symbolic tensor: the leak
+  /// error when its trace has ended or is not this thread's, else the
+  /// "no value while tracing" error pointing to staged alternatives.
+  [[noreturn]] void symbolicError(const char *what) const;
 
 private:
   ref::Array array_;
+  std::shared_ptr<trace::TraceToken> token_;
+  int64_t id_ = -1;
+  std::string name_;
 };
 
 namespace detail {
@@ -42,7 +70,13 @@ struct TensorAccess {
     t.impl_ = std::make_shared<TensorImpl>(std::move(array));
     return t;
   }
+  static Tensor wrap(std::shared_ptr<TensorImpl> impl) {
+    Tensor t;
+    t.impl_ = std::move(impl);
+    return t;
+  }
   static const ref::Array &array(const Tensor &t) { return t.impl().array(); }
+  static const TensorImpl &impl(const Tensor &t) { return t.impl(); }
 };
 } // namespace detail
 

@@ -1,0 +1,600 @@
+//===- Function.h - fnc::function: staging C++ callables --------*- C++ -*-===//
+//
+// fnc::function wraps a C++ callable that computes with fnc tensors into a
+// fnc::Function, as tf.function does for Python:
+//
+//   auto f = fnc::function([](fnc::Tensor x, fnc::Tensor y) {
+//     return fnc::reduce_mean(x * x * 3 + y);
+//   });
+//   fnc::Tensor r = f(x, y);  // traced, compiled, run
+//   r = f(x2, y2);            // same dtypes and shapes: runs the machine code
+//
+// Tracing. On a call whose key has no cached concrete function, the
+// callable runs once with *symbolic* tensors (dtype and shape, no values);
+// every fnc op records itself into a function of the fnc MLIR dialect,
+// which is compiled by the JIT and cached as a ConcreteFunction. C++ side
+// effects of the callable (printing, counters) happen while tracing only;
+// C++ values computed while tracing are baked in as constants. Eager
+// tensors the callable uses (closures) are captured by value: up to 1 KiB as
+// constants, bigger ones as hidden arguments. Asking a symbolic tensor for a
+// C++ value (item(), to_vector(), data()) throws; printing one shows its
+// name, dtype and shape. A symbolic tensor that escapes the trace (stored in
+// a global) throws "tensor leaked from the trace of `f`" when used.
+//
+// Keys and dispatch. A call's key holds dtype and shape of every tensor
+// argument and the *value* of every other argument (bool, integers, floating
+// point, std::string, enums; std::vector / std::array / std::tuple /
+// std::pair of these or of tensors, element by element). A known dim is a
+// subtype of an unknown one (fnc::kUnknownDim); a call runs the most
+// specific cached concrete function whose key it is a subtype of, otherwise
+// it traces a new one. Unranked specs are not supported.
+//
+// Parameters: the callable must have a non-template call operator (or be a
+// function pointer); its parameters are taken by value or const reference.
+// Results: fnc::Tensor, std::tuple / std::pair / std::array /
+// std::vector of tensors, or void.
+//
+// Thread-safety: a Function (and its copies, which share the cache) may be
+// called from several threads at once. A key that needs a trace is traced
+// once: concurrent calls with the same key wait for that trace (single
+// flight); traces of different keys run concurrently. The callable itself
+// runs on the calling thread, only while tracing (or on every call with
+// run_functions_eagerly(true)). A ConcreteFunction is immutable and may be
+// called concurrently. The global settings (run_functions_eagerly,
+// set_log_callback) are atomic / mutex-protected.
+//
+// Lifetime: a ConcreteFunction keeps its compiled code and captured tensors
+// alive for as long as a handle to it exists.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FNC_FUNCTION_H
+#define FNC_FUNCTION_H
+
+#include "fnc/Tensor.h"
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace fnc {
+
+/// An unknown dimension in a TensorSpec (and in the shape of a symbolic
+/// tensor). TensorSpec also accepts -1.
+constexpr int64_t kUnknownDim = std::numeric_limits<int64_t>::min();
+
+/// The dtype and (possibly partial) shape of a tensor argument.
+struct TensorSpec {
+  TensorSpec(std::vector<int64_t> shape, DType dtype = DType::f32,
+             std::string name = {});
+
+  std::vector<int64_t> shape; // kUnknownDim for an unknown dim
+  DType dtype = DType::f32;
+  std::string name; // optional; shown in signatures
+
+  /// True if a tensor of `dtype` and `shape` matches this spec.
+  bool matches(DType dtype, const std::vector<int64_t> &shape) const;
+  /// "float32 Tensor, shape=(None, 3)" (the seeds' format).
+  std::string str() const;
+};
+
+/// The IR of a concrete function at each stage of the pipeline.
+enum class IRStage {
+  Fnc,         ///< The fnc dialect, as traced.
+  Linalg,      ///< Lowered to linalg/tensor/scf.
+  LLVMDialect, ///< After the whole pipeline.
+  LLVMIR,      ///< Optimized LLVM IR.
+};
+
+struct FunctionOptions {
+  /// Name shown in signatures, errors and the IR (default "function").
+  std::string name;
+  /// Names of the parameters in signatures and errors (default a0, a1...).
+  std::vector<std::string> arg_names;
+  /// One spec per parameter (all must be tensors): one trace serves every
+  /// matching call; other calls throw InvalidArgument.
+  std::optional<std::vector<TensorSpec>> input_signature;
+  /// Trace with unknown dims where calls differ in shape ([2] then [3]
+  /// gives one trace for [None]) instead of one trace per shape.
+  bool reduce_retracing = false;
+};
+
+/// Makes every fnc::Function run its callable eagerly (for debugging).
+void run_functions_eagerly(bool enable);
+bool functions_run_eagerly();
+
+/// Where warnings go (e.g. excessive retracing); nullptr restores the
+/// default (stderr, prefixed "fnc: warning: ").
+void set_log_callback(std::function<void(const std::string &)> callback);
+
+namespace detail {
+struct ConcreteImpl;
+class FunctionCore;
+} // namespace detail
+
+/// One trace of a Function, compiled: callable with tensors only (the
+/// tensor arguments of the call that traced it, flattened in order; C++
+/// arguments are baked in).
+class ConcreteFunction {
+public:
+  ConcreteFunction() = default;
+
+  /// Runs the compiled code. Throws InvalidArgument for a wrong number of
+  /// tensors or a tensor that does not match the signature.
+  std::vector<Tensor> operator()(const std::vector<Tensor> &args) const;
+  template <typename... Ts,
+            std::enable_if_t<(std::is_convertible_v<Ts, Tensor> && ...), int> = 0>
+  std::vector<Tensor> operator()(const Ts &...args) const {
+    return (*this)(std::vector<Tensor>{Tensor(args)...});
+  }
+
+  /// "double(a: int32 Tensor, shape=()) -> int32 Tensor, shape=()".
+  std::string signature() const;
+  /// The seeds' multi-line form (see Function::pretty_printed_concrete_signatures).
+  std::string pretty_printed_signature() const;
+  /// The specs of the tensor arguments and of the results.
+  const std::vector<TensorSpec> &input_specs() const;
+  const std::vector<TensorSpec> &output_specs() const;
+  /// The IR at `stage`. Throws Internal if the pipeline fails.
+  std::string ir(IRStage stage = IRStage::Fnc) const;
+  /// Number of ops in the traced function.
+  int64_t op_count() const;
+  /// Seconds spent compiling this trace (pipeline + JIT).
+  double compile_seconds() const;
+  bool defined() const { return impl_ != nullptr; }
+
+private:
+  friend class detail::FunctionCore;
+  std::shared_ptr<const detail::ConcreteImpl> impl_;
+};
+
+namespace detail {
+
+/// A growable buffer with N elements inline (no heap until it overflows).
+template <typename T, size_t N> class SmallBuffer {
+  static_assert(std::is_trivially_copyable_v<T>);
+
+public:
+  SmallBuffer() = default;
+  SmallBuffer(const SmallBuffer &) = delete;
+  SmallBuffer &operator=(const SmallBuffer &) = delete;
+  void push_back(const T &v) {
+    if (size_ == capacity_)
+      grow();
+    data()[size_++] = v;
+  }
+  size_t size() const { return size_; }
+  T *data() { return heap_ ? heap_.get() : inline_; }
+  const T *data() const { return heap_ ? heap_.get() : inline_; }
+  const T &operator[](size_t i) const { return data()[i]; }
+  T &operator[](size_t i) { return data()[i]; }
+
+private:
+  void grow() {
+    auto bigger = std::make_unique<T[]>(capacity_ * 2);
+    std::memcpy(bigger.get(), data(), size_ * sizeof(T));
+    heap_ = std::move(bigger);
+    capacity_ *= 2;
+  }
+  T inline_[N];
+  std::unique_ptr<T[]> heap_;
+  size_t size_ = 0, capacity_ = N;
+};
+
+/// One word of a call key. Tag words give the structure, Value words must
+/// be equal, Dim words may be unknown (kUnknownDim) in a stored key.
+struct KeyWord {
+  enum Kind : int32_t { Tag, Value, Dim };
+  int64_t value;
+  Kind kind;
+  int32_t arg; // the parameter it belongs to
+  friend bool operator==(const KeyWord &a, const KeyWord &b) {
+    return a.value == b.value && a.kind == b.kind && a.arg == b.arg;
+  }
+  friend bool operator!=(const KeyWord &a, const KeyWord &b) {
+    return !(a == b);
+  }
+};
+
+/// Tags of the key encoding.
+enum KeyTag : int64_t {
+  kTensorTag = 1,
+  kBoolTag,
+  kIntTag,
+  kUIntTag,
+  kFloatTag,
+  kEnumTag,
+  kStringTag,
+  kListTag,
+  kTupleTag,
+};
+
+/// The key of a call and its tensor arguments (in order), built without
+/// heap allocation for typical calls.
+struct CallKey {
+  SmallBuffer<KeyWord, 48> words;
+  SmallBuffer<const Tensor *, 8> tensors;
+  int32_t arg = 0;
+  void tag(int64_t t) { words.push_back({t, KeyWord::Tag, arg}); }
+  void value(int64_t v) { words.push_back({v, KeyWord::Value, arg}); }
+  /// Appends a tensor's words (dtype, rank, dims) and the tensor itself.
+  void tensor(const Tensor &t);
+  /// Appends a spec's words (no tensor).
+  void spec(const TensorSpec &s);
+};
+
+template <typename T> constexpr bool kAlwaysFalse = false;
+
+/// How one parameter type goes into a key and is rebuilt with symbolic
+/// tensors for tracing.
+template <typename T, typename = void> struct ArgCodec {
+  static_assert(kAlwaysFalse<T>,
+                "fnc::function: unsupported parameter type; parameters must "
+                "be fnc::Tensor, bool, integers, floating point, std::string, "
+                "enums, or std::vector/std::array/std::tuple/std::pair of "
+                "these");
+};
+template <> struct ArgCodec<Tensor> {
+  static constexpr bool kIsTensor = true;
+  static void encode(CallKey &k, const Tensor &t) { k.tensor(t); }
+  static void substitute(Tensor &t, const Tensor *&next) { t = *next++; }
+};
+template <> struct ArgCodec<bool> {
+  static constexpr bool kIsTensor = false;
+  static void encode(CallKey &k, bool v) {
+    k.tag(kBoolTag);
+    k.value(v);
+  }
+  static void substitute(bool &, const Tensor *&) {}
+};
+template <typename T>
+struct ArgCodec<T, std::enable_if_t<std::is_integral_v<T> &&
+                                    !std::is_same_v<T, bool>>> {
+  static constexpr bool kIsTensor = false;
+  static void encode(CallKey &k, T v) {
+    k.tag(std::is_signed_v<T> ? kIntTag : kUIntTag);
+    k.value(static_cast<int64_t>(v));
+  }
+  static void substitute(T &, const Tensor *&) {}
+};
+template <typename T>
+struct ArgCodec<T, std::enable_if_t<std::is_floating_point_v<T>>> {
+  static constexpr bool kIsTensor = false;
+  static void encode(CallKey &k, T v) {
+    double d = static_cast<double>(v);
+    int64_t bits;
+    std::memcpy(&bits, &d, sizeof bits);
+    k.tag(kFloatTag);
+    k.value(bits);
+  }
+  static void substitute(T &, const Tensor *&) {}
+};
+template <typename T> struct ArgCodec<T, std::enable_if_t<std::is_enum_v<T>>> {
+  static constexpr bool kIsTensor = false;
+  static void encode(CallKey &k, T v) {
+    k.tag(kEnumTag);
+    k.value(static_cast<int64_t>(v));
+  }
+  static void substitute(T &, const Tensor *&) {}
+};
+template <> struct ArgCodec<std::string> {
+  static constexpr bool kIsTensor = false;
+  static void encode(CallKey &k, const std::string &s) {
+    k.tag(kStringTag);
+    k.value(static_cast<int64_t>(s.size()));
+    for (size_t i = 0; i < s.size(); i += 8) {
+      int64_t chunk = 0;
+      std::memcpy(&chunk, s.data() + i, std::min<size_t>(8, s.size() - i));
+      k.value(chunk);
+    }
+  }
+  static void substitute(std::string &, const Tensor *&) {}
+};
+template <typename T> struct ArgCodec<std::vector<T>> {
+  static constexpr bool kIsTensor = false;
+  static void encode(CallKey &k, const std::vector<T> &v) {
+    k.tag(kListTag);
+    k.value(static_cast<int64_t>(v.size()));
+    for (const T &e : v)
+      ArgCodec<T>::encode(k, e);
+  }
+  static void substitute(std::vector<T> &v, const Tensor *&next) {
+    for (T &e : v)
+      ArgCodec<T>::substitute(e, next);
+  }
+};
+template <typename T, size_t N> struct ArgCodec<std::array<T, N>> {
+  static constexpr bool kIsTensor = false;
+  static void encode(CallKey &k, const std::array<T, N> &v) {
+    k.tag(kTupleTag);
+    k.value(static_cast<int64_t>(N));
+    for (const T &e : v)
+      ArgCodec<T>::encode(k, e);
+  }
+  static void substitute(std::array<T, N> &v, const Tensor *&next) {
+    for (T &e : v)
+      ArgCodec<T>::substitute(e, next);
+  }
+};
+template <typename... Ts> struct ArgCodec<std::tuple<Ts...>> {
+  static constexpr bool kIsTensor = false;
+  static void encode(CallKey &k, const std::tuple<Ts...> &v) {
+    k.tag(kTupleTag);
+    k.value(static_cast<int64_t>(sizeof...(Ts)));
+    std::apply([&](const Ts &...e) { (ArgCodec<Ts>::encode(k, e), ...); }, v);
+  }
+  static void substitute(std::tuple<Ts...> &v, const Tensor *&next) {
+    std::apply([&](Ts &...e) { (ArgCodec<Ts>::substitute(e, next), ...); },
+               v);
+  }
+};
+template <typename A, typename B>
+struct ArgCodec<std::pair<A, B>> {
+  static constexpr bool kIsTensor = false;
+  static void encode(CallKey &k, const std::pair<A, B> &v) {
+    k.tag(kTupleTag);
+    k.value(2);
+    ArgCodec<A>::encode(k, v.first);
+    ArgCodec<B>::encode(k, v.second);
+  }
+  static void substitute(std::pair<A, B> &v, const Tensor *&next) {
+    ArgCodec<A>::substitute(v.first, next);
+    ArgCodec<B>::substitute(v.second, next);
+  }
+};
+
+/// How a result type is flattened to tensors and rebuilt.
+template <typename R> struct ResultCodec {
+  static_assert(kAlwaysFalse<R>,
+                "fnc::function: unsupported result type; return fnc::Tensor, "
+                "std::tuple/std::pair/std::array/std::vector of tensors, or "
+                "nothing");
+};
+template <> struct ResultCodec<void> {};
+template <> struct ResultCodec<Tensor> {
+  static std::vector<Tensor> flatten(const Tensor &t) { return {t}; }
+  static Tensor rebuild(std::vector<Tensor> &&v) { return std::move(v[0]); }
+};
+template <> struct ResultCodec<std::vector<Tensor>> {
+  static std::vector<Tensor> flatten(const std::vector<Tensor> &v) {
+    return v;
+  }
+  static std::vector<Tensor> rebuild(std::vector<Tensor> &&v) {
+    return std::move(v);
+  }
+};
+template <size_t N> struct ResultCodec<std::array<Tensor, N>> {
+  static std::vector<Tensor> flatten(const std::array<Tensor, N> &v) {
+    return std::vector<Tensor>(v.begin(), v.end());
+  }
+  static std::array<Tensor, N> rebuild(std::vector<Tensor> &&v) {
+    std::array<Tensor, N> r;
+    for (size_t i = 0; i < N; ++i)
+      r[i] = std::move(v[i]);
+    return r;
+  }
+};
+template <typename... Ts> struct ResultCodec<std::tuple<Ts...>> {
+  static_assert((std::is_same_v<Ts, Tensor> && ...),
+                "fnc::function: a returned std::tuple must hold fnc::Tensor "
+                "elements only");
+  static std::vector<Tensor> flatten(const std::tuple<Ts...> &t) {
+    return std::apply(
+        [](const Ts &...e) { return std::vector<Tensor>{e...}; }, t);
+  }
+  static std::tuple<Ts...> rebuild(std::vector<Tensor> &&v) {
+    return rebuildAt(v, std::index_sequence_for<Ts...>{});
+  }
+  template <size_t... I>
+  static std::tuple<Ts...> rebuildAt(std::vector<Tensor> &v,
+                                     std::index_sequence<I...>) {
+    return std::tuple<Ts...>(std::move(v[I])...);
+  }
+};
+template <> struct ResultCodec<std::pair<Tensor, Tensor>> {
+  static std::vector<Tensor> flatten(const std::pair<Tensor, Tensor> &p) {
+    return {p.first, p.second};
+  }
+  static std::pair<Tensor, Tensor> rebuild(std::vector<Tensor> &&v) {
+    return {std::move(v[0]), std::move(v[1])};
+  }
+};
+
+/// Runs the callable with symbolic tensors (type-erased, non-owning).
+struct TraceThunk {
+  const void *context;
+  std::vector<Tensor> (*run)(const void *context,
+                             const std::vector<Tensor> &symbolic);
+};
+
+/// The type-erased, thread-safe cache and dispatcher behind a Function.
+class FunctionCore {
+public:
+  /// Throws InvalidArgument if `options.input_signature` does not fit the
+  /// parameters (count, all tensors).
+  FunctionCore(FunctionOptions options, std::vector<bool> paramIsTensor);
+  ~FunctionCore();
+
+  /// True if the callable should run directly: eager mode, or a call
+  /// inside another trace (the callable then records into that trace).
+  static bool runCallableDirectly();
+
+  /// Dispatches `key` (tracing on a miss) and runs it.
+  std::vector<Tensor> call(const CallKey &key, const TraceThunk &thunk);
+  /// Dispatches `key` (tracing on a miss) without running it.
+  ConcreteFunction concrete(const CallKey &key, const TraceThunk &thunk);
+
+  int64_t tracingCount() const;
+  std::string prettyPrintedConcreteSignatures() const;
+  std::vector<ConcreteFunction> concreteFunctions() const;
+  const std::string &name() const;
+
+  struct State; // defined in lib/Trace/Function.cpp
+
+private:
+  std::unique_ptr<State> state_;
+};
+
+template <typename F> struct CallableTraits
+    : CallableTraits<decltype(&F::operator())> {};
+template <typename R, typename... A> struct CallableTraits<R (*)(A...)> {
+  using Result = R;
+  using Params = std::tuple<std::decay_t<A>...>;
+};
+template <typename R, typename... A>
+struct CallableTraits<R(A...)> : CallableTraits<R (*)(A...)> {};
+template <typename C, typename R, typename... A>
+struct CallableTraits<R (C::*)(A...) const> : CallableTraits<R (*)(A...)> {};
+template <typename C, typename R, typename... A>
+struct CallableTraits<R (C::*)(A...)> : CallableTraits<R (*)(A...)> {};
+
+template <typename F, typename R, typename Params> struct Caller;
+template <typename F, typename R, typename... Ps>
+struct Caller<F, R, std::tuple<Ps...>> {
+  static std::vector<bool> paramIsTensor() {
+    return {ArgCodec<Ps>::kIsTensor...};
+  }
+
+  static void encode(CallKey &key, const Ps &...args) {
+    int32_t i = 0;
+    ((key.arg = i++, ArgCodec<Ps>::encode(key, args)), ...);
+  }
+
+  struct Bound {
+    F *fn;
+    std::tuple<const Ps &...> args;
+  };
+
+  static std::vector<Tensor> runTraced(const void *context,
+                                       const std::vector<Tensor> &symbolic) {
+    const Bound &b = *static_cast<const Bound *>(context);
+    std::tuple<Ps...> copy(b.args);
+    const Tensor *next = symbolic.data();
+    std::apply([&](Ps &...a) { (ArgCodec<Ps>::substitute(a, next), ...); },
+               copy);
+    if constexpr (std::is_void_v<R>) {
+      std::apply(*b.fn, copy);
+      return {};
+    } else {
+      return ResultCodec<R>::flatten(std::apply(*b.fn, copy));
+    }
+  }
+
+  static R call(F &fn, FunctionCore &core, const Ps &...args) {
+    if (FunctionCore::runCallableDirectly())
+      return fn(args...);
+    CallKey key;
+    encode(key, args...);
+    Bound bound{&fn, std::tuple<const Ps &...>(args...)};
+    std::vector<Tensor> outs = core.call(key, {&bound, &runTraced});
+    if constexpr (!std::is_void_v<R>)
+      return ResultCodec<R>::rebuild(std::move(outs));
+  }
+
+  static ConcreteFunction concrete(F &fn, FunctionCore &core,
+                                   const Ps &...args) {
+    CallKey key;
+    encode(key, args...);
+    Bound bound{&fn, std::tuple<const Ps &...>(args...)};
+    return core.concrete(key, {&bound, &runTraced});
+  }
+
+  template <typename... Specs>
+  static ConcreteFunction concreteFromSpecs(F &fn, FunctionCore &core,
+                                            const Specs &...specs) {
+    static_assert((std::is_same_v<Ps, Tensor> && ...),
+                  "fnc::Function::get_concrete_function(TensorSpec...) needs "
+                  "a callable whose parameters are all fnc::Tensor; pass "
+                  "example arguments instead");
+    static_assert(sizeof...(Specs) == sizeof...(Ps),
+                  "one TensorSpec per parameter");
+    CallKey key;
+    int32_t i = 0;
+    ((key.arg = i++, key.spec(specs)), ...);
+    // Tracing only reads the symbolic tensors, never these.
+    std::tuple<Ps...> none;
+    Bound bound{&fn, std::apply(
+                         [](const Ps &...a) {
+                           return std::tuple<const Ps &...>(a...);
+                         },
+                         none)};
+    return core.concrete(key, {&bound, &runTraced});
+  }
+};
+
+} // namespace detail
+
+/// A staged callable; see the file comment. Cheap to copy: copies share
+/// the callable and the cache of concrete functions.
+template <typename F> class Function {
+  using Traits = detail::CallableTraits<F>;
+  using Result = typename Traits::Result;
+  using Params = typename Traits::Params;
+  using Caller = detail::Caller<F, Result, Params>;
+
+public:
+  Function(F fn, FunctionOptions options)
+      : fn_(std::make_shared<F>(std::move(fn))),
+        core_(std::make_shared<detail::FunctionCore>(
+            std::move(options), Caller::paramIsTensor())) {}
+
+  /// Calls the staged function: traces on a new key, else runs the cached
+  /// machine code. Arguments convert to the parameter types as in a plain
+  /// call.
+  template <typename... Args> Result operator()(Args &&...args) const {
+    static_assert(sizeof...(Args) == std::tuple_size_v<Params>,
+                  "fnc::Function called with the wrong number of arguments");
+    return Caller::call(*fn_, *core_, std::forward<Args>(args)...);
+  }
+
+  /// The concrete function for these arguments (tracing it if needed)
+  /// without running it.
+  template <typename... Args>
+  ConcreteFunction get_concrete_function(Args &&...args) const {
+    static_assert(sizeof...(Args) == std::tuple_size_v<Params>,
+                  "get_concrete_function: one argument per parameter");
+    if constexpr (sizeof...(Args) > 0 &&
+                  (std::is_same_v<std::decay_t<Args>, TensorSpec> && ...))
+      return Caller::concreteFromSpecs(*fn_, *core_, args...);
+    else
+      return Caller::concrete(*fn_, *core_, std::forward<Args>(args)...);
+  }
+
+  /// Number of traces so far.
+  int64_t tracing_count() const { return core_->tracingCount(); }
+  /// Every concrete function, in tracing order, in the seeds' format:
+  /// "double(a)\n  Args:\n    a: int32 Tensor, shape=()\n  Returns:\n
+  ///  int32 Tensor, shape=()", separated by blank lines.
+  std::string pretty_printed_concrete_signatures() const {
+    return core_->prettyPrintedConcreteSignatures();
+  }
+  /// The concrete functions, in tracing order.
+  std::vector<ConcreteFunction> concrete_functions() const {
+    return core_->concreteFunctions();
+  }
+  const std::string &name() const { return core_->name(); }
+
+private:
+  std::shared_ptr<F> fn_;
+  std::shared_ptr<detail::FunctionCore> core_;
+};
+
+/// Stages `fn`; see the file comment. Throws InvalidArgument for an
+/// input_signature that does not fit the parameters.
+template <typename F>
+Function<std::decay_t<F>> function(F &&fn, FunctionOptions options = {}) {
+  return Function<std::decay_t<F>>(std::forward<F>(fn), std::move(options));
+}
+
+} // namespace fnc
+
+#endif // FNC_FUNCTION_H

@@ -1,0 +1,148 @@
+//===- Trace.cpp - Symbolic tensors and the active recorder ---------------===//
+//
+// The API side of tracing (fnc/Trace/Recorder.h): the thread-local active
+// recorder, symbolic tensors, captures of eager tensors, the errors for
+// reading or leaking a symbolic tensor, and api::record(), which every
+// dispatch point calls while a trace is active.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OpSupport.h"
+
+namespace fnc {
+
+namespace {
+thread_local trace::Recorder *active = nullptr;
+
+std::string symbolicShape(const std::vector<int64_t> &shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + (shape::isDynamic(shape[i])
+                                ? std::string("None")
+                                : std::to_string(shape[i]));
+  if (shape.size() == 1)
+    s += ",";
+  return s + ")";
+}
+} // namespace
+
+void TensorImpl::symbolicError(const char *what) const {
+  const std::string &fn = token_->functionName;
+  trace::Recorder *r = trace::activeRecorder();
+  bool ownTrace = r && r->token() == token_ && token_->alive.load();
+  std::string desc = "`" + name_ + "` (" + dtypeName(dtype()) + ", shape " +
+                     shape::toString(shape()) + ")";
+  if (!ownTrace)
+    throw Error(ErrorKind::FailedPrecondition,
+                "fnc: tensor leaked from the trace of `" + fn +
+                    "`; return it instead. The symbolic tensor " + desc +
+                    " only exists while `" + fn + "` is traced and was used " +
+                    (token_->alive.load()
+                         ? "outside that trace (in another thread or "
+                           "another trace)"
+                         : "after the trace ended") +
+                    "; make it a result of `" + fn +
+                    "` rather than storing it in a variable that outlives "
+                    "the call");
+  throw Error(ErrorKind::FailedPrecondition,
+              std::string("fnc::Tensor::") + (what ? what : "value") + ": " +
+                  desc + " is a symbolic tensor while `" + fn +
+                  "` is being traced: its value is not known until the "
+                  "staged function runs. Return it from `" +
+                  fn +
+                  "` to read its value, choose between values with "
+                  "fnc::select (data-dependent branches: fnc::cond), or "
+                  "debug eagerly with fnc::run_functions_eagerly(true)");
+}
+
+namespace trace {
+
+Recorder::~Recorder() = default;
+
+Recorder *activeRecorder() { return active; }
+
+RecorderScope::RecorderScope(Recorder *recorder) : previous_(active) {
+  active = recorder;
+}
+RecorderScope::~RecorderScope() { active = previous_; }
+
+int64_t Recorder::valueOf(const Tensor &t, const char *op) {
+  const TensorImpl &impl = detail::TensorAccess::impl(t);
+  if (impl.symbolic()) {
+    if (impl.token() == token_)
+      return impl.id();
+    impl.symbolicError(op);
+  }
+  for (const auto &[tensor, id] : captured_)
+    if (&detail::TensorAccess::impl(tensor) == &impl)
+      return id;
+  const ref::Array &a = impl.array();
+  int64_t id;
+  if (a.numBytes() <= kMaxConstantBytes) {
+    id = constant(a.dtype, a.shape, a.rawData());
+  } else {
+    id = hiddenArgument(a.dtype, a.shape);
+    hiddenArgs.push_back(t);
+  }
+  if (id < 0)
+    throw Error(ErrorKind::Internal,
+                std::string("fnc::") + op + ": could not capture an eager " +
+                    dtypeName(a.dtype) + " tensor of shape " +
+                    shape::toString(a.shape) + " in the trace of `" +
+                    token_->functionName + "`");
+  captured_.emplace_back(t, id);
+  return id;
+}
+
+Tensor makeSymbolic(DType dtype, std::vector<int64_t> shape,
+                    std::shared_ptr<TraceToken> token, int64_t id,
+                    std::string name) {
+  return detail::TensorAccess::wrap(std::make_shared<TensorImpl>(
+      dtype, std::move(shape), std::move(token), id, std::move(name)));
+}
+
+bool isSymbolic(const Tensor &t) {
+  return t.defined() && detail::TensorAccess::impl(t).symbolic();
+}
+
+const void *concreteData(const Tensor &t) {
+  return detail::TensorAccess::impl(t).array("data").rawData();
+}
+
+Tensor adoptBuffer(DType dtype, std::vector<int64_t> shape,
+                   std::shared_ptr<void> buffer) {
+  ref::Array a;
+  a.dtype = dtype;
+  a.shape = std::move(shape);
+  a.buffer = std::move(buffer);
+  return detail::TensorAccess::wrap(std::move(a));
+}
+
+} // namespace trace
+
+namespace api {
+
+Tensor record(trace::Recorder &recorder, trace::OpRecord op,
+              const std::vector<const Tensor *> &operands, const char *name) {
+  for (const Tensor *t : operands)
+    op.operands.push_back(recorder.valueOf(*t, name));
+  std::string error;
+  int64_t id = recorder.record(op, error);
+  if (id < 0)
+    throw Error(ErrorKind::Unimplemented,
+                std::string("fnc::") + name + ": cannot be traced in `" +
+                    recorder.token()->functionName + "`: " + error);
+  DType dtype = op.dtype;
+  return trace::makeSymbolic(dtype, std::move(op.shape), recorder.token(), id,
+                             name);
+}
+
+std::string symbolicStr(const Tensor &t) {
+  const TensorImpl &impl = detail::TensorAccess::impl(t);
+  return "fnc.Tensor(\"" + impl.name() + "\", shape=" +
+         symbolicShape(impl.shape()) + ", dtype=" + dtypeName(impl.dtype()) +
+         ")";
+}
+
+} // namespace api
+} // namespace fnc

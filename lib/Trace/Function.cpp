@@ -1,0 +1,761 @@
+//===- Function.cpp - The cache and dispatcher of fnc::function -----------===//
+//
+// FunctionCore: keys, the subtype check and the choice of the most specific
+// concrete function, input signatures, reduced retracing, the retracing
+// warning, single-flight tracing, and calls of compiled traces. Tracing
+// itself runs the callable under a TraceBuilder (lib/Trace/TraceBuilder.cpp)
+// made active with RecorderScope. Built with exceptions; the MLIR side
+// reports its failures as values, turned into fnc::Error here.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fnc/Function.h"
+
+#include "fnc/JIT/Engine.h"
+#include "fnc/Trace/TraceBuilder.h"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <iostream>
+#include <mutex>
+#include <sstream>
+
+namespace fnc {
+
+namespace {
+std::atomic<bool> runEagerly{false};
+std::mutex logMutex;
+std::function<void(const std::string &)> logCallback;
+
+void logWarning(const std::string &message) {
+  std::lock_guard<std::mutex> lock(logMutex);
+  if (logCallback)
+    logCallback(message);
+  else
+    std::cerr << "fnc: warning: " << message << "\n";
+}
+
+std::string shapeStr(const std::vector<int64_t> &shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + (shape[i] == kUnknownDim
+                                ? std::string("None")
+                                : std::to_string(shape[i]));
+  if (shape.size() == 1)
+    s += ",";
+  return s + ")";
+}
+
+std::vector<int64_t> normalizeDims(std::vector<int64_t> shape) {
+  for (int64_t &d : shape)
+    if (d == -1)
+      d = kUnknownDim;
+  return shape;
+}
+} // namespace
+
+void run_functions_eagerly(bool enable) { runEagerly = enable; }
+bool functions_run_eagerly() { return runEagerly; }
+
+void set_log_callback(std::function<void(const std::string &)> callback) {
+  std::lock_guard<std::mutex> lock(logMutex);
+  logCallback = std::move(callback);
+}
+
+//===----------------------------------------------------------------------===//
+// TensorSpec
+//===----------------------------------------------------------------------===//
+
+TensorSpec::TensorSpec(std::vector<int64_t> shape, DType dtype,
+                       std::string name)
+    : shape(normalizeDims(std::move(shape))), dtype(dtype),
+      name(std::move(name)) {
+  for (int64_t d : this->shape)
+    if (d < 0 && d != kUnknownDim)
+      throw Error(ErrorKind::InvalidArgument,
+                  "fnc::TensorSpec: shape " + shapeStr(this->shape) +
+                      " has a negative dim; use sizes >= 0, or -1 / "
+                      "fnc::kUnknownDim for an unknown dim");
+}
+
+bool TensorSpec::matches(DType dt, const std::vector<int64_t> &s) const {
+  if (dt != dtype || s.size() != shape.size())
+    return false;
+  for (size_t i = 0; i < s.size(); ++i)
+    if (shape[i] != kUnknownDim && shape[i] != s[i])
+      return false;
+  return true;
+}
+
+std::string TensorSpec::str() const {
+  return std::string(dtypeName(dtype)) + " Tensor, shape=" + shapeStr(shape);
+}
+
+namespace detail {
+
+void CallKey::tensor(const Tensor &t) {
+  // dtype() and shape() throw for a null handle.
+  const std::vector<int64_t> &shape = t.shape();
+  tag(kTensorTag);
+  value(static_cast<int64_t>(t.dtype()));
+  value(static_cast<int64_t>(shape.size()));
+  for (int64_t d : shape)
+    words.push_back({d, KeyWord::Dim, arg});
+  tensors.push_back(&t);
+}
+
+void CallKey::spec(const TensorSpec &s) {
+  tag(kTensorTag);
+  value(static_cast<int64_t>(s.dtype));
+  value(static_cast<int64_t>(s.shape.size()));
+  for (int64_t d : s.shape)
+    words.push_back({d, KeyWord::Dim, arg});
+}
+
+//===----------------------------------------------------------------------===//
+// Key parsing (for tracing, signatures and messages)
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+using Words = std::vector<KeyWord>;
+
+/// A tensor argument found in a key.
+struct TensorArg {
+  int32_t param;
+  std::string name;
+  TensorSpec spec;
+};
+
+/// A parameter rendered for signatures: "a: int32 Tensor, shape=()" lines.
+struct ParsedKey {
+  std::vector<TensorArg> tensors;
+  std::vector<std::string> lines; // "    a: ..." per tensor / C++ value
+};
+
+class KeyParser {
+public:
+  KeyParser(const KeyWord *w, size_t n, const std::vector<std::string> &names)
+      : w_(w), n_(n), names_(names) {}
+
+  ParsedKey parse() {
+    ParsedKey r;
+    while (pos_ < n_) {
+      int32_t param = w_[pos_].arg;
+      std::string name = paramName(param);
+      bool direct = w_[pos_].value == kTensorTag;
+      std::vector<TensorArg> tensors;
+      std::string text = value(param, name, tensors);
+      if (direct) {
+        r.lines.push_back(name + ": " + tensors[0].spec.str());
+      } else if (!tensors.empty()) {
+        for (const TensorArg &t : tensors)
+          r.lines.push_back(t.name + ": " + t.spec.str());
+      } else {
+        r.lines.push_back(name + ": " + text);
+      }
+      for (TensorArg &t : tensors)
+        r.tensors.push_back(std::move(t));
+    }
+    return r;
+  }
+
+  std::string paramName(int32_t param) const {
+    if (param < static_cast<int32_t>(names_.size()) && !names_[param].empty())
+      return names_[param];
+    return "a" + std::to_string(param);
+  }
+
+private:
+  int64_t next() { return w_[pos_++].value; }
+
+  std::string value(int32_t param, const std::string &path,
+                    std::vector<TensorArg> &tensors) {
+    int64_t tag = next();
+    switch (tag) {
+    case kTensorTag: {
+      DType dtype = static_cast<DType>(next());
+      int64_t rank = next();
+      std::vector<int64_t> shape;
+      for (int64_t i = 0; i < rank; ++i)
+        shape.push_back(next());
+      TensorSpec spec(shape, dtype, path);
+      tensors.push_back({param, path, spec});
+      return spec.str();
+    }
+    case kBoolTag:
+      return next() ? "bool = true" : "bool = false";
+    case kIntTag:
+      return "int = " + std::to_string(next());
+    case kUIntTag:
+      return "unsigned = " + std::to_string(static_cast<uint64_t>(next()));
+    case kFloatTag: {
+      int64_t bits = next();
+      double d;
+      std::memcpy(&d, &bits, sizeof d);
+      std::ostringstream os;
+      os << d;
+      return "float = " + os.str();
+    }
+    case kEnumTag:
+      return "enum = " + std::to_string(next());
+    case kStringTag: {
+      int64_t len = next();
+      std::string s(static_cast<size_t>(len), '\0');
+      for (int64_t i = 0; i < len; i += 8) {
+        int64_t chunk = next();
+        std::memcpy(&s[i], &chunk, std::min<int64_t>(8, len - i));
+      }
+      return "string = \"" + s + "\"";
+    }
+    case kListTag:
+    case kTupleTag: {
+      int64_t count = next();
+      std::string s = tag == kListTag ? "[" : "(";
+      for (int64_t i = 0; i < count; ++i) {
+        std::string item =
+            value(param, path + "[" + std::to_string(i) + "]", tensors);
+        size_t eq = item.find(" = ");
+        s += (i ? ", " : "") + (eq == std::string::npos ? item : item.substr(eq + 3));
+      }
+      return s + (tag == kListTag ? "]" : ")");
+    }
+    }
+    return "?";
+  }
+
+  const KeyWord *w_;
+  size_t n_;
+  size_t pos_ = 0;
+  const std::vector<std::string> &names_;
+};
+
+/// True if a call with key `call` may run a trace of key `stored`.
+bool isSubtype(const KeyWord *call, size_t n, const Words &stored) {
+  if (n != stored.size())
+    return false;
+  for (size_t i = 0; i < n; ++i) {
+    const KeyWord &s = stored[i];
+    if (call[i].kind != s.kind)
+      return false;
+    if (s.value != call[i].value &&
+        !(s.kind == KeyWord::Dim && s.value == kUnknownDim))
+      return false;
+  }
+  return true;
+}
+
+bool isSubtype(const Words &a, const Words &b) {
+  return isSubtype(a.data(), a.size(), b);
+}
+
+Words toWords(const CallKey &key) {
+  return Words(key.words.data(), key.words.data() + key.words.size());
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// ConcreteImpl
+//===----------------------------------------------------------------------===//
+
+struct ConcreteImpl {
+  std::string name;
+  Words key;
+  ParsedKey parsed;
+  std::vector<TensorSpec> inputs, outputs;
+  std::vector<std::string> paramNames;
+  std::unique_ptr<trace::TraceBuilder> builder;
+  const jit::Entry *entry = nullptr;
+
+  std::vector<Tensor> run(const Tensor *const *tensors, size_t count) const;
+  std::string signature() const;
+  std::string pretty() const;
+};
+
+std::vector<Tensor> ConcreteImpl::run(const Tensor *const *tensors,
+                                      size_t count) const {
+  thread_local std::vector<jit::BufferView> views;
+  thread_local std::vector<jit::Buffer> results;
+  views.clear();
+  auto view = [](const Tensor &t) {
+    return jit::BufferView{t.dtype(), llvm::ArrayRef<int64_t>(t.shape()),
+                           const_cast<void *>(trace::concreteData(t))};
+  };
+  for (size_t i = 0; i < count; ++i)
+    views.push_back(view(*tensors[i]));
+  for (const Tensor &t : builder->hiddenArgs)
+    views.push_back(view(t));
+  if (llvm::Error err = entry->call(views, results))
+    throw Error(ErrorKind::InvalidArgument,
+                "fnc::function `" + name + "`: " + llvm::toString(std::move(err)));
+  std::vector<Tensor> outs;
+  outs.reserve(results.size());
+  for (jit::Buffer &b : results) {
+    DType dtype = b.dtype();
+    std::vector<int64_t> shape(b.shape().begin(), b.shape().end());
+    auto holder = std::make_shared<jit::Buffer>(std::move(b));
+    void *data = holder->data();
+    outs.push_back(trace::adoptBuffer(dtype, std::move(shape),
+                                      std::shared_ptr<void>(holder, data)));
+  }
+  results.clear();
+  return outs;
+}
+
+std::string ConcreteImpl::signature() const {
+  std::string s = name + "(";
+  for (size_t i = 0; i < parsed.lines.size(); ++i)
+    s += (i ? ", " : "") + parsed.lines[i];
+  s += ") -> ";
+  if (outputs.empty())
+    return s + "void";
+  if (outputs.size() == 1)
+    return s + outputs[0].str();
+  s += "(";
+  for (size_t i = 0; i < outputs.size(); ++i)
+    s += (i ? "; " : "") + outputs[i].str();
+  return s + ")";
+}
+
+std::string ConcreteImpl::pretty() const {
+  std::string s = name + "(";
+  for (size_t i = 0; i < paramNames.size(); ++i)
+    s += (i ? ", " : "") + paramNames[i];
+  s += ")\n  Args:\n";
+  for (const std::string &line : parsed.lines)
+    s += "    " + line + "\n";
+  s += "  Returns:\n";
+  if (outputs.empty())
+    s += "    void\n";
+  else if (outputs.size() == 1)
+    s += "    " + outputs[0].str() + "\n";
+  else
+    for (size_t i = 0; i < outputs.size(); ++i)
+      s += "    [" + std::to_string(i) + "]: " + outputs[i].str() + "\n";
+  return s;
+}
+
+//===----------------------------------------------------------------------===//
+// FunctionCore
+//===----------------------------------------------------------------------===//
+
+struct FunctionCore::State {
+  FunctionOptions options;
+  std::string name;
+  std::vector<bool> paramIsTensor;
+  std::optional<Words> signatureKey;
+
+  mutable std::mutex mutex;
+  std::condition_variable traced;
+  std::vector<std::shared_ptr<ConcreteImpl>> concretes;
+  std::vector<Words> pending;
+  int64_t traces = 0;
+  // Retracing statistics: how often each parameter differed from the
+  // previous trace's key, and how (shape, dtype or value).
+  std::vector<int64_t> changes;
+  std::vector<std::string> changeKind;
+  bool warned = false;
+
+  std::vector<std::string> paramNames() const {
+    std::vector<std::string> r;
+    for (size_t i = 0; i < paramIsTensor.size(); ++i)
+      r.push_back(KeyParser(nullptr, 0, options.arg_names)
+                      .paramName(static_cast<int32_t>(i)));
+    return r;
+  }
+};
+
+FunctionCore::FunctionCore(FunctionOptions options,
+                           std::vector<bool> paramIsTensor)
+    : state_(std::make_unique<State>()) {
+  State &s = *state_;
+  s.name = options.name.empty() ? "function" : options.name;
+  s.options = std::move(options);
+  s.paramIsTensor = std::move(paramIsTensor);
+  s.changes.assign(s.paramIsTensor.size(), 0);
+  s.changeKind.assign(s.paramIsTensor.size(), "");
+  if (s.options.input_signature) {
+    const auto &sig = *s.options.input_signature;
+    if (sig.size() != s.paramIsTensor.size())
+      throw Error(ErrorKind::InvalidArgument,
+                  "fnc::function `" + s.name + "`: the input_signature has " +
+                      std::to_string(sig.size()) + " spec" +
+                      (sig.size() == 1 ? "" : "s") + " but the callable has " +
+                      std::to_string(s.paramIsTensor.size()) +
+                      " parameters; give one fnc::TensorSpec per parameter");
+    for (size_t i = 0; i < sig.size(); ++i)
+      if (!s.paramIsTensor[i])
+        throw Error(ErrorKind::InvalidArgument,
+                    "fnc::function `" + s.name + "`: parameter `" +
+                        s.paramNames()[i] + "` (#" + std::to_string(i) +
+                        ") is not a fnc::Tensor; with an input_signature "
+                        "every parameter must be a fnc::Tensor (pass C++ "
+                        "values as tensors, or drop the input_signature)");
+    CallKey key;
+    for (size_t i = 0; i < sig.size(); ++i) {
+      key.arg = static_cast<int32_t>(i);
+      key.spec(sig[i]);
+    }
+    s.signatureKey = toWords(key);
+  }
+}
+
+FunctionCore::~FunctionCore() = default;
+
+bool FunctionCore::runCallableDirectly() {
+  return runEagerly.load(std::memory_order_relaxed) ||
+         trace::activeRecorder() != nullptr;
+}
+
+const std::string &FunctionCore::name() const { return state_->name; }
+
+int64_t FunctionCore::tracingCount() const {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  return state_->traces;
+}
+
+std::vector<ConcreteFunction> FunctionCore::concreteFunctions() const {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  std::vector<ConcreteFunction> r;
+  for (const auto &c : state_->concretes) {
+    ConcreteFunction f;
+    f.impl_ = c;
+    r.push_back(f);
+  }
+  return r;
+}
+
+std::string FunctionCore::prettyPrintedConcreteSignatures() const {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  std::string s;
+  for (const auto &c : state_->concretes)
+    s += (s.empty() ? "" : "\n") + c->pretty();
+  return s;
+}
+
+namespace {
+
+/// Throws the input_signature mismatch error for the first argument of
+/// `key` that does not match.
+[[noreturn]] void signatureMismatch(const std::string &fn,
+                                    const std::vector<TensorSpec> &sig,
+                                    const CallKey &key,
+                                    const std::vector<std::string> &names) {
+  size_t n = std::min(sig.size(), key.tensors.size());
+  for (size_t i = 0; i < n; ++i) {
+    const Tensor &t = *key.tensors[i];
+    if (!sig[i].matches(t.dtype(), t.shape())) {
+      TensorSpec actual(t.shape(), t.dtype());
+      throw Error(ErrorKind::InvalidArgument,
+                  "fnc::function `" + fn + "`: argument `" + names[i] +
+                      "` (#" + std::to_string(i) +
+                      ") does not match the input_signature: expected " +
+                      sig[i].str() + ", got " + actual.str() +
+                      "; pass a tensor of the expected dtype and shape, or "
+                      "relax the input_signature (fnc::kUnknownDim)");
+    }
+  }
+  throw Error(ErrorKind::InvalidArgument,
+              "fnc::function `" + fn +
+                  "`: the call does not match the input_signature");
+}
+
+/// The most specific concrete function `key` may run, or null.
+std::shared_ptr<ConcreteImpl>
+mostSpecific(const std::vector<std::shared_ptr<ConcreteImpl>> &concretes,
+             const KeyWord *key, size_t n) {
+  std::shared_ptr<ConcreteImpl> best;
+  for (const auto &c : concretes)
+    if (isSubtype(key, n, c->key) &&
+        (!best || (isSubtype(c->key, best->key) && c->key != best->key)))
+      best = c;
+  return best;
+}
+
+bool sameStructure(const Words &a, const Words &b) {
+  if (a.size() != b.size())
+    return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i].kind != b[i].kind ||
+        (a[i].kind != KeyWord::Dim && a[i].value != b[i].value))
+      return false;
+  return true;
+}
+
+} // namespace
+
+std::shared_ptr<const ConcreteImpl>
+traceConcrete(const std::string &name, const FunctionOptions &options,
+              const Words &key, const TraceThunk &thunk) {
+  auto impl = std::make_shared<ConcreteImpl>();
+  impl->name = name;
+  impl->key = key;
+  impl->parsed = KeyParser(key.data(), key.size(), options.arg_names).parse();
+
+  auto token = std::make_shared<trace::TraceToken>(name);
+  impl->builder = trace::TraceBuilder::create(name, token);
+  trace::TraceBuilder &builder = *impl->builder;
+  std::vector<Tensor> symbolic;
+  for (const TensorArg &t : impl->parsed.tensors) {
+    // Unknown dims are kUnknownDim == shape::kDynamic.
+    int64_t id = builder.addArgument(t.spec.dtype, t.spec.shape);
+    symbolic.push_back(
+        trace::makeSymbolic(t.spec.dtype, t.spec.shape, token, id, t.name));
+    impl->inputs.push_back(t.spec);
+  }
+
+  struct EndOfTrace {
+    trace::TraceToken &token;
+    ~EndOfTrace() { token.alive = false; }
+  } endOfTrace{*token};
+  std::vector<int64_t> resultIds;
+  {
+    trace::RecorderScope scope(&builder);
+    std::vector<Tensor> outs = thunk.run(thunk.context, symbolic);
+    for (size_t i = 0; i < outs.size(); ++i) {
+      if (!outs[i].defined())
+        throw Error(ErrorKind::InvalidArgument,
+                    "fnc::function `" + name + "`: result #" +
+                        std::to_string(i) +
+                        " is a null fnc::Tensor; return defined tensors");
+      resultIds.push_back(builder.valueOf(outs[i], "return"));
+    }
+  }
+  std::string error;
+  if (!builder.finish(resultIds, error))
+    throw Error(ErrorKind::Internal, "fnc::function `" + name + "`: " + error);
+  for (int64_t id : resultIds) {
+    DType dtype;
+    std::vector<int64_t> shape;
+    builder.typeOf(id, dtype, shape);
+    impl->outputs.emplace_back(shape, dtype);
+  }
+  if (!builder.compile(error))
+    throw Error(ErrorKind::Unimplemented,
+                "fnc::function `" + name +
+                    "`: the trace could not be compiled: " + error);
+  impl->entry = builder.entry();
+  return impl;
+}
+
+namespace {
+std::shared_ptr<ConcreteImpl> lookupOrTrace(FunctionCore::State &s,
+                                            const CallKey &key,
+                                            const TraceThunk &thunk,
+                                            bool exact);
+} // namespace
+
+std::vector<Tensor> FunctionCore::call(const CallKey &key,
+                                       const TraceThunk &thunk) {
+  std::shared_ptr<ConcreteImpl> c = lookupOrTrace(*state_, key, thunk, false);
+  return c->run(key.tensors.data(), key.tensors.size());
+}
+
+ConcreteFunction FunctionCore::concrete(const CallKey &key,
+                                        const TraceThunk &thunk) {
+  ConcreteFunction f;
+  f.impl_ = lookupOrTrace(*state_, key, thunk, true);
+  return f;
+}
+
+namespace {
+
+void noteRetrace(FunctionCore::State &s, const Words &key) {
+  ++s.traces;
+  if (!s.concretes.empty()) {
+    const Words &prev = s.concretes.back()->key;
+    std::vector<bool> seen(s.changes.size(), false);
+    for (size_t i = 0; i < key.size(); ++i) {
+      int32_t p = key[i].arg;
+      bool differs = i >= prev.size() || prev[i].value != key[i].value ||
+                     prev[i].arg != p;
+      if (!differs || p >= static_cast<int32_t>(seen.size()) || seen[p])
+        continue;
+      seen[p] = true;
+      ++s.changes[p];
+      if (!s.paramIsTensor[p])
+        s.changeKind[p] = "value";
+      else if (i < prev.size() && key[i].kind == KeyWord::Dim)
+        s.changeKind[p] = "shape";
+      else
+        s.changeKind[p] = "dtype";
+    }
+  }
+  if (s.traces <= 5 || s.warned)
+    return;
+  s.warned = true;
+  size_t worst = 0;
+  for (size_t p = 1; p < s.changes.size(); ++p)
+    if (s.changes[p] > s.changes[worst])
+      worst = p;
+  std::string name = s.paramNames().empty() ? "" : s.paramNames()[worst];
+  std::string msg = "fnc::function `" + s.name + "` was traced " +
+                    std::to_string(s.traces) +
+                    " times; tracing is expensive (it runs the C++ code and "
+                    "compiles it). ";
+  if (s.changes.empty() || s.changes[worst] == 0) {
+    msg += "Create the fnc::function once and call it many times, instead "
+           "of creating it again.";
+  } else {
+    msg += "The argument that kept changing is `" + name + "` (#" +
+           std::to_string(worst) + "), whose " + s.changeKind[worst] +
+           " changed " + std::to_string(s.changes[worst]) + " times. ";
+    if (s.changeKind[worst] == "value")
+      msg += "Every distinct C++ value is a new trace: pass it as a "
+             "fnc::Tensor instead, so that one trace serves all values.";
+    else if (s.changeKind[worst] == "shape")
+      msg += "Give the function an input_signature with unknown dims "
+             "(fnc::kUnknownDim) or set FunctionOptions::reduce_retracing, "
+             "so that one trace serves all shapes.";
+    else
+      msg += "Cast it to one dtype (fnc::cast) before the call.";
+  }
+  logWarning(msg);
+}
+
+std::shared_ptr<ConcreteImpl> lookupOrTrace(FunctionCore::State &s,
+                                            const CallKey &key,
+                                            const TraceThunk &thunk,
+                                            bool exact) {
+  const KeyWord *w = key.words.data();
+  size_t n = key.words.size();
+  std::unique_lock<std::mutex> lock(s.mutex);
+  if (s.signatureKey && !isSubtype(w, n, *s.signatureKey)) {
+    lock.unlock();
+    signatureMismatch(s.name, *s.options.input_signature, key,
+                      s.paramNames());
+  }
+  for (;;) {
+    // The hit path: no allocation.
+    if (s.signatureKey) {
+      if (!s.concretes.empty())
+        return s.concretes.front();
+    } else if (exact) {
+      for (const auto &c : s.concretes)
+        if (c->key.size() == n && std::equal(w, w + n, c->key.begin(),
+                                             [](const KeyWord &a,
+                                                const KeyWord &b) {
+                                               return a.value == b.value &&
+                                                      a.kind == b.kind;
+                                             }))
+          return c;
+    } else if (auto best = mostSpecific(s.concretes, w, n)) {
+      return best;
+    }
+
+    // A miss: choose the key to trace.
+    Words traceKey = s.signatureKey ? *s.signatureKey : toWords(key);
+    if (s.options.reduce_retracing && !s.signatureKey && !exact)
+      for (const auto &c : s.concretes)
+        if (sameStructure(c->key, traceKey))
+          for (size_t i = 0; i < traceKey.size(); ++i)
+            if (traceKey[i].kind == KeyWord::Dim &&
+                c->key[i].value != traceKey[i].value)
+              traceKey[i].value = kUnknownDim;
+
+    // Single flight: wait for a running trace that will serve this call.
+    bool waiting = false;
+    for (const Words &p : s.pending)
+      if (exact ? p == traceKey : isSubtype(w, n, p))
+        waiting = true;
+    if (waiting) {
+      s.traced.wait(lock);
+      continue;
+    }
+    s.pending.push_back(traceKey);
+    lock.unlock();
+    std::shared_ptr<const ConcreteImpl> made;
+    try {
+      made = traceConcrete(s.name, s.options, traceKey, thunk);
+    } catch (...) {
+      lock.lock();
+      s.pending.erase(std::find(s.pending.begin(), s.pending.end(), traceKey));
+      s.traced.notify_all();
+      throw;
+    }
+    auto c = std::const_pointer_cast<ConcreteImpl>(made);
+    c->paramNames = s.paramNames();
+    lock.lock();
+    noteRetrace(s, c->key);
+    s.concretes.push_back(c);
+    s.pending.erase(std::find(s.pending.begin(), s.pending.end(), traceKey));
+    s.traced.notify_all();
+    return c;
+  }
+}
+
+} // namespace
+} // namespace detail
+
+//===----------------------------------------------------------------------===//
+// ConcreteFunction
+//===----------------------------------------------------------------------===//
+
+namespace {
+const detail::ConcreteImpl &implOf(
+    const std::shared_ptr<const detail::ConcreteImpl> &impl) {
+  if (!impl)
+    throw Error(ErrorKind::FailedPrecondition,
+                "fnc::ConcreteFunction: this is an empty handle; get one "
+                "from fnc::Function::get_concrete_function");
+  return *impl;
+}
+} // namespace
+
+std::vector<Tensor>
+ConcreteFunction::operator()(const std::vector<Tensor> &args) const {
+  const detail::ConcreteImpl &c = implOf(impl_);
+  if (args.size() != c.inputs.size())
+    throw Error(ErrorKind::InvalidArgument,
+                "fnc::ConcreteFunction `" + c.name + "`: takes " +
+                    std::to_string(c.inputs.size()) + " tensor" +
+                    (c.inputs.size() == 1 ? "" : "s") + " but " +
+                    std::to_string(args.size()) +
+                    " were given; signature: " + c.signature());
+  std::vector<const Tensor *> ptrs;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const TensorSpec &spec = c.inputs[i];
+    if (!spec.matches(args[i].dtype(), args[i].shape()))
+      throw Error(ErrorKind::InvalidArgument,
+                  "fnc::ConcreteFunction `" + c.name + "`: argument `" +
+                      spec.name + "` (#" + std::to_string(i) + ") expected " +
+                      spec.str() + ", got " +
+                      TensorSpec(args[i].shape(), args[i].dtype()).str() +
+                      "; call the fnc::Function instead to trace a new "
+                      "concrete function");
+    ptrs.push_back(&args[i]);
+  }
+  return c.run(ptrs.data(), ptrs.size());
+}
+
+std::string ConcreteFunction::signature() const {
+  return implOf(impl_).signature();
+}
+std::string ConcreteFunction::pretty_printed_signature() const {
+  return implOf(impl_).pretty();
+}
+const std::vector<TensorSpec> &ConcreteFunction::input_specs() const {
+  return implOf(impl_).inputs;
+}
+const std::vector<TensorSpec> &ConcreteFunction::output_specs() const {
+  return implOf(impl_).outputs;
+}
+int64_t ConcreteFunction::op_count() const {
+  return implOf(impl_).builder->opCount();
+}
+double ConcreteFunction::compile_seconds() const {
+  return implOf(impl_).builder->compileSeconds();
+}
+
+std::string ConcreteFunction::ir(IRStage stage) const {
+  const detail::ConcreteImpl &c = implOf(impl_);
+  std::string out;
+  if (!c.builder->emit(static_cast<jit::Stage>(stage), out))
+    throw Error(ErrorKind::Internal, "fnc::ConcreteFunction `" + c.name +
+                                         "`: could not emit the IR: " + out);
+  return out;
+}
+
+} // namespace fnc

@@ -1,0 +1,508 @@
+//===- TraceBuilder.cpp - Records a trace into a fnc-dialect function -----===//
+//
+// The MLIR side of tracing: one MLIRContext and module per trace, one fnc op
+// per recorded OpRecord (ops without a dialect counterpart, such as
+// reduce_any or argmin, are composed of several), verification of every op
+// as it is built, and JIT compilation through fnc::jit. Built without
+// exceptions; errors are returned as values (see TraceBuilder.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "fnc/Trace/TraceBuilder.h"
+
+#include "fnc/Dialect/Fnc/IR/FncOps.h"
+#include "fnc/JIT/Engine.h"
+#include "fnc/Pipelines/Pipelines.h"
+#include "fnc/Reference/Kernels.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+
+#include <chrono>
+
+using namespace mlir;
+
+namespace fnc::trace {
+namespace {
+
+Type elementType(MLIRContext *ctx, DType dtype) {
+  switch (dtype) {
+  case DType::f32:
+    return Float32Type::get(ctx);
+  case DType::f64:
+    return Float64Type::get(ctx);
+  case DType::i1:
+    return IntegerType::get(ctx, 1);
+  case DType::i32:
+    return IntegerType::get(ctx, 32);
+  case DType::i64:
+    return IntegerType::get(ctx, 64);
+  }
+  return {};
+}
+
+DType dtypeOfType(Type t) {
+  if (t.isF32())
+    return DType::f32;
+  if (t.isF64())
+    return DType::f64;
+  if (t.isInteger(1))
+    return DType::i1;
+  if (t.isInteger(32))
+    return DType::i32;
+  return DType::i64;
+}
+
+std::string symbolName(const std::string &name) {
+  std::string s;
+  for (char c : name)
+    s += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0])))
+    s = "f_" + s;
+  return s;
+}
+
+class TraceBuilderImpl : public TraceBuilder {
+public:
+  TraceBuilderImpl(const std::string &name, std::shared_ptr<TraceToken> token)
+      : TraceBuilder(std::move(token)), symbol_(symbolName(name)) {
+    DialectRegistry registry;
+    mlir::fnc::registerPipelineDialects(registry);
+    context_ = std::make_unique<MLIRContext>(registry,
+                                             MLIRContext::Threading::DISABLED);
+    context_->loadDialect<mlir::fnc::FncDialect, func::FuncDialect>();
+    diagnostics_ = std::make_unique<ScopedDiagnosticHandler>(
+        context_.get(), [this](Diagnostic &diag) {
+          if (!diagText_.empty())
+            diagText_ += "\n";
+          diagText_ += diag.str();
+          return success();
+        });
+    OpBuilder b(context_.get());
+    loc_ = NameLoc::get(StringAttr::get(context_.get(), name));
+    module_ = ModuleOp::create(loc_);
+    b.setInsertionPointToEnd(module_->getBody());
+    func_ = func::FuncOp::create(b, loc_, symbol_,
+                                 b.getFunctionType({}, {}));
+    block_ = func_.addEntryBlock();
+    builder_ = std::make_unique<OpBuilder>(context_.get());
+    builder_->setInsertionPointToEnd(block_);
+  }
+
+  ~TraceBuilderImpl() override {
+    compiled_.reset();
+    module_ = nullptr;
+  }
+
+  RankedTensorType tensorType(DType dtype, const std::vector<int64_t> &shape) {
+    // shape::kDynamic == ShapedType::kDynamic.
+    return RankedTensorType::get(shape, elementType(context_.get(), dtype));
+  }
+
+  int64_t add(Value v) {
+    values_.push_back(v);
+    return static_cast<int64_t>(values_.size()) - 1;
+  }
+
+  int64_t addArgument(DType dtype, const std::vector<int64_t> &shape) override {
+    return add(block_->addArgument(tensorType(dtype, shape), loc_));
+  }
+
+  int64_t hiddenArgument(DType dtype,
+                         const std::vector<int64_t> &shape) override {
+    return addArgument(dtype, shape);
+  }
+
+  int64_t constant(DType dtype, const std::vector<int64_t> &shape,
+                   const void *data) override {
+    RankedTensorType type = tensorType(dtype, shape);
+    int64_t n = type.getNumElements();
+    DenseElementsAttr attr;
+    if (dtype == DType::i1) {
+      const unsigned char *p = static_cast<const unsigned char *>(data);
+      SmallVector<bool> bits(p, p + n);
+      attr = DenseElementsAttr::get(type, ArrayRef<bool>(bits));
+    } else {
+      ArrayRef<char> raw(static_cast<const char *>(data), n * sizeOf(dtype));
+      attr = DenseElementsAttr::getFromRawBuffer(type, raw);
+    }
+    // Constants go to the top of the function so that they dominate every
+    // later use (also from nested regions, once there are any).
+    OpBuilder::InsertionGuard guard(*builder_);
+    builder_->setInsertionPointToStart(block_);
+    return add(mlir::fnc::ConstantOp::create(*builder_, loc_, type, attr));
+  }
+
+  /// A rank-0 constant of `dtype` holding `value`.
+  Value scalar(DType dtype, double value) {
+    ref::Array a = ref::Array::scalar(dtype, value);
+    return values_[constant(dtype, {}, a.rawData())];
+  }
+
+  int64_t record(const OpRecord &op, std::string &error) override {
+    diagText_.clear();
+    Operation *first = nullptr;
+    Value result = build(op, error, first);
+    if (!result) {
+      if (error.empty())
+        error = "no fnc op for this operation";
+      return -1;
+    }
+    // Verify the new ops (from the first one built to the result's op).
+    Operation *last = result.getDefiningOp();
+    bool ok = true;
+    if (first && last)
+      for (Operation *o = first;; o = o->getNextNode()) {
+        if (o->getBlock() == block_ && failed(verify(o)))
+          ok = false;
+        if (o == last || !o->getNextNode())
+          break;
+      }
+    if (!ok) {
+      error = "internal error: the recorded op does not verify: " + diagText_ +
+              " (please report this bug)";
+      return -1;
+    }
+    return add(result);
+  }
+
+  Value build(const OpRecord &op, std::string &error, Operation *&first) {
+    OpBuilder &b = *builder_;
+    MLIRContext *ctx = context_.get();
+    Type type = tensorType(op.dtype, op.shape);
+    auto in = [&](size_t i) { return values_[op.operands[i]]; };
+    auto mark = [&](Value v) {
+      if (!first)
+        first = v.getDefiningOp();
+      return v;
+    };
+    auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
+    auto arr = [&](const std::vector<int64_t> &v) {
+      return b.getDenseI64ArrayAttr(v);
+    };
+    switch (op.code) {
+    case OpCode::Fill:
+      return mark(mlir::fnc::FillOp::create(b, loc_, type, b.getF64FloatAttr(op.f0),
+                                       ValueRange{}));
+    case OpCode::Range:
+      return mark(mlir::fnc::RangeOp::create(
+          b, loc_, type, b.getF64FloatAttr(op.f0), b.getF64FloatAttr(op.f1),
+          b.getF64FloatAttr(op.f2)));
+    case OpCode::Eye:
+      return mark(mlir::fnc::EyeOp::create(b, loc_, type));
+    case OpCode::Cast:
+      return mark(mlir::fnc::CastOp::create(b, loc_, type, in(0)));
+    case OpCode::Binary:
+      return mark(binary(static_cast<ref::BinaryOp>(op.kind), type, in(0),
+                         in(1)));
+    case OpCode::Unary:
+      return mark(unary(static_cast<ref::UnaryOp>(op.kind), type, in(0)));
+    case OpCode::Select:
+      return mark(
+          mlir::fnc::SelectOp::create(b, loc_, type, in(0), in(1), in(2)));
+    case OpCode::Matmul:
+      return mark(mlir::fnc::MatmulOp::create(b, loc_, type, in(0), in(1)));
+    case OpCode::Conv2D:
+      return mark(mlir::fnc::Conv2DOp::create(
+          b, loc_, type, in(0), in(1), arr(op.ints),
+          mlir::fnc::PaddingAttr::get(ctx, op.flag ? mlir::fnc::Padding::same
+                                                   : mlir::fnc::Padding::valid)));
+    case OpCode::Transpose:
+      return mark(
+          mlir::fnc::TransposeOp::create(b, loc_, type, in(0), arr(op.ints)));
+    case OpCode::Reshape:
+      return mark(mlir::fnc::ReshapeOp::create(b, loc_, type, in(0)));
+    case OpCode::BroadcastTo:
+      for (int64_t d : op.shape)
+        if (ShapedType::isDynamic(d)) {
+          error = "a broadcast to a shape with an unknown dim is not supported";
+          return {};
+        }
+      return mark(mlir::fnc::BroadcastToOp::create(b, loc_, type, in(0),
+                                                   ValueRange{}));
+    case OpCode::ExpandDims:
+      return mark(
+          mlir::fnc::ExpandDimsOp::create(b, loc_, type, in(0), i64(op.axis)));
+    case OpCode::Squeeze:
+      return mark(
+          mlir::fnc::SqueezeOp::create(b, loc_, type, in(0), arr(op.ints)));
+    case OpCode::Slice:
+      return mark(mlir::fnc::SliceOp::create(b, loc_, type, in(0), arr(op.ints),
+                                             arr(op.ints2), arr(op.ints3)));
+    case OpCode::Concat: {
+      SmallVector<Value> inputs;
+      for (size_t i = 0; i < op.operands.size(); ++i)
+        inputs.push_back(in(i));
+      return mark(
+          mlir::fnc::ConcatOp::create(b, loc_, type, inputs, i64(op.axis)));
+    }
+    case OpCode::Gather:
+      return mark(mlir::fnc::GatherOp::create(b, loc_, type, in(0), in(1),
+                                              i64(op.axis)));
+    case OpCode::OneHot:
+      return mark(mlir::fnc::OneHotOp::create(
+          b, loc_, type, in(0), i64(op.i0), i64(op.axis),
+          b.getF64FloatAttr(op.f0), b.getF64FloatAttr(op.f1)));
+    case OpCode::Reduce:
+      return reduce(op, type, in(0), first);
+    case OpCode::ArgMax: {
+      Value x = in(0);
+      if (op.flag) { // argmin(x) == argmax(-x) (floats), argmax(-x - 1) (ints)
+        DType dt = dtypeOfType(cast<RankedTensorType>(x.getType())
+                                   .getElementType());
+        if (isInteger(dt)) {
+          Value one = scalar(dt, 1); // at the top of the function
+          x = mark(mlir::fnc::NegOp::create(b, loc_, x.getType(), x));
+          x = mlir::fnc::SubOp::create(b, loc_, x.getType(), x, one);
+        } else {
+          x = mark(mlir::fnc::NegOp::create(b, loc_, x.getType(), x));
+        }
+      }
+      return mark(mlir::fnc::ArgmaxOp::create(b, loc_, type, x, i64(op.axis)));
+    }
+    case OpCode::Softmax:
+      if (op.flag)
+        return mark(mlir::fnc::LogSoftmaxOp::create(b, loc_, type, in(0),
+                                                    i64(op.axis)));
+      return mark(
+          mlir::fnc::SoftmaxOp::create(b, loc_, type, in(0), i64(op.axis)));
+    }
+    return {};
+  }
+
+  Value binary(ref::BinaryOp op, Type type, Value x, Value y) {
+    OpBuilder &b = *builder_;
+    using mlir::fnc::ComparePredicate;
+    auto cmp = [&](ComparePredicate p) -> Value {
+      return mlir::fnc::CompareOp::create(
+          b, loc_, type,
+          mlir::fnc::ComparePredicateAttr::get(context_.get(), p), x, y);
+    };
+    switch (op) {
+    case ref::BinaryOp::Add:
+      return mlir::fnc::AddOp::create(b, loc_, type, x, y);
+    case ref::BinaryOp::Sub:
+      return mlir::fnc::SubOp::create(b, loc_, type, x, y);
+    case ref::BinaryOp::Mul:
+      return mlir::fnc::MulOp::create(b, loc_, type, x, y);
+    case ref::BinaryOp::Div:
+      return mlir::fnc::DivOp::create(b, loc_, type, x, y);
+    case ref::BinaryOp::Pow:
+      return mlir::fnc::PowOp::create(b, loc_, type, x, y);
+    case ref::BinaryOp::Maximum:
+      return mlir::fnc::MaximumOp::create(b, loc_, type, x, y);
+    case ref::BinaryOp::Minimum:
+      return mlir::fnc::MinimumOp::create(b, loc_, type, x, y);
+    case ref::BinaryOp::FloorMod:
+      return mlir::fnc::FloorModOp::create(b, loc_, type, x, y);
+    case ref::BinaryOp::FloorDiv:
+      return mlir::fnc::FloorDivOp::create(b, loc_, type, x, y);
+    case ref::BinaryOp::LogicalAnd:
+      return mlir::fnc::LogicalAndOp::create(b, loc_, type, x, y);
+    case ref::BinaryOp::LogicalOr:
+      return mlir::fnc::LogicalOrOp::create(b, loc_, type, x, y);
+    case ref::BinaryOp::Equal:
+      return cmp(ComparePredicate::eq);
+    case ref::BinaryOp::NotEqual:
+      return cmp(ComparePredicate::ne);
+    case ref::BinaryOp::Less:
+      return cmp(ComparePredicate::lt);
+    case ref::BinaryOp::LessEqual:
+      return cmp(ComparePredicate::le);
+    case ref::BinaryOp::Greater:
+      return cmp(ComparePredicate::gt);
+    case ref::BinaryOp::GreaterEqual:
+      return cmp(ComparePredicate::ge);
+    }
+    return {};
+  }
+
+  Value unary(ref::UnaryOp op, Type type, Value x) {
+    OpBuilder &b = *builder_;
+    switch (op) {
+    case ref::UnaryOp::Neg:
+      return mlir::fnc::NegOp::create(b, loc_, type, x);
+    case ref::UnaryOp::Abs:
+      return mlir::fnc::AbsOp::create(b, loc_, type, x);
+    case ref::UnaryOp::Exp:
+      return mlir::fnc::ExpOp::create(b, loc_, type, x);
+    case ref::UnaryOp::Log:
+      return mlir::fnc::LogOp::create(b, loc_, type, x);
+    case ref::UnaryOp::Sqrt:
+      return mlir::fnc::SqrtOp::create(b, loc_, type, x);
+    case ref::UnaryOp::Rsqrt:
+      return mlir::fnc::RsqrtOp::create(b, loc_, type, x);
+    case ref::UnaryOp::Tanh:
+      return mlir::fnc::TanhOp::create(b, loc_, type, x);
+    case ref::UnaryOp::Sigmoid:
+      return mlir::fnc::SigmoidOp::create(b, loc_, type, x);
+    case ref::UnaryOp::Relu:
+      return mlir::fnc::ReluOp::create(b, loc_, type, x);
+    case ref::UnaryOp::Square:
+      return mlir::fnc::SquareOp::create(b, loc_, type, x);
+    case ref::UnaryOp::Sign:
+      return mlir::fnc::SignOp::create(b, loc_, type, x);
+    case ref::UnaryOp::Floor:
+      return mlir::fnc::FloorOp::create(b, loc_, type, x);
+    case ref::UnaryOp::Ceil:
+      return mlir::fnc::CeilOp::create(b, loc_, type, x);
+    case ref::UnaryOp::LogicalNot:
+      return mlir::fnc::LogicalNotOp::create(b, loc_, type, x);
+    }
+    return {};
+  }
+
+  Value reduce(const OpRecord &op, Type type, Value x, Operation *&first) {
+    OpBuilder &b = *builder_;
+    DenseI64ArrayAttr axes = b.getDenseI64ArrayAttr(op.ints);
+    UnitAttr keep = op.flag ? b.getUnitAttr() : UnitAttr();
+    auto kind = static_cast<ref::ReduceOp>(op.kind);
+    // Reducing no axes (a rank-0 input) is the identity; record nothing.
+    // (This also sidesteps a miscompile of zero-axis fnc.sum fused into a
+    // later elementwise op; see the report of issue 5.)
+    if (op.ints.empty() && x.getType() == type)
+      return x;
+    if (kind == ref::ReduceOp::Any || kind == ref::ReduceOp::All) {
+      // any = max over 0/1, all = min over 0/1, computed in i32.
+      auto inType = cast<RankedTensorType>(x.getType());
+      auto outType = cast<RankedTensorType>(type);
+      Type i32 = b.getI32Type();
+      Value asInt = mlir::fnc::CastOp::create(b, loc_, inType.clone(i32), x);
+      first = asInt.getDefiningOp();
+      Value r;
+      if (kind == ref::ReduceOp::Any)
+        r = mlir::fnc::MaxOp::create(b, loc_, outType.clone(i32), asInt, axes,
+                                     keep);
+      else
+        r = mlir::fnc::MinOp::create(b, loc_, outType.clone(i32), asInt, axes,
+                                     keep);
+      return mlir::fnc::CastOp::create(b, loc_, type, r);
+    }
+    Value r;
+    switch (kind) {
+    case ref::ReduceOp::Sum:
+      r = mlir::fnc::SumOp::create(b, loc_, type, x, axes, keep);
+      break;
+    case ref::ReduceOp::Mean:
+      r = mlir::fnc::MeanOp::create(b, loc_, type, x, axes, keep);
+      break;
+    case ref::ReduceOp::Max:
+      r = mlir::fnc::MaxOp::create(b, loc_, type, x, axes, keep);
+      break;
+    case ref::ReduceOp::Min:
+      r = mlir::fnc::MinOp::create(b, loc_, type, x, axes, keep);
+      break;
+    case ref::ReduceOp::Prod:
+      r = mlir::fnc::ProdOp::create(b, loc_, type, x, axes, keep);
+      break;
+    default:
+      return {};
+    }
+    first = r.getDefiningOp();
+    return r;
+  }
+
+  bool finish(const std::vector<int64_t> &results,
+              std::string &error) override {
+    diagText_.clear();
+    SmallVector<Value> vals;
+    for (int64_t id : results)
+      vals.push_back(values_[id]);
+    builder_->setInsertionPointToEnd(block_);
+    func::ReturnOp::create(*builder_, loc_, vals);
+    func_.setFunctionType(FunctionType::get(
+        context_.get(), block_->getArgumentTypes(), ValueRange(vals).getTypes()));
+    if (failed(verify(*module_))) {
+      error = "internal error: the traced function does not verify: " +
+              diagText_ + " (please report this bug)";
+      return false;
+    }
+    return true;
+  }
+
+  void typeOf(int64_t id, DType &dtype,
+              std::vector<int64_t> &shape) const override {
+    auto t = cast<RankedTensorType>(values_[id].getType());
+    dtype = dtypeOfType(t.getElementType());
+    shape.assign(t.getShape().begin(), t.getShape().end());
+  }
+
+  bool compile(std::string &error) override {
+    diagText_.clear();
+    auto start = std::chrono::steady_clock::now();
+    mlir::fnc::PipelineOptions options;
+    auto compiled = jit::CompiledModule::compile(*module_, options);
+    if (!compiled) {
+      error = llvm::toString(compiled.takeError());
+      if (!diagText_.empty())
+        error += "\n" + diagText_;
+      return false;
+    }
+    compiled_ = std::move(*compiled);
+    auto e = compiled_->lookup(symbol_);
+    if (!e) {
+      error = llvm::toString(e.takeError());
+      return false;
+    }
+    entry_ = *e;
+    compileSeconds_ = std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - start)
+                          .count();
+    return true;
+  }
+
+  const jit::Entry *entry() const override { return entry_; }
+
+  bool emit(jit::Stage stage, std::string &out) const override {
+    mlir::fnc::PipelineOptions options;
+    auto text = jit::emitStage(*module_, options, stage);
+    if (!text) {
+      out = llvm::toString(text.takeError());
+      return false;
+    }
+    out = std::move(*text);
+    return true;
+  }
+
+  int64_t opCount() const override {
+    int64_t n = 0;
+    func::FuncOp fn = func_;
+    fn.walk([&](Operation *o) {
+      if (o != fn.getOperation() && !isa<func::ReturnOp>(o))
+        ++n;
+    });
+    return n;
+  }
+
+  double compileSeconds() const override { return compileSeconds_; }
+
+private:
+  std::string symbol_;
+  std::unique_ptr<MLIRContext> context_;
+  std::unique_ptr<ScopedDiagnosticHandler> diagnostics_;
+  std::string diagText_;
+  LocationAttr loc_;
+  OwningOpRef<ModuleOp> module_;
+  func::FuncOp func_;
+  Block *block_ = nullptr;
+  std::unique_ptr<OpBuilder> builder_;
+  std::vector<Value> values_;
+  std::unique_ptr<jit::CompiledModule> compiled_;
+  const jit::Entry *entry_ = nullptr;
+  double compileSeconds_ = 0;
+};
+
+} // namespace
+
+std::unique_ptr<TraceBuilder>
+TraceBuilder::create(const std::string &name,
+                     std::shared_ptr<TraceToken> token) {
+  return std::make_unique<TraceBuilderImpl>(name, std::move(token));
+}
+
+} // namespace fnc::trace

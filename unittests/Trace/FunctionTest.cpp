@@ -1,0 +1,342 @@
+//===- FunctionTest.cpp - Tests of tracing and fnc::function --------------===//
+//
+// Tracing (side effects at trace time only, symbolic tensors, item() and
+// leaks), captures, results, concrete functions and their introspection,
+// composition and eager mode.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fnc/fnc.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+
+using namespace fnc;
+
+namespace {
+
+/// Runs `fn`, expecting an fnc::Error of `kind` whose message contains
+/// every one of `parts`.
+void expectError(const std::function<void()> &fn, ErrorKind kind,
+                 std::initializer_list<const char *> parts) {
+  try {
+    fn();
+    ADD_FAILURE() << "no fnc::Error thrown";
+  } catch (const Error &e) {
+    EXPECT_EQ(e.kind(), kind) << e.what();
+    for (const char *p : parts)
+      EXPECT_NE(e.message().find(p), std::string::npos)
+          << "missing \"" << p << "\" in: " << e.what();
+  }
+}
+
+TEST(FunctionTest, TracesOnceAndRuns) {
+  int traces = 0;
+  auto f = fnc::function([&](Tensor x, Tensor y) {
+    ++traces;
+    return reduce_mean(x * x * 3.f + y);
+  });
+  Tensor x = {{2.f, 3.f}};
+  Tensor y = {{3.f, -2.f}};
+  EXPECT_FLOAT_EQ(f(x, y).item<float>(),
+                  reduce_mean(x * x * 3.f + y).item<float>());
+  EXPECT_FLOAT_EQ(f(Tensor{{1.f, 1.f}}, y).item<float>(), 3.5f);
+  EXPECT_EQ(traces, 1);
+  EXPECT_EQ(f.tracing_count(), 1);
+}
+
+TEST(FunctionTest, SideEffectsHappenAtTraceTimeOnly) {
+  std::vector<int> log;
+  auto f = fnc::function([&](Tensor x) {
+    log.push_back(static_cast<int>(x.rank()));
+    return x + x;
+  });
+  for (int i = 0; i < 3; ++i)
+    f(Tensor{1, 2});
+  f(Tensor{{1, 2}});
+  EXPECT_EQ(log, (std::vector<int>{1, 2}));
+}
+
+TEST(FunctionTest, HostValuesAreBakedIn) {
+  int counter = 0;
+  auto f = fnc::function([&](Tensor x) { return x + ++counter; });
+  EXPECT_EQ(f(Tensor(int32_t{1})).item<int32_t>(), 2);
+  EXPECT_EQ(f(Tensor(int32_t{1})).item<int32_t>(), 2); // not 3: baked in
+}
+
+TEST(FunctionTest, SymbolicTensorsPrintAndHaveNoValue) {
+  std::string printed;
+  FunctionOptions options;
+  options.name = "double";
+  options.arg_names = {"a"};
+  auto f = fnc::function(
+      [&](Tensor a) {
+        printed = a.str();
+        EXPECT_EQ(a.dtype(), DType::i32);
+        EXPECT_EQ(a.rank(), 0);
+        return a + a;
+      },
+      options);
+  EXPECT_EQ(f(Tensor(int32_t{1})).item<int32_t>(), 2);
+  EXPECT_EQ(printed, "fnc.Tensor(\"a\", shape=(), dtype=int32)");
+
+  auto g = fnc::function([](Tensor a) {
+    if (a.item<float>() > 0) // not allowed while tracing
+      return a;
+    return -a;
+  });
+  expectError([&] { g(Tensor(1.f)); }, ErrorKind::FailedPrecondition,
+              {"item", "symbolic", "fnc::select", "fnc::cond"});
+  auto h = fnc::function([](Tensor a) {
+    (void)a.to_vector<float>();
+    return a;
+  });
+  expectError([&] { h(Tensor{1.f}); }, ErrorKind::FailedPrecondition,
+              {"to_vector", "symbolic"});
+}
+
+TEST(FunctionTest, LeakedTensorsAreReported) {
+  Tensor leaked;
+  FunctionOptions options;
+  options.name = "f";
+  auto f = fnc::function(
+      [&](Tensor x) {
+        leaked = x * 2.f;
+        return x;
+      },
+      options);
+  f(Tensor{1.f, 2.f});
+  expectError([&] { (void)(leaked + 1.f); }, ErrorKind::FailedPrecondition,
+              {"tensor leaked from the trace of `f`; return it instead"});
+  expectError([&] { (void)leaked.item<float>(); },
+              ErrorKind::FailedPrecondition,
+              {"tensor leaked from the trace of `f`"});
+  // Used inside another trace.
+  auto g = fnc::function([&](Tensor x) { return x + leaked; });
+  expectError([&] { g(Tensor{1.f, 2.f}); }, ErrorKind::FailedPrecondition,
+              {"tensor leaked from the trace of `f`"});
+}
+
+TEST(FunctionTest, EagerErrorsAreTheSameWhileTracing) {
+  auto f = fnc::function([](Tensor x, Tensor y) { return x + y; });
+  std::string eager;
+  try {
+    (void)(Tensor{1.f, 2.f} + Tensor{1.f, 2.f, 3.f});
+  } catch (const Error &e) {
+    eager = e.message();
+  }
+  ASSERT_FALSE(eager.empty());
+  try {
+    f(Tensor{1.f, 2.f}, Tensor{1.f, 2.f, 3.f});
+    ADD_FAILURE() << "no error";
+  } catch (const Error &e) {
+    EXPECT_EQ(e.message(), eager);
+  }
+  expectError([&] { f(Tensor{1.f}, Tensor{1}); }, ErrorKind::InvalidArgument,
+              {"fnc::add", "different dtypes", "fnc::cast"});
+  // The failed traces cached nothing.
+  EXPECT_EQ(f.tracing_count(), 0);
+  EXPECT_EQ(f(Tensor{1.f}, Tensor{2.f}).to_vector<float>(),
+            std::vector<float>{3.f});
+}
+
+TEST(FunctionTest, CapturesSmallAsConstantsAndLargeAsArguments) {
+  Tensor small = {1.f, 2.f, 3.f};
+  std::vector<float> big(1000);
+  for (size_t i = 0; i < big.size(); ++i)
+    big[i] = static_cast<float>(i);
+  Tensor large(big); // 4000 bytes
+  auto f = fnc::function([&](Tensor x) {
+    return reduce_sum(large) + reduce_sum(small) + x;
+  });
+  auto cf = f.get_concrete_function(Tensor(1.f));
+  std::string ir = cf.ir(IRStage::Fnc);
+  EXPECT_NE(ir.find("fnc.constant dense<[1.000000e+00, 2.000000e+00, "
+                    "3.000000e+00]>"),
+            std::string::npos)
+      << ir;
+  EXPECT_NE(ir.find("tensor<1000xf32>"), std::string::npos) << ir;
+  EXPECT_EQ(ir.find("dense<[0.000000e+00, 1.000000e+00"), std::string::npos)
+      << "the large tensor must not be baked in";
+  EXPECT_EQ(cf.input_specs().size(), 1u); // the hidden argument is hidden
+  EXPECT_FLOAT_EQ(f(Tensor(1.f)).item<float>(), 499500.f + 6.f + 1.f);
+  // Captured by value: reassigning the C++ variable does not retrace.
+  large = Tensor(std::vector<float>(1000, 0.f));
+  EXPECT_FLOAT_EQ(f(Tensor(1.f)).item<float>(), 499500.f + 6.f + 1.f);
+}
+
+TEST(FunctionTest, ClosureOverTensorsWithoutArguments) {
+  Tensor x = {{2.f, 3.f}};
+  Tensor y = {{3.f, -2.f}};
+  auto h = fnc::function([&] { return reduce_mean(x * x * 3.f + y); });
+  EXPECT_FLOAT_EQ(h().item<float>(),
+                  reduce_mean(x * x * 3.f + y).item<float>());
+}
+
+TEST(FunctionTest, ResultKinds) {
+  auto pairF = fnc::function([](Tensor x) {
+    return std::make_pair(x + 1, x * 2);
+  });
+  auto [a, b] = pairF(Tensor{1, 2});
+  EXPECT_EQ(a.to_vector<int32_t>(), (std::vector<int32_t>{2, 3}));
+  EXPECT_EQ(b.to_vector<int32_t>(), (std::vector<int32_t>{2, 4}));
+
+  auto tupleF = fnc::function([](Tensor x) {
+    return std::make_tuple(x, x > 1, cast(x, DType::f64));
+  });
+  auto [t0, t1, t2] = tupleF(Tensor{1, 2});
+  EXPECT_EQ(t0.to_vector<int32_t>(), (std::vector<int32_t>{1, 2}));
+  EXPECT_EQ(t1.dtype(), DType::i1);
+  EXPECT_EQ(t2.to_vector<double>(), (std::vector<double>{1, 2}));
+
+  auto vecF = fnc::function([](std::vector<Tensor> xs) {
+    std::vector<Tensor> r;
+    for (const Tensor &x : xs)
+      r.push_back(x * x);
+    return r;
+  });
+  auto v = vecF(std::vector<Tensor>{Tensor(2.f), Tensor(3.f)});
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_FLOAT_EQ(v[1].item<float>(), 9.f);
+
+  int calls = 0;
+  auto voidF = fnc::function([&](Tensor x) { ++calls; (void)(x + 1); });
+  voidF(Tensor(1));
+  voidF(Tensor(2));
+  EXPECT_EQ(calls, 1);
+
+  // Returning an argument or a constant.
+  auto ident = fnc::function([](Tensor x) { return std::make_tuple(x, x, Tensor(5)); });
+  Tensor in = {1.f, 2.f};
+  auto [i0, i1, c] = ident(in);
+  EXPECT_EQ(i0.to_vector<float>(), in.to_vector<float>());
+  EXPECT_EQ(i1.to_vector<float>(), in.to_vector<float>());
+  EXPECT_EQ(c.item<int32_t>(), 5);
+}
+
+TEST(FunctionTest, ConcreteFunctionIntrospection) {
+  FunctionOptions options;
+  options.name = "double";
+  options.arg_names = {"a"};
+  auto f = fnc::function([](Tensor a) { return a + a; }, options);
+  ConcreteFunction cf = f.get_concrete_function(Tensor(int32_t{1}));
+  EXPECT_EQ(f.tracing_count(), 1);
+  EXPECT_EQ(cf.signature(),
+            "double(a: int32 Tensor, shape=()) -> int32 Tensor, shape=()");
+  EXPECT_EQ(cf.op_count(), 1);
+  EXPECT_NE(cf.ir(IRStage::Fnc).find("fnc.add"), std::string::npos);
+  EXPECT_NE(cf.ir(IRStage::Linalg).find("linalg"), std::string::npos);
+  EXPECT_NE(cf.ir(IRStage::LLVMDialect).find("llvm.func"), std::string::npos);
+  EXPECT_NE(cf.ir(IRStage::LLVMIR).find("define"), std::string::npos);
+  EXPECT_EQ(cf(Tensor(int32_t{4}))[0].item<int32_t>(), 8);
+  expectError([&] { cf(Tensor(1.f)); }, ErrorKind::InvalidArgument,
+              {"argument `a` (#0) expected int32 Tensor, shape=(), got "
+               "float32 Tensor, shape=()"});
+  expectError([&] { cf(); }, ErrorKind::InvalidArgument, {"takes 1 tensor"});
+  // The same key gives the same concrete function, without a new trace.
+  f(Tensor(int32_t{3}));
+  EXPECT_EQ(f.tracing_count(), 1);
+
+  // From specs, with an unknown dim.
+  auto g = fnc::function([](Tensor x) { return x * 2; });
+  auto cg = g.get_concrete_function(TensorSpec({kUnknownDim}, DType::i64));
+  EXPECT_EQ(cg.input_specs()[0].str(), "int64 Tensor, shape=(None,)");
+  EXPECT_EQ(cg.output_specs()[0].str(), "int64 Tensor, shape=(None,)");
+  EXPECT_EQ(cg(Tensor{int64_t{1}, int64_t{2}, int64_t{3}})[0]
+                .to_vector<int64_t>(),
+            (std::vector<int64_t>{2, 4, 6}));
+  // A call with a known shape uses it (subtype) without tracing.
+  g(Tensor{int64_t{5}});
+  EXPECT_EQ(g.tracing_count(), 1);
+}
+
+TEST(FunctionTest, PrettyPrintedConcreteSignatures) {
+  FunctionOptions options;
+  options.name = "double";
+  options.arg_names = {"a"};
+  auto f = fnc::function([](Tensor a) { return a + a; }, options);
+  f(Tensor(int32_t{1}));
+  f(Tensor(1.1f));
+  EXPECT_EQ(f.pretty_printed_concrete_signatures(),
+            "double(a)\n"
+            "  Args:\n"
+            "    a: int32 Tensor, shape=()\n"
+            "  Returns:\n"
+            "    int32 Tensor, shape=()\n"
+            "\n"
+            "double(a)\n"
+            "  Args:\n"
+            "    a: float32 Tensor, shape=()\n"
+            "  Returns:\n"
+            "    float32 Tensor, shape=()\n");
+
+  FunctionOptions o2;
+  o2.name = "g";
+  o2.arg_names = {"x", "n", "training"};
+  auto g = fnc::function(
+      [](Tensor x, int n, bool training) { return training ? x * n : x; }, o2);
+  g(Tensor{1.f, 2.f}, 3, true);
+  EXPECT_EQ(g.pretty_printed_concrete_signatures(),
+            "g(x, n, training)\n"
+            "  Args:\n"
+            "    x: float32 Tensor, shape=(2,)\n"
+            "    n: int = 3\n"
+            "    training: bool = true\n"
+            "  Returns:\n"
+            "    float32 Tensor, shape=(2,)\n");
+}
+
+TEST(FunctionTest, CompositionInlinesInnerFunctions) {
+  int innerTraces = 0;
+  auto add = fnc::function([&](Tensor a, Tensor b) {
+    ++innerTraces;
+    return a + b;
+  });
+  auto dense = fnc::function(
+      [&](Tensor x, Tensor w, Tensor b) { return add(matmul(x, w), b); });
+  Tensor r = dense(ones({3, 2}), ones({2, 2}), ones({2}));
+  EXPECT_EQ(r.to_vector<float>(), std::vector<float>(6, 3.f));
+  EXPECT_EQ(dense.tracing_count(), 1);
+  EXPECT_EQ(add.tracing_count(), 0); // inlined: no trace of its own
+  EXPECT_EQ(innerTraces, 1);
+  EXPECT_EQ(dense.concrete_functions()[0].op_count() >= 2, true);
+}
+
+TEST(FunctionTest, RunFunctionsEagerly) {
+  int runs = 0;
+  auto f = fnc::function([&](Tensor x) {
+    ++runs;
+    return x * 2;
+  });
+  run_functions_eagerly(true);
+  EXPECT_TRUE(functions_run_eagerly());
+  f(Tensor(1));
+  EXPECT_EQ(f(Tensor(2)).item<int32_t>(), 4);
+  run_functions_eagerly(false);
+  EXPECT_EQ(runs, 2);
+  EXPECT_EQ(f.tracing_count(), 0);
+  f(Tensor(1));
+  f(Tensor(2));
+  EXPECT_EQ(runs, 3);
+}
+
+TEST(FunctionTest, RuntimeErrorsBecomeFncErrors) {
+  auto f = fnc::function([](Tensor x, Tensor y) { return x + y; });
+  // A dynamic-shape trace: the mismatch is only known at run time.
+  FunctionOptions options;
+  options.input_signature = std::vector<TensorSpec>{
+      TensorSpec({-1}, DType::f32), TensorSpec({-1}, DType::f32)};
+  auto g = fnc::function([](Tensor x, Tensor y) { return x + y; }, options);
+  EXPECT_EQ(g(Tensor{1.f, 2.f}, Tensor{3.f, 4.f}).to_vector<float>(),
+            (std::vector<float>{4.f, 6.f}));
+  try {
+    g(Tensor{1.f, 2.f}, Tensor{3.f, 4.f, 5.f});
+    ADD_FAILURE() << "no error";
+  } catch (const Error &e) {
+    EXPECT_NE(e.message().find("fnc::function"), std::string::npos)
+        << e.what();
+  }
+}
+
+} // namespace
