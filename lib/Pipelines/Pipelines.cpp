@@ -39,6 +39,9 @@ void fnc::buildFncPipeline(OpPassManager &pm, const PipelineOptions &options) {
   pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  FncSplitReductionsOptions split;
+  split.fastMath = options.fastMath;
+  pm.addNestedPass<func::FuncOp>(createFncSplitReductions(split));
   pm.addNestedPass<func::FuncOp>(createFncBufferReuse());
   if (options.stopAfterLinalg)
     return;
@@ -57,6 +60,7 @@ void fnc::buildFncPipeline(OpPassManager &pm, const PipelineOptions &options) {
   // The deallocation pipeline clones returned buffers it does not own.
   pm.addPass(createConvertBufferizationToMemRefPass());
 
+  pm.addNestedPass<func::FuncOp>(createFncLowerToOrderedLoops());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

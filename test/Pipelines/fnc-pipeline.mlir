@@ -3,16 +3,19 @@
 // RUN: fnc-opt %s -split-input-file --fnc-pipeline=threads=1 | FileCheck %s --check-prefix=SEQ
 
 // The seed expression reduce_mean(x**2 * 3 + y) becomes ONE fused loop
-// nest: pow(x, 2) -> x * x, and every elementwise producer folds into the
-// reduction. Only the final division by the count stays apart.
+// nest over the inputs: pow(x, 2) -> x * x, and every elementwise producer
+// folds into the reduction, which is split so that its rows run in
+// parallel (one partial sum per row). Then two tiny loops: the sum of the
+// 4096 partials, and the division by the count, in place.
 // LINALG-LABEL: func @seed
-// LINALG: linalg.generic {{.*}} iterator_types = ["reduction", "reduction"]
-// LINALG-SAME: ins(%{{.*}}, %{{.*}} : tensor<4096x4096xf32>, tensor<4096x4096xf32>)
+// LINALG: %[[P:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// LINALG-SAME: ins(%{{.*}}, %{{.*}} : tensor<4096x4096xf32>, tensor<4096x4096xf32>) outs(%{{.*}} : tensor<4096xf32>)
 // LINALG: arith.mulf
 // LINALG: arith.mulf
 // LINALG: arith.addf
 // LINALG: arith.addf {{.*}} fastmath<reassoc>
-// LINALG: linalg.generic
+// LINALG: %[[S:.*]] = linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[P]] : tensor<4096xf32>)
+// LINALG: linalg.generic {{.*}} ins(%[[S]] : tensor<f32>) outs(%[[S]] : tensor<f32>)
 // LINALG: arith.divf
 // LINALG-NOT: linalg.generic
 // LINALG: return

@@ -39,6 +39,65 @@ def FncParallelThreshold : Pass<"fnc-parallel-threshold", "::mlir::func::FuncOp"
                            "::mlir::arith::ArithDialect"];
 }
 
+def FncSplitReductions : Pass<"fnc-split-reductions", "::mlir::func::FuncOp"> {
+  let summary = "Make full reductions parallel: partial results, then a "
+                "small final reduction";
+  let description = [{
+    `convert-linalg-to-parallel-loops` keeps reduction dimensions
+    sequential, so a reduction to a scalar (or to a few values) would run on
+    one core. On linalg on tensors, this pass rewrites a `linalg.generic`
+    with little parallel work (fewer than 64 parallel iterations) whose
+    outermost reduction dimension has a static size of at least 64, and
+    whose body combines into its accumulator with one associative op
+    (add, mul, max, min), into two generics: the first makes that dimension
+    parallel and writes one partial result per index of it (initialized to
+    the combiner's identity), the second reduces the partials into the
+    original accumulator. Float reductions are only split under
+    `fast-math`, since the order of the additions changes.
+
+    Upstream's `linalg::splitReduction` needs the split factor to divide
+    the dimension and inserts reshapes; splitting a whole dimension is
+    simpler and enough here.
+  }];
+  let options = [
+    Option<"fastMath", "fast-math", "bool", /*default=*/"true",
+           "Allow reassociating float reductions">,
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def FncLowerToOrderedLoops
+    : Pass<"fnc-lower-to-ordered-loops", "::mlir::func::FuncOp"> {
+  let summary = "Lower linalg ops with reductions before parallel dims to "
+                "loops in dimension order";
+  let description = [{
+    `convert-linalg-to-parallel-loops` hoists every parallel dimension into
+    one outer `scf.parallel` and nests the reductions inside it. For a
+    matmul written as loops (m, k, n) that turns the cache-friendly order
+    (innermost loop walking rows of B and C contiguously, so it vectorizes)
+    into (m, n, k), whose innermost loop strides down columns of B.
+
+    This pass lowers, on buffers, each linalg op whose iterators have a
+    reduction dimension before a parallel one to loops in dimension order,
+    and turns the leading parallel loops into one `scf.parallel`; other
+    ops are left to `convert-linalg-to-parallel-loops`.
+
+    Before: `linalg.generic` with iterators [parallel, reduction, parallel].
+    After:
+    ```mlir
+    scf.parallel (%m) = ... {
+      scf.for %k = ... {
+        scf.for %n = ... { ... }
+      }
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def FncBufferReuse : Pass<"fnc-buffer-reuse", "::mlir::func::FuncOp"> {
   let summary = "Let elementwise ops write into the buffer of a dead input";
   let description = [{

@@ -1,0 +1,40 @@
+// RUN: fnc-opt %s -split-input-file -fnc-lower-to-ordered-loops -canonicalize | FileCheck %s
+
+// matmul as loops (m, k, n): m parallel, then k, then n innermost, so the
+// innermost loop walks rows of B and C contiguously.
+// CHECK-LABEL: func @matmul
+func.func @matmul(%a: memref<8x16xf32>, %b: memref<16x32xf32>, %c: memref<8x32xf32>) {
+  // CHECK: scf.parallel (%[[M:.*]]) = (%{{.*}}) to (%c8) step (%{{.*}}) {
+  // CHECK:   scf.for %[[K:.*]] = %{{.*}} to %c16 step %{{.*}} {
+  // CHECK:     scf.for %[[N:.*]] = %{{.*}} to %c32 step %{{.*}} {
+  // CHECK-DAG:   memref.load %{{.*}}[%[[M]], %[[K]]]
+  // CHECK-DAG:   memref.load %{{.*}}[%[[K]], %[[N]]]
+  // CHECK:       memref.store %{{.*}}, %{{.*}}[%[[M]], %[[N]]]
+  linalg.generic {indexing_maps = [affine_map<(m, k, n) -> (m, k)>,
+                                   affine_map<(m, k, n) -> (k, n)>,
+                                   affine_map<(m, k, n) -> (m, n)>],
+                  iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%a, %b : memref<8x16xf32>, memref<16x32xf32>) outs(%c : memref<8x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Parallel dims first, then reductions: left to the upstream lowering.
+// CHECK-LABEL: func @row_sum
+func.func @row_sum(%a: memref<8x16xf32>, %r: memref<8xf32>) {
+  // CHECK: linalg.generic
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%a : memref<8x16xf32>) outs(%r : memref<8xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %s = arith.addf %acc, %x : f32
+    linalg.yield %s : f32
+  }
+  return
+}
