@@ -5,8 +5,8 @@
 // argmax carries (value, index) accumulators; softmax and log_softmax are
 // max/sum reductions plus elementwise generics. matmul is a generic with
 // the loop order (batch..., m, k, n), whose innermost loop walks rows of B
-// and C contiguously; conv2d is linalg.conv_2d_nhwc_hwcf on a zero-padded
-// input.
+// and C contiguously; conv2d a generic on a zero-padded input with loops
+// (n, oh, ow, kh, kw, c, f), innermost along the output channels.
 //
 //===----------------------------------------------------------------------===//
 
@@ -481,17 +481,35 @@ struct Conv2DLowering : public OpConversionPattern<Conv2DOp> {
                                     high,
                                     scalarConstant(rewriter, loc, element, 0));
     }
+    // Loops (n, oh, ow, kh, kw, c, f): the innermost walks the filter and
+    // the output contiguously along f, so it vectorizes; the leading
+    // (n, oh, ow) run in parallel (see -fnc-lower-to-ordered-loops).
+    MLIRContext *ctx = rewriter.getContext();
+    auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+    SmallVector<AffineMap> maps = {
+        AffineMap::get(7, 0,
+                       {d(0), d(1) * strides[0] + d(3),
+                        d(2) * strides[1] + d(4), d(5)},
+                       ctx),
+        AffineMap::get(7, 0, {d(3), d(4), d(5), d(6)}, ctx),
+        AffineMap::get(7, 0, {d(0), d(1), d(2), d(6)}, ctx)};
+    using utils::IteratorType;
+    SmallVector<IteratorType> iterators = {
+        IteratorType::parallel,  IteratorType::parallel,
+        IteratorType::parallel,  IteratorType::reduction,
+        IteratorType::reduction, IteratorType::reduction,
+        IteratorType::parallel};
+    bool fp = isa<FloatType>(element);
     Value init = filledTensor(rewriter, loc, type, outSizes, 0);
-    auto attr = [&](ArrayRef<int64_t> values) {
-      return DenseIntElementsAttr::get(
-          RankedTensorType::get({2}, rewriter.getI64Type()), values);
-    };
-    NamedAttribute attrs[] = {
-        rewriter.getNamedAttr("strides", attr(strides)),
-        rewriter.getNamedAttr("dilations", attr({1, 1}))};
-    auto conv = linalg::Conv2DNhwcHwcfOp::create(
-        rewriter, loc, TypeRange{type}, ValueRange{input, filter},
-        ValueRange{init}, attrs);
+    auto conv = linalg::GenericOp::create(
+        rewriter, loc, type, ValueRange{input, filter}, init, maps, iterators,
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value r = fp ? (Value)arith::AddFOp::create(
+                             b, l, a[2], arith::MulFOp::create(b, l, a[0], a[1]))
+                       : (Value)arith::AddIOp::create(
+                             b, l, a[2], arith::MulIOp::create(b, l, a[0], a[1]));
+          linalg::YieldOp::create(b, l, r);
+        });
     rewriter.replaceOp(op, conv.getResult(0));
     return success();
   }

@@ -100,11 +100,16 @@ func.func @matmul_dynamic_k(%a: tensor<2x?xf32>, %b: tensor<?x4xf32>) -> tensor<
 
 // -----
 
-// SAME padding pads the input (TF: the odd pixel after), then convolves.
+// SAME padding pads the input (TF: the odd pixel after), then convolves
+// with loops (n, oh, ow, kh, kw, c, f), strides in the input map.
+// CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1 * 2 + d3, d2 * 2 + d4, d5)>
+// CHECK-DAG: #[[FILTER:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d3, d4, d5, d6)>
+// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d6)>
 // CHECK-LABEL: func @conv_same
 func.func @conv_same(%x: tensor<1x6x5x3xf32>, %w: tensor<3x3x3x8xf32>) -> tensor<1x3x3x8xf32> {
   // CHECK: %[[P:.*]] = tensor.pad %{{.*}} low[0, 0, 1, 0] high[0, 1, 1, 0]
-  // CHECK: linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[P]], %{{.*}} : tensor<1x7x7x3xf32>, tensor<3x3x3x8xf32>)
+  // CHECK: linalg.generic {indexing_maps = [#[[IN]], #[[FILTER]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "parallel"]}
+  // CHECK-SAME: ins(%[[P]], %{{.*}} : tensor<1x7x7x3xf32>, tensor<3x3x3x8xf32>)
   %0 = fnc.conv2d %x, %w strides [2, 2] padding same : tensor<1x6x5x3xf32>, tensor<3x3x3x8xf32>
   return %0 : tensor<1x3x3x8xf32>
 }
@@ -114,7 +119,8 @@ func.func @conv_same(%x: tensor<1x6x5x3xf32>, %w: tensor<3x3x3x8xf32>) -> tensor
 // CHECK-LABEL: func @conv_valid
 func.func @conv_valid(%x: tensor<2x7x6x3xf32>, %w: tensor<3x2x3x4xf32>) -> tensor<2x3x5x4xf32> {
   // CHECK-NOT: tensor.pad
-  // CHECK: linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<[2, 1]> : tensor<2xi64>}
+  // CHECK: linalg.generic
+  // CHECK-SAME: ins(%{{.*}}, %{{.*}} : tensor<2x7x6x3xf32>, tensor<3x2x3x4xf32>)
   %0 = fnc.conv2d %x, %w strides [2, 1] padding valid : tensor<2x7x6x3xf32>, tensor<3x2x3x4xf32>
   return %0 : tensor<2x3x5x4xf32>
 }
