@@ -14,4 +14,10 @@
 #include "fnc/Ops.h"
 #include "fnc/Tensor.h"
 
+namespace fnc {
+/// The version of the fnc library ("0.1.0"), for projects that link the
+/// installed libfnc.so.
+const char *version();
+} // namespace fnc
+
 #endif // FNC_FNC_H
