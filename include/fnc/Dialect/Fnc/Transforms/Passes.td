@@ -39,6 +39,28 @@ def FncParallelThreshold : Pass<"fnc-parallel-threshold", "::mlir::func::FuncOp"
                            "::mlir::arith::ArithDialect"];
 }
 
+def FncFuseElementwise : Pass<"fnc-fuse-elementwise", "::mlir::func::FuncOp"> {
+  let summary = "Elementwise fusion, including cheap multi-use producers";
+  let description = [{
+    Upstream's elementwise fusion patterns (`populateElementwiseOpsFusionPatterns`,
+    which also fold producers into reductions) with fnc's profitability
+    rule: a producer is fused into a consumer when it has one use, as
+    upstream's `linalg-fuse-elementwise-ops` does, and also when it has
+    several uses, all of them elementwise `linalg.generic`s it can fuse into,
+    and a cheap body (at most `max-recompute` ops). Then every consumer
+    recomputes it, the producer dies, and its intermediate tensor is never
+    written to memory: recomputing a few arithmetic ops costs less than a
+    round trip through memory.
+  }];
+  let options = [
+    Option<"maxRecompute", "max-recompute", "unsigned", /*default=*/"8",
+           "Largest producer body (ops) recomputed by several consumers">,
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::affine::AffineDialect"];
+}
+
 def FncSplitReductions : Pass<"fnc-split-reductions", "::mlir::func::FuncOp"> {
   let summary = "Make full reductions parallel: partial results, then a "
                 "small final reduction";

@@ -1,0 +1,58 @@
+//===- FuseElementwise.cpp - Elementwise fusion with recomputation --------===//
+//
+// -fnc-fuse-elementwise: see Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fnc/Dialect/Fnc/Transforms/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::fnc {
+#define GEN_PASS_DEF_FNCFUSEELEMENTWISE
+#include "fnc/Dialect/Fnc/Transforms/Passes.h.inc"
+} // namespace mlir::fnc
+
+using namespace mlir;
+
+namespace {
+
+bool isElementwiseGeneric(Operation *op) {
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
+  return generic && generic.getNumLoops() == generic.getNumParallelLoops();
+}
+
+struct FuseElementwisePass
+    : public fnc::impl::FncFuseElementwiseBase<FuseElementwisePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    unsigned limit = maxRecompute;
+    linalg::ControlFusionFn control = [limit](OpOperand *operand) {
+      Operation *producer = operand->get().getDefiningOp();
+      if (!producer)
+        return false;
+      if (producer->hasOneUse())
+        return true;
+      auto generic = dyn_cast<linalg::GenericOp>(producer);
+      if (!generic || !isElementwiseGeneric(generic) ||
+          generic.getBody()->getOperations().size() > limit + 1)
+        return false;
+      // Every user must be an elementwise op it can fuse into, so that the
+      // producer dies once all of them recompute it.
+      return llvm::all_of(producer->getUsers(), [](Operation *user) {
+        return isElementwiseGeneric(user);
+      });
+    };
+    RewritePatternSet patterns(&getContext());
+    linalg::populateElementwiseOpsFusionPatterns(patterns, control);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,33 @@
+// RUN: fnc-opt %s -split-input-file -fnc-lower-to-linalg -canonicalize -fnc-fuse-elementwise -cse | FileCheck %s
+
+// Each intermediate feeds two ops; all are cheap and elementwise, so every
+// consumer recomputes its producers: one loop, no intermediate tensor.
+// CHECK-LABEL: func @shared_chain
+func.func @shared_chain(%a: tensor<64xf32>) -> tensor<64xf32> {
+  // CHECK: linalg.generic
+  // CHECK: math.exp
+  // CHECK-NOT: math.exp
+  // CHECK-NOT: linalg.generic
+  // CHECK: return
+  %t = fnc.exp %a : tensor<64xf32>
+  %u = fnc.mul %t, %t : tensor<64xf32>, tensor<64xf32>
+  %v = fnc.add %u, %t : tensor<64xf32>, tensor<64xf32>
+  %w = fnc.sub %v, %u : tensor<64xf32>, tensor<64xf32>
+  return %w : tensor<64xf32>
+}
+
+// -----
+
+// A producer also read by a reduction keeps its tensor (the reduction
+// needs it anyway): its elementwise users read it instead of recomputing.
+// CHECK-LABEL: func @shared_with_reduction
+func.func @shared_with_reduction(%a: tensor<64xf32>) -> (tensor<64xf32>, tensor<f32>) {
+  // CHECK: %[[T:.*]] = linalg.generic
+  // CHECK: math.exp
+  // CHECK: linalg.generic {{.*}} ins(%[[T]]
+  // CHECK: linalg.generic {{.*}} ins(%[[T]]
+  %t = fnc.exp %a : tensor<64xf32>
+  %u = fnc.mul %t, %a : tensor<64xf32>, tensor<64xf32>
+  %s = fnc.sum %t axes [] : tensor<64xf32>
+  return %u, %s : tensor<64xf32>, tensor<f32>
+}
