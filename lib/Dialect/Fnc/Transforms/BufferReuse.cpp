@@ -1,12 +1,15 @@
-//===- BufferReuse.cpp - Elementwise ops write into dead inputs -----------===//
+//===- BufferReuse.cpp - Buffers reused by later values -------------------===//
 //
-// -fnc-buffer-reuse (see Passes.td) and -fnc-print-buffer-plan, the
-// printer that shows what bufferization made of it.
+// -fnc-buffer-reuse (tensor level: elementwise ops write into dying
+// inputs), -fnc-share-buffers (buffer level: a new allocation takes a dead
+// one's place) and -fnc-print-buffer-plan, the printer that shows the
+// result. See Passes.td.
 //
 //===----------------------------------------------------------------------===//
 
 #include "fnc/Dialect/Fnc/Transforms/Passes.h"
 
+#include "mlir/Dialect/Bufferization/Transforms/BufferViewFlowAnalysis.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -16,6 +19,7 @@
 
 namespace mlir::fnc {
 #define GEN_PASS_DEF_FNCBUFFERREUSE
+#define GEN_PASS_DEF_FNCSHAREBUFFERS
 #define GEN_PASS_DEF_FNCPRINTBUFFERPLAN
 #include "fnc/Dialect/Fnc/Transforms/Passes.h.inc"
 } // namespace mlir::fnc
@@ -69,6 +73,63 @@ struct BufferReusePass
       if (Value input = dyingInput(generic))
         init->set(input);
     });
+  }
+};
+
+struct ShareBuffersPass
+    : public fnc::impl::FncShareBuffersBase<ShareBuffersPass> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (func.isDeclaration())
+      return;
+    Block &entry = func.getBody().front();
+    DenseMap<Operation *, int64_t> position;
+    int64_t next = 0;
+    for (Operation &op : entry)
+      position[&op] = next++;
+    BufferViewFlowAnalysis aliases(func);
+
+    // The position of the last op of the entry block that uses `buffer`
+    // or a view of it; nullopt if it escapes the function.
+    auto lastUse = [&](Value buffer) -> std::optional<int64_t> {
+      int64_t last = position[buffer.getDefiningOp()];
+      for (Value alias : aliases.resolve(buffer)) {
+        for (Operation *user : alias.getUsers()) {
+          Operation *top = entry.findAncestorOpInBlock(*user);
+          if (!top || isa<func::ReturnOp>(user))
+            return std::nullopt;
+          last = std::max(last, position[top]);
+        }
+      }
+      return last;
+    };
+
+    struct Dead {
+      memref::AllocOp alloc;
+      int64_t lastUse;
+    };
+    SmallVector<Dead> buffers;
+    for (auto alloc :
+         llvm::make_early_inc_range(entry.getOps<memref::AllocOp>())) {
+      MemRefType type = alloc.getType();
+      if (!type.hasStaticShape() || !type.getLayout().isIdentity())
+        continue;
+      std::optional<int64_t> end = lastUse(alloc);
+      if (!end)
+        continue;
+      int64_t here = position[alloc];
+      auto *free = llvm::find_if(buffers, [&](Dead &d) {
+        return d.alloc.getType() == type && d.lastUse < here &&
+               d.alloc.getAlignment() == alloc.getAlignment();
+      });
+      if (free == buffers.end()) {
+        buffers.push_back({alloc, *end});
+        continue;
+      }
+      alloc.replaceAllUsesWith(free->alloc.getResult());
+      alloc.erase();
+      free->lastUse = *end;
+    }
   }
 };
 

@@ -148,6 +148,25 @@ def FncBufferReuse : Pass<"fnc-buffer-reuse", "::mlir::func::FuncOp"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def FncShareBuffers : Pass<"fnc-share-buffers", "::mlir::func::FuncOp"> {
+  let summary = "Let a new buffer take the place of a dead one of its type";
+  let description = [{
+    Runs on bufferized code, before the deallocation pipeline. Walking the
+    function body in order, each statically shaped `memref.alloc` whose
+    type matches a buffer allocated earlier in the same block whose last
+    use (through every view of it, found with `BufferViewFlowAnalysis`)
+    comes before the new allocation, reuses that buffer instead. Buffers
+    that escape (returned) are never given away. The ownership-based
+    deallocation then frees the shared buffer after its last use.
+
+    This complements `-fnc-buffer-reuse` (elementwise ops writing in place)
+    for ops that cannot update in place, such as a chain of matmuls, whose
+    results otherwise each get a fresh buffer. Upstream has no such pass
+    for the default (non-static) memory planning.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def FncPrintBufferPlan : Pass<"fnc-print-buffer-plan", "::mlir::func::FuncOp"> {
   let summary = "Print the buffers a bufferized function allocates and reuses";
   let description = [{
