@@ -118,15 +118,37 @@ struct ShareBuffersPass
       if (!end)
         continue;
       int64_t here = position[alloc];
-      auto *free = llvm::find_if(buffers, [&](Dead &d) {
-        return d.alloc.getType() == type && d.lastUse < here &&
-               d.alloc.getAlignment() == alloc.getAlignment();
-      });
-      if (free == buffers.end()) {
+      // The smallest dead buffer of the element type that is big enough.
+      Dead *free = nullptr;
+      for (Dead &d : buffers) {
+        MemRefType candidate = d.alloc.getType();
+        if (d.lastUse < here &&
+            candidate.getElementType() == type.getElementType() &&
+            candidate.getNumElements() >= type.getNumElements() &&
+            d.alloc.getAlignment() == alloc.getAlignment() &&
+            (!free ||
+             candidate.getNumElements() <
+                 free->alloc.getType().getNumElements()))
+          free = &d;
+      }
+      if (!free) {
         buffers.push_back({alloc, *end});
         continue;
       }
-      alloc.replaceAllUsesWith(free->alloc.getResult());
+      Value reused = free->alloc.getResult();
+      if (free->alloc.getType() != type) {
+        // A smaller buffer: a view of the first elements of the dead one.
+        OpBuilder b(alloc);
+        SmallVector<int64_t> strides;
+        int64_t offset;
+        (void)type.getStridesAndOffset(strides, offset);
+        auto view = memref::ReinterpretCastOp::create(
+            b, alloc.getLoc(), type, reused, /*offset=*/0, type.getShape(),
+            strides);
+        position[view] = here;
+        reused = view;
+      }
+      alloc.replaceAllUsesWith(reused);
       alloc.erase();
       free->lastUse = *end;
     }

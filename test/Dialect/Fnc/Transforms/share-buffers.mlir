@@ -67,3 +67,22 @@ func.func @escapes(%x: memref<16xf32>) -> memref<16xf32> {
   linalg.copy ins(%x : memref<16xf32>) outs(%b : memref<16xf32>)
   return %a : memref<16xf32>
 }
+
+// -----
+
+// A smaller buffer is a view of the first elements of a dead bigger one.
+// CHECK-LABEL: buffer plan of @smaller:
+// CHECK-NEXT: alloc 0: memref<32xf32> (128 bytes)
+// CHECK-NEXT: linalg.copy writes alloc 0
+// CHECK-NEXT: linalg.copy writes a view of alloc 0
+// CHECK-NEXT: total: 1 allocation(s), 128 bytes known statically
+func.func @smaller(%x: memref<32xf32>, %y: memref<4x4xf32>, %o: memref<4x4xf32>) -> f32 {
+  %big = memref.alloc() : memref<32xf32>
+  linalg.copy ins(%x : memref<32xf32>) outs(%big : memref<32xf32>)
+  %c0 = arith.constant 0 : index
+  %v = memref.load %big[%c0] : memref<32xf32>
+  %small = memref.alloc() : memref<4x4xf32>
+  linalg.copy ins(%y : memref<4x4xf32>) outs(%small : memref<4x4xf32>)
+  memref.copy %small, %o : memref<4x4xf32> to memref<4x4xf32>
+  return %v : f32
+}

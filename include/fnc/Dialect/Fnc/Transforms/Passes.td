@@ -152,10 +152,12 @@ def FncShareBuffers : Pass<"fnc-share-buffers", "::mlir::func::FuncOp"> {
   let summary = "Let a new buffer take the place of a dead one of its type";
   let description = [{
     Runs on bufferized code, before the deallocation pipeline. Walking the
-    function body in order, each statically shaped `memref.alloc` whose
-    type matches a buffer allocated earlier in the same block whose last
-    use (through every view of it, found with `BufferViewFlowAnalysis`)
-    comes before the new allocation, reuses that buffer instead. Buffers
+    function body in order, each statically shaped `memref.alloc` reuses a
+    buffer allocated earlier in the same block, of the same element type and
+    at least as many elements, whose last use (through every view of it,
+    found with `BufferViewFlowAnalysis`) comes before the new allocation:
+    the same buffer for the same type, else a `memref.reinterpret_cast` view
+    of its first elements (the smallest such buffer is chosen). Buffers
     that escape (returned) are never given away. The ownership-based
     deallocation then frees the shared buffer after its last use.
 
