@@ -31,6 +31,8 @@ void fnc::buildFncPipeline(OpPassManager &pm, const PipelineOptions &options) {
   // fnc-level folding first (constants, identities, static cond/while).
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  if (options.checkNumerics)
+    pm.addNestedPass<func::FuncOp>(createFncCheckNumerics());
   FncLowerToLinalgOptions lowering;
   lowering.fastMath = options.fastMath;
   pm.addPass(createFncLowerToLinalg(lowering));

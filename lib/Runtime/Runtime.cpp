@@ -46,6 +46,7 @@ struct ErrorState {
   std::atomic<bool> pending{false};
   std::mutex mutex;
   int64_t code = 0, a = 0, b = 0;
+  std::string text; // what failed, for the codes that carry text
 };
 ErrorState &errors() {
   static ErrorState state;
@@ -285,6 +286,20 @@ void _mlir_ciface_fncRandomNormalF64(UnrankedMemRefType<double> *out,
 
 int64_t fncLoopError[3] = {0, 0, 0};
 
+void _mlir_ciface_fncNumericsError(StridedMemRefType<int8_t, 1> *text) {
+  ErrorState &state = errors();
+  if (state.pending.load(std::memory_order_acquire))
+    return;
+  std::lock_guard<std::mutex> lock(state.mutex);
+  if (state.pending.load(std::memory_order_relaxed))
+    return;
+  state.code = static_cast<int64_t>(ErrorCode::NonFinite);
+  state.a = state.b = 0;
+  const int8_t *bytes = text->data + text->offset;
+  state.text.assign(reinterpret_cast<const char *>(bytes), text->sizes[0]);
+  state.pending.store(true, std::memory_order_release);
+}
+
 void fncRaiseError(int64_t code, int64_t a, int64_t b) {
   ErrorState &state = errors();
   if (state.pending.load(std::memory_order_acquire))
@@ -320,6 +335,8 @@ std::string fnc::runtime::errorMessage(int64_t code, int64_t a, int64_t b) {
   case ErrorCode::NegativeExponent:
     return "integer pow with the negative exponent " + sa +
            "; cast to a float dtype first";
+  case ErrorCode::NonFinite:
+    return "check_numerics: an op produced NaN or Inf";
   case ErrorCode::SliceOutOfRange:
     return "slice reads element " + sa + " of a dimension of size " + sb;
   case ErrorCode::Internal:
@@ -362,6 +379,8 @@ std::optional<std::string> fnc::runtime::takeError() {
   if (!state.pending.load(std::memory_order_relaxed))
     return std::nullopt;
   state.pending.store(false, std::memory_order_release);
+  if (state.code == static_cast<int64_t>(ErrorCode::NonFinite))
+    return "check_numerics: " + state.text + " produced NaN or Inf";
   return errorMessage(state.code, state.a, state.b);
 }
 
@@ -389,6 +408,7 @@ std::vector<std::pair<std::string, void *>> fnc::runtime::symbols() {
       {"_mlir_ciface_fncRandomNormalF64", fn(&_mlir_ciface_fncRandomNormalF64)},
       {"fncRaiseError", fn(&fncRaiseError)},
       {"fncLoopError", static_cast<void *>(&fncLoopError)},
+      {"_mlir_ciface_fncNumericsError", fn(&_mlir_ciface_fncNumericsError)},
   };
 }
 

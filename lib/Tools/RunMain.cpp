@@ -425,6 +425,10 @@ int fnc::tools::runMain(int argc, char **argv) {
   static cl::opt<unsigned> runOptLevel(
       "opt-level", cl::desc("LLVM optimization level (0-3)"), cl::init(3),
       cl::cat(category));
+  static cl::opt<bool> runCheckNumerics(
+      "check-numerics",
+      cl::desc("Report the first op that produces a NaN or an Inf"),
+      cl::cat(category));
   static cl::opt<uint64_t> runSeed(
       "seed", cl::desc("Global seed of the random ops (reproducible runs)"),
       cl::cat(category));
@@ -492,6 +496,7 @@ int fnc::tools::runMain(int argc, char **argv) {
 
   mlir::fnc::PipelineOptions options;
   options.optLevel = runOptLevel;
+  options.checkNumerics = runCheckNumerics;
   options.threads = runThreads;
 
   if (runEmit != EmitKind::None) {

@@ -285,7 +285,7 @@ TEST(RuntimeSymbols, ListsEveryEntryPoint) {
   EXPECT_NE(find("_mlir_ciface_fncPrintTensorI1"), nullptr);
   EXPECT_NE(find("_mlir_ciface_fncRandomNormalF64"), nullptr);
   EXPECT_EQ(find("fncLoopError"), static_cast<void *>(&fncLoopError));
-  EXPECT_EQ(syms.size(), 13u);
+  EXPECT_EQ(syms.size(), 14u);
 }
 
 // Errors that loops store into fncLoopError come out of takeError() and

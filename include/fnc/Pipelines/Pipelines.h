@@ -37,6 +37,11 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       *this, "fast-math",
       llvm::cl::desc("Let float reductions reassociate, so they vectorize"),
       llvm::cl::init(true)};
+  Option<bool> checkNumerics{
+      *this, "check-numerics",
+      llvm::cl::desc("Check every float result for NaN and Inf at run time "
+                     "and report the first op that produced one"),
+      llvm::cl::init(false)};
   Option<bool> stopAfterLinalg{
       *this, "stop-after-linalg",
       llvm::cl::desc("Stop after lowering to linalg/tensor/scf (no "

@@ -80,6 +80,10 @@ void fncRaiseError(int64_t code, int64_t a, int64_t b);
 /// host reads and clears it in takeError(), after fncRaiseError's error.
 extern int64_t fncLoopError[3];
 
+/// fnc.check_numerics failed: `text` names the op that produced a NaN or an
+/// Inf. Recorded like fncRaiseError (first error wins).
+void _mlir_ciface_fncNumericsError(StridedMemRefType<int8_t, 1> *text);
+
 } // extern "C"
 
 //===----------------------------------------------------------------------===//
@@ -104,6 +108,8 @@ enum class ErrorCode : int64_t {
   NegativeExponent = 6,
   /// A slice reading element `a` of a dimension of size `b`.
   SliceOutOfRange = 7,
+  /// fnc.check_numerics saw a NaN or an Inf (the message names the op).
+  NonFinite = 8,
 };
 
 /// The user-facing message of an error, e.g. "gather index 7 is out of

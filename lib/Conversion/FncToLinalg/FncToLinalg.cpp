@@ -71,8 +71,9 @@ void lowering::declareRuntimeFunctions(ModuleOp module) {
                              /*initial_value=*/nullptr, /*constant=*/nullptr,
                              /*alignment=*/nullptr);
   declare(kPrintNewline, {}, false);
-  declare(kPrintText, {MemRefType::get({ShapedType::kDynamic}, b.getI8Type())},
-          true);
+  Type text = MemRefType::get({ShapedType::kDynamic}, b.getI8Type());
+  declare(kPrintText, {text}, true);
+  declare(kNumericsError, {text}, true);
   for (Type t : {Type(b.getF32Type()), Type(b.getF64Type()), Type(b.getI1Type()),
                  Type(b.getI32Type()), Type(b.getI64Type())}) {
     Type unranked = UnrankedMemRefType::get(t, 0);

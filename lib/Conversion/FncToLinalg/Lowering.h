@@ -30,6 +30,7 @@ constexpr llvm::StringLiteral kRaiseError = "fncRaiseError";
 constexpr llvm::StringLiteral kPrintText = "fncPrintText";
 constexpr llvm::StringLiteral kPrintNewline = "fncPrintNewline";
 constexpr llvm::StringLiteral kLoopError = "fncLoopError";
+constexpr llvm::StringLiteral kNumericsError = "fncNumericsError";
 
 /// Declares every runtime function in `module` (private, C interface where
 /// memrefs are passed). Unused declarations are removed after lowering.
@@ -50,6 +51,11 @@ void raiseErrorIf(OpBuilder &b, Location loc, Value condition, int64_t code,
 /// stays a plain loop for vectorization and OpenMP.
 void raiseErrorInLoop(OpBuilder &b, Location loc, Value condition,
                       int64_t code, Value a, Value b2);
+
+/// Calls `callee(memref<?xi8>)` (a C-interface runtime function) on the
+/// bytes of `text`, kept in a private constant global of `op`'s module.
+void callWithText(OpBuilder &b, Location loc, Operation *op, StringRef callee,
+                  StringRef text);
 
 /// A scalar arith.constant of an int/float `type`.
 Value scalarConstant(OpBuilder &b, Location loc, Type type, double value);

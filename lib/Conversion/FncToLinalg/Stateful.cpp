@@ -18,9 +18,12 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::fnc;
@@ -219,37 +222,93 @@ struct PrintLowering : public OpConversionPattern<PrintOp> {
                          TypeRange{}, unrankedBuffer(b, loc, tensor));
   }
 
-  /// Prints `text` through a private constant global holding its bytes.
   static void printText(ConversionPatternRewriter &rewriter, Location loc,
                         Operation *op, StringRef text) {
-    if (text.empty())
-      return;
-    auto module = op->getParentOfType<ModuleOp>();
-    auto type = MemRefType::get({static_cast<int64_t>(text.size())},
-                                rewriter.getI8Type());
-    std::string name;
-    for (unsigned i = 0;; ++i) {
-      name = "__fnc_text_" + std::to_string(i);
-      if (!module.lookupSymbol(name))
-        break;
-    }
-    {
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPointToStart(module.getBody());
-      SmallVector<int8_t> bytes(text.begin(), text.end());
-      auto init = DenseElementsAttr::get(
-          RankedTensorType::get(type.getShape(), rewriter.getI8Type()),
-          ArrayRef<int8_t>(bytes));
-      memref::GlobalOp::create(rewriter, loc, rewriter.getStringAttr(name),
-                               rewriter.getStringAttr("private"),
-                               TypeAttr::get(type), init,
-                               rewriter.getUnitAttr(), IntegerAttr());
-    }
-    Value global = memref::GetGlobalOp::create(rewriter, loc, type, name);
-    Value dynamic = memref::CastOp::create(
-        rewriter, loc,
-        MemRefType::get({ShapedType::kDynamic}, rewriter.getI8Type()), global);
-    func::CallOp::create(rewriter, loc, kPrintText, TypeRange{}, dynamic);
+    if (!text.empty())
+      callWithText(rewriter, loc, op, kPrintText, text);
+  }
+};
+
+} // namespace
+
+void lowering::callWithText(OpBuilder &b, Location loc, Operation *op,
+                            StringRef callee, StringRef text) {
+  auto module = op->getParentOfType<ModuleOp>();
+  auto type = MemRefType::get({static_cast<int64_t>(text.size())},
+                              b.getI8Type());
+  std::string name;
+  for (unsigned i = 0;; ++i) {
+    name = "__fnc_text_" + std::to_string(i);
+    if (!module.lookupSymbol(name))
+      break;
+  }
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    SmallVector<int8_t> bytes(text.begin(), text.end());
+    auto init = DenseElementsAttr::get(
+        RankedTensorType::get(type.getShape(), b.getI8Type()),
+        ArrayRef<int8_t>(bytes));
+    memref::GlobalOp::create(b, loc, b.getStringAttr(name),
+                             b.getStringAttr("private"), TypeAttr::get(type),
+                             init, b.getUnitAttr(), IntegerAttr());
+  }
+  Value global = memref::GetGlobalOp::create(b, loc, type, name);
+  Value dynamic = memref::CastOp::create(
+      b, loc, MemRefType::get({ShapedType::kDynamic}, b.getI8Type()), global);
+  func::CallOp::create(b, loc, callee, TypeRange{}, dynamic);
+}
+
+namespace {
+
+/// check_numerics: any(isnan(x) || isinf(x)) as a reduction to one bool,
+/// then, if set, one runtime call with the message.
+struct CheckNumericsLowering : public OpConversionPattern<CheckNumericsOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(CheckNumericsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value input = adaptor.getInput();
+    auto type = cast<RankedTensorType>(input.getType());
+    int64_t rank = type.getRank();
+    auto boolType = RankedTensorType::get({}, rewriter.getI1Type());
+    Value empty = tensor::EmptyOp::create(rewriter, loc, boolType, ValueRange{});
+    Value falseV = arith::ConstantIntOp::create(rewriter, loc,
+                                                rewriter.getI1Type(), 0);
+    Value init = linalg::FillOp::create(rewriter, loc, falseV, empty)
+                     .getResult(0);
+    SmallVector<AffineMap> maps = {AffineMap::getMultiDimIdentityMap(rank, ctx),
+                                   AffineMap::get(rank, 0, {}, ctx)};
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::reduction);
+    Type element = type.getElementType();
+    Value any = linalg::GenericOp::create(
+                    rewriter, loc, boolType, input, init, maps, iterators,
+                    [&](OpBuilder &b, Location l, ValueRange args) {
+                      Value x = args[0];
+                      Value nan = arith::CmpFOp::create(
+                          b, l, arith::CmpFPredicate::UNO, x, x);
+                      Value inf = arith::CmpFOp::create(
+                          b, l, arith::CmpFPredicate::OEQ,
+                          math::AbsFOp::create(b, l, x),
+                          scalarConstant(
+                              b, l, element,
+                              std::numeric_limits<double>::infinity()));
+                      Value bad = arith::OrIOp::create(b, l, nan, inf);
+                      linalg::YieldOp::create(
+                          b, l, arith::OrIOp::create(b, l, bad, args[1])
+                                    .getResult());
+                    })
+                    .getResult(0);
+    Value failed = tensor::ExtractOp::create(rewriter, loc, any, ValueRange{});
+    scf::IfOp::create(rewriter, loc, failed, [&](OpBuilder &b, Location l) {
+      callWithText(b, l, op, kNumericsError, op.getMessage());
+      scf::YieldOp::create(b, l);
+    });
+    rewriter.eraseOp(op);
+    return success();
   }
 };
 
@@ -317,7 +376,7 @@ void lowering::populateStatefulPatterns(const TypeConverter &converter,
                                         RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<CondLowering, WhileLowering, ConditionLowering, YieldLowering,
-               PrintLowering, RandomLowering<RandomUniformOp, true>,
+               PrintLowering, CheckNumericsLowering, RandomLowering<RandomUniformOp, true>,
                RandomLowering<RandomNormalOp, false>>(ctx);
   patterns.add<VarReadLowering, VarAssignLowering,
                VarUpdateLowering<VarAssignAddOp, true>,

@@ -789,6 +789,24 @@ def Fnc_PrintOp : Fnc_Op<"print",
   let hasVerifier = 1;
 }
 
+def Fnc_CheckNumericsOp : Fnc_Op<"check_numerics",
+    [MemoryEffects<[MemWrite<Fnc_OutputResource>]>]> {
+  let summary = "Reports a run-time error if a tensor holds NaN or Inf";
+  let description = [{
+    Checks every element of the float tensor `input`; if one is NaN or
+    infinite, the function reports a run-time error with `message` (the
+    first failing check wins, so it names the first op that produced a
+    non-finite value). Inserted after every float-producing op by
+    `-fnc-check-numerics` (the pipeline's `check-numerics` option).
+
+    ```mlir
+    fnc.check_numerics %y "fnc.log at model.mlir:4:8" : tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Fnc_FloatTensor:$input, StrAttr:$message);
+  let assemblyFormat = "$input $message attr-dict `:` type($input)";
+}
+
 class Fnc_RandomOp<string mnemonic, string params, string desc>
     : Fnc_Op<mnemonic, [MemoryEffects<[MemRead<Fnc_RandomResource>,
                                        MemWrite<Fnc_RandomResource>]>]> {

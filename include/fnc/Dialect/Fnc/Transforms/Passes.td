@@ -5,6 +5,26 @@
 
 include "mlir/Pass/PassBase.td"
 
+def FncCheckNumerics : Pass<"fnc-check-numerics", "::mlir::func::FuncOp"> {
+  let summary = "Check every float result for NaN and Inf at run time";
+  let description = [{
+    The compiled counterpart of a check-numerics debugging mode: after every
+    fnc op that produces a float tensor, inserts `fnc.check_numerics` with
+    a message naming the op and its location, so a run reports the first
+    op that produced a NaN or an Inf instead of a wrong result.
+
+    Before:
+    ```mlir
+    %y = fnc.log %x : tensor<4xf32>
+    ```
+    After:
+    ```mlir
+    %y = fnc.log %x : tensor<4xf32>
+    fnc.check_numerics %y "fnc.log at f.mlir:2:8" : tensor<4xf32>
+    ```
+  }];
+}
+
 def FncParallelThreshold : Pass<"fnc-parallel-threshold", "::mlir::func::FuncOp"> {
   let summary = "Keep loop nests below a work threshold sequential";
   let description = [{
