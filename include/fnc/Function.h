@@ -216,6 +216,7 @@ enum KeyTag : int64_t {
   kStringTag,
   kListTag,
   kTupleTag,
+  kVariableTag, // fnc::Variable (fnc/Variable.h): uid, dtype, rank, dims
 };
 
 /// The key of a call and its tensor arguments (in order), built without

@@ -1,6 +1,7 @@
 //===- fnc.h - The public C++ API of fnc ------------------------*- C++ -*-===//
 //
-// The one header users include: tensors, ops, errors and fnc::function.
+// The one header users include: tensors, ops, errors, fnc::function,
+// variables, staged control flow, printing and random numbers.
 // It includes only the C++ standard library. See docs/EmbeddingAPI.md.
 //
 //===----------------------------------------------------------------------===//
@@ -8,11 +9,14 @@
 #ifndef FNC_FNC_H
 #define FNC_FNC_H
 
+#include "fnc/Control.h"
 #include "fnc/DType.h"
+#include "fnc/Effects.h"
 #include "fnc/Error.h"
 #include "fnc/Function.h"
 #include "fnc/Ops.h"
 #include "fnc/Tensor.h"
+#include "fnc/Variable.h"
 
 namespace fnc {
 /// The version of the fnc library ("0.1.0"), for projects that link the

@@ -69,8 +69,16 @@ RecorderScope::~RecorderScope() { active = previous_; }
 int64_t Recorder::valueOf(const Tensor &t, const char *op) {
   const TensorImpl &impl = detail::TensorAccess::impl(t);
   if (impl.symbolic()) {
-    if (impl.token() == token_)
+    if (impl.token() == token_) {
+      if (!visible(impl.id()))
+        throw Error(ErrorKind::InvalidArgument,
+                    std::string("fnc::") + op + ": the symbolic tensor `" +
+                        impl.name() +
+                        "` was computed inside a branch of fnc::cond or the "
+                        "body of a staged loop and is used outside it; "
+                        "return it from the branch or body instead");
       return impl.id();
+    }
     impl.symbolicError(op);
   }
   for (const auto &[tensor, id] : captured_)
@@ -91,6 +99,20 @@ int64_t Recorder::valueOf(const Tensor &t, const char *op) {
                     shape::toString(a.shape) + " in the trace of `" +
                     token_->functionName + "`");
   captured_.emplace_back(t, id);
+  return id;
+}
+
+int64_t Recorder::variableOf(uint64_t uid, const Tensor &alias) {
+  for (const auto &[u, id] : variables_)
+    if (u == uid)
+      return id;
+  int64_t id = variableArgument(alias.dtype(), alias.shape());
+  if (id < 0)
+    throw Error(ErrorKind::Internal,
+                "fnc::Variable: could not pass a variable to the trace of `" +
+                    token_->functionName + "`");
+  hiddenArgs.push_back(alias);
+  variables_.emplace_back(uid, id);
   return id;
 }
 

@@ -209,6 +209,16 @@ private:
       }
       return "string = \"" + s + "\"";
     }
+    case kVariableTag: {
+      next(); // identity
+      DType dtype = static_cast<DType>(next());
+      int64_t rank = next();
+      std::vector<int64_t> shape;
+      for (int64_t i = 0; i < rank; ++i)
+        shape.push_back(next());
+      return std::string(dtypeName(dtype)) + " Variable, shape=" +
+             shapeStr(shape);
+    }
     case kListTag:
     case kTupleTag: {
       int64_t count = next();
@@ -488,7 +498,8 @@ bool sameStructure(const Words &a, const Words &b) {
 
 std::shared_ptr<const ConcreteImpl>
 traceConcrete(const std::string &name, const FunctionOptions &options,
-              const Words &key, const TraceThunk &thunk) {
+              const Words &key, const TraceThunk &thunk,
+              bool firstTrace) {
   auto impl = std::make_shared<ConcreteImpl>();
   impl->name = name;
   impl->key = key;
@@ -497,6 +508,8 @@ traceConcrete(const std::string &name, const FunctionOptions &options,
   auto token = std::make_shared<trace::TraceToken>(name);
   impl->builder = trace::TraceBuilder::create(name, token);
   trace::TraceBuilder &builder = *impl->builder;
+  // The singleton rule (fnc/Variable.h): variables only on the first trace.
+  builder.allowVariableCreation = firstTrace;
   std::vector<Tensor> symbolic;
   for (const TensorArg &t : impl->parsed.tensors) {
     // Unknown dims are kUnknownDim == shape::kDynamic.
@@ -668,7 +681,8 @@ std::shared_ptr<ConcreteImpl> lookupOrTrace(FunctionCore::State &s,
     lock.unlock();
     std::shared_ptr<const ConcreteImpl> made;
     try {
-      made = traceConcrete(s.name, s.options, traceKey, thunk);
+      made = traceConcrete(s.name, s.options, traceKey, thunk,
+                           s.traces == 0);
     } catch (...) {
       lock.lock();
       s.pending.erase(std::find(s.pending.begin(), s.pending.end(), traceKey));

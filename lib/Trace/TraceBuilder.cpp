@@ -23,6 +23,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 
+#include <algorithm>
 #include <chrono>
 
 using namespace mlir;
@@ -95,6 +96,17 @@ public:
   }
 
   ~TraceBuilderImpl() override {
+    // Blocks of a trace that failed inside fnc::cond / a loop body were never
+    // moved into an op: drop their uses first, then delete them.
+    // (Blocks inside them go with them, so find the detached ones first.)
+    std::vector<Block *> detached;
+    for (Block *b : blocks_)
+      if (!b->getParent())
+        detached.push_back(b);
+    for (Block *b : detached)
+      b->dropAllReferences();
+    for (Block *b : detached)
+      delete b;
     compiled_.reset();
     module_ = nullptr;
   }
@@ -104,13 +116,155 @@ public:
     return RankedTensorType::get(shape, elementType(context_.get(), dtype));
   }
 
-  int64_t add(Value v) {
+  int64_t add(Value v) { return add(v, open_.back()); }
+  int64_t add(Value v, int64_t scope) {
     values_.push_back(v);
+    scopes_.push_back(scope);
     return static_cast<int64_t>(values_.size()) - 1;
   }
 
   int64_t addArgument(DType dtype, const std::vector<int64_t> &shape) override {
-    return add(block_->addArgument(tensorType(dtype, shape), loc_));
+    return add(block_->addArgument(tensorType(dtype, shape), loc_), 0);
+  }
+
+  int64_t variableArgument(DType dtype,
+                           const std::vector<int64_t> &shape) override {
+    Type type = mlir::fnc::VariableType::get(context_.get(),
+                                             tensorType(dtype, shape));
+    return add(block_->addArgument(type, loc_), 0);
+  }
+
+  bool visible(int64_t id) const override {
+    if (id < 0 || id >= static_cast<int64_t>(scopes_.size()))
+      return false;
+    return std::find(open_.begin(), open_.end(), scopes_[id]) != open_.end();
+  }
+
+  int64_t beginBlock(const std::vector<DType> &dtypes,
+                     const std::vector<std::vector<int64_t>> &shapes,
+                     std::vector<int64_t> &argIds) override {
+    Block *block = new Block();
+    blocks_.push_back(block);
+    insertionStack_.push_back(builder_->saveInsertionPoint());
+    open_.push_back(++lastScope_);
+    argIds.clear();
+    for (size_t i = 0; i < dtypes.size(); ++i)
+      argIds.push_back(
+          add(block->addArgument(tensorType(dtypes[i], shapes[i]), loc_)));
+    builder_->setInsertionPointToEnd(block);
+    return static_cast<int64_t>(blocks_.size()) - 1;
+  }
+
+  void endBlock() override {
+    open_.pop_back();
+    builder_->restoreInsertionPoint(insertionStack_.back());
+    insertionStack_.pop_back();
+  }
+
+  SmallVector<Value> valuesOf(const std::vector<int64_t> &ids) {
+    SmallVector<Value> vals;
+    for (int64_t id : ids)
+      vals.push_back(values_[id]);
+    return vals;
+  }
+
+  bool verifyNew(Operation *op, std::string &error) {
+    if (succeeded(verify(op)))
+      return true;
+    error = "internal error: the recorded op does not verify: " + diagText_ +
+            " (please report this bug)";
+    return false;
+  }
+
+  /// Verifies an op with regions once it is in the function body: nested in
+  /// a block still detached, dominance cannot be checked yet (the enclosing
+  /// op verifies it when it is built).
+  bool verifyRegionOp(Operation *op, std::string &error) {
+    if (builder_->getInsertionBlock() != block_)
+      return true;
+    return verifyNew(op, error);
+  }
+
+  bool buildCond(int64_t pred, int64_t thenBlock,
+                 const std::vector<int64_t> &thenYields, int64_t elseBlock,
+                 const std::vector<int64_t> &elseYields,
+                 std::vector<int64_t> &results, std::string &error) override {
+    diagText_.clear();
+    Block *tb = blocks_[thenBlock], *eb = blocks_[elseBlock];
+    SmallVector<Value> tv = valuesOf(thenYields), ev = valuesOf(elseYields);
+    {
+      OpBuilder b(context_.get());
+      b.setInsertionPointToEnd(tb);
+      mlir::fnc::YieldOp::create(b, loc_, tv);
+      b.setInsertionPointToEnd(eb);
+      mlir::fnc::YieldOp::create(b, loc_, ev);
+    }
+    SmallVector<Type> types;
+    for (Value v : tv)
+      types.push_back(v.getType());
+    auto op = mlir::fnc::CondOp::create(*builder_, loc_, types,
+                                        values_[pred]);
+    op.getThenRegion().push_back(tb);
+    op.getElseRegion().push_back(eb);
+    if (!verifyRegionOp(op, error))
+      return false;
+    results.clear();
+    for (Value r : op.getResults())
+      results.push_back(add(r));
+    return true;
+  }
+
+  bool buildWhile(const std::vector<int64_t> &inits, int64_t condBlock,
+                  int64_t condValue, int64_t bodyBlock,
+                  const std::vector<int64_t> &bodyYields,
+                  std::vector<int64_t> &results, std::string &error) override {
+    diagText_.clear();
+    Block *cb = blocks_[condBlock], *bb = blocks_[bodyBlock];
+    SmallVector<Value> iv = valuesOf(inits), bv = valuesOf(bodyYields);
+    {
+      OpBuilder b(context_.get());
+      b.setInsertionPointToEnd(cb);
+      SmallVector<Value> forwarded(cb->getArguments().begin(),
+                                   cb->getArguments().end());
+      mlir::fnc::ConditionOp::create(b, loc_, values_[condValue], forwarded);
+      b.setInsertionPointToEnd(bb);
+      mlir::fnc::YieldOp::create(b, loc_, bv);
+    }
+    SmallVector<Type> types;
+    for (Value v : iv)
+      types.push_back(v.getType());
+    auto op = mlir::fnc::WhileOp::create(*builder_, loc_, types, iv);
+    op.getCondRegion().push_back(cb);
+    op.getBodyRegion().push_back(bb);
+    if (!verifyRegionOp(op, error))
+      return false;
+    results.clear();
+    for (Value r : op.getResults())
+      results.push_back(add(r));
+    return true;
+  }
+
+  /// Builds an op without results (variable updates, print).
+  Operation *buildEffect(const OpRecord &op) {
+    OpBuilder &b = *builder_;
+    auto in = [&](size_t i) { return values_[op.operands[i]]; };
+    switch (op.code) {
+    case OpCode::VarAssign:
+      return mlir::fnc::VarAssignOp::create(b, loc_, in(0), in(1));
+    case OpCode::VarAssignAdd:
+      return mlir::fnc::VarAssignAddOp::create(b, loc_, in(0), in(1));
+    case OpCode::VarAssignSub:
+      return mlir::fnc::VarAssignSubOp::create(b, loc_, in(0), in(1));
+    case OpCode::Print: {
+      SmallVector<Value> inputs;
+      for (size_t i = 0; i < op.operands.size(); ++i)
+        inputs.push_back(in(i));
+      return mlir::fnc::PrintOp::create(b, loc_, b.getStringAttr(op.text),
+                                        inputs);
+    }
+    default:
+      return nullptr;
+    }
   }
 
   int64_t hiddenArgument(DType dtype,
@@ -135,7 +289,7 @@ public:
     // later use (also from nested regions, once there are any).
     OpBuilder::InsertionGuard guard(*builder_);
     builder_->setInsertionPointToStart(block_);
-    return add(mlir::fnc::ConstantOp::create(*builder_, loc_, type, attr));
+    return add(mlir::fnc::ConstantOp::create(*builder_, loc_, type, attr), 0);
   }
 
   /// A rank-0 constant of `dtype` holding `value`.
@@ -146,6 +300,15 @@ public:
 
   int64_t record(const OpRecord &op, std::string &error) override {
     diagText_.clear();
+    for (int64_t id : op.operands)
+      if (!visible(id)) {
+        error = "an operand was computed inside a branch of fnc::cond or "
+                "the body of a staged loop and is used outside it; return "
+                "it from the branch or body instead";
+        return -1;
+      }
+    if (Operation *effect = buildEffect(op))
+      return verifyNew(effect, error) ? 0 : -1;
     Operation *first = nullptr;
     Value result = build(op, error, first);
     if (!result) {
@@ -158,7 +321,8 @@ public:
     bool ok = true;
     if (first && last)
       for (Operation *o = first;; o = o->getNextNode()) {
-        if (o->getBlock() == block_ && failed(verify(o)))
+        if (o->getBlock() == builder_->getInsertionBlock() &&
+            failed(verify(o)))
           ok = false;
         if (o == last || !o->getNextNode())
           break;
@@ -265,6 +429,24 @@ public:
       }
       return mark(mlir::fnc::ArgmaxOp::create(b, loc_, type, x, i64(op.axis)));
     }
+    case OpCode::VarRead:
+      return mark(mlir::fnc::VarReadOp::create(b, loc_, type, in(0)));
+    case OpCode::RandomUniform:
+    case OpCode::RandomNormal: {
+      IntegerAttr seed = op.flag ? b.getI64IntegerAttr(op.i0) : IntegerAttr();
+      if (op.code == OpCode::RandomUniform)
+        return mark(mlir::fnc::RandomUniformOp::create(
+            b, loc_, type, b.getF64FloatAttr(op.f0), b.getF64FloatAttr(op.f1),
+            seed, ValueRange{}));
+      return mark(mlir::fnc::RandomNormalOp::create(
+          b, loc_, type, b.getF64FloatAttr(op.f0), b.getF64FloatAttr(op.f1),
+          seed, ValueRange{}));
+    }
+    case OpCode::VarAssign:
+    case OpCode::VarAssignAdd:
+    case OpCode::VarAssignSub:
+    case OpCode::Print:
+      return {}; // buildEffect
     case OpCode::Softmax:
       if (op.flag)
         return mark(mlir::fnc::LogSoftmaxOp::create(b, loc_, type, in(0),
@@ -492,6 +674,13 @@ private:
   Block *block_ = nullptr;
   std::unique_ptr<OpBuilder> builder_;
   std::vector<Value> values_;
+  // The scope of each value, the open scopes (0: the function body) and
+  // the blocks of staged control flow.
+  std::vector<int64_t> scopes_;
+  std::vector<int64_t> open_ = {0};
+  int64_t lastScope_ = 0;
+  std::vector<Block *> blocks_;
+  std::vector<OpBuilder::InsertPoint> insertionStack_;
   std::unique_ptr<jit::CompiledModule> compiled_;
   const jit::Entry *entry_ = nullptr;
   double compileSeconds_ = 0;

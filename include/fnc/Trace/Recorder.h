@@ -70,6 +70,14 @@ enum class OpCode {
   Reduce,     // kind: ref::ReduceOp, ints: normalized axes, flag: keepdims
   ArgMax,     // axis (normalized); flag: argmin instead
   Softmax,    // axis (normalized); flag: log_softmax
+  // State and effects (fnc/Variable.h, fnc/Control.h).
+  VarRead,       // operand 0: a variable (variableArgument)
+  VarAssign,     // variable, value; no result (record returns 0)
+  VarAssignAdd,  // variable, value; no result
+  VarAssignSub,  // variable, value; no result
+  Print,         // text: format; operands: tensors; no result
+  RandomUniform, // f0, f1: min, max; flag: has seed i0
+  RandomNormal,  // f0, f1: mean, stddev; flag: has seed i0
 };
 
 /// One op to record: its operands (value ids), attributes and the result
@@ -82,6 +90,7 @@ struct OpRecord {
   int64_t axis = 0, i0 = 0;
   double f0 = 0, f1 = 0, f2 = 0;
   bool flag = false;
+  std::string text;
   DType dtype = DType::f32;
   std::vector<int64_t> shape; // unknown dims are shape::kDynamic
 };
@@ -102,7 +111,50 @@ public:
   virtual int64_t hiddenArgument(DType dtype,
                                  const std::vector<int64_t> &shape) = 0;
 
+  /// Appends a hidden `!fnc.variable<tensor<...>>` argument of a static
+  /// type; returns its id (usable only as the variable operand of Var* ops).
+  virtual int64_t variableArgument(DType dtype,
+                                   const std::vector<int64_t> &shape) = 0;
+
+  /// Staged control flow. beginBlock starts a detached block with arguments
+  /// of the given types (their ids in `argIds`) and records into it until
+  /// the matching endBlock; blocks nest. Values of a block are visible only
+  /// inside it (and blocks nested in it).
+  virtual int64_t beginBlock(const std::vector<DType> &dtypes,
+                             const std::vector<std::vector<int64_t>> &shapes,
+                             std::vector<int64_t> &argIds) = 0;
+  virtual void endBlock() = 0;
+  /// False if value `id` is not visible at the current insertion point.
+  virtual bool visible(int64_t id) const = 0;
+  /// A `fnc.cond` on `pred` with the finished blocks as regions, each ended
+  /// by a `fnc.yield` of its values (same types, checked by the caller).
+  virtual bool buildCond(int64_t pred, int64_t thenBlock,
+                         const std::vector<int64_t> &thenYields,
+                         int64_t elseBlock,
+                         const std::vector<int64_t> &elseYields,
+                         std::vector<int64_t> &results,
+                         std::string &error) = 0;
+  /// A `fnc.while` on `inits`: `condBlock` ends with `fnc.condition
+  /// condValue` forwarding its arguments, `bodyBlock` with `fnc.yield`.
+  virtual bool buildWhile(const std::vector<int64_t> &inits, int64_t condBlock,
+                          int64_t condValue, int64_t bodyBlock,
+                          const std::vector<int64_t> &bodyYields,
+                          std::vector<int64_t> &results,
+                          std::string &error) = 0;
+
   const std::shared_ptr<TraceToken> &token() const { return token_; }
+
+  /// The id of the variable argument for the variable `uid` whose buffer
+  /// `alias` shares (added to hiddenArgs on first use).
+  int64_t variableOf(uint64_t uid, const Tensor &alias);
+
+  /// Whether a fnc::Variable may be created while this trace is active
+  /// (only on the first trace of a fnc::function: the singleton rule), and
+  /// how many were.
+  bool allowVariableCreation = true;
+  int64_t variablesCreated = 0;
+  /// The variables created in this trace (kept alive by the trace).
+  std::vector<std::shared_ptr<void>> ownedState;
 
   /// The id of `t` in this trace: a symbolic tensor of this trace, or a
   /// captured eager tensor. Throws the leak error for a symbolic tensor of
@@ -117,6 +169,8 @@ private:
   // Captured eager tensors (kept alive so that their identity stays unique)
   // and their ids.
   std::vector<std::pair<Tensor, int64_t>> captured_;
+  // Variables used by the trace: uid and id of their argument.
+  std::vector<std::pair<uint64_t, int64_t>> variables_;
 };
 
 /// The recorder active on this thread, or null when executing eagerly.

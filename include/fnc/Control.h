@@ -1,0 +1,171 @@
+//===- Control.h - Staged control flow: cond, while_loop, for_range -*- C++ -*-=//
+//
+// C++ `if` and `for` in a fnc::function run while tracing: they are baked
+// into the trace (a `bool training` argument gives one trace per value; a
+// loop over C++ data unrolls). Control flow that depends on tensor *values*
+// is staged with these functions, which trace each branch / body once and
+// decide at run time (fnc.cond, fnc.while):
+//
+//   Tensor y = fnc::cond(x > 0.f, [&] { return x; }, [&] { return -x; });
+//   Tensor s = fnc::for_range(0, n, 1,
+//       [&](Tensor i, Tensor acc) { return acc + i; }, Tensor(0));
+//
+// Eagerly (outside a trace) they simply run. Branches and bodies return a
+// fnc::Tensor, std::vector<Tensor>, std::array / std::tuple / std::pair of
+// tensors, or nothing; loop-carried values have one of these types too (a
+// tuple may be unpacked into the callables' parameters). Both branches must
+// return the same number of tensors with the same dtypes and shapes, and a
+// loop variable must keep its dtype and shape; otherwise fnc::Error
+// (InvalidArgument) says which value differs. Variables and fnc::print in
+// branches and bodies are staged inside them (they run when the branch or
+// iteration runs). Tensors computed inside a branch or body must leave it as
+// its results.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FNC_CONTROL_H
+#define FNC_CONTROL_H
+
+#include "fnc/Function.h"
+#include "fnc/Tensor.h"
+
+#include <functional>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace fnc {
+
+namespace detail {
+using BranchFn = std::function<std::vector<Tensor>()>;
+using LoopBodyFn =
+    std::function<std::vector<Tensor>(const std::vector<Tensor> &)>;
+using LoopCondFn = std::function<Tensor(const std::vector<Tensor> &)>;
+
+std::vector<Tensor> condImpl(const Tensor &pred, const BranchFn &thenFn,
+                             const BranchFn &elseFn);
+std::vector<Tensor> whileImpl(const LoopCondFn &cond, const LoopBodyFn &body,
+                              const std::vector<Tensor> &init, const char *op);
+std::vector<Tensor> forImpl(const Tensor &start, const Tensor &limit,
+                            const Tensor &delta,
+                            const std::function<std::vector<Tensor>(
+                                const Tensor &, const std::vector<Tensor> &)>
+                                &body,
+                            const std::vector<Tensor> &init);
+std::vector<Tensor> switchImpl(const Tensor &index,
+                               const std::vector<BranchFn> &branches);
+
+template <typename T> struct IsTuple : std::false_type {};
+template <typename... Ts> struct IsTuple<std::tuple<Ts...>> : std::true_type {};
+
+/// Calls fn(prefix..., vars), unpacking a tuple when fn takes its elements.
+template <typename Fn, typename T, typename... Prefix>
+decltype(auto) invokeLoop(Fn &fn, const T &vars, const Prefix &...prefix) {
+  if constexpr (IsTuple<T>::value) {
+    if constexpr (std::is_invocable_v<Fn &, const Prefix &..., const T &>)
+      return fn(prefix..., vars);
+    else
+      return std::apply(
+          [&](const auto &...e) -> decltype(auto) { return fn(prefix..., e...); },
+          vars);
+  } else {
+    return fn(prefix..., vars);
+  }
+}
+
+template <typename Fn> BranchFn branch(Fn &fn) {
+  using R = std::decay_t<std::invoke_result_t<Fn &>>;
+  return [&fn]() -> std::vector<Tensor> {
+    if constexpr (std::is_void_v<R>) {
+      fn();
+      return {};
+    } else {
+      return ResultCodec<R>::flatten(fn());
+    }
+  };
+}
+} // namespace detail
+
+/// Runs `then_fn()` if the scalar bool `pred` is true, else `else_fn()`,
+/// and returns what the branch returns (staged as fnc.cond in a trace).
+template <typename ThenFn, typename ElseFn>
+auto cond(const Tensor &pred, ThenFn then_fn, ElseFn else_fn) {
+  using R = std::decay_t<std::invoke_result_t<ThenFn &>>;
+  static_assert(std::is_same_v<R, std::decay_t<std::invoke_result_t<ElseFn &>>>,
+                "fnc::cond: both branches must return the same C++ type");
+  std::vector<Tensor> out = detail::condImpl(pred, detail::branch(then_fn),
+                                             detail::branch(else_fn));
+  if constexpr (!std::is_void_v<R>)
+    return detail::ResultCodec<R>::rebuild(std::move(out));
+}
+
+/// Runs the branch whose position is the int32/int64 scalar `index`; an
+/// index out of range runs the last branch (the default). Staged as nested
+/// fnc.cond ops.
+template <typename Fn, typename... Fns>
+auto switch_case(const Tensor &index, Fn first, Fns... rest) {
+  using R = std::decay_t<std::invoke_result_t<Fn &>>;
+  static_assert((std::is_same_v<R, std::decay_t<std::invoke_result_t<Fns &>>> &&
+                 ...),
+                "fnc::switch_case: every branch must return the same C++ type");
+  std::vector<detail::BranchFn> branches = {detail::branch(first),
+                                            detail::branch(rest)...};
+  std::vector<Tensor> out = detail::switchImpl(index, branches);
+  if constexpr (!std::is_void_v<R>)
+    return detail::ResultCodec<R>::rebuild(std::move(out));
+}
+
+/// While `cond_fn(vars)` (a scalar bool) is true, `vars = body_fn(vars)`;
+/// returns the final vars (staged as fnc.while in a trace).
+template <typename CondFn, typename BodyFn, typename T>
+T while_loop(CondFn cond_fn, BodyFn body_fn, const T &loop_vars) {
+  using Codec = detail::ResultCodec<T>;
+  std::vector<Tensor> out = detail::whileImpl(
+      [&](const std::vector<Tensor> &v) -> Tensor {
+        T vars = Codec::rebuild(std::vector<Tensor>(v));
+        return detail::invokeLoop(cond_fn, vars);
+      },
+      [&](const std::vector<Tensor> &v) -> std::vector<Tensor> {
+        T vars = Codec::rebuild(std::vector<Tensor>(v));
+        return Codec::flatten(T(detail::invokeLoop(body_fn, vars)));
+      },
+      Codec::flatten(loop_vars), "while_loop");
+  return Codec::rebuild(std::move(out));
+}
+
+/// for (i = start; delta > 0 ? i < limit : i > limit; i += delta)
+///   vars = body_fn(i, vars);
+/// `start`, `limit` and `delta` are integer scalars (limit and delta are
+/// cast to start's dtype). Staged as fnc.while in a trace.
+template <typename BodyFn, typename T>
+T for_range(const Tensor &start, const Tensor &limit, const Tensor &delta,
+            BodyFn body_fn, const T &loop_vars) {
+  using Codec = detail::ResultCodec<T>;
+  std::vector<Tensor> out = detail::forImpl(
+      start, limit, delta,
+      [&](const Tensor &i, const std::vector<Tensor> &v) {
+        T vars = Codec::rebuild(std::vector<Tensor>(v));
+        return Codec::flatten(T(detail::invokeLoop(body_fn, vars, i)));
+      },
+      Codec::flatten(loop_vars));
+  return Codec::rebuild(std::move(out));
+}
+
+/// The side-effect-only form: `body_fn(i)` for each i (it may assign
+/// variables and print).
+template <typename BodyFn>
+void for_range(const Tensor &start, const Tensor &limit, const Tensor &delta,
+               BodyFn body_fn) {
+  detail::forImpl(
+      start, limit, delta,
+      [&](const Tensor &i, const std::vector<Tensor> &) {
+        body_fn(i);
+        return std::vector<Tensor>{};
+      },
+      {});
+}
+
+} // namespace fnc
+
+#endif // FNC_CONTROL_H

@@ -1,0 +1,283 @@
+//===- Control.cpp - fnc::cond, while_loop, for_range, switch_case --------===//
+//
+// Staged control flow (fnc/Control.h). Outside a trace the callables simply
+// run. In a trace each branch / body is traced once into a detached block of
+// the TraceBuilder (Recorder::beginBlock), and the blocks become the regions
+// of a fnc.cond or fnc.while. The structural checks (same results on both
+// branches, loop variables keeping dtype and shape) happen here, eagerly and
+// staged alike, so both report the same errors. No MLIR here.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fnc/Control.h"
+
+#include "OpSupport.h"
+#include "fnc/Ops.h"
+
+namespace fnc {
+namespace detail {
+
+namespace {
+
+std::string typeText(const Tensor &t) {
+  return std::string(dtypeName(t.dtype())) + shape::toString(t.shape());
+}
+
+void requireScalar(const Tensor &t, const char *op, const char *what,
+                   bool boolOnly) {
+  if (!t.defined())
+    throw Error(ErrorKind::InvalidArgument,
+                std::string("fnc::") + op + ": " + what +
+                    " is a null fnc::Tensor");
+  bool dtypeOk = boolOnly ? t.dtype() == DType::i1 : t.dtype() != DType::i1;
+  if (!dtypeOk || !t.shape().empty())
+    throw Error(ErrorKind::InvalidArgument,
+                std::string("fnc::") + op + ": " + what + " must be a " +
+                    (boolOnly ? "scalar bool" : "scalar number") +
+                    " tensor, got " + typeText(t) +
+                    (boolOnly ? "; compare it (x > 0) or reduce it "
+                                "(fnc::reduce_any)"
+                              : ""));
+}
+
+/// Records into a new block of `r` for the lifetime of the scope.
+class BlockScope {
+public:
+  BlockScope(trace::Recorder &r, const std::vector<Tensor> &types,
+             std::vector<Tensor> &args, const char *argName)
+      : r_(r) {
+    std::vector<DType> dtypes;
+    std::vector<std::vector<int64_t>> shapes;
+    for (const Tensor &t : types) {
+      dtypes.push_back(t.dtype());
+      shapes.push_back(t.shape());
+    }
+    std::vector<int64_t> ids;
+    block = r.beginBlock(dtypes, shapes, ids);
+    for (size_t i = 0; i < ids.size(); ++i)
+      args.push_back(trace::makeSymbolic(dtypes[i], shapes[i], r.token(),
+                                         ids[i], argName));
+  }
+  ~BlockScope() { r_.endBlock(); }
+  BlockScope(const BlockScope &) = delete;
+  BlockScope &operator=(const BlockScope &) = delete;
+  int64_t block;
+
+private:
+  trace::Recorder &r_;
+};
+
+std::vector<int64_t> idsOf(trace::Recorder &r, const std::vector<Tensor> &ts,
+                           const char *op, const char *what) {
+  std::vector<int64_t> ids;
+  for (size_t i = 0; i < ts.size(); ++i) {
+    if (!ts[i].defined())
+      throw Error(ErrorKind::InvalidArgument,
+                  std::string("fnc::") + op + ": " + what + " #" +
+                      std::to_string(i) +
+                      " is a null fnc::Tensor; return defined tensors");
+    ids.push_back(r.valueOf(ts[i], op));
+  }
+  return ids;
+}
+
+std::vector<Tensor> symbolicResults(trace::Recorder &r,
+                                    const std::vector<int64_t> &ids,
+                                    const std::vector<Tensor> &like,
+                                    const char *name) {
+  std::vector<Tensor> out;
+  for (size_t i = 0; i < ids.size(); ++i)
+    out.push_back(trace::makeSymbolic(like[i].dtype(), like[i].shape(),
+                                      r.token(), ids[i], name));
+  return out;
+}
+
+/// Throws unless `after` has the structure of `before` (loop variables).
+void checkLoopVars(const std::vector<Tensor> &before,
+                   const std::vector<Tensor> &after, const char *op) {
+  if (before.size() != after.size())
+    throw Error(ErrorKind::InvalidArgument,
+                std::string("fnc::") + op + ": the body returns " +
+                    std::to_string(after.size()) + " loop variable" +
+                    (after.size() == 1 ? "" : "s") + " but the loop has " +
+                    std::to_string(before.size()) +
+                    "; return every loop variable from the body");
+  for (size_t i = 0; i < before.size(); ++i) {
+    if (!after[i].defined())
+      throw Error(ErrorKind::InvalidArgument,
+                  std::string("fnc::") + op + ": loop variable #" +
+                      std::to_string(i) +
+                      " returned by the body is a null fnc::Tensor");
+    if (after[i].dtype() != before[i].dtype() ||
+        after[i].shape() != before[i].shape())
+      throw Error(ErrorKind::InvalidArgument,
+                  std::string("fnc::") + op + ": loop variable #" +
+                      std::to_string(i) + " is " + typeText(before[i]) +
+                      " before the loop but " + typeText(after[i]) +
+                      " after the body; a loop variable must keep its dtype "
+                      "and shape across iterations (cast it, or carry a "
+                      "tensor of the final shape)");
+  }
+}
+
+void checkBranches(const std::vector<Tensor> &a, const std::vector<Tensor> &b) {
+  if (a.size() != b.size())
+    throw Error(ErrorKind::InvalidArgument,
+                "fnc::cond: the true branch returns " +
+                    std::to_string(a.size()) +
+                    " tensors but the false branch returns " +
+                    std::to_string(b.size()) +
+                    "; both branches must return the same structure");
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i].dtype() != b[i].dtype() || a[i].shape() != b[i].shape())
+      throw Error(ErrorKind::InvalidArgument,
+                  "fnc::cond: result #" + std::to_string(i) +
+                      " is " + typeText(a[i]) + " in the true branch but " +
+                      typeText(b[i]) +
+                      " in the false branch; both branches must return "
+                      "tensors of the same dtypes and shapes");
+}
+
+} // namespace
+
+std::vector<Tensor> condImpl(const Tensor &pred, const BranchFn &thenFn,
+                             const BranchFn &elseFn) {
+  requireScalar(pred, "cond", "the predicate", true);
+  trace::Recorder *r = api::recording();
+  if (!r || !trace::isSymbolic(pred)) {
+    // Eager (or a predicate known while tracing): run one branch.
+    return pred.item<bool>() ? thenFn() : elseFn();
+  }
+  int64_t predId = r->valueOf(pred, "cond");
+  std::vector<Tensor> thenOuts, elseOuts, none;
+  std::vector<int64_t> thenIds, elseIds;
+  int64_t thenBlock, elseBlock;
+  {
+    BlockScope scope(*r, {}, none, "");
+    thenBlock = scope.block;
+    thenOuts = thenFn();
+    thenIds = idsOf(*r, thenOuts, "cond", "result");
+  }
+  {
+    BlockScope scope(*r, {}, none, "");
+    elseBlock = scope.block;
+    elseOuts = elseFn();
+    elseIds = idsOf(*r, elseOuts, "cond", "result");
+  }
+  checkBranches(thenOuts, elseOuts);
+  std::vector<int64_t> results;
+  std::string error;
+  if (!r->buildCond(predId, thenBlock, thenIds, elseBlock, elseIds, results,
+                    error))
+    throw Error(ErrorKind::Internal, "fnc::cond: " + error);
+  return symbolicResults(*r, results, thenOuts, "cond");
+}
+
+std::vector<Tensor> whileImpl(const LoopCondFn &cond, const LoopBodyFn &body,
+                              const std::vector<Tensor> &init,
+                              const char *op) {
+  for (size_t i = 0; i < init.size(); ++i)
+    if (!init[i].defined())
+      throw Error(ErrorKind::InvalidArgument,
+                  std::string("fnc::") + op + ": loop variable #" +
+                      std::to_string(i) + " is a null fnc::Tensor");
+  trace::Recorder *r = api::recording();
+  if (!r) {
+    std::vector<Tensor> vars = init;
+    for (;;) {
+      Tensor c = cond(vars);
+      requireScalar(c, op, "the loop condition", true);
+      if (!c.item<bool>())
+        return vars;
+      std::vector<Tensor> next = body(vars);
+      checkLoopVars(vars, next, op);
+      vars = std::move(next);
+    }
+  }
+  std::vector<int64_t> initIds = idsOf(*r, init, op, "loop variable");
+  int64_t condBlock, bodyBlock, condId;
+  std::vector<int64_t> bodyIds;
+  {
+    std::vector<Tensor> args;
+    BlockScope scope(*r, init, args, "loop_var");
+    condBlock = scope.block;
+    Tensor c = cond(args);
+    requireScalar(c, op, "the loop condition", true);
+    condId = r->valueOf(c, op);
+  }
+  {
+    std::vector<Tensor> args;
+    BlockScope scope(*r, init, args, "loop_var");
+    bodyBlock = scope.block;
+    std::vector<Tensor> next = body(args);
+    checkLoopVars(init, next, op);
+    bodyIds = idsOf(*r, next, op, "loop variable");
+  }
+  std::vector<int64_t> results;
+  std::string error;
+  if (!r->buildWhile(initIds, condBlock, condId, bodyBlock, bodyIds, results,
+                     error))
+    throw Error(ErrorKind::Internal, std::string("fnc::") + op + ": " + error);
+  return symbolicResults(*r, results, init, op);
+}
+
+std::vector<Tensor> forImpl(
+    const Tensor &start, const Tensor &limit, const Tensor &delta,
+    const std::function<std::vector<Tensor>(const Tensor &,
+                                            const std::vector<Tensor> &)> &body,
+    const std::vector<Tensor> &init) {
+  requireScalar(start, "for_range", "start", false);
+  requireScalar(limit, "for_range", "limit", false);
+  requireScalar(delta, "for_range", "delta", false);
+  DType dtype = start.dtype();
+  Tensor lim = limit.dtype() == dtype ? limit : cast(limit, dtype);
+  Tensor del = delta.dtype() == dtype ? delta : cast(delta, dtype);
+  Tensor zero = zeros({}, dtype);
+  std::optional<bool> up;
+  if (!trace::isSymbolic(del)) {
+    double d = api::arrayOf(del).getDouble(0);
+    if (d == 0)
+      throw Error(ErrorKind::InvalidArgument,
+                  "fnc::for_range: delta must not be 0");
+    up = d > 0;
+  }
+  std::vector<Tensor> vars = {start};
+  vars.insert(vars.end(), init.begin(), init.end());
+  std::vector<Tensor> out = whileImpl(
+      [&](const std::vector<Tensor> &v) {
+        const Tensor &i = v[0];
+        if (up)
+          return *up ? less(i, lim) : greater(i, lim);
+        return logical_or(logical_and(greater(del, zero), less(i, lim)),
+                          logical_and(less(del, zero), greater(i, lim)));
+      },
+      [&](const std::vector<Tensor> &v) {
+        std::vector<Tensor> rest(v.begin() + 1, v.end());
+        std::vector<Tensor> next = body(v[0], rest);
+        next.insert(next.begin(), add(v[0], del));
+        return next;
+      },
+      vars, "for_range");
+  return std::vector<Tensor>(out.begin() + 1, out.end());
+}
+
+std::vector<Tensor> switchImpl(const Tensor &index,
+                               const std::vector<BranchFn> &branches) {
+  requireScalar(index, "switch_case", "the index", false);
+  if (!isInteger(index.dtype()))
+    throw Error(ErrorKind::InvalidArgument,
+                "fnc::switch_case: the index must be an int32 or int64 "
+                "scalar, got " +
+                    typeText(index));
+  std::function<std::vector<Tensor>(size_t)> from = [&](size_t k) {
+    if (k + 1 == branches.size())
+      return branches[k]();
+    return condImpl(equal(index, fill({}, static_cast<double>(k),
+                                      index.dtype())),
+                    branches[k], [&] { return from(k + 1); });
+  };
+  return from(0);
+}
+
+} // namespace detail
+} // namespace fnc

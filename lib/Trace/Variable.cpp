@@ -1,0 +1,209 @@
+//===- Variable.cpp - fnc::Variable, eager and staged ---------------------===//
+//
+// The state behind fnc::Variable (a buffer of fixed dtype and shape, updated
+// in place) and its ops: eager ones update the buffer, staged ones record
+// fnc.var_read / fnc.var_assign* on the variable's hidden argument of the
+// active trace (Recorder::variableOf), whose buffer each call passes.
+// Built with exceptions (part of FncFunction); no MLIR here.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fnc/Variable.h"
+
+#include "OpSupport.h"
+#include "fnc/Ops.h"
+
+#include <atomic>
+#include <cstring>
+#include <ostream>
+
+namespace fnc {
+
+namespace detail {
+struct VariableState {
+  uint64_t uid;
+  std::string name;
+  DType dtype;
+  std::vector<int64_t> shape;
+  /// An eager tensor whose buffer *is* the variable's (never handed out to
+  /// users: tensors are immutable, this one changes).
+  Tensor alias;
+};
+} // namespace detail
+
+namespace {
+std::atomic<uint64_t> nextUid{1};
+
+detail::VariableState &stateOf(const std::shared_ptr<detail::VariableState> &s,
+                               const char *op) {
+  if (!s)
+    throw Error(ErrorKind::FailedPrecondition,
+                std::string("fnc::Variable::") + op +
+                    ": this is a null handle; create the variable with "
+                    "fnc::Variable(initial_value)");
+  return *s;
+}
+
+std::string describeVar(const detail::VariableState &s) {
+  return "fnc::Variable" + (s.name.empty() ? "" : " `" + s.name + "`") +
+         " (" + dtypeName(s.dtype) + ", shape " + shape::toString(s.shape) +
+         ")";
+}
+
+/// `value` converted to the variable's shape; checks the dtype.
+Tensor conformed(const detail::VariableState &s, const Tensor &value,
+                 const char *op) {
+  if (!value.defined())
+    throw Error(ErrorKind::InvalidArgument,
+                std::string("fnc::Variable::") + op +
+                    ": the value is a null fnc::Tensor");
+  if (value.dtype() != s.dtype)
+    throw Error(ErrorKind::InvalidArgument,
+                std::string("fnc::Variable::") + op + ": " + describeVar(s) +
+                    " cannot take a " + dtypeName(value.dtype()) +
+                    " value; cast it with fnc::cast(value, " +
+                    dtypeName(s.dtype) + ")");
+  if (value.shape() == s.shape)
+    return value;
+  try {
+    return broadcast_to(value, s.shape);
+  } catch (const Error &e) {
+    throw Error(ErrorKind::InvalidArgument,
+                std::string("fnc::Variable::") + op + ": " + describeVar(s) +
+                    " cannot take a value of shape " +
+                    shape::toString(value.shape()) +
+                    "; a variable keeps its shape (" + e.message() + ")");
+  }
+}
+
+Tensor copyOf(const Tensor &t) {
+  const ref::Array &a = api::arrayOf(t);
+  ref::Array copy = ref::Array::allocate(a.dtype, a.shape);
+  if (a.numBytes())
+    std::memcpy(copy.rawMutableData(), a.rawData(), a.numBytes());
+  return api::wrap(std::move(copy));
+}
+
+} // namespace
+
+Variable::Variable(const Tensor &initial, std::string name) {
+  if (!initial.defined())
+    throw Error(ErrorKind::InvalidArgument,
+                "fnc::Variable: the initial value is a null fnc::Tensor");
+  trace::Recorder *r = api::recording();
+  if (trace::isSymbolic(initial))
+    throw Error(ErrorKind::InvalidArgument,
+                "fnc::Variable" + (name.empty() ? "" : " `" + name + "`") +
+                    ": the initial value is a symbolic tensor of the trace "
+                    "of `" +
+                    (r ? r->token()->functionName : std::string("?")) +
+                    "`; a variable created in a fnc::function is created "
+                    "once, outside the trace, so initialize it from eager "
+                    "values (fnc::zeros, constants) or create it outside the "
+                    "function");
+  if (r && !r->allowVariableCreation)
+    throw Error(ErrorKind::FailedPrecondition,
+                "fnc::function only supports singleton variables created on "
+                "the first call. `" +
+                    r->token()->functionName +
+                    "` created a fnc::Variable while tracing a later call "
+                    "(a new trace); create variables only on the first call "
+                    "(e.g. `if (!v.defined()) v = fnc::Variable(...)`) or "
+                    "outside the function and capture them by reference");
+  auto s = std::make_shared<detail::VariableState>();
+  s->uid = nextUid++;
+  s->name = std::move(name);
+  s->dtype = initial.dtype();
+  s->shape = initial.shape();
+  s->alias = copyOf(initial);
+  if (r) {
+    ++r->variablesCreated;
+    r->ownedState.push_back(s);
+  }
+  state_ = std::move(s);
+}
+
+DType Variable::dtype() const { return stateOf(state_, "dtype").dtype; }
+const std::vector<int64_t> &Variable::shape() const {
+  return stateOf(state_, "shape").shape;
+}
+const std::string &Variable::name() const {
+  return stateOf(state_, "name").name;
+}
+uint64_t Variable::id() const { return stateOf(state_, "id").uid; }
+
+Tensor Variable::read_value() const {
+  detail::VariableState &s = stateOf(state_, "read_value");
+  if (trace::Recorder *r = api::recording()) {
+    trace::OpRecord rec;
+    rec.code = trace::OpCode::VarRead;
+    rec.operands = {r->variableOf(s.uid, s.alias)};
+    rec.dtype = s.dtype;
+    rec.shape = s.shape;
+    std::string error;
+    int64_t id = r->record(rec, error);
+    if (id < 0)
+      throw Error(ErrorKind::Unimplemented,
+                  "fnc::Variable::read_value: " + error);
+    return trace::makeSymbolic(s.dtype, s.shape, r->token(), id,
+                               s.name.empty() ? "read_value" : s.name);
+  }
+  return copyOf(s.alias);
+}
+
+namespace {
+Tensor updateVar(const Variable &v,
+                 const std::shared_ptr<detail::VariableState> &sp,
+                 const Tensor &value, trace::OpCode code, const char *op) {
+  detail::VariableState &s = stateOf(sp, op);
+  Tensor x = conformed(s, value, op);
+  if (trace::Recorder *r = api::recording()) {
+    trace::OpRecord rec;
+    rec.code = code;
+    rec.operands = {r->variableOf(s.uid, s.alias), r->valueOf(x, op)};
+    std::string error;
+    if (r->record(rec, error) < 0)
+      throw Error(ErrorKind::Unimplemented,
+                  std::string("fnc::Variable::") + op + ": " + error);
+    return v.read_value();
+  }
+  Tensor next = code == trace::OpCode::VarAssign ? x
+                : code == trace::OpCode::VarAssignAdd
+                    ? add(s.alias, x)
+                    : sub(s.alias, x);
+  const ref::Array &dst = api::arrayOf(s.alias);
+  const ref::Array &src = api::arrayOf(next);
+  if (dst.numBytes())
+    std::memmove(const_cast<void *>(dst.rawData()), src.rawData(),
+                 dst.numBytes());
+  return copyOf(s.alias);
+}
+} // namespace
+
+Tensor Variable::assign(const Tensor &value) const {
+  return updateVar(*this, state_, value, trace::OpCode::VarAssign, "assign");
+}
+Tensor Variable::assign_add(const Tensor &value) const {
+  return updateVar(*this, state_, value, trace::OpCode::VarAssignAdd,
+                   "assign_add");
+}
+Tensor Variable::assign_sub(const Tensor &value) const {
+  return updateVar(*this, state_, value, trace::OpCode::VarAssignSub,
+                   "assign_sub");
+}
+
+Tensor Variable::scalar(double value) const {
+  return fill({}, value, stateOf(state_, "assign").dtype);
+}
+
+std::string Variable::str() const {
+  const detail::VariableState &s = stateOf(state_, "str");
+  std::string t = read_value().str();
+  return "fnc.Variable '" + s.name + "' " + t;
+}
+
+std::ostream &operator<<(std::ostream &os, const Variable &v) {
+  return os << v.str();
+}
+
+} // namespace fnc
