@@ -112,6 +112,16 @@ struct FunctionOptions {
 void run_functions_eagerly(bool enable);
 bool functions_run_eagerly();
 
+/// Check-numerics mode, for debugging (off by default; a process-wide
+/// setting like run_functions_eagerly). While it is on, every eager op
+/// checks its float result and throws fnc::Error (FailedPrecondition)
+/// naming the op if it holds a NaN or an Inf; a function traced while it is
+/// on is compiled with the same check after every float op, and a call
+/// reports the first op that produced one. Concrete functions traced while
+/// it was off keep running without checks.
+void enable_check_numerics(bool enable);
+bool check_numerics_enabled();
+
 /// Where warnings go (e.g. excessive retracing); nullptr restores the
 /// default (stderr, prefixed "fnc: warning: ").
 void set_log_callback(std::function<void(const std::string &)> callback);

@@ -58,6 +58,10 @@ inline Tensor wrap(ref::Array a) {
   return detail::TensorAccess::wrap(std::move(a));
 }
 
+/// The result of the eager op `op`: in check-numerics mode a float result
+/// holding a NaN or an Inf throws FailedPrecondition naming `op`.
+Tensor result(ref::Array a, const char *op, Operands operands);
+
 /// A rank-0 array of `dtype` holding `value`; throws InvalidArgument naming
 /// `op` and `what` if the value is not exactly representable (floats accept
 /// any value and round).

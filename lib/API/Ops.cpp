@@ -279,7 +279,7 @@ Tensor binaryOp(ref::BinaryOp op, const Tensor &x, const Tensor &y) {
   ref::Array out = ref::Array::allocate(
       ref::isComparison(op) ? DType::i1 : dtype, std::move(shape));
   ref::binary(op, arrayOf(x), arrayOf(y), out);
-  return wrap(std::move(out));
+  return result(std::move(out), name, {&x, &y});
 }
 
 Tensor unaryOp(ref::UnaryOp op, const Tensor &x) {
@@ -309,7 +309,7 @@ Tensor unaryOp(ref::UnaryOp op, const Tensor &x) {
   }
   ref::Array out = ref::Array::allocate(dtype, x.shape());
   ref::unary(op, arrayOf(x), out);
-  return wrap(std::move(out));
+  return result(std::move(out), name, {&x});
 }
 
 } // namespace
@@ -427,7 +427,7 @@ Tensor matmul(const Tensor &a, const Tensor &b) {
   }
   ref::Array out = ref::Array::allocate(a.dtype(), std::move(shape));
   ref::matmul(arrayOf(a), arrayOf(b), out);
-  return wrap(std::move(out));
+  return result(std::move(out), "matmul", {&a, &b});
 }
 
 Tensor conv2d(const Tensor &input, const Tensor &filter,
@@ -472,7 +472,7 @@ Tensor conv2d(const Tensor &input, const Tensor &filter,
   ref::Array out = ref::Array::allocate(input.dtype(), std::move(shape));
   ref::conv2d(arrayOf(input), arrayOf(filter), strides[0], strides[1], padTop,
               padLeft, out);
-  return wrap(std::move(out));
+  return result(std::move(out), "conv2d", {&input, &filter});
 }
 
 } // namespace fnc

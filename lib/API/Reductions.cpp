@@ -46,7 +46,7 @@ Tensor reduceOp(ref::ReduceOp op, const Tensor &x,
                                                            : x.dtype(),
       std::move(shape));
   ref::reduce(op, arrayOf(x), normalized, out);
-  return wrap(std::move(out));
+  return result(std::move(out), name, {&x});
 }
 
 Tensor argOp(bool isMax, const Tensor &x, int64_t axis, DType outputType) {
@@ -108,7 +108,7 @@ Tensor softmaxOp(bool log, const Tensor &x, int64_t axis) {
   }
   ref::Array out = ref::Array::allocate(x.dtype(), x.shape());
   ref::softmax(arrayOf(x), a, log, out);
-  return wrap(std::move(out));
+  return result(std::move(out), name, {&x});
 }
 
 } // namespace

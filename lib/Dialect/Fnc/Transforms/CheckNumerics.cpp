@@ -30,19 +30,21 @@ struct CheckNumericsPass
         producers.push_back(op);
     });
     OpBuilder b(&getContext());
+    StringRef function = getOperation().getName();
+    int64_t index = 0;
     for (Operation *op : producers) {
+      ++index;
       for (Value result : op->getResults()) {
         auto type = dyn_cast<RankedTensorType>(result.getType());
         if (!type || !isa<FloatType>(type.getElementType()))
           continue;
         std::string message;
         llvm::raw_string_ostream os(message);
-        os << op->getName() << " at ";
+        os << op->getName() << " (op #" << index << " of @" << function
+           << ")";
         if (auto file = dyn_cast<FileLineColLoc>(op->getLoc()))
-          os << file.getFilename().getValue() << ":" << file.getLine() << ":"
-             << file.getColumn();
-        else
-          os << op->getLoc();
+          os << " at " << file.getFilename().getValue() << ":"
+             << file.getLine() << ":" << file.getColumn();
         b.setInsertionPointAfter(op);
         CheckNumericsOp::create(b, op->getLoc(), result,
                                 b.getStringAttr(message));
