@@ -16,7 +16,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <iostream>
 #include <mutex>
 #include <sstream>
@@ -366,7 +368,10 @@ struct FunctionCore::State {
   // previous trace's key, and how (shape, dtype or value).
   std::vector<int64_t> changes;
   std::vector<std::string> changeKind;
-  bool warned = false;
+  // When the recent traces happened (the warning counts traces in a short
+  // span) and when it last warned (at most once per span).
+  std::deque<std::chrono::steady_clock::time_point> recentTraces;
+  std::optional<std::chrono::steady_clock::time_point> lastWarning;
 
   std::vector<std::string> paramNames() const {
     std::vector<std::string> r;
@@ -575,6 +580,9 @@ ConcreteFunction FunctionCore::concrete(const CallKey &key,
 
 namespace {
 
+/// The "short span" of the retracing warning.
+constexpr std::chrono::seconds kRetraceSpan{60};
+
 void noteRetrace(FunctionCore::State &s, const Words &key) {
   ++s.traces;
   if (!s.concretes.empty()) {
@@ -596,9 +604,15 @@ void noteRetrace(FunctionCore::State &s, const Words &key) {
         s.changeKind[p] = "dtype";
     }
   }
-  if (s.traces <= 5 || s.warned)
+  // Warn when more than 5 traces fall within one span, once per span.
+  auto now = std::chrono::steady_clock::now();
+  s.recentTraces.push_back(now);
+  while (now - s.recentTraces.front() > kRetraceSpan)
+    s.recentTraces.pop_front();
+  if (s.recentTraces.size() <= 5 ||
+      (s.lastWarning && now - *s.lastWarning < kRetraceSpan))
     return;
-  s.warned = true;
+  s.lastWarning = now;
   size_t worst = 0;
   for (size_t p = 1; p < s.changes.size(); ++p)
     if (s.changes[p] > s.changes[worst])
