@@ -1,7 +1,8 @@
 //===- fnc.h - The public C++ API of fnc ------------------------*- C++ -*-===//
 //
 // The one header users include: tensors, ops, errors, fnc::function,
-// variables, staged control flow, printing and random numbers.
+// variables, staged control flow, tensor arrays, printing and random
+// numbers.
 // It includes only the C++ standard library. See docs/EmbeddingAPI.md.
 //
 //===----------------------------------------------------------------------===//
@@ -16,6 +17,7 @@
 #include "fnc/Function.h"
 #include "fnc/Ops.h"
 #include "fnc/Tensor.h"
+#include "fnc/TensorArray.h"
 #include "fnc/Variable.h"
 
 namespace fnc {

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fnc/Trace/TraceBuilder.h"
+#include "fnc/Function.h"
 
 #include "fnc/Dialect/Fnc/IR/FncOps.h"
 #include "fnc/JIT/Engine.h"
@@ -618,6 +619,7 @@ public:
     diagText_.clear();
     auto start = std::chrono::steady_clock::now();
     mlir::fnc::PipelineOptions options;
+    options.checkNumerics = ::fnc::check_numerics_enabled();
     auto compiled = jit::CompiledModule::compile(*module_, options);
     if (!compiled) {
       error = llvm::toString(compiled.takeError());

@@ -3,7 +3,8 @@
 // fnc::Variable (eager, staged, lifting, the singleton rule, variables as
 // arguments), fnc::cond / while_loop / for_range / switch_case (eager and
 // staged agreeing, structural errors, variables inside regions), fnc::print
-// and the random ops, and the seeds' examples.
+// and the random ops, and the seeds' examples (Count, the C++ side effect
+// that happens once, the loop over C++ data that unrolls).
 //
 //===----------------------------------------------------------------------===//
 
@@ -431,6 +432,74 @@ TEST(EffectsTest, MixedProgramEagerAndStagedAgree) {
   Tensor eager = program(b, Tensor({1.f, 2.f}));
   EXPECT_EQ(staged.to_vector<float>(), eager.to_vector<float>());
   EXPECT_EQ(a.read_value().item<float>(), b.read_value().item<float>());
+}
+
+//===----------------------------------------------------------------------===//
+// The seeds' remaining examples
+//===----------------------------------------------------------------------===//
+
+TEST(SeedsTest, CountCreatesItsVariableOnTheFirstCall) {
+  struct Count {
+    Variable count;
+    Function<std::function<Tensor()>> call =
+        fnc::function(std::function<Tensor()>([this] {
+          if (!count.defined())
+            count = Variable(Tensor(0));
+          return count.assign_add(1);
+        }));
+  };
+  Count c;
+  EXPECT_EQ(c.call().item<int32_t>(), 1);
+  EXPECT_EQ(c.call().item<int32_t>(), 2);
+  EXPECT_EQ(c.call.tracing_count(), 1);
+}
+
+TEST(SeedsTest, CppSideEffectHappensOnce) {
+  std::vector<Tensor> externalList;
+  int traced = 0;
+  auto side_effect = fnc::function([&](Tensor x) {
+    ++traced;
+    externalList.push_back(x);
+  });
+  side_effect(Tensor(1));
+  side_effect(Tensor(1));
+  side_effect(Tensor(1));
+  // The push_back happened once, at trace time.
+  EXPECT_EQ(externalList.size(), 1u);
+  EXPECT_EQ(traced, 1);
+  // The stored tensor is symbolic: using it leaks from the trace.
+  expectError([&] { (externalList[0] + 1).item<int32_t>(); },
+              ErrorKind::FailedPrecondition, {"leaked from the trace"});
+}
+
+TEST(SeedsTest, LoopOverCppDataUnrolls) {
+  auto train = fnc::function([](std::vector<std::pair<int, int>> dataset) {
+    Tensor loss(0);
+    for (auto [x, y] : dataset)
+      loss = loss + abs(Tensor(y) - Tensor(x));
+    return loss;
+  });
+  std::vector<std::pair<int, int>> small(3, {1, 1}), big(10, {1, 1});
+  int64_t smallOps = train.get_concrete_function(small).op_count();
+  int64_t bigOps = train.get_concrete_function(big).op_count();
+  EXPECT_GT(bigOps, smallOps);
+  // Five ops per element (the constants x and y, sub, abs, add), plus a
+  // fixed part.
+  EXPECT_EQ(bigOps - smallOps, 7 * 5);
+  EXPECT_EQ(train(big).item<int32_t>(), 0);
+  EXPECT_EQ(train.tracing_count(), 2);
+  // Staged with fnc::for_range, the size of the trace does not depend on
+  // the data length.
+  auto staged = fnc::function([](Tensor xs, Tensor ys) {
+    return for_range(0, xs.shape()[0], 1,
+                     [&](Tensor i, Tensor loss) {
+                       return loss + abs(gather(ys, i) - gather(xs, i));
+                     },
+                     Tensor(0));
+  });
+  auto ones = [](int n) { return fill({n}, 1, DType::i32); };
+  EXPECT_EQ(staged.get_concrete_function(ones(3), ones(3)).op_count(),
+            staged.get_concrete_function(ones(10), ones(10)).op_count());
 }
 
 } // namespace

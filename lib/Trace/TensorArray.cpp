@@ -1,0 +1,324 @@
+//===- TensorArray.cpp - fnc::TensorArray ---------------------------------===//
+//
+// fnc/TensorArray.h. An array is an immutable state shared by copies; a
+// write makes a new state. Two representations: a list of element tensors
+// (eagerly, and in a trace while every index is known in C++), and a
+// values tensor [size, element...] with a bool mask [size] of written
+// elements (a symbolic index, or carried by a staged loop). Everything is
+// built from public fnc ops, so the same code runs eagerly and staged. No
+// MLIR here.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fnc/TensorArray.h"
+
+#include "OpSupport.h"
+#include "fnc/Ops.h"
+
+namespace fnc {
+namespace detail {
+
+struct TensorArrayState {
+  DType dtype = DType::f32;
+  int64_t size = 0;
+  bool dynamic = false;
+  std::optional<std::vector<int64_t>> elementShape;
+  // List form: `elements.size() == size`; null tensors were never written.
+  std::vector<Tensor> elements;
+  // Tensor form (when `tensorForm`): values [size, element...], mask [size].
+  bool tensorForm = false;
+  Tensor values, mask;
+};
+
+} // namespace detail
+
+namespace {
+
+using detail::TensorArrayState;
+
+std::string typeText(DType dtype, const std::vector<int64_t> &shape) {
+  return std::string(dtypeName(dtype)) + shape::toString(shape);
+}
+
+const TensorArrayState &
+stateOf(const std::shared_ptr<const TensorArrayState> &s, const char *op) {
+  if (!s)
+    throw Error(ErrorKind::FailedPrecondition,
+                std::string("fnc::TensorArray::") + op +
+                    ": this is a null array; create it with "
+                    "fnc::TensorArray(dtype, size)");
+  return *s;
+}
+
+std::string describe(const TensorArrayState &s) {
+  return std::string("fnc::TensorArray of ") + dtypeName(s.dtype) +
+         (s.elementShape ? shape::toString(*s.elementShape) : "") + " (size " +
+         std::to_string(s.size) + (s.dynamic ? ", dynamic" : "") + ")";
+}
+
+/// The index known in C++ (a C++ integer or an eager tensor), after
+/// checking that `index` is an integer scalar.
+std::optional<int64_t> knownIndex(const Tensor &index, const char *op) {
+  if (!index.defined() || !isInteger(index.dtype()) || !index.shape().empty())
+    throw Error(ErrorKind::InvalidArgument,
+                std::string("fnc::TensorArray::") + op +
+                    ": the index must be an int32 or int64 scalar, got " +
+                    (index.defined() ? typeText(index.dtype(), index.shape())
+                                     : std::string("a null fnc::Tensor")));
+  if (trace::isSymbolic(index))
+    return std::nullopt;
+  return api::arrayOf(index).getInt(0);
+}
+
+void checkRange(const TensorArrayState &s, int64_t i, const char *op,
+                bool mayGrow) {
+  if (i < 0 || (i >= s.size && !mayGrow))
+    throw Error(
+        ErrorKind::OutOfRange,
+        std::string("fnc::TensorArray::") + op + ": index " +
+            std::to_string(i) + " is out of range for " + describe(s) +
+            (s.dynamic ? "" : "; use a bigger size or TensorArray::dynamic"));
+}
+
+/// `[1, 1, ...]` of the element rank: a mask row broadcast over elements.
+std::vector<int64_t> rowShape(const TensorArrayState &s) {
+  std::vector<int64_t> shape = {s.size};
+  shape.insert(shape.end(), s.elementShape->size(), 1);
+  return shape;
+}
+
+/// The state in tensor form (unwritten elements are zeros).
+std::shared_ptr<TensorArrayState> toTensorForm(const TensorArrayState &s,
+                                               const char *op) {
+  auto out = std::make_shared<TensorArrayState>(s);
+  if (s.tensorForm)
+    return out;
+  if (s.dynamic)
+    throw Error(ErrorKind::InvalidArgument,
+                std::string("fnc::TensorArray::") + op + ": " + describe(s) +
+                    " has a dynamic size, which is supported only with "
+                    "indices known in C++ and outside staged loops; give the "
+                    "array a fixed size (an upper bound)");
+  if (!s.elementShape)
+    throw Error(ErrorKind::InvalidArgument,
+                std::string("fnc::TensorArray::") + op + ": " + describe(s) +
+                    " has no element shape yet; pass element_shape to the "
+                    "constructor or write an element first");
+  std::vector<int64_t> one = {1};
+  one.insert(one.end(), s.elementShape->begin(), s.elementShape->end());
+  std::vector<Tensor> rows, written;
+  for (const Tensor &e : s.elements) {
+    rows.push_back(e.defined() ? reshape(e, one) : zeros(one, s.dtype));
+    written.push_back(fill({1}, e.defined() ? 1 : 0, DType::i1));
+  }
+  std::vector<int64_t> full = {s.size};
+  full.insert(full.end(), s.elementShape->begin(), s.elementShape->end());
+  out->values = rows.empty() ? zeros(full, s.dtype) : concat(rows, 0);
+  out->mask = written.empty() ? zeros({0}, DType::i1) : concat(written, 0);
+  out->tensorForm = true;
+  out->elements.clear();
+  return out;
+}
+
+/// A bool [size] tensor: position == index.
+Tensor oneHotRow(const TensorArrayState &s, const Tensor &index) {
+  return equal(range(0, static_cast<double>(s.size), 1, index.dtype()), index);
+}
+
+} // namespace
+
+TensorArray::TensorArray(DType dtype, int64_t size)
+    : state_(make(dtype, size, false, std::nullopt)) {}
+
+TensorArray::TensorArray(DType dtype, int64_t size,
+                         std::vector<int64_t> element_shape)
+    : state_(make(dtype, size, false, std::move(element_shape))) {}
+
+TensorArray TensorArray::dynamic(DType dtype, int64_t size) {
+  return TensorArray(make(dtype, size, true, std::nullopt));
+}
+
+TensorArray TensorArray::dynamic(DType dtype, int64_t size,
+                                 std::vector<int64_t> element_shape) {
+  return TensorArray(make(dtype, size, true, std::move(element_shape)));
+}
+
+std::shared_ptr<const detail::TensorArrayState>
+TensorArray::make(DType dtype, int64_t size, bool dynamic,
+                  std::optional<std::vector<int64_t>> element_shape) {
+  if (size < 0)
+    throw Error(ErrorKind::InvalidArgument,
+                "fnc::TensorArray: the size must be >= 0, got " +
+                    std::to_string(size));
+  if (element_shape)
+    for (int64_t d : *element_shape)
+      if (d < 0)
+        throw Error(ErrorKind::InvalidArgument,
+                    "fnc::TensorArray: the element shape " +
+                        shape::toString(*element_shape) +
+                        " must be static (no unknown dims)");
+  auto s = std::make_shared<detail::TensorArrayState>();
+  s->dtype = dtype;
+  s->size = size;
+  s->elementShape = std::move(element_shape);
+  s->dynamic = dynamic;
+  s->elements.resize(size);
+  return s;
+}
+
+DType TensorArray::dtype() const { return stateOf(state_, "dtype").dtype; }
+int64_t TensorArray::size() const { return stateOf(state_, "size").size; }
+bool TensorArray::dynamic_size() const {
+  return stateOf(state_, "dynamic_size").dynamic;
+}
+const std::optional<std::vector<int64_t>> &TensorArray::element_shape() const {
+  return stateOf(state_, "element_shape").elementShape;
+}
+
+TensorArray TensorArray::write(const Tensor &index, const Tensor &value) const {
+  stateOf(state_, "write");
+  return writeImpl(&index, knownIndex(index, "write"), value);
+}
+
+TensorArray TensorArray::write(int64_t index, const Tensor &value) const {
+  return writeImpl(nullptr, index, value);
+}
+
+TensorArray TensorArray::writeImpl(const Tensor *index,
+                                   std::optional<int64_t> known,
+                                   const Tensor &value) const {
+  const TensorArrayState &s = stateOf(state_, "write");
+  if (!value.defined())
+    throw Error(ErrorKind::InvalidArgument,
+                "fnc::TensorArray::write: the value is a null fnc::Tensor");
+  if (value.dtype() != s.dtype)
+    throw Error(ErrorKind::InvalidArgument,
+                "fnc::TensorArray::write: " + describe(s) + " cannot hold a " +
+                    typeText(value.dtype(), value.shape()) +
+                    " value; fnc::cast it to " + dtypeName(s.dtype));
+  for (int64_t d : value.shape())
+    if (d < 0)
+      throw Error(ErrorKind::InvalidArgument,
+                  "fnc::TensorArray::write: the value " +
+                      typeText(value.dtype(), value.shape()) +
+                      " has unknown dims; elements need a static shape");
+  if (s.elementShape && *s.elementShape != value.shape())
+    throw Error(ErrorKind::InvalidArgument,
+                "fnc::TensorArray::write: " + describe(s) +
+                    " has elements of shape " +
+                    shape::toString(*s.elementShape) + " but the value is " +
+                    typeText(value.dtype(), value.shape()) +
+                    "; every element must have the same shape");
+  if (known)
+    checkRange(s, *known, "write", s.dynamic && !s.tensorForm);
+
+  if (known && !s.tensorForm) {
+    auto out = std::make_shared<TensorArrayState>(s);
+    out->elementShape = value.shape();
+    if (*known >= out->size) {
+      out->size = *known + 1;
+      out->elements.resize(out->size);
+    }
+    out->elements[*known] = value;
+    return TensorArray(std::move(out));
+  }
+
+  auto out = [&] {
+    if (s.elementShape)
+      return toTensorForm(s, "write");
+    TensorArrayState shaped = s;
+    shaped.elementShape = value.shape();
+    return toTensorForm(shaped, "write");
+  }();
+  Tensor idx = index ? *index : Tensor(*known);
+  Tensor row = oneHotRow(*out, idx);
+  out->values =
+      select(reshape(row, rowShape(*out)), expand_dims(value, 0), out->values);
+  out->mask = logical_or(out->mask, row);
+  return TensorArray(std::move(out));
+}
+
+Tensor TensorArray::read(const Tensor &index) const {
+  stateOf(state_, "read");
+  return readImpl(&index, knownIndex(index, "read"));
+}
+
+Tensor TensorArray::read(int64_t index) const {
+  return readImpl(nullptr, index);
+}
+
+Tensor TensorArray::readImpl(const Tensor *index,
+                             std::optional<int64_t> known) const {
+  const TensorArrayState &s = stateOf(state_, "read");
+  auto unwritten = [&](int64_t i) {
+    return Error(ErrorKind::FailedPrecondition,
+                 "fnc::TensorArray::read: element " + std::to_string(i) +
+                     " of " + describe(s) + " is read before it was written");
+  };
+  if (known) {
+    checkRange(s, *known, "read", false);
+    if (!s.tensorForm) {
+      if (!s.elements[*known].defined())
+        throw unwritten(*known);
+      return s.elements[*known];
+    }
+    if (!trace::isSymbolic(s.mask) && api::arrayOf(s.mask).getInt(*known) == 0)
+      throw unwritten(*known);
+    return gather(s.values, Tensor(*known), 0);
+  }
+  // A symbolic index: a masked sum over the rows (an out-of-range index
+  // reads zeros rather than memory out of bounds).
+  std::shared_ptr<TensorArrayState> t = toTensorForm(s, "read");
+  Tensor row = reshape(oneHotRow(*t, *index), rowShape(*t));
+  if (t->dtype == DType::i1)
+    return reduce_any(logical_and(row, t->values), {0});
+  return reduce_sum(select(row, t->values, zeros({}, t->dtype)), {0});
+}
+
+Tensor TensorArray::stack() const {
+  const TensorArrayState &s = stateOf(state_, "stack");
+  if (s.tensorForm)
+    return s.values;
+  if (!s.elementShape) {
+    if (s.size == 0)
+      throw Error(ErrorKind::InvalidArgument,
+                  "fnc::TensorArray::stack: " + describe(s) +
+                      " is empty and has no element shape; pass "
+                      "element_shape to the constructor");
+    throw Error(ErrorKind::FailedPrecondition,
+                "fnc::TensorArray::stack: no element of " + describe(s) +
+                    " was written, so its element shape is unknown; write "
+                    "the elements or pass element_shape to the constructor");
+  }
+  std::vector<int64_t> one = {1};
+  one.insert(one.end(), s.elementShape->begin(), s.elementShape->end());
+  std::vector<Tensor> rows;
+  for (const Tensor &e : s.elements)
+    rows.push_back(e.defined() ? reshape(e, one) : zeros(one, s.dtype));
+  if (rows.empty()) {
+    one[0] = 0;
+    return zeros(one, s.dtype);
+  }
+  return rows.size() == 1 ? rows[0] : concat(rows, 0);
+}
+
+std::vector<Tensor> TensorArray::toLoopVars() const {
+  const TensorArrayState &s = stateOf(state_, "loop variable");
+  std::shared_ptr<TensorArrayState> t = toTensorForm(s, "loop variable");
+  return {t->values, t->mask};
+}
+
+TensorArray TensorArray::fromLoopVars(const Tensor &values,
+                                      const Tensor &mask) {
+  auto s = std::make_shared<TensorArrayState>();
+  s->dtype = values.dtype();
+  s->size = values.shape().at(0);
+  s->elementShape =
+      std::vector<int64_t>(values.shape().begin() + 1, values.shape().end());
+  s->tensorForm = true;
+  s->values = values;
+  s->mask = mask;
+  return TensorArray(std::move(s));
+}
+
+} // namespace fnc

@@ -1,0 +1,266 @@
+//===- TensorArrayTest.cpp - Tests of fnc::TensorArray --------------------===//
+//
+// Eager use, the accumulation pattern in staged while_loop / for_range
+// agreeing with eager execution, symbolic indices, dynamic sizes, and the
+// errors (read before write, dtype / shape mismatch, out of range,
+// unsupported staged uses).
+//
+//===----------------------------------------------------------------------===//
+
+#include "fnc/fnc.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+
+using namespace fnc;
+
+namespace {
+
+void expectError(const std::function<void()> &fn, ErrorKind kind,
+                 std::initializer_list<const char *> parts) {
+  try {
+    fn();
+    ADD_FAILURE() << "no fnc::Error thrown";
+  } catch (const Error &e) {
+    EXPECT_EQ(e.kind(), kind) << e.what();
+    for (const char *p : parts)
+      EXPECT_NE(e.message().find(p), std::string::npos)
+          << "missing \"" << p << "\" in: " << e.what();
+  }
+}
+
+std::vector<float> vec(const Tensor &t) { return t.to_vector<float>(); }
+
+TEST(TensorArrayTest, EagerWriteReadStack) {
+  TensorArray ta(DType::f32, 3);
+  EXPECT_EQ(ta.size(), 3);
+  EXPECT_FALSE(ta.element_shape().has_value());
+  TensorArray a = ta.write(0, Tensor({1.f, 2.f}));
+  a = a.write(Tensor(2), Tensor({5.f, 6.f}));
+  a = a.write(int64_t(1), Tensor({3.f, 4.f}));
+  EXPECT_EQ(vec(a.read(1)), (std::vector<float>{3, 4}));
+  EXPECT_EQ(vec(a.read(Tensor(int64_t(2)))), (std::vector<float>{5, 6}));
+  Tensor s = a.stack();
+  EXPECT_EQ(s.shape(), (std::vector<int64_t>{3, 2}));
+  EXPECT_EQ(vec(s), (std::vector<float>{1, 2, 3, 4, 5, 6}));
+  // A value: the original array is unchanged.
+  expectError([&] { ta.read(0); }, ErrorKind::FailedPrecondition,
+              {"read before it was written"});
+  // Overwriting keeps the last value.
+  EXPECT_EQ(vec(a.write(0, Tensor({9.f, 9.f})).read(0)),
+            (std::vector<float>{9, 9}));
+  // Unwritten elements stack as zeros once the element shape is known.
+  EXPECT_EQ(vec(ta.write(1, Tensor({7.f, 8.f})).stack()),
+            (std::vector<float>{0, 0, 7, 8, 0, 0}));
+  EXPECT_EQ(TensorArray(DType::i32, 0, {2}).stack().shape(),
+            (std::vector<int64_t>{0, 2}));
+}
+
+TEST(TensorArrayTest, DynamicSizeGrowsEagerly) {
+  TensorArray ta = TensorArray::dynamic(DType::i32);
+  for (int i = 0; i < 4; ++i)
+    ta = ta.write(i, Tensor(i * i));
+  EXPECT_EQ(ta.size(), 4);
+  EXPECT_EQ(ta.stack().to_vector<int32_t>(),
+            (std::vector<int32_t>{0, 1, 4, 9}));
+  ta = ta.write(6, Tensor(36));
+  EXPECT_EQ(ta.size(), 7);
+  expectError([&] { ta.read(5); }, ErrorKind::FailedPrecondition,
+              {"element 5", "read before it was written"});
+}
+
+// The seeds' dynamic_rnn: accumulate every state of a loop in a TensorArray.
+Tensor rnnStep(const Tensor &inp, const Tensor &state) { return inp + state; }
+
+Tensor dynamicRnn(Tensor inputData, Tensor initialState) {
+  // [batch, time, features] -> [time, batch, features]
+  inputData = transpose(inputData, {1, 0, 2});
+  int64_t maxSeqLen = inputData.shape()[0];
+  TensorArray states(DType::f32, maxSeqLen, initialState.shape());
+  auto [state, out] = for_range(
+      0, maxSeqLen, 1,
+      [&](Tensor i, Tensor s, TensorArray a) {
+        s = rnnStep(gather(inputData, i), s);
+        return std::make_tuple(s, a.write(i, s));
+      },
+      std::make_tuple(initialState, states));
+  (void)state;
+  return transpose(out.stack(), {1, 0, 2});
+}
+
+TEST(TensorArrayTest, AccumulationEagerEqualsStaged) {
+  set_random_seed(5);
+  Tensor input = random_uniform({2, 3, 4});
+  Tensor init = zeros({2, 4});
+  Tensor eager = dynamicRnn(input, init);
+  auto f = fnc::function(&dynamicRnn);
+  Tensor staged = f(input, init);
+  EXPECT_EQ(staged.shape(), (std::vector<int64_t>{2, 3, 4}));
+  EXPECT_EQ(vec(staged), vec(eager));
+  // A running sum over time.
+  std::vector<float> in = vec(input), out = vec(staged);
+  for (int b = 0; b < 2; ++b)
+    for (int k = 0; k < 4; ++k) {
+      float acc = 0;
+      for (int t = 0; t < 3; ++t) {
+        acc += in[(b * 3 + t) * 4 + k];
+        EXPECT_FLOAT_EQ(out[(b * 3 + t) * 4 + k], acc);
+      }
+    }
+  auto ir = f.get_concrete_function(input, init).ir();
+  EXPECT_NE(ir.find("fnc.while"), std::string::npos) << ir;
+  // Same input again: no retrace.
+  f(input, init);
+  EXPECT_EQ(f.tracing_count(), 1);
+}
+
+TEST(TensorArrayTest, WhileLoopAndSymbolicReads) {
+  // Squares of 0..n-1 written by a while_loop, then read back reversed
+  // with symbolic indices.
+  auto program = [](Tensor n) {
+    TensorArray ta(DType::i32, 5, std::vector<int64_t>{});
+    auto loop = while_loop([&](Tensor i, TensorArray) { return i < n; },
+                           [](Tensor i, TensorArray a) {
+                             return std::make_tuple(i + 1, a.write(i, i * i));
+                           },
+                           std::make_tuple(Tensor(0), ta));
+    TensorArray squares = std::get<1>(loop);
+    TensorArray rev(DType::i32, 5, std::vector<int64_t>{});
+    rev = for_range(
+        0, 5, 1,
+        [&](Tensor k, TensorArray r) {
+          return r.write(k, squares.read(Tensor(4) - k));
+        },
+        rev);
+    return std::make_tuple(std::get<0>(loop), squares.stack(), rev.stack());
+  };
+  auto f = fnc::function(program);
+  {
+    auto [si, ss, sr] = f(Tensor(5));
+    auto [ei, es, er] = program(Tensor(5));
+    EXPECT_EQ(si.item<int32_t>(), 5);
+    EXPECT_EQ(ei.item<int32_t>(), 5);
+    EXPECT_EQ(ss.to_vector<int32_t>(), es.to_vector<int32_t>());
+    EXPECT_EQ(sr.to_vector<int32_t>(), er.to_vector<int32_t>());
+    EXPECT_EQ(sr.to_vector<int32_t>(), (std::vector<int32_t>{16, 9, 4, 1, 0}));
+  }
+  // Staged, elements never written read as zeros; eagerly that is an error.
+  auto [i, s, r] = f(Tensor(3));
+  EXPECT_EQ(i.item<int32_t>(), 3);
+  EXPECT_EQ(s.to_vector<int32_t>(), (std::vector<int32_t>{0, 1, 4, 0, 0}));
+  EXPECT_EQ(r.to_vector<int32_t>(), (std::vector<int32_t>{0, 0, 4, 1, 0}));
+  expectError([&] { program(Tensor(3)); }, ErrorKind::FailedPrecondition,
+              {"element 4", "read before it was written"});
+  EXPECT_EQ(f.tracing_count(), 1);
+}
+
+TEST(TensorArrayTest, SymbolicWriteOutsideLoopAndStaticReads) {
+  auto program = [](Tensor k, Tensor x) {
+    TensorArray ta(DType::f32, 3, std::vector<int64_t>{2});
+    ta = ta.write(k, x);
+    ta = ta.write(0, x * 10.f);
+    return std::make_tuple(ta.stack(), ta.read(0));
+  };
+  auto f = fnc::function(program);
+  auto [s, r] = f(Tensor(2), Tensor({1.f, 2.f}));
+  EXPECT_EQ(vec(s), (std::vector<float>{10, 20, 0, 0, 1, 2}));
+  EXPECT_EQ(vec(r), (std::vector<float>{10, 20}));
+  auto [es, er] = program(Tensor(2), Tensor({1.f, 2.f}));
+  EXPECT_EQ(vec(es), vec(s));
+  EXPECT_EQ(vec(er), vec(r));
+}
+
+TEST(TensorArrayTest, DynamicSizeUnrolledWhileTracing) {
+  // C++ loops unroll at trace time: a dynamic array grows there too.
+  auto f = fnc::function([](Tensor x, int n) {
+    TensorArray ta = TensorArray::dynamic(DType::f32);
+    for (int i = 0; i < n; ++i)
+      ta = ta.write(i, x * static_cast<float>(i));
+    return ta.stack();
+  });
+  Tensor s = f(Tensor({1.f, 2.f}), 3);
+  EXPECT_EQ(s.shape(), (std::vector<int64_t>{3, 2}));
+  EXPECT_EQ(vec(s), (std::vector<float>{0, 0, 1, 2, 2, 4}));
+}
+
+TEST(TensorArrayTest, Errors) {
+  TensorArray ta(DType::f32, 2);
+  TensorArray a = ta.write(0, Tensor({1.f, 2.f}));
+  expectError(
+      [&] {
+        (void)a.write(1, Tensor({1, 2}));
+      },
+      ErrorKind::InvalidArgument, {"int32", "fnc::cast"});
+  expectError(
+      [&] {
+        (void)a.write(1, Tensor({1.f, 2.f, 3.f}));
+      },
+      ErrorKind::InvalidArgument, {"[2]", "float32[3]", "same shape"});
+  expectError(
+      [&] {
+        (void)a.write(2, Tensor({1.f, 2.f}));
+      },
+      ErrorKind::OutOfRange, {"index 2", "out of range"});
+  expectError([&] { a.read(-1); }, ErrorKind::OutOfRange, {"index -1"});
+  expectError([&] { a.read(1); }, ErrorKind::FailedPrecondition,
+              {"element 1", "read before it was written"});
+  expectError([&] { a.read(Tensor(0.5f)); }, ErrorKind::InvalidArgument,
+              {"int32 or int64 scalar"});
+  expectError([] { TensorArray(DType::f32, -1); }, ErrorKind::InvalidArgument,
+              {"size must be >= 0"});
+  expectError([] { TensorArray().stack(); }, ErrorKind::FailedPrecondition,
+              {"null array"});
+
+  // The same errors at trace time, for indices known in C++.
+  auto readEarly = fnc::function([](Tensor x) {
+    TensorArray t(DType::f32, 2);
+    return t.write(1, x).read(0);
+  });
+  expectError([&] { readEarly(Tensor(1.f)); }, ErrorKind::FailedPrecondition,
+              {"read before it was written"});
+  auto outOfRange = fnc::function(
+      [](Tensor x) { return TensorArray(DType::f32, 2).write(5, x).stack(); });
+  expectError([&] { outOfRange(Tensor(1.f)); }, ErrorKind::OutOfRange,
+              {"index 5"});
+  // A read after an eager loop still knows what was written.
+  TensorArray looped = for_range(
+      0, 1, 1, [](Tensor i, TensorArray t) { return t.write(i, Tensor(1.f)); },
+      TensorArray(DType::f32, 2, std::vector<int64_t>{}));
+  EXPECT_EQ(looped.read(0).item<float>(), 1.f);
+  expectError([&] { looped.read(1); }, ErrorKind::FailedPrecondition,
+              {"read before it was written"});
+
+  // Unsupported staged uses say what to do.
+  auto dynamicLoop = [](Tensor n) {
+    return for_range(
+               0, n, 1, [](Tensor i, TensorArray t) { return t.write(i, i); },
+               TensorArray::dynamic(DType::i32, 4, std::vector<int64_t>{}))
+        .stack();
+  };
+  expectError([&] { fnc::function(dynamicLoop)(Tensor(2)); },
+              ErrorKind::InvalidArgument, {"dynamic size", "fixed size"});
+  expectError([&] { dynamicLoop(Tensor(2)); }, ErrorKind::InvalidArgument,
+              {"dynamic size"});
+  auto noShape = fnc::function([](Tensor n) {
+    return for_range(
+               0, n, 1, [](Tensor i, TensorArray t) { return t.write(i, i); },
+               TensorArray(DType::i32, 4))
+        .stack();
+  });
+  expectError([&] { noShape(Tensor(2)); }, ErrorKind::InvalidArgument,
+              {"no element shape", "element_shape"});
+  auto wrongShapeInLoop = fnc::function([](Tensor n) {
+    return for_range(
+               0, n, 1,
+               [](Tensor i, TensorArray t) {
+                 return t.write(i, Tensor({1, 2}));
+               },
+               TensorArray(DType::i32, 4, std::vector<int64_t>{}))
+        .stack();
+  });
+  expectError([&] { wrongShapeInLoop(Tensor(2)); }, ErrorKind::InvalidArgument,
+              {"same shape"});
+}
+
+} // namespace
