@@ -43,6 +43,14 @@ struct FuseElementwisePass
       if (!generic || !isElementwiseGeneric(generic) ||
           generic.getBody()->getOperations().size() > limit + 1)
         return false;
+      // Recomputation copies the producer's body into the consumer's: cap
+      // the result, so that a web of shared values cannot grow bodies (and
+      // compile time) without bound.
+      auto consumer = dyn_cast<linalg::GenericOp>(operand->getOwner());
+      if (!consumer || consumer.getBody()->getOperations().size() +
+                               generic.getBody()->getOperations().size() >
+                           4 * limit)
+        return false;
       // Every user must be an elementwise op it can fuse into, so that the
       // producer dies once all of them recompute it.
       return llvm::all_of(producer->getUsers(), [](Operation *user) {

@@ -67,7 +67,9 @@ def FncFuseElementwise : Pass<"fnc-fuse-elementwise", "::mlir::func::FuncOp"> {
     rule: a producer is fused into a consumer when it has one use, as
     upstream's `linalg-fuse-elementwise-ops` does, and also when it has
     several uses, all of them elementwise `linalg.generic`s it can fuse into,
-    and a cheap body (at most `max-recompute` ops). Then every consumer
+    and a cheap body (at most `max-recompute` ops), as long as the fused
+    body stays small (at most 4 x `max-recompute` ops, which bounds the
+    growth when shared values feed each other). Then every consumer
     recomputes it, the producer dies, and its intermediate tensor is never
     written to memory: recomputing a few arithmetic ops costs less than a
     round trip through memory.
