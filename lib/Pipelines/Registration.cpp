@@ -18,6 +18,7 @@
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/OpenMPToLLVM/ConvertOpenMPToLLVM.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/BufferDeallocationOpInterfaceImpl.h"
@@ -42,6 +43,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
@@ -55,7 +57,7 @@ void fnc::registerPipelineDialects(DialectRegistry &registry) {
                   func::FuncDialect, index::IndexDialect, linalg::LinalgDialect,
                   LLVM::LLVMDialect, math::MathDialect, memref::MemRefDialect,
                   omp::OpenMPDialect, scf::SCFDialect, tensor::TensorDialect,
-                  ub::UBDialect>();
+                  ub::UBDialect, vector::VectorDialect>();
 
   arith::registerBufferizableOpInterfaceExternalModels(registry);
   linalg::registerBufferizableOpInterfaceExternalModels(registry);
@@ -78,6 +80,7 @@ void fnc::registerPipelineDialects(DialectRegistry &registry) {
   registerConvertMemRefToLLVMInterface(registry);
   registerConvertOpenMPToLLVMInterface(registry);
   ub::registerConvertUBToLLVMInterface(registry);
+  vector::registerConvertVectorToLLVMInterface(registry);
 
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);

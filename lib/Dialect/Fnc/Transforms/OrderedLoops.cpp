@@ -6,11 +6,13 @@
 
 #include "fnc/Dialect/Fnc/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::fnc {
@@ -60,6 +62,120 @@ void parallelize(RewriterBase &rewriter, ArrayRef<scf::ForOp> loops) {
     rewriter.eraseOp(loop);
 }
 
+/// A 2-D f32 matmul C += A * B as a linalg.generic with loops (m, k, n)
+/// and a body `c + a * b`, whose B and C rows are contiguous.
+bool isMatmulF32(linalg::LinalgOp op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic || generic.getNumDpsInputs() != 2 ||
+      generic.getNumDpsInits() != 1 || generic.getNumLoops() != 3)
+    return false;
+  MLIRContext *ctx = op->getContext();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  SmallVector<AffineMap> expected = {AffineMap::get(3, 0, {d(0), d(1)}, ctx),
+                                     AffineMap::get(3, 0, {d(1), d(2)}, ctx),
+                                     AffineMap::get(3, 0, {d(0), d(2)}, ctx)};
+  if (generic.getIndexingMapsArray() != ArrayRef(expected))
+    return false;
+  for (Value v : op->getOperands()) {
+    auto type = dyn_cast<MemRefType>(v.getType());
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (!type || !type.getElementType().isF32() ||
+        failed(type.getStridesAndOffset(strides, offset)) || strides[1] != 1)
+      return false;
+  }
+  // The body: yield(c + a * b), in either operand order.
+  Block &body = generic.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto add = yield.getValues()[0].getDefiningOp<arith::AddFOp>();
+  if (!add || body.getOperations().size() != 3)
+    return false;
+  Value acc = body.getArgument(2);
+  Value product = add.getLhs() == acc ? add.getRhs() : add.getLhs();
+  auto mul = product.getDefiningOp<arith::MulFOp>();
+  return mul && (add.getLhs() == acc || add.getRhs() == acc) &&
+         ((mul.getLhs() == body.getArgument(0) &&
+           mul.getRhs() == body.getArgument(1)) ||
+          (mul.getLhs() == body.getArgument(1) &&
+           mul.getRhs() == body.getArgument(0)));
+}
+
+/// The register tile of the matmul kernel: kRows rows of C by kVectors
+/// vectors of kLanes f32 (16 accumulators).
+constexpr int64_t kRows = 4, kVectors = 4, kLanes = 16;
+
+/// The matmul as a register-blocked kernel: for each block of kRows rows
+/// (in parallel) and kVectors x kLanes columns, the tile of C lives in
+/// vector registers across the whole k loop: per k, kRows broadcasts of A
+/// and kVectors row segments of B feed kRows x kVectors FMAs. Shapes the
+/// tile does not divide keep the plain loops.
+LogicalResult emitMatmulKernel(RewriterBase &rewriter, linalg::LinalgOp op) {
+  Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1];
+  Value c = op.getDpsInits()[0];
+  auto cType = cast<MemRefType>(c.getType());
+  int64_t m = cType.getDimSize(0), n = cType.getDimSize(1);
+  int64_t block = kVectors * kLanes;
+  if (ShapedType::isDynamic(n) || n % block != 0 || ShapedType::isDynamic(m) ||
+      m % kRows != 0)
+    return failure();
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  auto index = [&](OpBuilder &ib, int64_t v) {
+    return arith::ConstantIndexOp::create(ib, loc, v).getResult();
+  };
+  Value zero = index(rewriter, 0), one = index(rewriter, 1);
+  Value k = memref::DimOp::create(rewriter, loc, a, 1);
+  auto vectorType = VectorType::get({kLanes}, rewriter.getF32Type());
+  scf::ParallelOp::create(
+      rewriter, loc, ValueRange{zero}, ValueRange{index(rewriter, m)},
+      ValueRange{index(rewriter, kRows)},
+      [&](OpBuilder &pb, Location pl, ValueRange ivs) {
+        SmallVector<Value> rows;
+        for (int64_t r = 0; r < kRows; ++r)
+          rows.push_back(
+              arith::AddIOp::create(pb, pl, ivs[0], index(pb, r)));
+        scf::ForOp::create(
+            pb, pl, zero, index(pb, n), index(pb, block), ValueRange{},
+            [&](OpBuilder &nb, Location nl, Value col, ValueRange) {
+              SmallVector<Value> cols, accs;
+              for (int64_t u = 0; u < kVectors; ++u)
+                cols.push_back(arith::AddIOp::create(
+                    nb, nl, col, index(nb, u * kLanes)));
+              for (int64_t r = 0; r < kRows; ++r)
+                for (int64_t u = 0; u < kVectors; ++u)
+                  accs.push_back(vector::LoadOp::create(
+                      nb, nl, vectorType, c, ValueRange{rows[r], cols[u]}));
+              auto kLoop = scf::ForOp::create(
+                  nb, nl, zero, k, one, accs,
+                  [&](OpBuilder &kb, Location kl, Value kk, ValueRange acc) {
+                    SmallVector<Value> bv, next;
+                    for (int64_t u = 0; u < kVectors; ++u)
+                      bv.push_back(vector::LoadOp::create(
+                          kb, kl, vectorType, b, ValueRange{kk, cols[u]}));
+                    for (int64_t r = 0; r < kRows; ++r) {
+                      Value av = vector::BroadcastOp::create(
+                          kb, kl, vectorType,
+                          memref::LoadOp::create(kb, kl, a,
+                                                 ValueRange{rows[r], kk}));
+                      for (int64_t u = 0; u < kVectors; ++u)
+                        next.push_back(vector::FMAOp::create(
+                            kb, kl, av, bv[u], acc[r * kVectors + u]));
+                    }
+                    scf::YieldOp::create(kb, kl, next);
+                  });
+              for (int64_t r = 0; r < kRows; ++r)
+                for (int64_t u = 0; u < kVectors; ++u)
+                  vector::StoreOp::create(nb, nl,
+                                          kLoop.getResult(r * kVectors + u), c,
+                                          ValueRange{rows[r], cols[u]});
+              scf::YieldOp::create(nb, nl);
+            });
+        scf::ReduceOp::create(pb, pl);
+      });
+  rewriter.eraseOp(op);
+  return success();
+}
+
 struct OrderedLoopsPass
     : public fnc::impl::FncLowerToOrderedLoopsBase<OrderedLoopsPass> {
   void runOnOperation() override {
@@ -70,6 +186,8 @@ struct OrderedLoopsPass
     });
     IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : ops) {
+      if (isMatmulF32(op) && succeeded(emitMatmulKernel(rewriter, op)))
+        continue;
       int64_t leading = 0;
       for (utils::IteratorType it : op.getIteratorTypesArray()) {
         if (it != utils::IteratorType::parallel)

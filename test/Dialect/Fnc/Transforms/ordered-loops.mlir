@@ -38,3 +38,30 @@ func.func @row_sum(%a: memref<8x16xf32>, %r: memref<8xf32>) {
   }
   return
 }
+
+// -----
+
+// An f32 matmul whose tile divides the shapes gets the register-blocked
+// kernel: 4 rows x 4 vectors of 16 lanes of C live in registers across the
+// k loop, fed by broadcasts of A and row segments of B.
+// CHECK-LABEL: func @matmul_kernel
+func.func @matmul_kernel(%a: memref<8x16xf32>, %b: memref<16x128xf32>, %c: memref<8x128xf32>) {
+  // CHECK: scf.parallel (%[[M:.*]]) = (%{{.*}}) to (%c8) step (%c4) {
+  // CHECK:   scf.for %[[N:.*]] = %{{.*}} to %c128 step %c64 {
+  // CHECK-COUNT-16: vector.load %{{.*}} : memref<8x128xf32>, vector<16xf32>
+  // CHECK:     scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(
+  // CHECK-COUNT-4: vector.load %{{.*}} : memref<16x128xf32>, vector<16xf32>
+  // CHECK-COUNT-16: vector.fma
+  // CHECK-COUNT-16: vector.store
+  linalg.generic {indexing_maps = [affine_map<(m, k, n) -> (m, k)>,
+                                   affine_map<(m, k, n) -> (k, n)>,
+                                   affine_map<(m, k, n) -> (m, n)>],
+                  iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%a, %b : memref<8x16xf32>, memref<16x128xf32>) outs(%c : memref<8x128xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
