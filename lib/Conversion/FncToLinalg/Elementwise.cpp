@@ -55,22 +55,14 @@ struct Scalar {
     return select(isZero, constant(1), divisor);
   }
 
-  /// x / y truncating toward zero; MIN / -1 wraps (no overflow trap).
-  Value divInt(Value x, Value y) const {
+  /// x / y with the integer division `DivOp` (truncating or floor): a zero
+  /// divisor raises an error, and MIN / -1 wraps to -MIN instead of trapping.
+  template <typename DivOp> Value divInt(Value x, Value y) const {
     y = safeDivisor(y);
     Value minusOne = cmpi(arith::CmpIPredicate::eq, y, constant(-1));
     Value negated = arith::SubIOp::create(b, loc, constant(0), x);
     Value safeY = select(minusOne, constant(1), y);
-    Value q = arith::DivSIOp::create(b, loc, x, safeY);
-    return select(minusOne, negated, q);
-  }
-
-  Value floorDivInt(Value x, Value y) const {
-    y = safeDivisor(y);
-    Value minusOne = cmpi(arith::CmpIPredicate::eq, y, constant(-1));
-    Value negated = arith::SubIOp::create(b, loc, constant(0), x);
-    Value safeY = select(minusOne, constant(1), y);
-    Value q = arith::FloorDivSIOp::create(b, loc, x, safeY);
+    Value q = DivOp::create(b, loc, x, safeY);
     return select(minusOne, negated, q);
   }
 
@@ -200,7 +192,8 @@ Value lowering::buildScalarOp(OpBuilder &b, Location loc, Operation *op,
                   : (Value)arith::MulIOp::create(b, loc, x, y);
       })
       .Case([&](DivOp) {
-        return fp ? (Value)arith::DivFOp::create(b, loc, x, y) : k.divInt(x, y);
+        return fp ? (Value)arith::DivFOp::create(b, loc, x, y)
+                  : k.divInt<arith::DivSIOp>(x, y);
       })
       .Case([&](PowOp) {
         return fp ? (Value)math::PowFOp::create(b, loc, x, y) : k.powInt(x, y);
@@ -216,7 +209,7 @@ Value lowering::buildScalarOp(OpBuilder &b, Location loc, Operation *op,
       .Case([&](FloorModOp) { return k.floorMod(x, y); })
       .Case([&](FloorDivOp) {
         if (!fp)
-          return k.floorDivInt(x, y);
+          return k.divInt<arith::FloorDivSIOp>(x, y);
         Value q = arith::DivFOp::create(b, loc, x, y);
         return (Value)math::FloorOp::create(b, loc, q);
       })
