@@ -176,6 +176,175 @@ LogicalResult emitMatmulKernel(RewriterBase &rewriter, linalg::LinalgOp op) {
   return success();
 }
 
+/// The strides of an f32 conv2d generic with loops (n, oh, ow, kh, kw, c, f)
+/// as the lowering builds it (input (n, oh*sh + kh, ow*sw + kw, c), filter
+/// (kh, kw, c, f), output (n, oh, ow, f), a `out + in * w` body, rows of the
+/// filter and the output contiguous), or nullopt.
+std::optional<std::pair<int64_t, int64_t>> conv2DStrides(linalg::LinalgOp op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic || generic.getNumDpsInputs() != 2 || generic.getNumLoops() != 7)
+    return std::nullopt;
+  MLIRContext *ctx = op->getContext();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  if (maps[1] != AffineMap::get(7, 0, {d(3), d(4), d(5), d(6)}, ctx) ||
+      maps[2] != AffineMap::get(7, 0, {d(0), d(1), d(2), d(6)}, ctx) ||
+      maps[0].getNumResults() != 4 || maps[0].getResult(0) != d(0) ||
+      maps[0].getResult(3) != d(5))
+    return std::nullopt;
+  // `d(i) * s + d(j)` (or `d(i) + d(j)` for s = 1): the stride s.
+  auto strideOf = [&](AffineExpr e, unsigned i, unsigned j) -> int64_t {
+    for (int64_t s = 1; s <= 8; ++s)
+      if (e == d(i) * s + d(j))
+        return s;
+    return 0;
+  };
+  int64_t sh = strideOf(maps[0].getResult(1), 1, 3);
+  int64_t sw = strideOf(maps[0].getResult(2), 2, 4);
+  if (!sh || !sw)
+    return std::nullopt;
+  for (Value v : op->getOperands()) {
+    auto type = dyn_cast<MemRefType>(v.getType());
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (!type || !type.getElementType().isF32() ||
+        failed(type.getStridesAndOffset(strides, offset)) ||
+        strides.back() != 1)
+      return std::nullopt;
+  }
+  Block &body = generic.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto add = yield.getValues()[0].getDefiningOp<arith::AddFOp>();
+  if (!add || body.getOperations().size() != 3 ||
+      add.getLhs() != body.getArgument(2))
+    return std::nullopt;
+  auto mul = add.getRhs().getDefiningOp<arith::MulFOp>();
+  if (!mul || mul.getLhs() != body.getArgument(0) ||
+      mul.getRhs() != body.getArgument(1))
+    return std::nullopt;
+  return std::make_pair(sh, sw);
+}
+
+/// The register tile of the conv2d kernel: up to kConvPixels output pixels
+/// along a row (the most that divide the row) by up to kVectors vectors of
+/// kLanes output channels.
+constexpr int64_t kConvPixels = 4;
+
+/// conv2d as a register-blocked kernel: for each (n, oh) and block of
+/// kConvPixels output pixels (in parallel) and each block of channels, the
+/// tile of the output stays in vector registers across (kh, kw, c): per
+/// step, the filter's row segments are loaded once and each of the pixels'
+/// input values is broadcast into the FMAs. Shapes the tile does not divide
+/// keep the ordered loops (channels not a multiple of kLanes).
+LogicalResult emitConv2DKernel(RewriterBase &rewriter, linalg::LinalgOp op,
+                               int64_t sh, int64_t sw) {
+  Value input = op.getDpsInputs()[0], filter = op.getDpsInputs()[1];
+  Value out = op.getDpsInits()[0];
+  auto outType = cast<MemRefType>(out.getType());
+  auto filterType = cast<MemRefType>(filter.getType());
+  if (!outType.hasStaticShape() || !filterType.hasStaticShape())
+    return failure();
+  int64_t ow = outType.getDimSize(2), f = outType.getDimSize(3);
+  int64_t vectors = std::min<int64_t>(kVectors, f / kLanes);
+  int64_t tile = kConvPixels;
+  while (ow % tile != 0)
+    --tile;
+  if (vectors == 0 || f % (vectors * kLanes) != 0)
+    return failure();
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  auto index = [&](OpBuilder &ib, int64_t v) {
+    return arith::ConstantIndexOp::create(ib, loc, v).getResult();
+  };
+  Value zero = index(rewriter, 0), one = index(rewriter, 1);
+  auto vectorType = VectorType::get({kLanes}, rewriter.getF32Type());
+  int64_t block = vectors * kLanes;
+  scf::ParallelOp::create(
+      rewriter, loc, ValueRange{zero, zero, zero},
+      ValueRange{index(rewriter, outType.getDimSize(0)),
+                 index(rewriter, outType.getDimSize(1)), index(rewriter, ow)},
+      ValueRange{one, one, index(rewriter, tile)},
+      [&](OpBuilder &pb, Location pl, ValueRange ivs) {
+        Value n = ivs[0], oh = ivs[1];
+        SmallVector<Value> pixels;
+        for (int64_t p = 0; p < tile; ++p)
+          pixels.push_back(arith::AddIOp::create(pb, pl, ivs[2], index(pb, p)));
+        scf::ForOp::create(
+            pb, pl, zero, index(pb, f), index(pb, block), ValueRange{},
+            [&](OpBuilder &fb, Location fl, Value f0, ValueRange) {
+              SmallVector<Value> channels, accs;
+              for (int64_t v = 0; v < vectors; ++v)
+                channels.push_back(
+                    arith::AddIOp::create(fb, fl, f0, index(fb, v * kLanes)));
+              for (Value pixel : pixels)
+                for (Value ch : channels)
+                  accs.push_back(vector::LoadOp::create(
+                      fb, fl, vectorType, out, ValueRange{n, oh, pixel, ch}));
+              // (kh, kw, c) loops carrying the tile.
+              auto loop = [&](OpBuilder &b, int64_t ub, ValueRange init,
+                              function_ref<SmallVector<Value>(
+                                  OpBuilder &, Value, ValueRange)>
+                                  body) {
+                return scf::ForOp::create(
+                    b, fl, zero, index(b, ub), one, init,
+                    [&](OpBuilder &lb, Location ll, Value iv, ValueRange acc) {
+                      scf::YieldOp::create(lb, ll, body(lb, iv, acc));
+                    });
+              };
+              auto khLoop = loop(
+                  fb, filterType.getDimSize(0), accs,
+                  [&](OpBuilder &b1, Value kh, ValueRange a1) {
+                    Value row = arith::AddIOp::create(
+                        b1, fl,
+                        arith::MulIOp::create(b1, fl, oh, index(b1, sh)), kh);
+                    auto kwLoop = loop(
+                        b1, filterType.getDimSize(1), a1,
+                        [&](OpBuilder &b2, Value kw, ValueRange a2) {
+                          SmallVector<Value> cols;
+                          for (Value pixel : pixels)
+                            cols.push_back(arith::AddIOp::create(
+                                b2, fl,
+                                arith::MulIOp::create(b2, fl, pixel,
+                                                      index(b2, sw)),
+                                kw));
+                          auto cLoop = loop(
+                              b2, filterType.getDimSize(2), a2,
+                              [&](OpBuilder &b3, Value c, ValueRange a3) {
+                                SmallVector<Value> ws, next;
+                                for (Value ch : channels)
+                                  ws.push_back(vector::LoadOp::create(
+                                      b3, fl, vectorType, filter,
+                                      ValueRange{kh, kw, c, ch}));
+                                for (auto [p, col] : llvm::enumerate(cols)) {
+                                  Value x = memref::LoadOp::create(
+                                      b3, fl, input,
+                                      ValueRange{n, row, col, c});
+                                  Value bx = vector::BroadcastOp::create(
+                                      b3, fl, vectorType, x);
+                                  for (int64_t v = 0; v < vectors; ++v)
+                                    next.push_back(vector::FMAOp::create(
+                                        b3, fl, bx, ws[v],
+                                        a3[p * vectors + v]));
+                                }
+                                return next;
+                              });
+                          return SmallVector<Value>(cLoop.getResults());
+                        });
+                    return SmallVector<Value>(kwLoop.getResults());
+                  });
+              int64_t i = 0;
+              for (Value pixel : pixels)
+                for (Value ch : channels)
+                  vector::StoreOp::create(fb, fl, khLoop.getResult(i++), out,
+                                          ValueRange{n, oh, pixel, ch});
+              scf::YieldOp::create(fb, fl);
+            });
+        scf::ReduceOp::create(pb, pl);
+      });
+  rewriter.eraseOp(op);
+  return success();
+}
+
 struct OrderedLoopsPass
     : public fnc::impl::FncLowerToOrderedLoopsBase<OrderedLoopsPass> {
   void runOnOperation() override {
@@ -188,6 +357,10 @@ struct OrderedLoopsPass
     for (linalg::LinalgOp op : ops) {
       if (isMatmulF32(op) && succeeded(emitMatmulKernel(rewriter, op)))
         continue;
+      if (auto strides = conv2DStrides(op))
+        if (succeeded(emitConv2DKernel(rewriter, op, strides->first,
+                                       strides->second)))
+          continue;
       int64_t leading = 0;
       for (utils::IteratorType it : op.getIteratorTypesArray()) {
         if (it != utils::IteratorType::parallel)
