@@ -130,7 +130,10 @@ def FncLowerToOrderedLoops
     whose column count is a multiple of 64 gets a register-blocked kernel
     instead: each row of C is computed in blocks of 4 vectors of 16 lanes
     that stay in registers across the whole k loop (`vector.fma` of a
-    broadcast element of A and a row segment of B), stored once.
+    broadcast element of A and a row segment of B), stored once. An NHWC
+    f32 conv2d with static shapes and a filter count that is a multiple of
+    16 gets the same treatment: a tile of up to 4 output pixels times up to
+    4 vectors of filters stays in registers across the (kh, kw, c) loops.
 
     Before: `linalg.generic` with iterators [parallel, reduction, parallel].
     After:
