@@ -63,7 +63,9 @@ void fnc::buildFncPipeline(OpPassManager &pm, const PipelineOptions &options) {
   // The deallocation pipeline clones returned buffers it does not own.
   pm.addPass(createConvertBufferizationToMemRefPass());
 
-  pm.addNestedPass<func::FuncOp>(createFncLowerToOrderedLoops());
+  FncLowerToOrderedLoopsOptions ordered;
+  ordered.fastMath = options.fastMath;
+  pm.addNestedPass<func::FuncOp>(createFncLowerToOrderedLoops(ordered));
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

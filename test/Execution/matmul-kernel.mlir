@@ -7,3 +7,23 @@ func.func @main(%a: tensor<4x3xf32>, %b: tensor<3x64xf32>) -> tensor<4x64xf32> {
   %0 = fnc.matmul %a, %b : tensor<4x3xf32>, tensor<3x64xf32>
   return %0 : tensor<4x64xf32>
 }
+
+// A matrix-vector product with K = 32 takes the dot-product kernel (one
+// vector.reduction per row of A) under fast-math, the plain loops without.
+// RUN: fnc-run %s --entry=matvec --input=3x32xf32=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,-1,1,-1,1,-1,1,-1,1,-1,1,-1,1,-1,1,-1,1,-1,1,-1,1,-1,1,-1,1,-1,1,-1,1,-1,1,-1,1 --input=32x1xf32=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32 | FileCheck %s --check-prefix=MATVEC
+// RUN: fnc-run %s --interpret --entry=matvec --input=3x32xf32=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,-1,1,-1,1,-1,1,-1,1,-1,1,-1,1,-1,1,-1,1,-1,1,-1,1,-1,1,-1,1,-1,1,-1,1,-1,1,-1,1 --input=32x1xf32=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32 | FileCheck %s --check-prefix=MATVEC
+// RUN: fnc-opt %s --fnc-pipeline | FileCheck %s --check-prefix=KERNEL
+// RUN: fnc-opt %s --fnc-pipeline="fast-math=false" | FileCheck %s --check-prefix=EXACT
+// sum i^2 for i = 1..32 = 11440; sum i = 528; 16 * (even - odd) = 16.
+// MATVEC: {{\[\[}}11440.]
+// MATVEC-NEXT: [  528.]
+// MATVEC-NEXT: [   16.]], shape=(3, 1), dtype=float32)
+// KERNEL-LABEL: llvm.func @matvec
+// KERNEL: llvm.intr.vector.reduce.fadd
+// EXACT-LABEL: llvm.func @matvec
+// EXACT-NOT: llvm.intr.vector.reduce.fadd
+// EXACT: llvm.return
+func.func @matvec(%a: tensor<3x32xf32>, %x: tensor<32x1xf32>) -> tensor<3x1xf32> {
+  %0 = fnc.matmul %a, %x : tensor<3x32xf32>, tensor<32x1xf32>
+  return %0 : tensor<3x1xf32>
+}

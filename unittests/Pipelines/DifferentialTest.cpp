@@ -515,6 +515,18 @@ TEST_F(Differential, Matmul) {
     }
 }
 
+// f32 matrix-vector products take the dot-product kernel of
+// -fnc-lower-to-ordered-loops when K is a multiple of 16; the plain loops
+// otherwise. Random values, not small integers: the kernel reassociates.
+TEST_F(Differential, MatrixVector) {
+  std::uniform_int_distribution<int64_t> rows(1, 40), blocks(1, 4);
+  for (int t = 0; t < kTrials; ++t) {
+    int64_t m = rows(rng), k = blocks(rng) * 16 + (t % 3 == 2 ? 3 : 0);
+    check("matrix-vector", {{DType::f32, {m, k}}, {DType::f32, {k, 1}}},
+          binary<mlir::fnc::MatmulOp>(), kReduce);
+  }
+}
+
 TEST_F(Differential, Conv2D) {
   std::uniform_int_distribution<int64_t> small(1, 3), size(3, 7);
   for (DType d : {DType::f32, DType::f64, DType::i32})

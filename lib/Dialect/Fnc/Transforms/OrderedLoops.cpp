@@ -345,8 +345,63 @@ LogicalResult emitConv2DKernel(RewriterBase &rewriter, linalg::LinalgOp op,
   return success();
 }
 
+/// A matrix-vector product (C is M x 1) as dot products: for each row of A
+/// (in parallel), kLanes-wide FMAs of a row segment of A and a segment of B
+/// accumulate in one vector across k, reduced once and added to C. The loop
+/// order (m, k, n) would instead walk a column of A per lane. Needs K to be
+/// a static multiple of kLanes.
+LogicalResult emitMatvecKernel(RewriterBase &rewriter, linalg::LinalgOp op) {
+  Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1];
+  Value c = op.getDpsInits()[0];
+  auto aType = cast<MemRefType>(a.getType());
+  auto bType = cast<MemRefType>(b.getType());
+  auto cType = cast<MemRefType>(c.getType());
+  int64_t k = aType.getDimSize(1);
+  if (cType.getDimSize(1) != 1 || ShapedType::isDynamic(k) ||
+      k % kLanes != 0 || !bType.getLayout().isIdentity())
+    return failure();
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  auto index = [&](OpBuilder &ib, int64_t v) {
+    return arith::ConstantIndexOp::create(ib, loc, v).getResult();
+  };
+  Value zero = index(rewriter, 0), one = index(rewriter, 1);
+  Value m = memref::DimOp::create(rewriter, loc, c, 0);
+  // B is K x 1 and contiguous: read it as a vector of K.
+  Value column = memref::CollapseShapeOp::create(
+      rewriter, loc, b, SmallVector<ReassociationIndices>{{0, 1}});
+  auto vectorType = VectorType::get({kLanes}, rewriter.getF32Type());
+  Value zeros = arith::ConstantOp::create(
+      rewriter, loc, DenseElementsAttr::get(vectorType, 0.0f));
+  scf::ParallelOp::create(
+      rewriter, loc, ValueRange{zero}, ValueRange{m}, ValueRange{one},
+      [&](OpBuilder &pb, Location pl, ValueRange ivs) {
+        Value row = ivs[0];
+        auto kLoop = scf::ForOp::create(
+            pb, pl, zero, index(pb, k), index(pb, kLanes), ValueRange{zeros},
+            [&](OpBuilder &kb, Location kl, Value kk, ValueRange acc) {
+              Value av = vector::LoadOp::create(kb, kl, vectorType, a,
+                                                ValueRange{row, kk});
+              Value bv = vector::LoadOp::create(kb, kl, vectorType, column,
+                                                ValueRange{kk});
+              scf::YieldOp::create(
+                  kb, kl,
+                  ValueRange{vector::FMAOp::create(kb, kl, av, bv, acc[0])});
+            });
+        Value old = memref::LoadOp::create(pb, pl, c, ValueRange{row, zero});
+        Value sum = vector::ReductionOp::create(
+            pb, pl, vector::CombiningKind::ADD, kLoop.getResult(0), old,
+            arith::FastMathFlags::reassoc);
+        memref::StoreOp::create(pb, pl, sum, c, ValueRange{row, zero});
+        scf::ReduceOp::create(pb, pl);
+      });
+  rewriter.eraseOp(op);
+  return success();
+}
+
 struct OrderedLoopsPass
     : public fnc::impl::FncLowerToOrderedLoopsBase<OrderedLoopsPass> {
+  using FncLowerToOrderedLoopsBase::FncLowerToOrderedLoopsBase;
   void runOnOperation() override {
     SmallVector<linalg::LinalgOp> ops;
     getOperation().walk([&](linalg::LinalgOp op) {
@@ -355,7 +410,9 @@ struct OrderedLoopsPass
     });
     IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : ops) {
-      if (isMatmulF32(op) && succeeded(emitMatmulKernel(rewriter, op)))
+      if (isMatmulF32(op) && (succeeded(emitMatmulKernel(rewriter, op)) ||
+                              (fastMath &&
+                               succeeded(emitMatvecKernel(rewriter, op)))))
         continue;
       if (auto strides = conv2DStrides(op))
         if (succeeded(emitConv2DKernel(rewriter, op, strides->first,

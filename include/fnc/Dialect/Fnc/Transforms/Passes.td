@@ -157,6 +157,10 @@ def FncLowerToOrderedLoops
     f32 conv2d with static shapes and a filter count that is a multiple of
     16 gets the same treatment: a tile of up to 4 output pixels times up to
     4 vectors of filters stays in registers across the (kh, kw, c) loops.
+    Under `fast-math`, a 2-D f32 matrix-vector product (C is M x 1) whose K
+    is a static multiple of 16 becomes one dot product per row: 16-lane
+    FMAs of a row segment of A and a segment of B, reduced once (the
+    order of the additions changes, hence fast-math only).
 
     Before: `linalg.generic` with iterators [parallel, reduction, parallel].
     After:
@@ -168,6 +172,10 @@ def FncLowerToOrderedLoops
     }
     ```
   }];
+  let options = [
+    Option<"fastMath", "fast-math", "bool", /*default=*/"true",
+           "Allow the matrix-vector kernel to reassociate its sums">,
+  ];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::vector::VectorDialect",
