@@ -2,8 +2,10 @@
 //
 // Random programs (sequences of elementwise, broadcasting, reduction and
 // shape ops over random broadcast-compatible shapes, float32, float64 and
-// int32) run eagerly and through fnc::function; the results must agree
-// (exactly for integers, within a tolerance per op family for floats).
+// int32; and programs that mix cond, while_loop, for_range and variable
+// updates) run eagerly and through fnc::function; the results (and the
+// variables) must agree (exactly for integers, within a tolerance per op
+// family for floats).
 //
 //===----------------------------------------------------------------------===//
 
@@ -151,6 +153,125 @@ TEST(FunctionDifferentialTest, RandomProgramsAgree) {
     ++checked;
   }
   EXPECT_GE(checked, 25);
+}
+
+/// A random program over a float32 state `x` and a variable `v` of the same
+/// shape that mixes staged control flow and variable updates; `n` (an int32
+/// scalar argument) sets the trip counts and is only known at run time.
+struct StateProgram {
+  Shape shape;
+  std::vector<int> steps; // kinds of run(), below
+  std::vector<float> consts;
+};
+
+StateProgram randomStateProgram(std::mt19937 &rng) {
+  StateProgram p;
+  std::uniform_int_distribution<int> rankD(0, 2), dimD(1, 3), kindD(0, 7),
+      lenD(2, 6);
+  std::uniform_real_distribution<float> c(-1, 1);
+  for (int r = rankD(rng); r > 0; --r)
+    p.shape.push_back(dimD(rng));
+  for (int i = lenD(rng); i > 0; --i) {
+    p.steps.push_back(kindD(rng));
+    p.consts.push_back(c(rng));
+  }
+  return p;
+}
+
+Tensor runState(const StateProgram &p, const Variable &v, Tensor x,
+                const Tensor &n) {
+  for (size_t s = 0; s < p.steps.size(); ++s) {
+    float k = p.consts[s];
+    switch (p.steps[s]) {
+    case 0:
+      x = x * k + 0.5f;
+      break;
+    case 1:
+      x = cond(reduce_sum(x) > k, [&] { return tanh(x); },
+               [&] { return x * 0.5f - 1.f; });
+      break;
+    case 2:
+      x = for_range(0, n, 1,
+                    [&](Tensor i, Tensor y) {
+                      return y * 0.9f + cast(i, DType::f32) * k;
+                    },
+                    x);
+      break;
+    case 3:
+      v.assign_add(x * 0.1f);
+      x = x + v.read_value();
+      break;
+    case 4:
+      x = std::get<1>(while_loop(
+          [&](Tensor c, Tensor) { return c < n; },
+          [&](Tensor c, Tensor y) {
+            return std::make_tuple(c + 1, tanh(y) + k);
+          },
+          std::make_tuple(Tensor(0), x)));
+      break;
+    case 5: // A variable updated in either branch.
+      x = cond(reduce_max(x) > k,
+               [&] {
+                 v.assign(v.read_value() * 0.5f);
+                 return x + 1.f;
+               },
+               [&] {
+                 v.assign_sub(x * 0.2f);
+                 return x - 1.f;
+               });
+      break;
+    case 6: // Side effects only, once per iteration.
+      for_range(0, n, 1, [&](Tensor i) {
+        v.assign_add(cast(i, DType::f32) * 0.01f + k);
+      });
+      x = x - v.read_value() * 0.1f;
+      break;
+    case 7: // A cond inside a loop body.
+      x = for_range(0, n, 1,
+                    [&](Tensor i, Tensor y) {
+                      return cond(equal(floor_mod(i, 2), 0),
+                                  [&] { return y + k; },
+                                  [&] { return y * 0.5f; });
+                    },
+                    x);
+      break;
+    }
+  }
+  return x;
+}
+
+void expectClose(const Tensor &got, const Tensor &want, const char *what,
+                 int trial) {
+  ASSERT_EQ(got.shape(), want.shape()) << what << ", trial " << trial;
+  std::vector<float> g = got.to_vector<float>(), w = want.to_vector<float>();
+  for (size_t i = 0; i < w.size(); ++i)
+    EXPECT_NEAR(g[i], w[i], 1e-4 * (1 + std::abs(w[i])))
+        << what << ", trial " << trial << ", element " << i;
+}
+
+TEST(FunctionDifferentialTest, RandomStatefulControlFlowProgramsAgree) {
+  std::mt19937 rng(99);
+  std::uniform_int_distribution<int> tripD(0, 5);
+  for (int trial = 0; trial < 30; ++trial) {
+    StateProgram p = randomStateProgram(rng);
+    Tensor x0 = randomTensor(rng, DType::f32, p.shape);
+    Tensor v0 = randomTensor(rng, DType::f32, p.shape);
+    Variable eagerVar(v0), stagedVar(v0);
+    auto staged = fnc::function([&p, &stagedVar](Tensor x, Tensor n) {
+      return runState(p, stagedVar, x, n);
+    });
+    // Two calls with different trip counts: the same trace, and the
+    // variable carries its state from one call to the next.
+    for (int call = 0; call < 2; ++call) {
+      Tensor n(tripD(rng));
+      Tensor want = runState(p, eagerVar, x0, n);
+      Tensor got = staged(x0, n);
+      expectClose(got, want, "result", trial);
+      expectClose(stagedVar.read_value(), eagerVar.read_value(), "variable",
+                  trial);
+    }
+    EXPECT_EQ(staged.tracing_count(), 1) << "trial " << trial;
+  }
 }
 
 TEST(FunctionDifferentialTest, OpFamiliesAgree) {
