@@ -35,7 +35,8 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::init(1 << 16)};
   Option<bool> fastMath{
       *this, "fast-math",
-      llvm::cl::desc("Let float reductions reassociate, so they vectorize"),
+      llvm::cl::desc("Let float reductions reassociate, so they vectorize, "
+                     "and compute f32 tanh with a polynomial (about 3 ulp)"),
       llvm::cl::init(true)};
   Option<bool> checkNumerics{
       *this, "check-numerics",
