@@ -30,8 +30,8 @@ int main() {
   // inference are two traces; dropout zeroes some outputs and scales the
   // others by 1 / (1 - rate).
   fnc::set_random_seed(3);
-  auto lossy_matmul = fnc::function(
-      [](fnc::Tensor W, fnc::Tensor x, bool training) {
+  auto lossy_matmul =
+      fnc::function([](fnc::Tensor W, fnc::Tensor x, bool training) {
         fnc::Tensor outputs = fnc::matmul(W, x);
         if (training)
           outputs = fnc::dropout(outputs, 0.2);

@@ -53,6 +53,24 @@ constexpr const char *dtypeName(DType dtype) {
   return "?";
 }
 
+/// The MLIR name of `dtype`'s element type: "f32", "f64", "i1", "i32",
+/// "i64" (as in `tensor<2x3xf32>` and fnc-run's `--input=2x3xf32=...`).
+constexpr const char *mlirElementName(DType dtype) {
+  switch (dtype) {
+  case DType::f32:
+    return "f32";
+  case DType::f64:
+    return "f64";
+  case DType::i1:
+    return "i1";
+  case DType::i32:
+    return "i32";
+  case DType::i64:
+    return "i64";
+  }
+  return "?";
+}
+
 /// True for f32 and f64.
 constexpr bool isFloat(DType dtype) {
   return dtype == DType::f32 || dtype == DType::f64;

@@ -21,27 +21,11 @@ using namespace fnc::jit;
 // Types
 //===----------------------------------------------------------------------===//
 
-static const char *elementName(DType dtype) {
-  switch (dtype) {
-  case DType::f32:
-    return "f32";
-  case DType::f64:
-    return "f64";
-  case DType::i1:
-    return "i1";
-  case DType::i32:
-    return "i32";
-  case DType::i64:
-    return "i64";
-  }
-  return "?";
-}
-
 std::string TensorType::str(DType dtype, llvm::ArrayRef<int64_t> shape) {
   std::string s = "tensor<";
   for (int64_t d : shape)
     s += (d == kDynamic ? std::string("?") : std::to_string(d)) + "x";
-  return s + elementName(dtype) + ">";
+  return s + mlirElementName(dtype) + ">";
 }
 
 std::string TensorType::str() const { return str(dtype, shape); }

@@ -25,27 +25,11 @@ int64_t HostTensor::numElements() const {
   return n;
 }
 
-const char *fnc::tools::elementTypeName(DType dtype) {
-  switch (dtype) {
-  case DType::f32:
-    return "f32";
-  case DType::f64:
-    return "f64";
-  case DType::i1:
-    return "i1";
-  case DType::i32:
-    return "i32";
-  case DType::i64:
-    return "i64";
-  }
-  return "?";
-}
-
 namespace {
 
 bool parseDType(const std::string &s, DType &dtype) {
   for (DType d : {DType::f32, DType::f64, DType::i1, DType::i32, DType::i64})
-    if (s == elementTypeName(d)) {
+    if (s == mlirElementName(d)) {
       dtype = d;
       return true;
     }
@@ -174,7 +158,7 @@ std::string parseLiteralImpl(const std::string &spec, HostTensor &out) {
     uint8_t value[8];
     if (!parseElement(elements[i], out.dtype, value))
       return "value #" + std::to_string(i) + " '" + elements[i] +
-             "' is not a valid " + elementTypeName(out.dtype);
+             "' is not a valid " + mlirElementName(out.dtype);
     if (splat) {
       for (int64_t j = 0; j < count; ++j)
         std::memcpy(out.bytes.data() + j * elem, value, elem);

@@ -418,17 +418,18 @@ TEST_F(Differential, TanhApproximationSweep) {
   std::vector<float> xs;
   for (int i = -6000; i <= 6000; ++i)
     xs.push_back(i * 0.002f);
-  for (float v : {0.0f, -0.0f, 1e-30f, -1e-30f, 1e-5f, -3e-4f, 7.98f, 8.0f,
-                  -8.01f, 20.0f, -1e30f, 3.4e38f,
-                  std::numeric_limits<float>::denorm_min(),
-                  std::numeric_limits<float>::infinity(),
-                  -std::numeric_limits<float>::infinity(),
-                  std::numeric_limits<float>::quiet_NaN()})
+  for (float v :
+       {0.0f, -0.0f, 1e-30f, -1e-30f, 1e-5f, -3e-4f, 7.98f, 8.0f, -8.01f, 20.0f,
+        -1e30f, 3.4e38f, std::numeric_limits<float>::denorm_min(),
+        std::numeric_limits<float>::infinity(),
+        -std::numeric_limits<float>::infinity(),
+        std::numeric_limits<float>::quiet_NaN()})
     xs.push_back(v);
   int64_t n = xs.size();
-  check("tanh sweep", {{DType::f32, {n}}},
-        unary<mlir::fnc::TanhOp>(), Tolerance{5e-7, 0}, {::fnc::Tensor(xs, {n})});
+  check("tanh sweep", {{DType::f32, {n}, {}}}, unary<mlir::fnc::TanhOp>(),
+        Tolerance{5e-7, 0}, {::fnc::Tensor(xs, {n})});
 }
+
 UNARY_TEST(Sigmoid, SigmoidOp, kFloats, Values::Any, kMath)
 UNARY_TEST(Floor, FloorOp, kFloats, Values::Any, kExact)
 UNARY_TEST(Ceil, CeilOp, kFloats, Values::Any, kExact)
@@ -522,7 +523,7 @@ TEST_F(Differential, MatrixVector) {
   std::uniform_int_distribution<int64_t> rows(1, 40), blocks(1, 4);
   for (int t = 0; t < kTrials; ++t) {
     int64_t m = rows(rng), k = blocks(rng) * 16 + (t % 3 == 2 ? 3 : 0);
-    check("matrix-vector", {{DType::f32, {m, k}}, {DType::f32, {k, 1}}},
+    check("matrix-vector", {{DType::f32, {m, k}, {}}, {DType::f32, {k, 1}, {}}},
           binary<mlir::fnc::MatmulOp>(), kReduce);
   }
 }

@@ -37,7 +37,8 @@ constexpr int kNumOps = 16;
 Program randomProgram(std::mt19937 &rng) {
   Program p;
   std::uniform_int_distribution<int> dt(0, 2);
-  p.dtype = dt(rng) == 0 ? DType::i32 : (dt(rng) == 1 ? DType::f64 : DType::f32);
+  const DType dtypes[] = {DType::i32, DType::f64, DType::f32};
+  p.dtype = dtypes[dt(rng)];
   std::uniform_int_distribution<int> rankD(1, 3), dimD(1, 4), coin(0, 3);
   Shape base;
   int rank = rankD(rng);

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TraceTestUtil.h"
 #include "fnc/fnc.h"
 
 #include <gtest/gtest.h>
@@ -16,20 +17,7 @@ using namespace fnc;
 
 namespace {
 
-/// Runs `fn`, expecting an fnc::Error of `kind` whose message contains
-/// every one of `parts`.
-void expectError(const std::function<void()> &fn, ErrorKind kind,
-                 std::initializer_list<const char *> parts) {
-  try {
-    fn();
-    ADD_FAILURE() << "no fnc::Error thrown";
-  } catch (const Error &e) {
-    EXPECT_EQ(e.kind(), kind) << e.what();
-    for (const char *p : parts)
-      EXPECT_NE(e.message().find(p), std::string::npos)
-          << "missing \"" << p << "\" in: " << e.what();
-  }
-}
+using fnc::testing::expectError;
 
 TEST(FunctionTest, TracesOnceAndRuns) {
   int traces = 0;

@@ -55,9 +55,6 @@ Tensor toTensor(const HostTensor &t);
 /// The contents of an eager tensor (false on failure).
 bool fromTensor(const Tensor &t, HostTensor &out);
 
-/// The MLIR spelling of a dtype's element type ("f32", "i1", ...).
-const char *elementTypeName(DType dtype);
-
 } // namespace fnc::tools
 
 #endif // FNC_TOOLS_RUNSUPPORT_H

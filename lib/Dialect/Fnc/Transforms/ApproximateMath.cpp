@@ -23,8 +23,7 @@ using namespace mlir;
 
 namespace {
 
-struct ApproximateMath
-    : fnc::impl::FncApproximateMathBase<ApproximateMath> {
+struct ApproximateMath : fnc::impl::FncApproximateMathBase<ApproximateMath> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     populatePolynomialApproximateTanhPattern(patterns);
@@ -41,8 +40,8 @@ struct ApproximateMath
           b.getContext(), arith::FastMathFlags::contract);
       Value product = arith::MulFOp::create(b, fma.getLoc(), fma.getA(),
                                             fma.getB(), contract);
-      Value sum = arith::AddFOp::create(b, fma.getLoc(), product, fma.getC(),
-                                        contract);
+      Value sum =
+          arith::AddFOp::create(b, fma.getLoc(), product, fma.getC(), contract);
       fma.replaceAllUsesWith(sum);
       fma.erase();
     });

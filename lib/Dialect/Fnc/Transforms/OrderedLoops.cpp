@@ -24,6 +24,11 @@ using namespace mlir;
 
 namespace {
 
+/// An index constant.
+Value constIndex(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIndexOp::create(b, loc, value).getResult();
+}
+
 /// True if a reduction dimension comes before a parallel one.
 bool reductionBeforeParallel(linalg::LinalgOp op) {
   bool seenReduction = false;
@@ -47,11 +52,11 @@ void parallelize(RewriterBase &rewriter, ArrayRef<scf::ForOp> loops) {
     steps.push_back(loop.getStep());
   }
   rewriter.setInsertionPoint(outer);
-  auto parallel = scf::ParallelOp::create(rewriter, outer.getLoc(), lbs, ubs,
-                                          steps);
+  auto parallel =
+      scf::ParallelOp::create(rewriter, outer.getLoc(), lbs, ubs, steps);
   Block *body = parallel.getBody();
-  for (auto [loop, iv] : llvm::zip(loops.drop_back(),
-                                   parallel.getInductionVars()))
+  for (auto [loop, iv] :
+       llvm::zip(loops.drop_back(), parallel.getInductionVars()))
     rewriter.replaceAllUsesWith(scf::ForOp(loop).getInductionVar(), iv);
   // Move the innermost body (without its yield) into the parallel loop.
   Block *innerBody = inner.getBody();
@@ -120,27 +125,25 @@ LogicalResult emitMatmulKernel(RewriterBase &rewriter, linalg::LinalgOp op) {
     return failure();
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
-  auto index = [&](OpBuilder &ib, int64_t v) {
-    return arith::ConstantIndexOp::create(ib, loc, v).getResult();
-  };
-  Value zero = index(rewriter, 0), one = index(rewriter, 1);
+  Value zero = constIndex(rewriter, loc, 0), one = constIndex(rewriter, loc, 1);
   Value k = memref::DimOp::create(rewriter, loc, a, 1);
   auto vectorType = VectorType::get({kLanes}, rewriter.getF32Type());
   scf::ParallelOp::create(
-      rewriter, loc, ValueRange{zero}, ValueRange{index(rewriter, m)},
-      ValueRange{index(rewriter, kRows)},
+      rewriter, loc, ValueRange{zero}, ValueRange{constIndex(rewriter, loc, m)},
+      ValueRange{constIndex(rewriter, loc, kRows)},
       [&](OpBuilder &pb, Location pl, ValueRange ivs) {
         SmallVector<Value> rows;
         for (int64_t r = 0; r < kRows; ++r)
           rows.push_back(
-              arith::AddIOp::create(pb, pl, ivs[0], index(pb, r)));
+              arith::AddIOp::create(pb, pl, ivs[0], constIndex(pb, loc, r)));
         scf::ForOp::create(
-            pb, pl, zero, index(pb, n), index(pb, block), ValueRange{},
+            pb, pl, zero, constIndex(pb, loc, n), constIndex(pb, loc, block),
+            ValueRange{},
             [&](OpBuilder &nb, Location nl, Value col, ValueRange) {
               SmallVector<Value> cols, accs;
               for (int64_t u = 0; u < kVectors; ++u)
                 cols.push_back(arith::AddIOp::create(
-                    nb, nl, col, index(nb, u * kLanes)));
+                    nb, nl, col, constIndex(nb, loc, u * kLanes)));
               for (int64_t r = 0; r < kRows; ++r)
                 for (int64_t u = 0; u < kVectors; ++u)
                   accs.push_back(vector::LoadOp::create(
@@ -253,29 +256,29 @@ LogicalResult emitConv2DKernel(RewriterBase &rewriter, linalg::LinalgOp op,
     return failure();
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
-  auto index = [&](OpBuilder &ib, int64_t v) {
-    return arith::ConstantIndexOp::create(ib, loc, v).getResult();
-  };
-  Value zero = index(rewriter, 0), one = index(rewriter, 1);
+  Value zero = constIndex(rewriter, loc, 0), one = constIndex(rewriter, loc, 1);
   auto vectorType = VectorType::get({kLanes}, rewriter.getF32Type());
   int64_t block = vectors * kLanes;
   scf::ParallelOp::create(
       rewriter, loc, ValueRange{zero, zero, zero},
-      ValueRange{index(rewriter, outType.getDimSize(0)),
-                 index(rewriter, outType.getDimSize(1)), index(rewriter, ow)},
-      ValueRange{one, one, index(rewriter, tile)},
+      ValueRange{constIndex(rewriter, loc, outType.getDimSize(0)),
+                 constIndex(rewriter, loc, outType.getDimSize(1)),
+                 constIndex(rewriter, loc, ow)},
+      ValueRange{one, one, constIndex(rewriter, loc, tile)},
       [&](OpBuilder &pb, Location pl, ValueRange ivs) {
         Value n = ivs[0], oh = ivs[1];
         SmallVector<Value> pixels;
         for (int64_t p = 0; p < tile; ++p)
-          pixels.push_back(arith::AddIOp::create(pb, pl, ivs[2], index(pb, p)));
+          pixels.push_back(
+              arith::AddIOp::create(pb, pl, ivs[2], constIndex(pb, loc, p)));
         scf::ForOp::create(
-            pb, pl, zero, index(pb, f), index(pb, block), ValueRange{},
+            pb, pl, zero, constIndex(pb, loc, f), constIndex(pb, loc, block),
+            ValueRange{},
             [&](OpBuilder &fb, Location fl, Value f0, ValueRange) {
               SmallVector<Value> channels, accs;
               for (int64_t v = 0; v < vectors; ++v)
-                channels.push_back(
-                    arith::AddIOp::create(fb, fl, f0, index(fb, v * kLanes)));
+                channels.push_back(arith::AddIOp::create(
+                    fb, fl, f0, constIndex(fb, loc, v * kLanes)));
               for (Value pixel : pixels)
                 for (Value ch : channels)
                   accs.push_back(vector::LoadOp::create(
@@ -286,7 +289,7 @@ LogicalResult emitConv2DKernel(RewriterBase &rewriter, linalg::LinalgOp op,
                                   OpBuilder &, Value, ValueRange)>
                                   body) {
                 return scf::ForOp::create(
-                    b, fl, zero, index(b, ub), one, init,
+                    b, fl, zero, constIndex(b, loc, ub), one, init,
                     [&](OpBuilder &lb, Location ll, Value iv, ValueRange acc) {
                       scf::YieldOp::create(lb, ll, body(lb, iv, acc));
                     });
@@ -296,7 +299,9 @@ LogicalResult emitConv2DKernel(RewriterBase &rewriter, linalg::LinalgOp op,
                   [&](OpBuilder &b1, Value kh, ValueRange a1) {
                     Value row = arith::AddIOp::create(
                         b1, fl,
-                        arith::MulIOp::create(b1, fl, oh, index(b1, sh)), kh);
+                        arith::MulIOp::create(b1, fl, oh,
+                                              constIndex(b1, loc, sh)),
+                        kh);
                     auto kwLoop = loop(
                         b1, filterType.getDimSize(1), a1,
                         [&](OpBuilder &b2, Value kw, ValueRange a2) {
@@ -305,7 +310,7 @@ LogicalResult emitConv2DKernel(RewriterBase &rewriter, linalg::LinalgOp op,
                             cols.push_back(arith::AddIOp::create(
                                 b2, fl,
                                 arith::MulIOp::create(b2, fl, pixel,
-                                                      index(b2, sw)),
+                                                      constIndex(b2, loc, sw)),
                                 kw));
                           auto cLoop = loop(
                               b2, filterType.getDimSize(2), a2,
@@ -357,15 +362,12 @@ LogicalResult emitMatvecKernel(RewriterBase &rewriter, linalg::LinalgOp op) {
   auto bType = cast<MemRefType>(b.getType());
   auto cType = cast<MemRefType>(c.getType());
   int64_t k = aType.getDimSize(1);
-  if (cType.getDimSize(1) != 1 || ShapedType::isDynamic(k) ||
-      k % kLanes != 0 || !bType.getLayout().isIdentity())
+  if (cType.getDimSize(1) != 1 || ShapedType::isDynamic(k) || k % kLanes != 0 ||
+      !bType.getLayout().isIdentity())
     return failure();
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
-  auto index = [&](OpBuilder &ib, int64_t v) {
-    return arith::ConstantIndexOp::create(ib, loc, v).getResult();
-  };
-  Value zero = index(rewriter, 0), one = index(rewriter, 1);
+  Value zero = constIndex(rewriter, loc, 0), one = constIndex(rewriter, loc, 1);
   Value m = memref::DimOp::create(rewriter, loc, c, 0);
   // B is K x 1 and contiguous: read it as a vector of K.
   Value column = memref::CollapseShapeOp::create(
@@ -378,7 +380,8 @@ LogicalResult emitMatvecKernel(RewriterBase &rewriter, linalg::LinalgOp op) {
       [&](OpBuilder &pb, Location pl, ValueRange ivs) {
         Value row = ivs[0];
         auto kLoop = scf::ForOp::create(
-            pb, pl, zero, index(pb, k), index(pb, kLanes), ValueRange{zeros},
+            pb, pl, zero, constIndex(pb, loc, k), constIndex(pb, loc, kLanes),
+            ValueRange{zeros},
             [&](OpBuilder &kb, Location kl, Value kk, ValueRange acc) {
               Value av = vector::LoadOp::create(kb, kl, vectorType, a,
                                                 ValueRange{row, kk});
@@ -410,9 +413,9 @@ struct OrderedLoopsPass
     });
     IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : ops) {
-      if (isMatmulF32(op) && (succeeded(emitMatmulKernel(rewriter, op)) ||
-                              (fastMath &&
-                               succeeded(emitMatvecKernel(rewriter, op)))))
+      if (isMatmulF32(op) &&
+          (succeeded(emitMatmulKernel(rewriter, op)) ||
+           (fastMath && succeeded(emitMatvecKernel(rewriter, op)))))
         continue;
       if (auto strides = conv2DStrides(op))
         if (succeeded(emitConv2DKernel(rewriter, op, strides->first,
