@@ -105,8 +105,9 @@ Array Array::allocate(DType dtype, Shape shape) {
   return a;
 }
 
-Array Array::scalar(DType dtype, double value) {
-  Array a = allocate(dtype, {});
+/// A 0-d array of `dtype` holding `value` (converted; nonzero is true).
+template <typename V> static Array scalarOf(DType dtype, V value) {
+  Array a = Array::allocate(dtype, {});
   dispatch(dtype, [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_same_v<T, bool>)
@@ -117,16 +118,12 @@ Array Array::scalar(DType dtype, double value) {
   return a;
 }
 
+Array Array::scalar(DType dtype, double value) {
+  return scalarOf(dtype, value);
+}
+
 Array Array::scalarInt(DType dtype, int64_t value) {
-  Array a = allocate(dtype, {});
-  dispatch(dtype, [&](auto tag) {
-    using T = decltype(tag);
-    if constexpr (std::is_same_v<T, bool>)
-      *a.mutableData<T>() = value != 0;
-    else
-      *a.mutableData<T>() = static_cast<T>(value);
-  });
-  return a;
+  return scalarOf(dtype, value);
 }
 
 int64_t Array::numElements() const {

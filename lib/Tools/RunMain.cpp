@@ -260,19 +260,30 @@ struct RunConfig {
   std::optional<uint64_t> seed;
 };
 
+/// The signature of the entry function, checked against the number of
+/// --output files.
+llvm::Expected<jit::Signature> entrySignature(mlir::ModuleOp module,
+                                              const RunConfig &config,
+                                              const OutputFiles &outputs) {
+  auto sig = jit::readSignature(module, config.entry);
+  if (!sig)
+    return llvm::createStringError("cannot call @" + config.entry + ": " +
+                                   llvm::toString(sig.takeError()));
+  if (outputs.size() && outputs.size() != sig->results.size())
+    return llvm::createStringError(
+        "@" + sig->name + " returns " + std::to_string(sig->results.size()) +
+        " result" + (sig->results.size() == 1 ? "" : "s") + " but " +
+        std::to_string(outputs.size()) + " --output" +
+        (outputs.size() == 1 ? " was" : "s were") + " given");
+  return sig;
+}
+
 int runJIT(mlir::ModuleOp module, const mlir::fnc::PipelineOptions &options,
            const RunConfig &config, OutputFiles &outputs) {
   // The arguments are checked before compiling, so mistakes fail fast.
-  auto sig = jit::readSignature(module, config.entry);
+  auto sig = entrySignature(module, config, outputs);
   if (!sig)
-    return fail("cannot call @" + config.entry + ": " +
-                llvm::toString(sig.takeError()));
-  if (outputs.size() && outputs.size() != sig->results.size())
-    return fail("@" + sig->name + " returns " +
-                std::to_string(sig->results.size()) + " result" +
-                (sig->results.size() == 1 ? "" : "s") + " but " +
-                std::to_string(outputs.size()) + " --output" +
-                (outputs.size() == 1 ? " was" : "s were") + " given");
+    return fail(sig.takeError());
   auto globals = jit::readGlobals(module);
   if (!globals)
     return fail(globals.takeError());
@@ -323,16 +334,9 @@ int runInterpreter(mlir::ModuleOp module, const RunConfig &config,
   if (!interpreter)
     return fail(interpreter.takeError());
   double setupSeconds = secondsSince(start);
-  auto sig = jit::readSignature(module, config.entry);
+  auto sig = entrySignature(module, config, outputs);
   if (!sig)
-    return fail("cannot call @" + config.entry + ": " +
-                llvm::toString(sig.takeError()));
-  if (outputs.size() && outputs.size() != sig->results.size())
-    return fail("@" + sig->name + " returns " +
-                std::to_string(sig->results.size()) + " result" +
-                (sig->results.size() == 1 ? "" : "s") + " but " +
-                std::to_string(outputs.size()) + " --output" +
-                (outputs.size() == 1 ? " was" : "s were") + " given");
+    return fail(sig.takeError());
   // Bound variables are the interpreter's own; only the others are built.
   std::vector<HostTensor> args;
   if (llvm::Error err = buildArguments(*sig, {}, config.inputs, args,
