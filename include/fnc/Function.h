@@ -25,9 +25,16 @@
 // argument and the *value* of every other argument (bool, integers, floating
 // point, std::string, enums; std::vector / std::array / std::tuple /
 // std::pair of these or of tensors, element by element). A known dim is a
-// subtype of an unknown one (fnc::kUnknownDim); a call runs the most
-// specific cached concrete function whose key it is a subtype of, otherwise
-// it traces a new one. Unranked specs are not supported.
+// subtype of an unknown one (fnc::kUnknownDim), and a ranked shape of an
+// unknown one (fnc::kUnknownShape); a call runs the most specific cached
+// concrete function whose key it is a subtype of, otherwise it traces a
+// new one.
+//
+// Unknown ranks. fnc compiles ranked code: a tensor whose spec has an
+// unknown rank (an input_signature entry TensorSpec(fnc::kUnknownShape),
+// or reduce_retracing after calls of different ranks) is traced once per
+// rank it is called with, every dim of that trace unknown. Each such trace
+// is a concrete function of its own.
 //
 // Parameters: the callable must have a non-template call operator (or be a
 // function pointer); its parameters are taken by value or const reference.
@@ -72,18 +79,29 @@ namespace fnc {
 /// tensor). TensorSpec also accepts -1.
 constexpr int64_t kUnknownDim = std::numeric_limits<int64_t>::min();
 
+/// An unknown rank in a TensorSpec: TensorSpec(fnc::kUnknownShape, dtype)
+/// matches tensors of that dtype and any shape (TensorFlow's shape=None).
+struct UnknownShape {
+  // Not constructible from `{}`, so that TensorSpec({}) is a scalar spec.
+  explicit constexpr UnknownShape(int) {}
+};
+inline constexpr UnknownShape kUnknownShape{0};
+
 /// The dtype and (possibly partial) shape of a tensor argument.
 struct TensorSpec {
   TensorSpec(std::vector<int64_t> shape, DType dtype = DType::f32,
              std::string name = {});
+  TensorSpec(UnknownShape, DType dtype = DType::f32, std::string name = {});
 
   std::vector<int64_t> shape; // kUnknownDim for an unknown dim
   DType dtype = DType::f32;
   std::string name; // optional; shown in signatures
+  bool ranked = true; // false: any rank (and `shape` is empty)
 
   /// True if a tensor of `dtype` and `shape` matches this spec.
   bool matches(DType dtype, const std::vector<int64_t> &shape) const;
-  /// "float32 Tensor, shape=(None, 3)" (the seeds' format).
+  /// "float32 Tensor, shape=(None, 3)" or "float32 Tensor, shape=<unknown>"
+  /// (the seeds' format).
   std::string str() const;
 };
 
@@ -201,9 +219,11 @@ private:
 };
 
 /// One word of a call key. Tag words give the structure, Value words must
-/// be equal, Dim words may be unknown (kUnknownDim) in a stored key.
+/// be equal, Dim words may be unknown (kUnknownDim) in a stored key. A Rank
+/// word (a tensor's rank, followed by that many Dim words) may be unknown
+/// too, and is then followed by no Dim words: it matches any rank.
 struct KeyWord {
-  enum Kind : int32_t { Tag, Value, Dim };
+  enum Kind : int32_t { Tag, Value, Dim, Rank };
   int64_t value;
   Kind kind;
   int32_t arg; // the parameter it belongs to

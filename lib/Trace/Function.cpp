@@ -81,7 +81,12 @@ TensorSpec::TensorSpec(std::vector<int64_t> shape, DType dtype,
                       "fnc::kUnknownDim for an unknown dim");
 }
 
+TensorSpec::TensorSpec(UnknownShape, DType dtype, std::string name)
+    : dtype(dtype), name(std::move(name)), ranked(false) {}
+
 bool TensorSpec::matches(DType dt, const std::vector<int64_t> &s) const {
+  if (dt == dtype && !ranked)
+    return true;
   if (dt != dtype || s.size() != shape.size())
     return false;
   for (size_t i = 0; i < s.size(); ++i)
@@ -91,7 +96,8 @@ bool TensorSpec::matches(DType dt, const std::vector<int64_t> &s) const {
 }
 
 std::string TensorSpec::str() const {
-  return std::string(dtypeName(dtype)) + " Tensor, shape=" + shapeStr(shape);
+  return std::string(dtypeName(dtype)) + " Tensor, shape=" +
+         (ranked ? shapeStr(shape) : std::string("<unknown>"));
 }
 
 namespace detail {
@@ -101,7 +107,7 @@ void CallKey::tensor(const Tensor &t) {
   const std::vector<int64_t> &shape = t.shape();
   tag(kTensorTag);
   value(static_cast<int64_t>(t.dtype()));
-  value(static_cast<int64_t>(shape.size()));
+  words.push_back({static_cast<int64_t>(shape.size()), KeyWord::Rank, arg});
   for (int64_t d : shape)
     words.push_back({d, KeyWord::Dim, arg});
   tensors.push_back(&t);
@@ -110,7 +116,9 @@ void CallKey::tensor(const Tensor &t) {
 void CallKey::spec(const TensorSpec &s) {
   tag(kTensorTag);
   value(static_cast<int64_t>(s.dtype));
-  value(static_cast<int64_t>(s.shape.size()));
+  words.push_back({s.ranked ? static_cast<int64_t>(s.shape.size())
+                            : kUnknownDim,
+                   KeyWord::Rank, arg});
   for (int64_t d : s.shape)
     words.push_back({d, KeyWord::Dim, arg});
 }
@@ -182,7 +190,9 @@ private:
       std::vector<int64_t> shape;
       for (int64_t i = 0; i < rank; ++i)
         shape.push_back(next());
-      TensorSpec spec(shape, dtype, path);
+      TensorSpec spec = rank == kUnknownDim
+                            ? TensorSpec(kUnknownShape, dtype, path)
+                            : TensorSpec(shape, dtype, path);
       tensors.push_back({param, path, spec});
       return spec.str();
     }
@@ -243,19 +253,87 @@ private:
   const std::vector<std::string> &names_;
 };
 
-/// True if a call with key `call` may run a trace of key `stored`.
+/// The number of Dim words after the Rank word `w` (none for an unknown
+/// rank).
+size_t dimsAfter(const KeyWord &w) {
+  return w.value == kUnknownDim ? 0 : static_cast<size_t>(w.value);
+}
+
+/// True if a call with key `call` may run a trace of key `stored`: equal
+/// structure and values, and every unknown dim or rank of `stored` may be
+/// anything in `call`.
 bool isSubtype(const KeyWord *call, size_t n, const Words &stored) {
-  if (n != stored.size())
-    return false;
-  for (size_t i = 0; i < n; ++i) {
-    const KeyWord &s = stored[i];
+  size_t i = 0, j = 0;
+  for (; i < n && j < stored.size(); ++i, ++j) {
+    const KeyWord &s = stored[j];
     if (call[i].kind != s.kind)
       return false;
-    if (s.value != call[i].value &&
-        !(s.kind == KeyWord::Dim && s.value == kUnknownDim))
+    if (s.value == call[i].value)
+      continue;
+    if (s.value != kUnknownDim)
+      return false;
+    if (s.kind == KeyWord::Rank)
+      i += dimsAfter(call[i]); // any rank: skip the call's dims
+    else if (s.kind != KeyWord::Dim)
       return false;
   }
-  return true;
+  return i == n && j == stored.size();
+}
+
+bool hasUnknownRank(const KeyWord *w, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    if (w[i].kind == KeyWord::Rank && w[i].value == kUnknownDim)
+      return true;
+  return false;
+}
+bool hasUnknownRank(const Words &w) {
+  return hasUnknownRank(w.data(), w.size());
+}
+
+/// `pattern` made ranked for the call `call` (a subtype of it): a tensor
+/// of unknown rank takes the call's rank, every dim unknown.
+Words specializeRanks(const Words &pattern, const KeyWord *call, size_t n) {
+  Words r;
+  size_t i = 0;
+  for (const KeyWord &p : pattern) {
+    if (p.kind == KeyWord::Rank && p.value == kUnknownDim && i < n) {
+      const KeyWord &rank = call[i++];
+      r.push_back(rank);
+      for (size_t d = 0, e = dimsAfter(rank); d < e; ++d, ++i)
+        r.push_back({kUnknownDim, KeyWord::Dim, rank.arg});
+      continue;
+    }
+    r.push_back(p);
+    ++i;
+  }
+  return r;
+}
+
+/// The least general key both `a` and `b` are subtypes of, if they have
+/// the same structure and values (reduce_retracing): dims that differ
+/// become unknown, ranks that differ unknown.
+std::optional<Words> generalize(const Words &a, const Words &b) {
+  Words r;
+  size_t i = 0, j = 0;
+  for (; i < a.size() && j < b.size(); ++i, ++j) {
+    if (a[i].kind != b[j].kind)
+      return std::nullopt;
+    KeyWord w = b[j];
+    if (a[i].kind == KeyWord::Rank && a[i].value != b[j].value) {
+      w.value = kUnknownDim;
+      i += dimsAfter(a[i]);
+      j += dimsAfter(b[j]);
+    } else if (a[i].kind == KeyWord::Dim) {
+      if (a[i].value != b[j].value)
+        w.value = kUnknownDim;
+    } else if (a[i].value != b[j].value) {
+      return std::nullopt;
+    }
+    r.push_back(w);
+  }
+  if (i != a.size() || j != b.size())
+    return std::nullopt;
+  return r;
 }
 
 bool isSubtype(const Words &a, const Words &b) {
@@ -358,6 +436,7 @@ struct FunctionCore::State {
   std::string name;
   std::vector<bool> paramIsTensor;
   std::optional<Words> signatureKey;
+  bool signatureUnranked = false; // one trace per rank, not one in all
 
   mutable std::mutex mutex;
   std::condition_variable traced;
@@ -414,6 +493,7 @@ FunctionCore::FunctionCore(FunctionOptions options,
       key.spec(sig[i]);
     }
     s.signatureKey = toWords(key);
+    s.signatureUnranked = hasUnknownRank(*s.signatureKey);
   }
 }
 
@@ -487,16 +567,6 @@ mostSpecific(const std::vector<std::shared_ptr<ConcreteImpl>> &concretes,
         (!best || (isSubtype(c->key, best->key) && c->key != best->key)))
       best = c;
   return best;
-}
-
-bool sameStructure(const Words &a, const Words &b) {
-  if (a.size() != b.size())
-    return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (a[i].kind != b[i].kind ||
-        (a[i].kind != KeyWord::Dim && a[i].value != b[i].value))
-      return false;
-  return true;
 }
 
 } // namespace
@@ -573,6 +643,22 @@ std::vector<Tensor> FunctionCore::call(const CallKey &key,
 
 ConcreteFunction FunctionCore::concrete(const CallKey &key,
                                         const TraceThunk &thunk) {
+  if (hasUnknownRank(key.words.data(), key.words.size()) &&
+      !state_->signatureKey) {
+    std::vector<std::string> names = state_->paramNames();
+    int32_t arg = 0;
+    for (size_t i = 0; i < key.words.size(); ++i)
+      if (key.words[i].kind == KeyWord::Rank &&
+          key.words[i].value == kUnknownDim)
+        arg = key.words[i].arg;
+    throw Error(ErrorKind::InvalidArgument,
+                "fnc::Function::get_concrete_function `" + state_->name +
+                    "`: the spec of argument `" + names[arg] +
+                    "` has an unknown rank (fnc::kUnknownShape), and fnc "
+                    "compiles one concrete function per rank; give a "
+                    "TensorSpec with the rank (unknown dims as "
+                    "fnc::kUnknownDim), or an example tensor");
+  }
   ConcreteFunction f;
   f.impl_ = lookupOrTrace(*state_, key, thunk, true);
   return f;
@@ -598,7 +684,8 @@ void noteRetrace(FunctionCore::State &s, const Words &key) {
       ++s.changes[p];
       if (!s.paramIsTensor[p])
         s.changeKind[p] = "value";
-      else if (i < prev.size() && key[i].kind == KeyWord::Dim)
+      else if (i < prev.size() && (key[i].kind == KeyWord::Dim ||
+                                   key[i].kind == KeyWord::Rank))
         s.changeKind[p] = "shape";
       else
         s.changeKind[p] = "dtype";
@@ -634,8 +721,9 @@ void noteRetrace(FunctionCore::State &s, const Words &key) {
              "fnc::Tensor instead, so that one trace serves all values.";
     else if (s.changeKind[worst] == "shape")
       msg += "Give the function an input_signature with unknown dims "
-             "(fnc::kUnknownDim) or set FunctionOptions::reduce_retracing, "
-             "so that one trace serves all shapes.";
+             "(fnc::kUnknownDim; fnc::kUnknownShape for any rank) or set "
+             "FunctionOptions::reduce_retracing, so that one trace serves "
+             "all shapes.";
     else
       msg += "Cast it to one dtype (fnc::cast) before the call.";
   }
@@ -656,10 +744,10 @@ std::shared_ptr<ConcreteImpl> lookupOrTrace(FunctionCore::State &s,
   }
   for (;;) {
     // The hit path: no allocation.
-    if (s.signatureKey) {
+    if (s.signatureKey && !s.signatureUnranked) {
       if (!s.concretes.empty())
         return s.concretes.front();
-    } else if (exact) {
+    } else if (exact && !s.signatureKey) {
       for (const auto &c : s.concretes)
         if (c->key.size() == n && std::equal(w, w + n, c->key.begin(),
                                              [](const KeyWord &a,
@@ -676,11 +764,11 @@ std::shared_ptr<ConcreteImpl> lookupOrTrace(FunctionCore::State &s,
     Words traceKey = s.signatureKey ? *s.signatureKey : toWords(key);
     if (s.options.reduce_retracing && !s.signatureKey && !exact)
       for (const auto &c : s.concretes)
-        if (sameStructure(c->key, traceKey))
-          for (size_t i = 0; i < traceKey.size(); ++i)
-            if (traceKey[i].kind == KeyWord::Dim &&
-                c->key[i].value != traceKey[i].value)
-              traceKey[i].value = kUnknownDim;
+        if (std::optional<Words> general = generalize(c->key, traceKey))
+          traceKey = std::move(*general);
+    // fnc compiles ranked code: an unknown rank takes the call's.
+    if (hasUnknownRank(traceKey))
+      traceKey = specializeRanks(traceKey, w, n);
 
     // Single flight: wait for a running trace that will serve this call.
     bool waiting = false;

@@ -219,6 +219,99 @@ TEST(FunctionDispatchTest, ReduceRetracing) {
   EXPECT_EQ(traces, 2);
 }
 
+TEST(FunctionDispatchTest, UnrankedInputSignatureTracesOncePerRank) {
+  FunctionOptions options;
+  options.name = "total";
+  options.arg_names = {"x", "scale"};
+  options.input_signature = std::vector<TensorSpec>{
+      TensorSpec(kUnknownShape, DType::f32), TensorSpec({}, DType::f32)};
+  std::vector<std::vector<int64_t>> traced;
+  auto f = fnc::function(
+      [&](Tensor x, Tensor scale) {
+        traced.push_back(x.shape());
+        return reduce_sum(x * scale, {}, false);
+      },
+      options);
+  Tensor two = Tensor(2.f);
+  EXPECT_FLOAT_EQ(f(Tensor{1.f, 2.f}, two).item<float>(), 6.f);
+  EXPECT_FLOAT_EQ(f(Tensor{1.f, 2.f, 3.f}, two).item<float>(), 12.f);
+  EXPECT_FLOAT_EQ(f(ones({2, 3}), two).item<float>(), 12.f);
+  EXPECT_FLOAT_EQ(f(ones({4, 1}), two).item<float>(), 8.f);
+  EXPECT_FLOAT_EQ(f(Tensor(5.f), two).item<float>(), 10.f);
+  EXPECT_FLOAT_EQ(f(ones({1, 2, 3}), two).item<float>(), 12.f);
+  // One trace per rank, every dim unknown.
+  ASSERT_EQ(traced.size(), 4u);
+  EXPECT_EQ(traced[0], (std::vector<int64_t>{kUnknownDim}));
+  EXPECT_EQ(traced[1], (std::vector<int64_t>{kUnknownDim, kUnknownDim}));
+  EXPECT_EQ(traced[2], (std::vector<int64_t>{}));
+  EXPECT_EQ(traced[3].size(), 3u);
+  EXPECT_EQ(f.tracing_count(), 4);
+  // get_concrete_function(tensors) finds the trace of the call's rank.
+  auto c = f.get_concrete_function(ones({7, 7}), two);
+  EXPECT_EQ(c.input_specs()[0].str(), "float32 Tensor, shape=(None, None)");
+  EXPECT_EQ(f.tracing_count(), 4);
+  // The signature still checks dtypes and the ranked specs.
+  try {
+    f(Tensor{1, 2}, two);
+    ADD_FAILURE() << "no error";
+  } catch (const Error &e) {
+    EXPECT_EQ(e.message(),
+              "fnc::function `total`: argument `x` (#0) does not match the "
+              "input_signature: expected float32 Tensor, shape=<unknown>, got "
+              "int32 Tensor, shape=(2,); pass a tensor of the expected dtype "
+              "and shape, or relax the input_signature (fnc::kUnknownDim)");
+  }
+  EXPECT_THROW(f(Tensor{1.f}, Tensor{2.f}), Error); // scale must be rank 0
+  EXPECT_EQ(f.tracing_count(), 4);
+}
+
+TEST(FunctionDispatchTest, UnrankedSpecsInTheLattice) {
+  TensorSpec any(kUnknownShape, DType::i32, "x");
+  EXPECT_FALSE(any.ranked);
+  EXPECT_TRUE(any.matches(DType::i32, {}));
+  EXPECT_TRUE(any.matches(DType::i32, {2, 3, 4}));
+  EXPECT_FALSE(any.matches(DType::f32, {2}));
+  EXPECT_EQ(any.str(), "int32 Tensor, shape=<unknown>");
+
+  // A ranked trace is more specific than the per-rank trace of an unknown
+  // rank: the callable sees which one it is traced for.
+  FunctionOptions options;
+  options.reduce_retracing = true;
+  auto f = fnc::function(
+      [](Tensor x) {
+        bool known = !x.shape().empty() && x.shape()[0] != kUnknownDim;
+        return reduce_sum(x, {}, false) + (known ? 100 : 0);
+      },
+      options);
+  EXPECT_EQ(f(Tensor{1, 2}).item<int32_t>(), 103); // traces [2]
+  EXPECT_EQ(f(Tensor{{1, 2}, {3, 4}}).item<int32_t>(), 10); // rank differs
+  EXPECT_EQ(f.tracing_count(), 2);
+  auto all = f.concrete_functions();
+  EXPECT_EQ(all[1].input_specs()[0].str(), "int32 Tensor, shape=(None, None)");
+  EXPECT_EQ(f(Tensor{{1}, {2}, {3}}).item<int32_t>(), 6); // hits (None, None)
+  EXPECT_EQ(f(Tensor{5, 6}).item<int32_t>(), 111);       // hits [2]
+  EXPECT_EQ(f.tracing_count(), 2);
+  // A rank-1 call of another length generalizes with [2] and the unknown
+  // rank: one new trace for rank 1 with unknown dims.
+  EXPECT_EQ(f(Tensor{1, 1, 1}).item<int32_t>(), 3);
+  EXPECT_EQ(f.tracing_count(), 3);
+  EXPECT_EQ(f.concrete_functions()[2].input_specs()[0].str(),
+            "int32 Tensor, shape=(None,)");
+
+  // get_concrete_function needs a rank.
+  auto g = fnc::function([](Tensor x) { return x; });
+  try {
+    g.get_concrete_function(TensorSpec(kUnknownShape));
+    ADD_FAILURE() << "no error";
+  } catch (const Error &e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidArgument);
+    EXPECT_NE(e.message().find("argument `a0` has an unknown rank"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(g.tracing_count(), 0);
+}
+
 TEST(FunctionDispatchTest, RetracingWarningNamesTheArgument) {
   std::vector<std::string> warnings;
   set_log_callback([&](const std::string &m) { warnings.push_back(m); });
