@@ -194,6 +194,37 @@ Error Interpreter::Impl::runTensorOp(Operation *op, Frame &frame,
             return shape.takeError();
           return check(op, interp::broadcastTo(in[0], *shape));
         })
+        .Case([&](ShapeOfOp) {
+          const ::fnc::Shape &dims = in[0].shape();
+          DType dtype = resultDType(op);
+          std::vector<int32_t> narrow(dims.begin(), dims.end());
+          const void *data = dtype == DType::i32
+                                 ? static_cast<const void *>(narrow.data())
+                                 : static_cast<const void *>(dims.data());
+          return check(op, interp::makeTensor(
+                               dtype, {static_cast<int64_t>(dims.size())},
+                               data));
+        })
+        .Case([&](BroadcastToShapeOp) -> Expected<TensorValue> {
+          RankedTensorType type = resultType(op);
+          ::fnc::Shape shape;
+          for (int64_t i = 0; i < type.getRank(); ++i) {
+            int64_t size;
+            std::string error;
+            if (!interp::readInt(in[1], i, size, error))
+              return opError(op, "the shape operand: " + error);
+            if (size < 0)
+              return opError(op, "a shape holds the negative size " +
+                                     llvm::Twine(size) + " (at index " +
+                                     llvm::Twine(i) + "); sizes must be >= 0");
+            if (!type.isDynamicDim(i) && type.getDimSize(i) != size)
+              return opError(op, "dynamic dimension mismatch: " +
+                                     llvm::Twine(size) + " vs " +
+                                     llvm::Twine(type.getDimSize(i)));
+            shape.push_back(size);
+          }
+          return check(op, interp::broadcastTo(in[0], shape));
+        })
         .Case([&](ExpandDimsOp e) {
           return check(
               op, interp::expandDims(in[0], static_cast<int64_t>(e.getAxis())));

@@ -33,6 +33,20 @@ func.func @reshape(%a: tensor<?xf32>) -> tensor<?x2xf32> {
   return %0 : tensor<?x2xf32>
 }
 
+// A shape tensor with a negative size, or a size that disagrees with a
+// static dim of the result.
+// RUN: not fnc-run %s --entry=shape_values --input=2xi32=2,-1 2>&1 | FileCheck %s --check-prefix=NEG
+// RUN: not fnc-run %s --interpret --entry=shape_values --input=2xi32=2,-1 2>&1 | FileCheck %s --check-prefix=NEG
+// RUN: not fnc-run %s --entry=shape_values --input=2xi32=4,3 2>&1 | FileCheck %s --check-prefix=SVDIM
+// RUN: not fnc-run %s --interpret --entry=shape_values --input=2xi32=4,3 2>&1 | FileCheck %s --check-prefix=SVDIM
+// NEG: error: {{.*}}a shape holds the negative size -1 (at index 1); sizes must be >= 0
+// SVDIM: error: {{.*}}dynamic dimension mismatch: 4 vs 2
+func.func @shape_values(%s: tensor<2xi32>) -> tensor<2x?xf32> {
+  %one = fnc.constant dense<1.0> : tensor<f32>
+  %0 = fnc.broadcast_to_shape %one, %s : tensor<f32>, tensor<2xi32> -> tensor<2x?xf32>
+  return %0 : tensor<2x?xf32>
+}
+
 // RUN: not fnc-run %s --entry=slice --input=2xf32=1,2 2>&1 | FileCheck %s --check-prefix=SLICE
 // SLICE: fnc-run: error: {{.*}}slice reads element 3 of a dimension of size 2
 func.func @slice(%a: tensor<?xf32>) -> tensor<2xf32> {

@@ -7,6 +7,9 @@
 // RUN: fnc-run %s --entry=dynamic --input=2x3xi32=1,2,3,4,5,6 | FileCheck %s --check-prefix=DYN
 // RUN: fnc-run %s --interpret --entry=dynamic --input=2x3xi32=1,2,3,4,5,6 | FileCheck %s --check-prefix=DYN
 // RUN: fnc-run %s --entry=dynamic --input=4x3xi32=1,2,3,4,5,6,7,8,9,10,11,12 | FileCheck %s --check-prefix=DYN4
+// Shapes as values: shape_of and broadcast_to_shape (zeros(shape(x))).
+// RUN: fnc-run %s --entry=shape_values --input=2x3xf32=1,2,3,4,5,6 --input=3xi64=2,1,3 | FileCheck %s --check-prefix=SV
+// RUN: fnc-run %s --interpret --entry=shape_values --input=2x3xf32=1,2,3,4,5,6 --input=3xi64=2,1,3 | FileCheck %s --check-prefix=SV
 
 // SHAPE: fnc.Tensor(
 // SHAPE-NEXT: {{\[\[}}1 4]
@@ -76,4 +79,21 @@ func.func @dynamic(%a: tensor<?x3xi32>) -> (tensor<2x?xi32>, tensor<3xi32>) {
   %d = fnc.add %a, %a : tensor<?x3xi32>, tensor<?x3xi32>
   %1 = fnc.sum %d axes [0] : tensor<?x3xi32>
   return %0, %1 : tensor<2x?xi32>, tensor<3xi32>
+}
+
+// SV: fnc.Tensor([2 3], shape=(2,), dtype=int32)
+// SV: fnc.Tensor(
+// SV-NEXT: {{\[\[}}0. 0. 0.]
+// SV-NEXT:  [0. 0. 0.]], shape=(2, 3), dtype=float32)
+// SV: fnc.Tensor(
+// SV-NEXT: {{\[\[}}[1. 2. 3.]]
+// SV-EMPTY:
+// SV-NEXT:  {{\[\[}}4. 5. 6.]]], shape=(2, 1, 3), dtype=float32)
+func.func @shape_values(%x: tensor<?x?xf32>, %s: tensor<3xi64>) -> (tensor<2xi32>, tensor<?x?xf32>, tensor<?x?x3xf32>) {
+  %shape = fnc.shape_of %x : tensor<?x?xf32> -> tensor<2xi32>
+  %zero = fnc.constant dense<0.0> : tensor<f32>
+  %z = fnc.broadcast_to_shape %zero, %shape : tensor<f32>, tensor<2xi32> -> tensor<?x?xf32>
+  %r = fnc.reshape %x : tensor<?x?xf32> -> tensor<?x1x3xf32>
+  %b = fnc.broadcast_to_shape %r, %s : tensor<?x1x3xf32>, tensor<3xi64> -> tensor<?x?x3xf32>
+  return %shape, %z, %b : tensor<2xi32>, tensor<?x?xf32>, tensor<?x?x3xf32>
 }

@@ -110,6 +110,8 @@ enum class ErrorCode : int64_t {
   SliceOutOfRange = 7,
   /// fnc.check_numerics saw a NaN or an Inf (the message names the op).
   NonFinite = 8,
+  /// A shape tensor holding the negative size `a` at index `b`.
+  NegativeDimension = 9,
 };
 
 /// The user-facing message of an error, e.g. "gather index 7 is out of

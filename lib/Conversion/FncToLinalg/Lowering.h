@@ -23,6 +23,7 @@ enum ErrorCode : int64_t {
   kReshapeMismatch = 4,
   kNegativeExponent = 6,
   kSliceOutOfRange = 7,
+  kNegativeDimension = 9,
 };
 
 /// Names of the runtime functions the lowering calls.

@@ -26,7 +26,9 @@ using namespace mlir::fnc::lowering;
 namespace {
 
 Value orElse(OpBuilder &b, Location loc, Value acc, Value cond) {
-  return acc ? arith::OrIOp::create(b, loc, acc, cond) : cond;
+  if (!acc || !cond)
+    return acc ? acc : cond;
+  return arith::OrIOp::create(b, loc, acc, cond);
 }
 
 /// Checks `size == expected` at run time when either is dynamic; raises
@@ -240,50 +242,116 @@ AffineMap broadcastMap(RankedTensorType type, RankedTensorType result,
   return AffineMap::get(rank, 0, exprs, ctx);
 }
 
+/// `input` broadcast to `type` with the given full `sizes`; `mismatch`
+/// (null for never) is the i1 of checks already made, to which the input's
+/// own dims are added.
+Value broadcastInto(OpBuilder &b, Location loc, Value input,
+                    RankedTensorType type, ArrayRef<OpFoldResult> sizes,
+                    Value mismatch) {
+  auto inType = cast<RankedTensorType>(input.getType());
+  int64_t rank = type.getRank();
+  for (int64_t j = 0, r = inType.getRank(); j < r; ++j) {
+    if (inType.getDimSize(j) == 1)
+      continue;
+    OpFoldResult in = tensor::getMixedSize(b, loc, input, j);
+    mismatch = orElse(b, loc, mismatch,
+                      checkSize(b, loc, in, sizes[j + rank - r],
+                                kDimensionMismatch));
+  }
+  SmallVector<AffineMap> maps = {
+      broadcastMap(inType, type, b.getContext()),
+      AffineMap::getMultiDimIdentityMap(rank, b.getContext())};
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  return guardedBy(b, loc, mismatch, type, sizes,
+                   [&](OpBuilder &nb, Location l) -> Value {
+                     Value init = emptyTensor(nb, l, type, sizes);
+                     return linalg::GenericOp::create(
+                                nb, l, type, input, init, maps, iterators,
+                                [](OpBuilder &bb, Location bl, ValueRange args) {
+                                  linalg::YieldOp::create(bb, bl, args[0]);
+                                })
+                         .getResult(0);
+                   });
+}
+
 struct BroadcastToLowering : public OpConversionPattern<BroadcastToOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(BroadcastToOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    MLIRContext *ctx = rewriter.getContext();
-    Value input = adaptor.getInput();
-    auto inType = cast<RankedTensorType>(input.getType());
     RankedTensorType type = op.getType();
-    int64_t rank = type.getRank();
     SmallVector<OpFoldResult> sizes;
     auto dynamicDims = adaptor.getDynamicDims();
-    for (int64_t i = 0, next = 0; i < rank; ++i)
+    for (int64_t i = 0, next = 0; i < type.getRank(); ++i)
       sizes.push_back(type.isDynamicDim(i)
                           ? OpFoldResult(dynamicDims[next++])
                           : OpFoldResult(rewriter.getIndexAttr(
                                 type.getDimSize(i))));
+    rewriter.replaceOp(op, broadcastInto(rewriter, op.getLoc(),
+                                         adaptor.getInput(), type, sizes,
+                                         nullptr));
+    return success();
+  }
+};
+
+/// fnc.shape_of: tensor.dim of each dimension, as integers.
+struct ShapeOfLowering : public OpConversionPattern<ShapeOfOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ShapeOfOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type element = op.getType().getElementType();
+    SmallVector<Value> dims;
+    for (OpFoldResult size : tensorSizes(rewriter, loc, adaptor.getInput()))
+      dims.push_back(arith::IndexCastOp::create(
+          rewriter, loc, element,
+          getValueOrCreateConstantIndexOp(rewriter, loc, size)));
+    rewriter.replaceOpWithNewOp<tensor::FromElementsOp>(op, op.getType(),
+                                                        dims);
+    return success();
+  }
+};
+
+/// fnc.broadcast_to_shape: the sizes read from the shape tensor, checked
+/// (static dims must agree, dynamic ones be >= 0), then a broadcast_to.
+struct BroadcastToShapeLowering
+    : public OpConversionPattern<BroadcastToShapeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(BroadcastToShapeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
     Value mismatch;
-    for (int64_t j = 0, r = inType.getRank(); j < r; ++j) {
-      if (inType.getDimSize(j) == 1)
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t i = 0; i < type.getRank(); ++i) {
+      Value element = tensor::ExtractOp::create(
+          rewriter, loc, adaptor.getShape(),
+          ValueRange{indexConstant(rewriter, loc, i)});
+      Value size = arith::IndexCastOp::create(rewriter, loc,
+                                              rewriter.getIndexType(), element);
+      if (!type.isDynamicDim(i)) {
+        mismatch = orElse(rewriter, loc, mismatch,
+                          checkSize(rewriter, loc, size,
+                                    rewriter.getIndexAttr(type.getDimSize(i)),
+                                    kDimensionMismatch));
+        sizes.push_back(rewriter.getIndexAttr(type.getDimSize(i)));
         continue;
-      OpFoldResult in = tensor::getMixedSize(rewriter, loc, input, j);
-      mismatch = orElse(rewriter, loc, mismatch,
-                        checkSize(rewriter, loc, in, sizes[j + rank - r],
-                                  kDimensionMismatch));
+      }
+      Value zero = indexConstant(rewriter, loc, 0);
+      Value negative = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::slt, size, zero);
+      raiseErrorIf(rewriter, loc, negative, kNegativeDimension, size,
+                   indexConstant(rewriter, loc, i));
+      mismatch = orElse(rewriter, loc, mismatch, negative);
+      // Never allocate with a negative size, even when guarded.
+      sizes.push_back(
+          arith::MaxSIOp::create(rewriter, loc, size, zero).getResult());
     }
-    SmallVector<AffineMap> maps = {
-        broadcastMap(inType, type, ctx),
-        AffineMap::getMultiDimIdentityMap(rank, ctx)};
-    SmallVector<utils::IteratorType> iterators(rank,
-                                               utils::IteratorType::parallel);
-    Value result = guardedBy(
-        rewriter, loc, mismatch, type, sizes,
-        [&](OpBuilder &b, Location l) -> Value {
-          Value init = emptyTensor(b, l, type, sizes);
-          return linalg::GenericOp::create(
-                     b, l, type, input, init, maps, iterators,
-                     [](OpBuilder &nb, Location nl, ValueRange args) {
-                       linalg::YieldOp::create(nb, nl, args[0]);
-                     })
-              .getResult(0);
-        });
-    rewriter.replaceOp(op, result);
+    rewriter.replaceOp(op, broadcastInto(rewriter, loc, adaptor.getInput(),
+                                         type, sizes, mismatch));
     return success();
   }
 };
@@ -481,7 +549,8 @@ struct OneHotLowering : public OpConversionPattern<OneHotOp> {
 
 void lowering::populateShapePatterns(RewritePatternSet &patterns) {
   patterns.add<TransposeLowering, ReshapeLowering, ExpandDimsLowering,
-               SqueezeLowering, BroadcastToLowering, SliceLowering,
+               SqueezeLowering, BroadcastToLowering, ShapeOfLowering,
+               BroadcastToShapeLowering, SliceLowering,
                ConcatLowering, GatherLowering, OneHotLowering>(
       patterns.getContext());
 }

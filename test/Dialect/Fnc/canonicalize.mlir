@@ -315,3 +315,22 @@ func.func @pow_of_two(%x: tensor<3xf32>, %y: tensor<f32>) -> (tensor<3xf32>, ten
   // CHECK: return %[[SQ]], %[[P]]
   return %0, %1 : tensor<3xf32>, tensor<3xf32>
 }
+
+// -----
+
+// A static shape_of folds to a constant; broadcast_to_shape with a
+// constant shape that equals its static result type folds away.
+// CHECK-LABEL: func @fold_shape_of
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>, %[[D:.*]]: tensor<?x3xf32>)
+func.func @fold_shape_of(%x: tensor<2x3xf32>, %d: tensor<?x3xf32>) -> (tensor<2xi64>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2xi32>) {
+  %s = fnc.shape_of %x : tensor<2x3xf32> -> tensor<2xi64>
+  %0 = fnc.broadcast_to_shape %x, %s : tensor<2x3xf32>, tensor<2xi64> -> tensor<2x3xf32>
+  %one = fnc.constant dense<1.0> : tensor<f32>
+  %1 = fnc.broadcast_to_shape %one, %s : tensor<f32>, tensor<2xi64> -> tensor<2x3xf32>
+  %2 = fnc.shape_of %d : tensor<?x3xf32> -> tensor<2xi32>
+  // CHECK-DAG: %[[S:.*]] = fnc.constant dense<[2, 3]> : tensor<2xi64>
+  // CHECK-DAG: %[[ONES:.*]] = fnc.constant dense<1.000000e+00> : tensor<2x3xf32>
+  // CHECK-DAG: %[[DS:.*]] = fnc.shape_of %[[D]] : tensor<?x3xf32> -> tensor<2xi32>
+  // CHECK: return %[[S]], %[[X]], %[[ONES]], %[[DS]]
+  return %s, %0, %1, %2 : tensor<2xi64>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2xi32>
+}

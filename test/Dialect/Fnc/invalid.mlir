@@ -654,3 +654,43 @@ func.func @unknown_dtype(%a: tensor<2xf32>) {
   %0 = fnc.neg %a : tensor<2xfloat>
   return
 }
+
+// -----
+
+func.func @shape_of_length(%a: tensor<?x3xf32>) {
+  // expected-error @+1 {{'fnc.shape_of' op result 'tensor<3xi32>' must have one element per dimension of the input (2)}}
+  %0 = fnc.shape_of %a : tensor<?x3xf32> -> tensor<3xi32>
+  return
+}
+
+// -----
+
+func.func @shape_of_dtype(%a: tensor<?x3xf32>) {
+  // expected-error @+1 {{'fnc.shape_of' op result #0 must be 1D tensor of}}
+  %0 = fnc.shape_of %a : tensor<?x3xf32> -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_to_shape_length(%a: tensor<f32>, %s: tensor<3xi32>) {
+  // expected-error @+1 {{'fnc.broadcast_to_shape' op the shape operand 'tensor<3xi32>' must have one element per dimension of the result 'tensor<?x3xf32>'}}
+  %0 = fnc.broadcast_to_shape %a, %s : tensor<f32>, tensor<3xi32> -> tensor<?x3xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_to_shape_rule(%a: tensor<4xf32>, %s: tensor<2xi32>) {
+  // expected-error @+1 {{'fnc.broadcast_to_shape' op}}
+  %0 = fnc.broadcast_to_shape %a, %s : tensor<4xf32>, tensor<2xi32> -> tensor<?x3xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_to_shape_dtype(%a: tensor<f32>, %s: tensor<2xi32>) {
+  // expected-error @+1 {{'fnc.broadcast_to_shape' op cannot change the element type ('f32' to 'i32'); use fnc.cast}}
+  %0 = fnc.broadcast_to_shape %a, %s : tensor<f32>, tensor<2xi32> -> tensor<?x3xi32>
+  return
+}

@@ -535,6 +535,36 @@ OpFoldResult BroadcastToOp::fold(FoldAdaptor adaptor) {
   return {};
 }
 
+OpFoldResult ShapeOfOp::fold(FoldAdaptor) {
+  auto in = getInput().getType();
+  if (!in.hasStaticShape())
+    return {};
+  Type element = getType().getElementType();
+  SmallVector<APInt> dims;
+  for (int64_t d : in.getShape())
+    dims.push_back(APInt(element.getIntOrFloatBitWidth(), d));
+  return DenseElementsAttr::get(getType(), dims);
+}
+
+OpFoldResult BroadcastToShapeOp::fold(FoldAdaptor adaptor) {
+  // A constant shape makes it a broadcast_to (or nothing) when every dim of
+  // the result is static and equal to the shape's (the run-time checks
+  // would pass).
+  auto shape = dyn_cast_or_null<DenseIntElementsAttr>(adaptor.getShape());
+  if (!shape || !getType().hasStaticShape())
+    return {};
+  for (auto [value, dim] : llvm::zip(shape.getValues<APInt>(),
+                                     getType().getShape()))
+    if (value.getSExtValue() != dim)
+      return {};
+  if (getInput().getType() == getType())
+    return getInput();
+  auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput());
+  if (dense && dense.isSplat())
+    return DenseElementsAttr::get(getType(), dense.getSplatValue<Attribute>());
+  return {};
+}
+
 OpFoldResult SliceOp::fold(FoldAdaptor) {
   if (getInput().getType() != getType())
     return {};

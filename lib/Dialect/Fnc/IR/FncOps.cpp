@@ -303,6 +303,29 @@ LogicalResult BroadcastToOp::verify() {
                                              toShape(out.getShape())));
 }
 
+LogicalResult ShapeOfOp::verify() {
+  int64_t rank = getInput().getType().getRank();
+  if (getType().getDimSize(0) != rank)
+    return emitOpError("result ")
+           << getType() << " must have one element per dimension of the "
+           << "input (" << rank << ")";
+  return success();
+}
+
+LogicalResult BroadcastToShapeOp::verify() {
+  auto in = getInput().getType(), out = getType();
+  if (in.getElementType() != out.getElementType())
+    return emitOpError("cannot change the element type (")
+           << in.getElementType() << " to " << out.getElementType()
+           << "); use fnc.cast";
+  if (getShape().getType().getDimSize(0) != out.getRank())
+    return emitOpError("the shape operand ")
+           << getShape().getType() << " must have one element per dimension "
+           << "of the result " << out;
+  return checkRule(*this, rules::broadcastTo(toShape(in.getShape()),
+                                             toShape(out.getShape())));
+}
+
 LogicalResult ExpandDimsOp::inferReturnTypes(MLIRContext *,
                                              std::optional<Location> loc,
                                              Adaptor adaptor,

@@ -412,6 +412,47 @@ def Fnc_BroadcastToOp : Fnc_Op<"broadcast_to", [Pure]> {
   let hasFolder = 1;
 }
 
+def Fnc_ShapeOfOp : Fnc_Op<"shape_of", [Pure]> {
+  let summary = "The shape of a tensor, as a tensor";
+  let description = [{
+    A 1-D integer tensor (i32 or i64) holding the dimension sizes of the
+    input, known ones and dynamic ones alike: TensorFlow's `tf.shape`. Folds
+    to a constant when the input's shape is static.
+
+    ```mlir
+    %s = fnc.shape_of %x : tensor<?x3xf32> -> tensor<2xi32>
+    ```
+  }];
+  let arguments = (ins Fnc_Tensor:$input);
+  let results = (outs 1DTensorOf<[Fnc_Integer]>:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Fnc_BroadcastToShapeOp : Fnc_Op<"broadcast_to_shape", [Pure]> {
+  let summary = "Broadcasts to a shape held in a tensor";
+  let description = [{
+    `fnc.broadcast_to` whose target shape is the value of a 1-D integer
+    tensor, read at run time (`tf.broadcast_to(x, tf.shape(y))`, and
+    `fnc::zeros(fnc::shape(y))`). The shape's length is the result's rank. A
+    static dimension of the result must equal the shape's value there; a
+    negative size or a size the input does not broadcast to is a run-time
+    error.
+
+    ```mlir
+    %z = fnc.broadcast_to_shape %zero, %s
+        : tensor<f32>, tensor<2xi32> -> tensor<?x3xf32>
+    ```
+  }];
+  let arguments = (ins Fnc_Tensor:$input, 1DTensorOf<[Fnc_Integer]>:$shape);
+  let results = (outs Fnc_Tensor:$result);
+  let assemblyFormat = "$input `,` $shape attr-dict `:` type($input) `,` "
+                       "type($shape) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
 def Fnc_ExpandDimsOp : Fnc_Op<"expand_dims", [Pure, InferTypeOpAdaptor]> {
   let summary = "Inserts a dimension of size 1";
   let description = [{
