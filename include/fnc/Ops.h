@@ -49,6 +49,43 @@ Tensor fill(const Shape &shape, const Tensor &value);
 /// A tensor of `shape` and `dtype` filled with `value`, which must be
 /// representable in `dtype`.
 Tensor fill(const Shape &shape, double value, DType dtype);
+
+/// The shape of `x` as a 1-D tensor of `dtype` (int32 or int64), as
+/// tf.shape. While tracing, a dim that is unknown (fnc::kUnknownDim in
+/// x.shape()) is read at run time: this is how code builds tensors whose
+/// dims are not known while tracing, e.g. fnc::zeros(fnc::shape(x)).
+Tensor shape(const Tensor &x, DType dtype = DType::i32);
+
+namespace detail {
+Tensor fillFromShapeTensor(const Tensor &shape, const Tensor &value,
+                           const char *op);
+Tensor fillFromShapeTensor(const Tensor &shape, double value, DType dtype,
+                           const char *op);
+template <typename T>
+using IfTensor = std::enable_if_t<std::is_same_v<T, Tensor>, int>;
+} // namespace detail
+
+/// zeros, ones and fill of a shape held in a 1-D int32/int64 tensor (of
+/// known length), such as fnc::shape(x): sizes read at run time when
+/// tracing. (Templates only so that `zeros({2, 3})` stays the Shape
+/// overload; call them with a fnc::Tensor.)
+template <typename T, detail::IfTensor<T> = 0>
+Tensor zeros(const T &shape, DType dtype = DType::f32) {
+  return detail::fillFromShapeTensor(shape, 0.0, dtype, "zeros");
+}
+template <typename T, detail::IfTensor<T> = 0>
+Tensor ones(const T &shape, DType dtype = DType::f32) {
+  return detail::fillFromShapeTensor(shape, 1.0, dtype, "ones");
+}
+template <typename T, detail::IfTensor<T> = 0>
+Tensor fill(const T &shape, const Tensor &value) {
+  return detail::fillFromShapeTensor(shape, value, "fill");
+}
+/// A tensor of x's dtype and shape holding 0 / 1 (dims that are unknown
+/// while tracing are taken at run time).
+Tensor zeros_like(const Tensor &x);
+Tensor ones_like(const Tensor &x);
+
 /// [start, start + delta, ...) up to but excluding `limit` (TensorFlow's
 /// tf.range): ceil((limit - start) / delta) elements, none if that is
 /// negative. For an integer dtype, start/limit/delta must be integers.

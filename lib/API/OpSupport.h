@@ -38,7 +38,7 @@ std::string describe(const Tensor &t);
                        const std::string &message, Operands operands);
 
 /// The shape of a successful rule, or InvalidArgument with its message.
-inline shape::Shape checked(const shape::ShapeResult &r, const char *op,
+inline shapes::Shape checked(const shapes::ShapeResult &r, const char *op,
                             Operands operands) {
   if (!r.ok())
     fail(ErrorKind::InvalidArgument, op, r.error, operands);

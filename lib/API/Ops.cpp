@@ -10,6 +10,7 @@
 
 #include "OpSupport.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -24,7 +25,7 @@ std::string describe(const Tensor &t) {
   s += "[";
   const Shape &shape = t.shape();
   for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? "," : "") + (shape::isDynamic(shape[i])
+    s += (i ? "," : "") + (shapes::isDynamic(shape[i])
                                ? std::string("?")
                                : std::to_string(shape[i]));
   return s + "]";
@@ -57,9 +58,18 @@ void requireSameDType(const char *op, const Tensor &a, const Tensor &b) {
 
 void requireValidShape(const char *op, const Shape &shape) {
   for (int64_t d : shape)
+    if (shapes::isDynamic(d))
+      fail(ErrorKind::InvalidArgument, op,
+           "shape " + shapes::toString(shape) +
+               " has an unknown dim (fnc::kUnknownDim: the static shape of "
+               "a tensor while tracing); take the dims at run time with "
+               "fnc::" + op + "(fnc::shape(x)) or fnc::zeros_like(x) / "
+               "fnc::ones_like(x)",
+           {});
+  for (int64_t d : shape)
     if (d < 0)
       fail(ErrorKind::InvalidArgument, op,
-           "shape " + shape::toString(shape) +
+           "shape " + shapes::toString(shape) +
                " has a negative dimension; dims must be >= 0",
            {});
 }
@@ -152,7 +162,7 @@ Tensor fill(const Shape &shape, const Tensor &value) {
   if (value.rank() != 0)
     fail(ErrorKind::InvalidArgument, "fill",
          "the fill value must be a scalar (rank 0), got shape " +
-             shape::toString(value.shape()) + "; pass a scalar tensor",
+             shapes::toString(value.shape()) + "; pass a scalar tensor",
          {&value});
   // Dispatch point.
   if (trace::Recorder *r = recording()) {
@@ -182,6 +192,96 @@ Tensor ones(const Shape &shape, DType dtype) {
   return fill(shape, 1.0, dtype);
 }
 
+Tensor shape(const Tensor &x, DType dtype) {
+  const Shape &dims = x.shape(); // rejects a null handle
+  if (dtype != DType::i32 && dtype != DType::i64)
+    fail(ErrorKind::InvalidArgument, "shape",
+         std::string("the dtype must be int32 or int64, got ") +
+             dtypeName(dtype),
+         {&x});
+  bool known = std::none_of(dims.begin(), dims.end(), shapes::isDynamic);
+  // Dispatch point: a shape with an unknown dim is read at run time; a
+  // known one is a constant, eagerly and in a trace.
+  if (trace::Recorder *r = recording(); r && !known) {
+    trace::OpRecord op;
+    op.code = trace::OpCode::ShapeOf;
+    op.dtype = dtype;
+    op.shape = {static_cast<int64_t>(dims.size())};
+    Tensor t = record(*r, std::move(op), {&x}, "shape");
+    r->shapeValues.emplace_back(r->valueOf(t, "shape"), dims);
+    return t;
+  }
+  ref::Array out =
+      ref::Array::allocate(dtype, {static_cast<int64_t>(dims.size())});
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dtype == DType::i32)
+      out.mutableData<int32_t>()[i] = static_cast<int32_t>(dims[i]);
+    else
+      out.mutableData<int64_t>()[i] = dims[i];
+  }
+  return wrap(std::move(out));
+}
+
+namespace detail {
+
+Tensor fillFromShapeTensor(const Tensor &shapeTensor, const Tensor &value,
+                           const char *op) {
+  const Shape &s = shapeTensor.shape(); // rejects a null handle
+  if ((shapeTensor.dtype() != DType::i32 &&
+       shapeTensor.dtype() != DType::i64) ||
+      s.size() != 1 || shapes::isDynamic(s[0]))
+    fail(ErrorKind::InvalidArgument, op,
+         "the shape must be a 1-D int32 or int64 tensor of known length "
+         "(such as fnc::shape(x))",
+         {&shapeTensor});
+  if (value.rank() != 0)
+    fail(ErrorKind::InvalidArgument, op,
+         "the fill value must be a scalar (rank 0), got shape " +
+             shapes::toString(value.shape()) + "; pass a scalar tensor",
+         {&value});
+  const TensorImpl &impl = TensorAccess::impl(shapeTensor);
+  if (!impl.symbolic()) {
+    // Known sizes: the Shape overload (which checks them).
+    const ref::Array &a = impl.array();
+    Shape dims;
+    for (int64_t i = 0; i < s[0]; ++i)
+      dims.push_back(a.getInt(i));
+    return fill(dims, value);
+  }
+  // Dispatch point: sizes read at run time; the dims known while tracing
+  // (those of x in fnc::shape(x)) stay static in the result type.
+  trace::Recorder *r = recording();
+  if (!r)
+    impl.array(op); // a leaked symbolic tensor: throws the leak error
+  int64_t id = r->valueOf(shapeTensor, op);
+  trace::OpRecord rec;
+  rec.code = trace::OpCode::BroadcastToShape;
+  rec.dtype = value.dtype();
+  rec.shape.assign(static_cast<size_t>(s[0]), shapes::kDynamic);
+  for (const auto &[known, dims] : r->shapeValues)
+    if (known == id)
+      rec.shape = dims;
+  return record(*r, std::move(rec), {&value, &shapeTensor}, op);
+}
+
+Tensor fillFromShapeTensor(const Tensor &shape, double value, DType dtype,
+                           const char *op) {
+  return fillFromShapeTensor(
+      shape, wrap(scalarArray(dtype, value, op, "fill value")), op);
+}
+
+} // namespace detail
+
+Tensor zeros_like(const Tensor &x) {
+  return detail::fillFromShapeTensor(shape(x, DType::i64), 0.0, x.dtype(),
+                                     "zeros_like");
+}
+
+Tensor ones_like(const Tensor &x) {
+  return detail::fillFromShapeTensor(shape(x, DType::i64), 1.0, x.dtype(),
+                                     "ones_like");
+}
+
 Tensor range(double start, double limit, double delta, DType dtype) {
   if (dtype == DType::i1)
     fail(ErrorKind::InvalidArgument, "range",
@@ -193,7 +293,7 @@ Tensor range(double start, double limit, double delta, DType dtype) {
          std::string("start, limit and delta must be integers for dtype ") +
              dtypeName(dtype) + "; use a float dtype for fractional steps",
          {});
-  shape::ShapeResult r = shape::range(start, limit, delta);
+  shapes::ShapeResult r = shapes::range(start, limit, delta);
   Shape shape = checked(r, "range", {});
   // Dispatch point.
   if (trace::Recorder *r = recording()) {
@@ -266,7 +366,7 @@ Tensor binaryOp(ref::BinaryOp op, const Tensor &x, const Tensor &y) {
             "fnc::cast(x, fnc::DType::i32)";
     fail(ErrorKind::InvalidArgument, name, why, {&x, &y});
   }
-  Shape shape = checked(shape::broadcast(x.shape(), y.shape()), name, {&x, &y});
+  Shape shape = checked(shapes::broadcast(x.shape(), y.shape()), name, {&x, &y});
   // Dispatch point.
   if (trace::Recorder *r = recording()) {
     trace::OpRecord rec;
@@ -390,7 +490,7 @@ Tensor select(const Tensor &cond, const Tensor &a, const Tensor &b) {
              dtypeName(cond.dtype()) + "; compare first (e.g. x > 0)",
          {&cond, &a, &b});
   requireSameDType("select", a, b);
-  Shape shape = checked(shape::broadcast({cond.shape(), a.shape(), b.shape()}),
+  Shape shape = checked(shapes::broadcast({cond.shape(), a.shape(), b.shape()}),
                         "select", {&cond, &a, &b});
   // Dispatch point.
   if (trace::Recorder *r = recording()) {
@@ -416,7 +516,7 @@ Tensor matmul(const Tensor &a, const Tensor &b) {
          "is not defined for bool operands; cast them to a number dtype",
          {&a, &b});
   Shape shape =
-      checked(shape::matmul(a.shape(), b.shape()), "matmul", {&a, &b});
+      checked(shapes::matmul(a.shape(), b.shape()), "matmul", {&a, &b});
   // Dispatch point.
   if (trace::Recorder *r = recording()) {
     trace::OpRecord op;
@@ -442,32 +542,32 @@ Tensor conv2d(const Tensor &input, const Tensor &filter,
          "strides must have 2 entries {stride_h, stride_w}, got " +
              std::to_string(strides.size()),
          {&input, &filter});
-  shape::Padding pad;
+  shapes::Padding pad;
   if (padding == "VALID" || padding == "valid")
-    pad = shape::Padding::Valid;
+    pad = shapes::Padding::Valid;
   else if (padding == "SAME" || padding == "same")
-    pad = shape::Padding::Same;
+    pad = shapes::Padding::Same;
   else
     fail(ErrorKind::InvalidArgument, "conv2d",
          "padding must be \"VALID\" or \"SAME\", got \"" + padding + "\"",
          {&input, &filter});
   Shape shape = checked(
-      shape::conv2d(input.shape(), filter.shape(), strides[0], strides[1], pad),
+      shapes::conv2d(input.shape(), filter.shape(), strides[0], strides[1], pad),
       "conv2d", {&input, &filter});
   // Dispatch point.
   if (trace::Recorder *r = recording()) {
     trace::OpRecord op;
     op.code = trace::OpCode::Conv2D;
     op.ints = strides;
-    op.flag = pad == shape::Padding::Same;
+    op.flag = pad == shapes::Padding::Same;
     op.dtype = input.dtype();
     op.shape = std::move(shape);
     return record(*r, std::move(op), {&input, &filter}, "conv2d");
   }
   int64_t padTop, padBottom, padLeft, padRight;
-  shape::conv2dPadding(input.shape()[1], filter.shape()[0], strides[0], pad,
+  shapes::conv2dPadding(input.shape()[1], filter.shape()[0], strides[0], pad,
                        padTop, padBottom);
-  shape::conv2dPadding(input.shape()[2], filter.shape()[1], strides[1], pad,
+  shapes::conv2dPadding(input.shape()[2], filter.shape()[1], strides[1], pad,
                        padLeft, padRight);
   ref::Array out = ref::Array::allocate(input.dtype(), std::move(shape));
   ref::conv2d(arrayOf(input), arrayOf(filter), strides[0], strides[1], padTop,

@@ -26,8 +26,8 @@ Tensor reduceOp(ref::ReduceOp op, const Tensor &x,
              "; compare first (e.g. x > 0)",
          {&x});
   }
-  Shape normalized = checked(shape::reductionAxes(x.shape(), axes), name, {&x});
-  Shape shape = checked(shape::reduce(x.shape(), axes, keepdims), name, {&x});
+  Shape normalized = checked(shapes::reductionAxes(x.shape(), axes), name, {&x});
+  Shape shape = checked(shapes::reduce(x.shape(), axes, keepdims), name, {&x});
   // Dispatch point.
   if (trace::Recorder *r = recording()) {
     trace::OpRecord rec;
@@ -61,10 +61,10 @@ Tensor argOp(bool isMax, const Tensor &x, int64_t axis, DType outputType) {
          std::string("the output dtype must be int32 or int64, got ") +
              dtypeName(outputType),
          {&x});
-  Shape shape = checked(shape::reduceAxis(x.shape(), axis), name, {&x});
+  Shape shape = checked(shapes::reduceAxis(x.shape(), axis), name, {&x});
   int64_t a;
-  shape::normalizeAxis(axis, x.rank(), a);
-  if (x.shape()[a] == 0 && shape::numElements(shape) > 0)
+  shapes::normalizeAxis(axis, x.rank(), a);
+  if (x.shape()[a] == 0 && shapes::numElements(shape) > 0)
     fail(ErrorKind::InvalidArgument, name,
          "axis " + std::to_string(axis) +
              " is empty, so there is no extreme element; reduce along a "
@@ -93,9 +93,9 @@ Tensor softmaxOp(bool log, const Tensor &x, int64_t axis) {
              "; cast first with fnc::cast(x, fnc::DType::f32)",
          {&x});
   // The shape rule of an axis check; the result has x's shape.
-  checked(shape::reduceAxis(x.shape(), axis), name, {&x});
+  checked(shapes::reduceAxis(x.shape(), axis), name, {&x});
   int64_t a;
-  shape::normalizeAxis(axis, x.rank(), a);
+  shapes::normalizeAxis(axis, x.rank(), a);
   // Dispatch point.
   if (trace::Recorder *r = recording()) {
     trace::OpRecord op;

@@ -32,7 +32,7 @@ Tensor transpose(const Tensor &x, const std::vector<int64_t> &perm) {
   if (p.empty())
     for (int64_t i = x.rank() - 1; i >= 0; --i)
       p.push_back(i);
-  Shape shape = checked(shape::transpose(x.shape(), p), "transpose", {&x});
+  Shape shape = checked(shapes::transpose(x.shape(), p), "transpose", {&x});
   // Dispatch point.
   if (trace::Recorder *r = recording()) {
     trace::OpRecord op;
@@ -51,11 +51,11 @@ Tensor reshape(const Tensor &x, const Shape &target) {
   for (int64_t d : target)
     if (d < -1)
       fail(ErrorKind::InvalidArgument, "reshape",
-           "target shape " + shape::toString(target) +
+           "target shape " + shapes::toString(target) +
                " has a negative dimension other than -1; dims must be >= 0 "
                "(or -1 once, to infer it)",
            {&x});
-  Shape shape = checked(shape::reshape(x.shape(), target), "reshape", {&x});
+  Shape shape = checked(shapes::reshape(x.shape(), target), "reshape", {&x});
   // Dispatch point.
   if (trace::Recorder *r = recording()) {
     trace::OpRecord op;
@@ -71,11 +71,11 @@ Tensor broadcast_to(const Tensor &x, const Shape &target) {
   for (int64_t d : target)
     if (d < 0)
       fail(ErrorKind::InvalidArgument, "broadcast_to",
-           "target shape " + shape::toString(target) +
+           "target shape " + shapes::toString(target) +
                " has a negative dimension; dims must be >= 0",
            {&x});
   Shape shape =
-      checked(shape::broadcastTo(x.shape(), target), "broadcast_to", {&x});
+      checked(shapes::broadcastTo(x.shape(), target), "broadcast_to", {&x});
   // Dispatch point.
   if (shape == x.shape())
     return x;
@@ -93,7 +93,7 @@ Tensor broadcast_to(const Tensor &x, const Shape &target) {
 
 Tensor expand_dims(const Tensor &x, int64_t axis) {
   Shape shape =
-      checked(shape::expandDims(x.shape(), axis), "expand_dims", {&x});
+      checked(shapes::expandDims(x.shape(), axis), "expand_dims", {&x});
   // Dispatch point.
   if (trace::Recorder *r = recording()) {
     trace::OpRecord op;
@@ -107,7 +107,7 @@ Tensor expand_dims(const Tensor &x, int64_t axis) {
 }
 
 Tensor squeeze(const Tensor &x, const std::vector<int64_t> &axes) {
-  Shape shape = checked(shape::squeeze(x.shape(), axes), "squeeze", {&x});
+  Shape shape = checked(shapes::squeeze(x.shape(), axes), "squeeze", {&x});
   // Dispatch point.
   if (trace::Recorder *r = recording()) {
     trace::OpRecord op;
@@ -133,7 +133,7 @@ Tensor slice(const Tensor &x, const std::vector<int64_t> &begin,
       st.size() == in.size())
     for (size_t i = 0; i < in.size(); ++i)
       if (sizes[i] == -1 && st[i] >= 1 && begin[i] >= 0) {
-        if (shape::isDynamic(in[i]))
+        if (shapes::isDynamic(in[i]))
           fail(ErrorKind::Unimplemented, "slice",
                "size -1 (to the end) along dim " + std::to_string(i) +
                    ", whose size is unknown while tracing, is not supported; "
@@ -142,7 +142,7 @@ Tensor slice(const Tensor &x, const std::vector<int64_t> &begin,
         sizes[i] =
             begin[i] >= in[i] ? 0 : (in[i] - begin[i] + st[i] - 1) / st[i];
       }
-  Shape shape = checked(shape::slice(in, begin, sizes, st), "slice", {&x});
+  Shape shape = checked(shapes::slice(in, begin, sizes, st), "slice", {&x});
   // Dispatch point.
   if (trace::Recorder *r = recording()) {
     trace::OpRecord op;
@@ -168,7 +168,7 @@ Tensor concat(const std::vector<Tensor> &values, int64_t axis) {
     requireSameDType("concat", values[0], t);
     shapes.push_back(t.shape());
   }
-  shape::ShapeResult r = shape::concat(shapes, axis);
+  shapes::ShapeResult r = shapes::concat(shapes, axis);
   if (!r.ok()) {
     std::string all;
     for (const Tensor &t : values)
@@ -177,7 +177,7 @@ Tensor concat(const std::vector<Tensor> &values, int64_t axis) {
                 "fnc::concat: " + r.error + " (operands " + all + ")");
   }
   int64_t a;
-  shape::normalizeAxis(axis, values[0].rank(), a);
+  shapes::normalizeAxis(axis, values[0].rank(), a);
   // Dispatch point.
   if (trace::Recorder *rec = recording()) {
     trace::OpRecord op;
@@ -200,10 +200,10 @@ Tensor concat(const std::vector<Tensor> &values, int64_t axis) {
 
 Tensor gather(const Tensor &params, const Tensor &indices, int64_t axis) {
   requireIndices("gather", indices, &params);
-  Shape shape = checked(shape::gather(params.shape(), indices.shape(), axis),
+  Shape shape = checked(shapes::gather(params.shape(), indices.shape(), axis),
                         "gather", {&params, &indices});
   int64_t a;
-  shape::normalizeAxis(axis, params.rank(), a);
+  shapes::normalizeAxis(axis, params.rank(), a);
   // Dispatch point.
   if (trace::Recorder *r = recording()) {
     trace::OpRecord op;
@@ -221,10 +221,10 @@ Tensor gather(const Tensor &params, const Tensor &indices, int64_t axis) {
 Tensor one_hot(const Tensor &indices, int64_t depth, double on, double off,
                int64_t axis, DType dtype) {
   requireIndices("one_hot", indices, nullptr);
-  Shape shape = checked(shape::oneHot(indices.shape(), depth, axis), "one_hot",
+  Shape shape = checked(shapes::oneHot(indices.shape(), depth, axis), "one_hot",
                         {&indices});
   int64_t a;
-  shape::normalizeAxis(axis, indices.rank() + 1, a);
+  shapes::normalizeAxis(axis, indices.rank() + 1, a);
   // Validates that on/off fit the dtype.
   scalarArray(dtype, on, "one_hot", "on value");
   scalarArray(dtype, off, "one_hot", "off value");

@@ -39,13 +39,13 @@ void Tensor::init(DType dtype, const std::vector<int64_t> &shape,
   for (int64_t d : shape)
     if (d < 0)
       throw Error(ErrorKind::InvalidArgument,
-                  "fnc::Tensor: shape " + shape::toString(shape) +
+                  "fnc::Tensor: shape " + shapes::toString(shape) +
                       " has a negative dimension; dims must be >= 0");
-  int64_t expected = shape::numElements(shape);
+  int64_t expected = shapes::numElements(shape);
   if (expected != static_cast<int64_t>(count))
     throw Error(ErrorKind::InvalidArgument,
                 "fnc::Tensor: " + std::to_string(count) +
-                    " values do not fill shape " + shape::toString(shape) +
+                    " values do not fill shape " + shapes::toString(shape) +
                     " (" + std::to_string(expected) +
                     " elements); pass exactly as many values as the shape has "
                     "elements");
@@ -65,7 +65,7 @@ const TensorImpl &Tensor::impl() const {
 
 const std::vector<int64_t> &Tensor::shape() const { return impl().shape(); }
 DType Tensor::dtype() const { return impl().dtype(); }
-int64_t Tensor::size() const { return shape::numElements(shape()); }
+int64_t Tensor::size() const { return shapes::numElements(shape()); }
 
 const void *Tensor::rawData(DType expected, const char *what) const {
   const TensorImpl &i = impl();
@@ -88,7 +88,7 @@ void Tensor::checkItem(DType expected) const {
   if (size() != 1)
     throw Error(ErrorKind::InvalidArgument,
                 "fnc::Tensor::item: the tensor has shape " +
-                    shape::toString(shape()) + " (" + std::to_string(size()) +
+                    shapes::toString(shape()) + " (" + std::to_string(size()) +
                     " elements), not one element; use to_vector() or at() "
                     "for non-scalar tensors");
   (void)rawData(expected, "item");
@@ -113,7 +113,7 @@ int64_t Tensor::flatIndex(const int64_t *index, size_t count) const {
     if (index[i] < 0 || index[i] >= s[i])
       throw Error(ErrorKind::OutOfRange,
                   "fnc::Tensor::at: index " + indexStr() +
-                      " is out of range for shape " + shape::toString(s) +
+                      " is out of range for shape " + shapes::toString(s) +
                       "; each index must be in [0, dim)");
     flat = flat * s[i] + index[i];
   }

@@ -3,7 +3,7 @@
 // Private to the API library. A TensorImpl is the shared state behind
 // fnc::Tensor handles. It is either *concrete* (a reference-kernel array
 // holding a buffer) or *symbolic*: produced while tracing a fnc::function,
-// it has a dtype and a shape whose dims may be unknown (shape::kDynamic),
+// it has a dtype and a shape whose dims may be unknown (shapes::kDynamic),
 // no buffer, and the id of its value in the trace identified by its
 // TraceToken (fnc/Trace/Recorder.h). All buffer access goes through
 // array(), the one place that rejects symbolic tensors.

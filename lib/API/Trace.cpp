@@ -17,7 +17,7 @@ thread_local trace::Recorder *active = nullptr;
 std::string symbolicShape(const std::vector<int64_t> &shape) {
   std::string s = "(";
   for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + (shape::isDynamic(shape[i])
+    s += (i ? ", " : "") + (shapes::isDynamic(shape[i])
                                 ? std::string("None")
                                 : std::to_string(shape[i]));
   if (shape.size() == 1)
@@ -31,7 +31,7 @@ void TensorImpl::symbolicError(const char *what) const {
   trace::Recorder *r = trace::activeRecorder();
   bool ownTrace = r && r->token() == token_ && token_->alive.load();
   std::string desc = "`" + name_ + "` (" + dtypeName(dtype()) + ", shape " +
-                     shape::toString(shape()) + ")";
+                     shapes::toString(shape()) + ")";
   if (!ownTrace)
     throw Error(ErrorKind::FailedPrecondition,
                 "fnc: tensor leaked from the trace of `" + fn +
@@ -96,7 +96,7 @@ int64_t Recorder::valueOf(const Tensor &t, const char *op) {
     throw Error(ErrorKind::Internal,
                 std::string("fnc::") + op + ": could not capture an eager " +
                     dtypeName(a.dtype) + " tensor of shape " +
-                    shape::toString(a.shape) + " in the trace of `" +
+                    shapes::toString(a.shape) + " in the trace of `" +
                     token_->functionName + "`");
   captured_.emplace_back(t, id);
   return id;

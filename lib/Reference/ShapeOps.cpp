@@ -109,7 +109,7 @@ void gather(const Array &params, const Array &indices, int64_t axis,
                       " (element " + std::to_string(i) +
                       " of the indices) is out of range for axis " +
                       std::to_string(axis) + " of params with shape " +
-                      shape::toString(params.shape) + "; valid indices are " +
+                      shapes::toString(params.shape) + "; valid indices are " +
                       (size == 0 ? std::string("none (the axis is empty)")
                                  : "0 to " + std::to_string(size - 1)));
   }

@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <cmath>
 
-namespace fnc::shape {
+namespace fnc::shapes {
 
 std::string toString(const Shape &shape) {
   std::string s = "[";
@@ -418,4 +418,4 @@ ShapeResult range(double start, double limit, double delta) {
   return {{n > 0 ? static_cast<int64_t>(n) : 0}, {}};
 }
 
-} // namespace fnc::shape
+} // namespace fnc::shapes

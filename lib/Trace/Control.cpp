@@ -20,7 +20,7 @@ namespace detail {
 namespace {
 
 std::string typeText(const Tensor &t) {
-  return std::string(dtypeName(t.dtype())) + shape::toString(t.shape());
+  return std::string(dtypeName(t.dtype())) + shapes::toString(t.shape());
 }
 
 void requireScalar(const Tensor &t, const char *op, const char *what,

@@ -587,7 +587,7 @@ traceConcrete(const std::string &name, const FunctionOptions &options,
   builder.allowVariableCreation = firstTrace;
   std::vector<Tensor> symbolic;
   for (const TensorArg &t : impl->parsed.tensors) {
-    // Unknown dims are kUnknownDim == shape::kDynamic.
+    // Unknown dims are kUnknownDim == shapes::kDynamic.
     int64_t id = builder.addArgument(t.spec.dtype, t.spec.shape);
     symbolic.push_back(
         trace::makeSymbolic(t.spec.dtype, t.spec.shape, token, id, t.name));

@@ -37,7 +37,7 @@ namespace {
 using detail::TensorArrayState;
 
 std::string typeText(DType dtype, const std::vector<int64_t> &shape) {
-  return std::string(dtypeName(dtype)) + shape::toString(shape);
+  return std::string(dtypeName(dtype)) + shapes::toString(shape);
 }
 
 const TensorArrayState &
@@ -52,7 +52,7 @@ stateOf(const std::shared_ptr<const TensorArrayState> &s, const char *op) {
 
 std::string describe(const TensorArrayState &s) {
   return std::string("fnc::TensorArray of ") + dtypeName(s.dtype) +
-         (s.elementShape ? shape::toString(*s.elementShape) : "") + " (size " +
+         (s.elementShape ? shapes::toString(*s.elementShape) : "") + " (size " +
          std::to_string(s.size) + (s.dynamic ? ", dynamic" : "") + ")";
 }
 
@@ -155,7 +155,7 @@ TensorArray::make(DType dtype, int64_t size, bool dynamic,
       if (d < 0)
         throw Error(ErrorKind::InvalidArgument,
                     "fnc::TensorArray: the element shape " +
-                        shape::toString(*element_shape) +
+                        shapes::toString(*element_shape) +
                         " must be static (no unknown dims)");
   auto s = std::make_shared<detail::TensorArrayState>();
   s->dtype = dtype;
@@ -206,7 +206,7 @@ TensorArray TensorArray::writeImpl(const Tensor *index,
     throw Error(ErrorKind::InvalidArgument,
                 "fnc::TensorArray::write: " + describe(s) +
                     " has elements of shape " +
-                    shape::toString(*s.elementShape) + " but the value is " +
+                    shapes::toString(*s.elementShape) + " but the value is " +
                     typeText(value.dtype(), value.shape()) +
                     "; every element must have the same shape");
   if (known)

@@ -113,7 +113,7 @@ public:
   }
 
   RankedTensorType tensorType(DType dtype, const std::vector<int64_t> &shape) {
-    // shape::kDynamic == ShapedType::kDynamic.
+    // shapes::kDynamic == ShapedType::kDynamic.
     return RankedTensorType::get(shape, elementType(context_.get(), dtype));
   }
 
@@ -390,6 +390,11 @@ public:
         }
       return mark(mlir::fnc::BroadcastToOp::create(b, loc_, type, in(0),
                                                    ValueRange{}));
+    case OpCode::ShapeOf:
+      return mark(mlir::fnc::ShapeOfOp::create(b, loc_, type, in(0)));
+    case OpCode::BroadcastToShape:
+      return mark(mlir::fnc::BroadcastToShapeOp::create(b, loc_, type, in(0),
+                                                        in(1)));
     case OpCode::ExpandDims:
       return mark(
           mlir::fnc::ExpandDimsOp::create(b, loc_, type, in(0), i64(op.axis)));

@@ -46,7 +46,7 @@ detail::VariableState &stateOf(const std::shared_ptr<detail::VariableState> &s,
 
 std::string describeVar(const detail::VariableState &s) {
   return "fnc::Variable" + (s.name.empty() ? "" : " `" + s.name + "`") +
-         " (" + dtypeName(s.dtype) + ", shape " + shape::toString(s.shape) +
+         " (" + dtypeName(s.dtype) + ", shape " + shapes::toString(s.shape) +
          ")";
 }
 
@@ -71,7 +71,7 @@ Tensor conformed(const detail::VariableState &s, const Tensor &value,
     throw Error(ErrorKind::InvalidArgument,
                 std::string("fnc::Variable::") + op + ": " + describeVar(s) +
                     " cannot take a value of shape " +
-                    shape::toString(value.shape()) +
+                    shapes::toString(value.shape()) +
                     "; a variable keeps its shape (" + e.message() + ")");
   }
 }

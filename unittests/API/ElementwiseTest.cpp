@@ -31,6 +31,42 @@ TEST(CreationTest, ZerosOnesFill) {
                    "must be a scalar");
 }
 
+TEST(CreationTest, ShapeAsATensor) {
+  Tensor x = ones({2, 3, 1});
+  Tensor s = shape(x);
+  EXPECT_EQ(s.dtype(), DType::i32);
+  EXPECT_EQ(vec<int32_t>(s), (std::vector<int32_t>{2, 3, 1}));
+  EXPECT_EQ(vec<int64_t>(shape(x, DType::i64)),
+            (std::vector<int64_t>{2, 3, 1}));
+  EXPECT_EQ(shape(Tensor(1.f)).shape(), (Shape{0}));
+  // zeros / ones / fill of a shape tensor == of the Shape.
+  EXPECT_EQ(zeros(s).shape(), (Shape{2, 3, 1}));
+  EXPECT_EQ(vec<float>(zeros(s)), std::vector<float>(6, 0.f));
+  EXPECT_EQ(vec<int32_t>(ones(shape(x, DType::i64), DType::i32)),
+            std::vector<int32_t>(6, 1));
+  EXPECT_EQ(vec<double>(fill(Tensor{2, 2}, Tensor(0.5))),
+            std::vector<double>(4, 0.5));
+  Tensor z = zeros_like(Tensor{{1, 2}, {3, 4}});
+  EXPECT_EQ(z.dtype(), DType::i32);
+  EXPECT_EQ(z.shape(), (Shape{2, 2}));
+  EXPECT_EQ(vec<int32_t>(z), std::vector<int32_t>(4, 0));
+  EXPECT_EQ(vec<bool>(ones_like(Tensor{false, false})),
+            std::vector<bool>(2, true));
+  EXPECT_EQ(zeros({2, 3}).shape(), (Shape{2, 3})); // still the Shape overload
+
+  EXPECT_FNC_ERROR(shape(x, DType::f32), InvalidArgument,
+                   "fnc::shape: the dtype must be int32 or int64");
+  EXPECT_FNC_ERROR(zeros(Tensor{{2, 3}}), InvalidArgument,
+                   "fnc::zeros: the shape must be a 1-D int32 or int64 tensor");
+  EXPECT_FNC_ERROR(zeros(Tensor{2.f, 3.f}), InvalidArgument,
+                   "the shape must be a 1-D int32 or int64 tensor");
+  EXPECT_FNC_ERROR(zeros(Tensor{2, -3}), InvalidArgument,
+                   "has a negative dimension");
+  EXPECT_FNC_ERROR(fill(Tensor{2}, Tensor{1.f, 2.f}), InvalidArgument,
+                   "must be a scalar");
+  EXPECT_FNC_ERROR(zeros(Tensor()), FailedPrecondition, "null");
+}
+
 TEST(CreationTest, Range) {
   EXPECT_EQ(vec<float>(range(0, 5)), (std::vector<float>{0, 1, 2, 3, 4}));
   EXPECT_EQ(vec<int32_t>(range(10, 1, -3, DType::i32)),

@@ -608,6 +608,25 @@ TEST_F(Differential, ShapeOps) {
                   b, loc, type, a[0], ValueRange{})};
             },
             kExact);
+      // shape_of a tensor with random dynamic dims, and broadcast_to_shape
+      // of a tensor with random 1s to it.
+      std::vector<int64_t> small = s;
+      for (int64_t &x : small)
+        if (std::uniform_int_distribution<int>(0, 1)(rng))
+          x = 1;
+      check("shape_of + broadcast_to_shape", {{d, small, {}}, in},
+            [&](OpBuilder &b, Location loc, ValueRange a) {
+              auto like = cast<RankedTensorType>(a[1].getType());
+              auto shapeType = RankedTensorType::get({rank}, b.getI64Type());
+              Value shape =
+                  mlir::fnc::ShapeOfOp::create(b, loc, shapeType, a[1]);
+              auto type =
+                  RankedTensorType::get(like.getShape(), elementType(b, d));
+              return SmallVector<Value>{
+                  shape, mlir::fnc::BroadcastToShapeOp::create(b, loc, type,
+                                                               a[0], shape)};
+            },
+            kExact);
       // slice: random window in bounds
       SmallVector<int64_t> offsets, sizes, strides;
       for (int64_t x : s) {

@@ -32,7 +32,7 @@ struct Program {
   std::vector<Instr> body;
 };
 
-constexpr int kNumOps = 16;
+constexpr int kNumOps = 18;
 
 Program randomProgram(std::mt19937 &rng) {
   Program p;
@@ -92,6 +92,8 @@ Tensor run(const Program &p, const std::vector<Tensor> &in) {
     case 13: r = a.rank() ? reduce_max(a, {0}, true) : a; break;
     case 14: r = isInt ? floor_div(a, 3) : floor(a); break;
     case 15: r = cast(cast(a, DType::f64) * 0.5, p.dtype); break;
+    case 16: r = a - ones_like(b) + zeros(shape(a), p.dtype); break;
+    case 17: r = fill(shape(a, DType::i64), reduce_max(b, {}, false)); break;
     }
     v.push_back(r);
   }

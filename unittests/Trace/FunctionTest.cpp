@@ -327,4 +327,69 @@ TEST(FunctionTest, RuntimeErrorsBecomeFncErrors) {
   }
 }
 
+TEST(FunctionTest, ShapesWithUnknownDimsAreRunTimeValues) {
+  FunctionOptions options;
+  options.input_signature =
+      std::vector<TensorSpec>{TensorSpec({kUnknownDim, 3}, DType::f32)};
+  std::vector<Shape> seen;
+  auto f = fnc::function(
+      [&](Tensor x) {
+        Tensor z = zeros(shape(x));   // (None, 3): the known dim stays
+        Tensor o = ones_like(x);      // (None, 3)
+        Tensor m = fill(shape(x), reduce_max(x, {}, false));
+        Tensor w = zeros(shape(x, DType::i64) * 2, DType::i32); // (None, None)
+        seen = {z.shape(), o.shape(), m.shape(), w.shape()};
+        return std::make_tuple(z + x, o * x - m, w, shape(x));
+      },
+      options);
+  for (int64_t rows : {1, 2, 5}) {
+    Tensor x = reshape(range(0, static_cast<double>(rows * 3)), {rows, 3});
+    auto [a, b, w, s] = f(x);
+    EXPECT_EQ(a.to_vector<float>(), x.to_vector<float>());
+    Tensor expected = x - reduce_max(x, {}, false);
+    EXPECT_EQ(b.to_vector<float>(), expected.to_vector<float>());
+    EXPECT_EQ(w.shape(), (Shape{rows * 2, 6}));
+    EXPECT_EQ(w.dtype(), DType::i32);
+    EXPECT_EQ(s.to_vector<int32_t>(),
+              (std::vector<int32_t>{static_cast<int32_t>(rows), 3}));
+  }
+  EXPECT_EQ(f.tracing_count(), 1);
+  ASSERT_EQ(seen.size(), 4u);
+  EXPECT_EQ(seen[0], (Shape{kUnknownDim, 3}));
+  EXPECT_EQ(seen[1], (Shape{kUnknownDim, 3}));
+  EXPECT_EQ(seen[2], (Shape{kUnknownDim, 3}));
+  EXPECT_EQ(seen[3], (Shape{kUnknownDim, kUnknownDim}));
+
+  // A static shape is a constant of the trace.
+  auto g = fnc::function([](Tensor x) { return zeros(shape(x)) + x; });
+  EXPECT_EQ(g(Tensor{1.f, 2.f}).to_vector<float>(),
+            (std::vector<float>{1.f, 2.f}));
+  EXPECT_EQ(g.get_concrete_function(Tensor{1.f, 2.f})
+                .ir(IRStage::Fnc)
+                .find("fnc.shape_of"),
+            std::string::npos);
+}
+
+TEST(FunctionTest, ShapeErrorsWhileTracing) {
+  FunctionOptions options;
+  options.name = "pad";
+  options.input_signature =
+      std::vector<TensorSpec>{TensorSpec({kUnknownDim}, DType::f32)};
+  // The static shape holds kUnknownDim: the error names the fix.
+  auto f = fnc::function([](Tensor x) { return zeros(x.shape()) + x; },
+                         options);
+  fnc::testing::expectError([&] { f(Tensor{1.f}); }, ErrorKind::InvalidArgument,
+                            {"fnc::zeros: shape [?] has an unknown dim",
+                             "fnc::zeros(fnc::shape(x))", "zeros_like"});
+  // A negative size computed at run time.
+  auto g = fnc::function([](Tensor x) { return zeros(shape(x) - 3); },
+                         options);
+  EXPECT_EQ(g(Tensor{1.f, 2.f, 3.f, 4.f}).shape(), (Shape{1}));
+  fnc::testing::expectError([&] { g(Tensor{1.f, 2.f}); },
+                            ErrorKind::InvalidArgument,
+                            {"fnc::function `pad`",
+                             "a shape holds the negative size -1 (at index "
+                             "0); sizes must be >= 0"});
+}
+
 } // namespace

@@ -169,7 +169,7 @@ const char *reduceOpName(ReduceOp op);
 bool reduceOpSupports(ReduceOp op, DType dtype);
 
 /// Reduces x over `axes` (normalized, sorted, unique; as returned by
-/// shape::reductionAxes). out holds the result with or without the kept
+/// shapes::reductionAxes). out holds the result with or without the kept
 /// dims (the element order is the same). Empty reductions give the
 /// identity: sum 0, prod 1, max -inf / lowest, min +inf / max, mean NaN for
 /// floats and 0 for integers. Float sums accumulate in double. Max and min
@@ -195,7 +195,7 @@ void softmax(const Array &x, int64_t axis, bool log, Array &out);
 void matmul(const Array &a, const Array &b, Array &out);
 
 /// conv2d with NHWC input, HWCF filter, strides and the padding before the
-/// first row/column (from shape::conv2dPadding); out is NHWF.
+/// first row/column (from shapes::conv2dPadding); out is NHWF.
 void conv2d(const Array &input, const Array &filter, int64_t strideH,
             int64_t strideW, int64_t padTop, int64_t padLeft, Array &out);
 
@@ -203,10 +203,10 @@ void conv2d(const Array &input, const Array &filter, int64_t strideH,
 // Shape ops (ShapeOps.cpp)
 //===----------------------------------------------------------------------===//
 
-/// out[i...] = x[permuted i...]; `perm` as accepted by shape::transpose.
+/// out[i...] = x[permuted i...]; `perm` as accepted by shapes::transpose.
 void transpose(const Array &x, const std::vector<int64_t> &perm, Array &out);
 
-/// out[i...] = x[offsets + i * strides] (validated by shape::slice).
+/// out[i...] = x[offsets + i * strides] (validated by shapes::slice).
 void slice(const Array &x, const std::vector<int64_t> &offsets,
            const std::vector<int64_t> &strides, Array &out);
 

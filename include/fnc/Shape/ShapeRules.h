@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-namespace fnc::shape {
+namespace fnc::shapes {
 
 /// An unknown dimension; equal to mlir::ShapedType::kDynamic.
 constexpr int64_t kDynamic = std::numeric_limits<int64_t>::min();
@@ -117,6 +117,6 @@ void conv2dPadding(int64_t in, int64_t kernel, int64_t stride, Padding padding,
 /// Number of elements of range(start, limit, delta); error if delta == 0.
 ShapeResult range(double start, double limit, double delta);
 
-} // namespace fnc::shape
+} // namespace fnc::shapes
 
 #endif // FNC_SHAPE_SHAPERULES_H

@@ -78,6 +78,9 @@ enum class OpCode {
   Print,         // text: format; operands: tensors; no result
   RandomUniform, // f0, f1: min, max; flag: has seed i0
   RandomNormal,  // f0, f1: mean, stddev; flag: has seed i0
+  // Shapes as values (fnc::shape, fnc::zeros(fnc::shape(x))).
+  ShapeOf,          // operand 0; dtype: i32 or i64
+  BroadcastToShape, // value, shape tensor; shape: result
 };
 
 /// One op to record: its operands (value ids), attributes and the result
@@ -92,7 +95,7 @@ struct OpRecord {
   bool flag = false;
   std::string text;
   DType dtype = DType::f32;
-  std::vector<int64_t> shape; // unknown dims are shape::kDynamic
+  std::vector<int64_t> shape; // unknown dims are shapes::kDynamic
 };
 
 /// What a dispatch point talks to while a trace is active.
@@ -163,6 +166,11 @@ public:
 
   /// The eager tensors behind the hidden arguments, in order.
   std::vector<Tensor> hiddenArgs;
+
+  /// Shape tensors recorded by fnc::shape: the value id and the dims known
+  /// while tracing (shapes::kDynamic where unknown), so that
+  /// fnc::zeros(fnc::shape(x)) keeps the known dims of x in its type.
+  std::vector<std::pair<int64_t, std::vector<int64_t>>> shapeValues;
 
 private:
   std::shared_ptr<TraceToken> token_;

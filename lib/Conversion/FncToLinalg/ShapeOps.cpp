@@ -180,7 +180,7 @@ struct ExpandDimsLowering : public OpConversionPattern<ExpandDimsOp> {
     Value input = adaptor.getInput();
     SmallVector<OpFoldResult> sizes = tensorSizes(rewriter, loc, input);
     int64_t axis;
-    ::fnc::shape::normalizeAxis(op.getAxis(), sizes.size() + 1, axis);
+    ::fnc::shapes::normalizeAxis(op.getAxis(), sizes.size() + 1, axis);
     sizes.insert(sizes.begin() + axis, rewriter.getIndexAttr(1));
     SmallVector<bool> isUnit(sizes.size(), false);
     isUnit[axis] = true;
@@ -206,7 +206,7 @@ struct SqueezeLowering : public OpConversionPattern<SqueezeOp> {
         drop[i] = d == 1;
     for (int64_t axis : op.getAxes()) {
       int64_t a;
-      ::fnc::shape::normalizeAxis(axis, in.size(), a);
+      ::fnc::shapes::normalizeAxis(axis, in.size(), a);
       drop[a] = true;
       // A dynamic squeezed dim must be 1; if not, the view below covers
       // fewer elements than the input has: wrong, but in bounds.
@@ -402,7 +402,7 @@ struct ConcatLowering : public OpConversionPattern<ConcatOp> {
     Location loc = op.getLoc();
     RankedTensorType type = op.getType();
     int64_t rank = type.getRank(), axis;
-    ::fnc::shape::normalizeAxis(op.getAxis(), rank, axis);
+    ::fnc::shapes::normalizeAxis(op.getAxis(), rank, axis);
     ValueRange inputs = adaptor.getInputs();
     SmallVector<OpFoldResult> sizes = tensorSizes(rewriter, loc, inputs[0]);
     Value mismatch;
@@ -457,7 +457,7 @@ struct GatherLowering : public OpConversionPattern<GatherOp> {
     auto iType = cast<RankedTensorType>(indices.getType());
     RankedTensorType type = op.getType();
     int64_t rank = type.getRank(), ir = iType.getRank(), axis;
-    ::fnc::shape::normalizeAxis(op.getAxis(), pType.getRank(), axis);
+    ::fnc::shapes::normalizeAxis(op.getAxis(), pType.getRank(), axis);
 
     SmallVector<OpFoldResult> pSizes = tensorSizes(rewriter, loc, params);
     SmallVector<OpFoldResult> iSizes = tensorSizes(rewriter, loc, indices);
@@ -512,7 +512,7 @@ struct OneHotLowering : public OpConversionPattern<OneHotOp> {
     Value indices = adaptor.getIndices();
     RankedTensorType type = op.getType();
     int64_t rank = type.getRank(), axis;
-    ::fnc::shape::normalizeAxis(op.getAxis(), rank, axis);
+    ::fnc::shapes::normalizeAxis(op.getAxis(), rank, axis);
     SmallVector<OpFoldResult> sizes = tensorSizes(rewriter, loc, indices);
     sizes.insert(sizes.begin() + axis, rewriter.getIndexAttr(op.getDepth()));
     SmallVector<AffineExpr> iExprs;

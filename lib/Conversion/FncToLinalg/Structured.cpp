@@ -33,8 +33,8 @@ using CombineFn = function_ref<Value(OpBuilder &, Location, Value, Value)>;
 
 /// The normalized, sorted reduction axes of `op` (verified already).
 SmallVector<int64_t> normalizedAxes(int64_t rank, ArrayRef<int64_t> axes) {
-  ::fnc::shape::Shape shape(rank, 1);
-  auto result = ::fnc::shape::reductionAxes(
+  ::fnc::shapes::Shape shape(rank, 1);
+  auto result = ::fnc::shapes::reductionAxes(
       shape, std::vector<int64_t>(axes.begin(), axes.end()));
   return SmallVector<int64_t>(result.shape.begin(), result.shape.end());
 }
@@ -215,7 +215,7 @@ struct ArgmaxLowering : public OpConversionPattern<ArgmaxOp> {
     Value input = adaptor.getInput();
     auto inType = cast<RankedTensorType>(input.getType());
     int64_t axis;
-    ::fnc::shape::normalizeAxis(op.getAxis(), inType.getRank(), axis);
+    ::fnc::shapes::normalizeAxis(op.getAxis(), inType.getRank(), axis);
     Type element = inType.getElementType();
     RankedTensorType indexType = op.getType();
     auto valueType = RankedTensorType::get(indexType.getShape(), element);
@@ -257,7 +257,7 @@ struct SoftmaxLowering : public OpConversionPattern<OpTy> {
     Value x = adaptor.getInput();
     RankedTensorType type = op.getType();
     int64_t axis;
-    ::fnc::shape::normalizeAxis(op.getAxis(), type.getRank(), axis);
+    ::fnc::shapes::normalizeAxis(op.getAxis(), type.getRank(), axis);
     SmallVector<int64_t> keptShape(type.getShape());
     keptShape[axis] = 1;
     auto keptType = RankedTensorType::get(keptShape, type.getElementType());
@@ -429,8 +429,8 @@ struct Conv2DLowering : public OpConversionPattern<Conv2DOp> {
         // TF's SAME: total = max((out - 1) * s + k - in, 0), half before.
         if (!ShapedType::isDynamic(in) && !ShapedType::isDynamic(k)) {
           int64_t before, after;
-          ::fnc::shape::conv2dPadding(in, k, strides[d],
-                                      ::fnc::shape::Padding::Same, before,
+          ::fnc::shapes::conv2dPadding(in, k, strides[d],
+                                      ::fnc::shapes::Padding::Same, before,
                                       after);
           low[1 + d] = rewriter.getIndexAttr(before);
           high[1 + d] = rewriter.getIndexAttr(after);

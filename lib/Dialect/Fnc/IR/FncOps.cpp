@@ -16,9 +16,9 @@
 
 using namespace mlir;
 using namespace mlir::fnc;
-namespace rules = ::fnc::shape;
+namespace rules = ::fnc::shapes;
 
-static_assert(ShapedType::kDynamic == ::fnc::shape::kDynamic,
+static_assert(ShapedType::kDynamic == ::fnc::shapes::kDynamic,
               "fnc shape rules and MLIR must agree on the dynamic marker");
 
 //===----------------------------------------------------------------------===//
