@@ -16,7 +16,14 @@
 // tuple may be unpacked into the callables' parameters). Both branches must
 // return the same number of tensors with the same dtypes and shapes, and a
 // loop variable must keep its dtype and shape; otherwise fnc::Error
-// (InvalidArgument) says which value differs. Variables and fnc::print in
+// (InvalidArgument) says which value differs. A loop variable whose shape
+// changes (a growing sequence) declares the dims that change as unknown in
+// LoopOptions::shape_invariants (TensorFlow's shape_invariants):
+//
+//   fnc::LoopOptions options;
+//   options.shape_invariants = {{}, {fnc::kUnknownDim}};  // i, seq
+//   auto [i, seq] = fnc::while_loop(cond, grow, std::tuple{i0, seq0},
+//                                   options); Variables and fnc::print in
 // branches and bodies are staged inside them (they run when the branch or
 // iteration runs). Tensors computed inside a branch or body must leave it as
 // its results.
@@ -37,6 +44,15 @@
 
 namespace fnc {
 
+/// Options of while_loop and for_range.
+struct LoopOptions {
+  /// Empty, or one shape per loop variable (flattened, in order): a dim
+  /// given as fnc::kUnknownDim may change across iterations, the others
+  /// must stay as given (which the initial value must match). Inside the
+  /// body and after the loop, those dims are unknown while tracing.
+  std::vector<std::vector<int64_t>> shape_invariants;
+};
+
 namespace detail {
 using BranchFn = std::function<std::vector<Tensor>()>;
 using LoopBodyFn =
@@ -46,13 +62,15 @@ using LoopCondFn = std::function<Tensor(const std::vector<Tensor> &)>;
 std::vector<Tensor> condImpl(const Tensor &pred, const BranchFn &thenFn,
                              const BranchFn &elseFn);
 std::vector<Tensor> whileImpl(const LoopCondFn &cond, const LoopBodyFn &body,
-                              const std::vector<Tensor> &init, const char *op);
+                              const std::vector<Tensor> &init, const char *op,
+                              const LoopOptions &options);
 std::vector<Tensor> forImpl(const Tensor &start, const Tensor &limit,
                             const Tensor &delta,
                             const std::function<std::vector<Tensor>(
                                 const Tensor &, const std::vector<Tensor> &)>
                                 &body,
-                            const std::vector<Tensor> &init);
+                            const std::vector<Tensor> &init,
+                            const LoopOptions &options);
 std::vector<Tensor> switchImpl(const Tensor &index,
                                const std::vector<BranchFn> &branches);
 
@@ -119,7 +137,8 @@ auto switch_case(const Tensor &index, Fn first, Fns... rest) {
 /// While `cond_fn(vars)` (a scalar bool) is true, `vars = body_fn(vars)`;
 /// returns the final vars (staged as fnc.while in a trace).
 template <typename CondFn, typename BodyFn, typename T>
-T while_loop(CondFn cond_fn, BodyFn body_fn, const T &loop_vars) {
+T while_loop(CondFn cond_fn, BodyFn body_fn, const T &loop_vars,
+             const LoopOptions &options = {}) {
   using Codec = detail::ResultCodec<T>;
   std::vector<Tensor> out = detail::whileImpl(
       [&](const std::vector<Tensor> &v) -> Tensor {
@@ -130,7 +149,7 @@ T while_loop(CondFn cond_fn, BodyFn body_fn, const T &loop_vars) {
         T vars = Codec::rebuild(std::vector<Tensor>(v));
         return Codec::flatten(T(detail::invokeLoop(body_fn, vars)));
       },
-      Codec::flatten(loop_vars), "while_loop");
+      Codec::flatten(loop_vars), "while_loop", options);
   return Codec::rebuild(std::move(out));
 }
 
@@ -140,7 +159,8 @@ T while_loop(CondFn cond_fn, BodyFn body_fn, const T &loop_vars) {
 /// cast to start's dtype). Staged as fnc.while in a trace.
 template <typename BodyFn, typename T>
 T for_range(const Tensor &start, const Tensor &limit, const Tensor &delta,
-            BodyFn body_fn, const T &loop_vars) {
+            BodyFn body_fn, const T &loop_vars,
+            const LoopOptions &options = {}) {
   using Codec = detail::ResultCodec<T>;
   std::vector<Tensor> out = detail::forImpl(
       start, limit, delta,
@@ -148,7 +168,7 @@ T for_range(const Tensor &start, const Tensor &limit, const Tensor &delta,
         T vars = Codec::rebuild(std::vector<Tensor>(v));
         return Codec::flatten(T(detail::invokeLoop(body_fn, vars, i)));
       },
-      Codec::flatten(loop_vars));
+      Codec::flatten(loop_vars), options);
   return Codec::rebuild(std::move(out));
 }
 
@@ -163,7 +183,7 @@ void for_range(const Tensor &start, const Tensor &limit, const Tensor &delta,
         body_fn(i);
         return std::vector<Tensor>{};
       },
-      {});
+      {}, {});
 }
 
 } // namespace fnc

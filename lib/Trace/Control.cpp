@@ -40,18 +40,24 @@ void requireScalar(const Tensor &t, const char *op, const char *what,
                               : ""));
 }
 
-/// Records into a new block of `r` for the lifetime of the scope.
+/// The dtypes and shapes of loop variables (or none, for a branch).
+struct VarTypes {
+  std::vector<DType> dtypes;
+  std::vector<Shape> shapes;
+  std::string text(size_t i) const {
+    return std::string(dtypeName(dtypes[i])) + shapes::toString(shapes[i]);
+  }
+};
+
+/// Records into a new block of `r`, with arguments of `types`, for the
+/// lifetime of the scope.
 class BlockScope {
 public:
-  BlockScope(trace::Recorder &r, const std::vector<Tensor> &types,
+  BlockScope(trace::Recorder &r, const VarTypes &types,
              std::vector<Tensor> &args, const char *argName)
       : r_(r) {
-    std::vector<DType> dtypes;
-    std::vector<std::vector<int64_t>> shapes;
-    for (const Tensor &t : types) {
-      dtypes.push_back(t.dtype());
-      shapes.push_back(t.shape());
-    }
+    const std::vector<DType> &dtypes = types.dtypes;
+    const std::vector<Shape> &shapes = types.shapes;
     std::vector<int64_t> ids;
     block = r.beginBlock(dtypes, shapes, ids);
     for (size_t i = 0; i < ids.size(); ++i)
@@ -92,31 +98,96 @@ std::vector<Tensor> symbolicResults(trace::Recorder &r,
   return out;
 }
 
-/// Throws unless `after` has the structure of `before` (loop variables).
-void checkLoopVars(const std::vector<Tensor> &before,
-                   const std::vector<Tensor> &after, const char *op) {
-  if (before.size() != after.size())
+/// True if `shape` fits `invariant`: same rank, equal where the invariant
+/// is known.
+bool fits(const Shape &shape, const Shape &invariant) {
+  if (shape.size() != invariant.size())
+    return false;
+  for (size_t i = 0; i < shape.size(); ++i)
+    if (!shapes::isDynamic(invariant[i]) && invariant[i] != shape[i])
+      return false;
+  return true;
+}
+
+std::string shapeText(const Shape &shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + (shapes::isDynamic(shape[i])
+                                ? std::string("kUnknownDim")
+                                : std::to_string(shape[i]));
+  return s + ")";
+}
+
+/// The types the loop carries: the initial values', or the shape
+/// invariants (checked against the initial values).
+VarTypes loopTypes(const std::vector<Tensor> &init, const LoopOptions &options,
+                   const char *op, size_t hidden) {
+  VarTypes types;
+  for (const Tensor &t : init) {
+    types.dtypes.push_back(t.dtype());
+    types.shapes.push_back(t.shape());
+  }
+  const auto &inv = options.shape_invariants;
+  if (inv.empty())
+    return types;
+  size_t count = init.size() - hidden;
+  if (inv.size() != count)
+    throw Error(ErrorKind::InvalidArgument,
+                std::string("fnc::") + op + ": " + std::to_string(inv.size()) +
+                    " shape invariant" + (inv.size() == 1 ? "" : "s") +
+                    " for " + std::to_string(count) + " loop variable" +
+                    (count == 1 ? "" : "s") +
+                    "; give one shape per loop variable (its shape, with "
+                    "fnc::kUnknownDim for the dims that change)");
+  for (size_t i = 0; i < count; ++i) {
+    Shape shape = inv[i];
+    for (int64_t &d : shape)
+      if (d == -1)
+        d = shapes::kDynamic;
+    const Tensor &t = init[hidden + i];
+    if (!fits(t.shape(), shape))
+      throw Error(ErrorKind::InvalidArgument,
+                  std::string("fnc::") + op + ": loop variable #" +
+                      std::to_string(i) + " is " + typeText(t) +
+                      " but its shape invariant is " + shapeText(shape) +
+                      "; the initial value must have the invariant's rank "
+                      "and its known dims");
+    types.shapes[hidden + i] = std::move(shape);
+  }
+  return types;
+}
+
+/// Throws unless `after` has the structure of `types` (loop variables).
+/// `hidden` leading variables are the loop's own (for_range's counter) and
+/// not counted in messages.
+void checkLoopVars(const VarTypes &types, const std::vector<Tensor> &after,
+                   const char *op, size_t hidden, bool invariants) {
+  size_t n = types.dtypes.size();
+  if (n != after.size())
     throw Error(ErrorKind::InvalidArgument,
                 std::string("fnc::") + op + ": the body returns " +
-                    std::to_string(after.size()) + " loop variable" +
-                    (after.size() == 1 ? "" : "s") + " but the loop has " +
-                    std::to_string(before.size()) +
+                    std::to_string(after.size() - hidden) + " loop variable" +
+                    (after.size() - hidden == 1 ? "" : "s") +
+                    " but the loop has " + std::to_string(n - hidden) +
                     "; return every loop variable from the body");
-  for (size_t i = 0; i < before.size(); ++i) {
+  for (size_t i = hidden; i < n; ++i) {
+    std::string which = "loop variable #" + std::to_string(i - hidden);
     if (!after[i].defined())
       throw Error(ErrorKind::InvalidArgument,
-                  std::string("fnc::") + op + ": loop variable #" +
-                      std::to_string(i) +
+                  std::string("fnc::") + op + ": " + which +
                       " returned by the body is a null fnc::Tensor");
-    if (after[i].dtype() != before[i].dtype() ||
-        after[i].shape() != before[i].shape())
+    if (after[i].dtype() != types.dtypes[i] ||
+        !fits(after[i].shape(), types.shapes[i]))
       throw Error(ErrorKind::InvalidArgument,
-                  std::string("fnc::") + op + ": loop variable #" +
-                      std::to_string(i) + " is " + typeText(before[i]) +
-                      " before the loop but " + typeText(after[i]) +
+                  std::string("fnc::") + op + ": " + which + " is " +
+                      types.text(i) +
+                      (invariants ? " by its shape invariant" : " before the loop") +
+                      " but " + typeText(after[i]) +
                       " after the body; a loop variable must keep its dtype "
-                      "and shape across iterations (cast it, or carry a "
-                      "tensor of the final shape)");
+                      "and shape across iterations (cast it, carry a "
+                      "tensor of the final shape, or declare the dims that "
+                      "change as fnc::kUnknownDim in "
+                      "fnc::LoopOptions::shape_invariants)");
   }
 }
 
@@ -149,17 +220,18 @@ std::vector<Tensor> condImpl(const Tensor &pred, const BranchFn &thenFn,
     return pred.item<bool>() ? thenFn() : elseFn();
   }
   int64_t predId = r->valueOf(pred, "cond");
-  std::vector<Tensor> thenOuts, elseOuts, none;
+  VarTypes none;
+  std::vector<Tensor> thenOuts, elseOuts, noArgs;
   std::vector<int64_t> thenIds, elseIds;
   int64_t thenBlock, elseBlock;
   {
-    BlockScope scope(*r, {}, none, "");
+    BlockScope scope(*r, none, noArgs, "");
     thenBlock = scope.block;
     thenOuts = thenFn();
     thenIds = idsOf(*r, thenOuts, "cond", "result");
   }
   {
-    BlockScope scope(*r, {}, none, "");
+    BlockScope scope(*r, none, noArgs, "");
     elseBlock = scope.block;
     elseOuts = elseFn();
     elseIds = idsOf(*r, elseOuts, "cond", "result");
@@ -173,14 +245,19 @@ std::vector<Tensor> condImpl(const Tensor &pred, const BranchFn &thenFn,
   return symbolicResults(*r, results, thenOuts, "cond");
 }
 
-std::vector<Tensor> whileImpl(const LoopCondFn &cond, const LoopBodyFn &body,
-                              const std::vector<Tensor> &init,
-                              const char *op) {
-  for (size_t i = 0; i < init.size(); ++i)
+namespace {
+
+/// whileImpl; `hidden` leading loop variables are the loop's own.
+std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
+                              const std::vector<Tensor> &init, const char *op,
+                              const LoopOptions &options, size_t hidden) {
+  for (size_t i = hidden; i < init.size(); ++i)
     if (!init[i].defined())
       throw Error(ErrorKind::InvalidArgument,
                   std::string("fnc::") + op + ": loop variable #" +
-                      std::to_string(i) + " is a null fnc::Tensor");
+                      std::to_string(i - hidden) + " is a null fnc::Tensor");
+  VarTypes types = loopTypes(init, options, op, hidden);
+  bool invariants = !options.shape_invariants.empty();
   trace::Recorder *r = api::recording();
   if (!r) {
     std::vector<Tensor> vars = init;
@@ -190,7 +267,7 @@ std::vector<Tensor> whileImpl(const LoopCondFn &cond, const LoopBodyFn &body,
       if (!c.item<bool>())
         return vars;
       std::vector<Tensor> next = body(vars);
-      checkLoopVars(vars, next, op);
+      checkLoopVars(types, next, op, hidden, invariants);
       vars = std::move(next);
     }
   }
@@ -199,33 +276,43 @@ std::vector<Tensor> whileImpl(const LoopCondFn &cond, const LoopBodyFn &body,
   std::vector<int64_t> bodyIds;
   {
     std::vector<Tensor> args;
-    BlockScope scope(*r, init, args, "loop_var");
+    BlockScope scope(*r, types, args, "loop_var");
     condBlock = scope.block;
     Tensor c = cond(args);
     requireScalar(c, op, "the loop condition", true);
     condId = r->valueOf(c, op);
   }
+  std::vector<Tensor> like;
   {
     std::vector<Tensor> args;
-    BlockScope scope(*r, init, args, "loop_var");
+    BlockScope scope(*r, types, args, "loop_var");
     bodyBlock = scope.block;
     std::vector<Tensor> next = body(args);
-    checkLoopVars(init, next, op);
+    checkLoopVars(types, next, op, hidden, invariants);
     bodyIds = idsOf(*r, next, op, "loop variable");
+    like = args; // symbolic results take the carried types
   }
   std::vector<int64_t> results;
   std::string error;
   if (!r->buildWhile(initIds, condBlock, condId, bodyBlock, bodyIds, results,
                      error))
     throw Error(ErrorKind::Internal, std::string("fnc::") + op + ": " + error);
-  return symbolicResults(*r, results, init, op);
+  return symbolicResults(*r, results, like, op);
+}
+
+} // namespace
+
+std::vector<Tensor> whileImpl(const LoopCondFn &cond, const LoopBodyFn &body,
+                              const std::vector<Tensor> &init, const char *op,
+                              const LoopOptions &options) {
+  return whileLoop(cond, body, init, op, options, 0);
 }
 
 std::vector<Tensor> forImpl(
     const Tensor &start, const Tensor &limit, const Tensor &delta,
     const std::function<std::vector<Tensor>(const Tensor &,
                                             const std::vector<Tensor> &)> &body,
-    const std::vector<Tensor> &init) {
+    const std::vector<Tensor> &init, const LoopOptions &options) {
   requireScalar(start, "for_range", "start", false);
   requireScalar(limit, "for_range", "limit", false);
   requireScalar(delta, "for_range", "delta", false);
@@ -243,7 +330,7 @@ std::vector<Tensor> forImpl(
   }
   std::vector<Tensor> vars = {start};
   vars.insert(vars.end(), init.begin(), init.end());
-  std::vector<Tensor> out = whileImpl(
+  std::vector<Tensor> out = whileLoop(
       [&](const std::vector<Tensor> &v) {
         const Tensor &i = v[0];
         if (up)
@@ -257,7 +344,7 @@ std::vector<Tensor> forImpl(
         next.insert(next.begin(), add(v[0], del));
         return next;
       },
-      vars, "for_range");
+      vars, "for_range", options, 1);
   return std::vector<Tensor>(out.begin() + 1, out.end());
 }
 

@@ -17,6 +17,7 @@
 #include "fnc/Reference/Kernels.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -77,7 +78,8 @@ public:
     mlir::fnc::registerPipelineDialects(registry);
     context_ = std::make_unique<MLIRContext>(registry,
                                              MLIRContext::Threading::DISABLED);
-    context_->loadDialect<mlir::fnc::FncDialect, func::FuncDialect>();
+    context_->loadDialect<mlir::fnc::FncDialect, func::FuncDialect,
+                          tensor::TensorDialect>();
     diagnostics_ = std::make_unique<ScopedDiagnosticHandler>(
         context_.get(), [this](Diagnostic &diag) {
           if (!diagText_.empty())
@@ -222,6 +224,16 @@ public:
     diagText_.clear();
     Block *cb = blocks_[condBlock], *bb = blocks_[bodyBlock];
     SmallVector<Value> iv = valuesOf(inits), bv = valuesOf(bodyYields);
+    // The loop-carried types are the blocks' argument types, which may have
+    // unknown dims where the inits and yields have known ones (shape
+    // invariants): those values are cast (tensor.cast, no copy).
+    SmallVector<Type> types(bb->getArgumentTypes());
+    auto relax = [&](OpBuilder &b, SmallVector<Value> &values) {
+      for (auto [v, type] : llvm::zip(values, types))
+        if (v.getType() != type)
+          v = tensor::CastOp::create(b, loc_, type, v);
+    };
+    relax(*builder_, iv);
     {
       OpBuilder b(context_.get());
       b.setInsertionPointToEnd(cb);
@@ -229,11 +241,9 @@ public:
                                    cb->getArguments().end());
       mlir::fnc::ConditionOp::create(b, loc_, values_[condValue], forwarded);
       b.setInsertionPointToEnd(bb);
+      relax(b, bv);
       mlir::fnc::YieldOp::create(b, loc_, bv);
     }
-    SmallVector<Type> types;
-    for (Value v : iv)
-      types.push_back(v.getType());
     auto op = mlir::fnc::WhileOp::create(*builder_, loc_, types, iv);
     op.getCondRegion().push_back(cb);
     op.getBodyRegion().push_back(bb);

@@ -277,6 +277,115 @@ TEST(ControlTest, LoopVariableShapeChangeIsAnError) {
       ErrorKind::InvalidArgument, {"loop variable #0"});
 }
 
+TEST(ControlTest, ShapeInvariantsLetALoopVariableGrow) {
+  // Collatz sequence of a run-time start value: its length is only known at
+  // run time. The sequence grows by one element per iteration.
+  auto collatz = [](Tensor start) {
+    LoopOptions options;
+    options.shape_invariants = {{}, {kUnknownDim}};
+    auto [last, seq] = while_loop(
+        [](Tensor x, Tensor) { return x != 1; },
+        [](Tensor x, Tensor seq) {
+          Tensor next = select(floor_mod(x, 2) == 0, floor_div(x, 2), 3 * x + 1);
+          return std::make_tuple(next, concat({seq, reshape(next, {1})}, 0));
+        },
+        std::make_tuple(start, reshape(start, {1})), options);
+    (void)last;
+    return seq;
+  };
+  int64_t bodyTraces = 0;
+  auto staged = fnc::function([&](Tensor start) {
+    ++bodyTraces;
+    Tensor seq = collatz(start);
+    EXPECT_EQ(seq.shape(), (Shape{kUnknownDim})); // unknown while tracing
+    return seq;
+  });
+  for (int32_t n : {1, 6, 7, 27}) {
+    Tensor eager = collatz(Tensor(n));
+    Tensor got = staged(Tensor(n));
+    EXPECT_EQ(got.to_vector<int32_t>(), eager.to_vector<int32_t>()) << n;
+  }
+  EXPECT_EQ(staged(Tensor(6)).to_vector<int32_t>(),
+            (std::vector<int32_t>{6, 3, 10, 5, 16, 8, 4, 2, 1}));
+  EXPECT_EQ(staged(Tensor(27)).shape(), (Shape{112}));
+  EXPECT_EQ(bodyTraces, 1);
+
+  // for_range: a (None, 2) matrix that doubles its rows each iteration; the
+  // known dim stays known.
+  auto doubling = fnc::function([](Tensor n, Tensor m) {
+    LoopOptions options;
+    options.shape_invariants = {{kUnknownDim, 2}};
+    Tensor r = for_range(
+        0, n, 1,
+        [](Tensor i, Tensor a) {
+          EXPECT_EQ(a.shape(), (Shape{kUnknownDim, 2}));
+          return concat({a, a + cast(i, DType::f32)}, 0);
+        },
+        m, options);
+    EXPECT_EQ(r.shape(), (Shape{kUnknownDim, 2}));
+    return reduce_sum(r, {0}, false);
+  });
+  Tensor m = Tensor{{1.f, 2.f}};
+  for (int32_t n : {0, 1, 3}) {
+    Tensor a = m;
+    for (int32_t i = 0; i < n; ++i)
+      a = concat({a, a + static_cast<float>(i)}, 0);
+    EXPECT_EQ(doubling(Tensor(n), m).to_vector<float>(),
+              reduce_sum(a, {0}, false).to_vector<float>())
+        << n;
+  }
+  EXPECT_EQ(doubling.tracing_count(), 1);
+}
+
+TEST(ControlTest, ShapeInvariantErrors) {
+  auto body = [](Tensor v) { return concat({v, v}, 0); };
+  auto cond = [](Tensor v) { return reduce_sum(v) < 100.f; };
+  LoopOptions two;
+  two.shape_invariants = {{kUnknownDim}, {}};
+  expectError([&] { while_loop(cond, body, Tensor({1.f}), two); },
+              ErrorKind::InvalidArgument,
+              {"fnc::while_loop: 2 shape invariants for 1 loop variable"});
+  LoopOptions rank;
+  rank.shape_invariants = {{kUnknownDim, kUnknownDim}};
+  expectError([&] { while_loop(cond, body, Tensor({1.f}), rank); },
+              ErrorKind::InvalidArgument,
+              {"loop variable #0 is float32[1] but its shape invariant is "
+               "(kUnknownDim, kUnknownDim)"});
+  LoopOptions fixed;
+  fixed.shape_invariants = {{2}};
+  expectError([&] { while_loop(cond, body, Tensor({1.f}), fixed); },
+              ErrorKind::InvalidArgument, {"shape invariant is (2)"});
+  // A body that changes a dim the invariant keeps known, eager and staged.
+  LoopOptions rows;
+  rows.shape_invariants = {{kUnknownDim, 1}};
+  auto widen = [](Tensor v) { return concat({v, v}, 1); };
+  auto sum = [](Tensor v) { return reduce_sum(v) < 100.f; };
+  expectError([&] { while_loop(sum, widen, Tensor({{1.f}}), rows); },
+              ErrorKind::InvalidArgument,
+              {"loop variable #0 is float32[?, 1] by its shape invariant but "
+               "float32[1, 2] after the body", "shape_invariants"});
+  auto f = fnc::function([&](Tensor x) {
+    return while_loop(sum, widen, x, rows);
+  });
+  expectError([&] { f(Tensor({{1.f}})); }, ErrorKind::InvalidArgument,
+              {"fnc::while_loop: loop variable #0 is float32[?, 1] by its "
+               "shape invariant but float32[?, 2] after the body"});
+  // -1 is accepted as an unknown dim, and for_range numbers its own
+  // variables from 0.
+  LoopOptions minusOne;
+  minusOne.shape_invariants = {{-1}};
+  EXPECT_EQ(for_range(0, 2, 1, [](Tensor, Tensor v) { return concat({v, v}, 0); },
+                      Tensor({1.f}), minusOne)
+                .shape(),
+            (Shape{4}));
+  expectError(
+      [&] {
+        for_range(0, 2, 1, [](Tensor, Tensor v) { return concat({v, v}, 0); },
+                  Tensor({1.f}));
+      },
+      ErrorKind::InvalidArgument, {"fnc::for_range: loop variable #0 is"});
+}
+
 TEST(ControlTest, LeakingABranchValueIsAnError) {
   auto f = fnc::function([](Tensor x) {
     Tensor inner;
