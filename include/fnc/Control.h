@@ -61,16 +61,19 @@ using LoopCondFn = std::function<Tensor(const std::vector<Tensor> &)>;
 
 std::vector<Tensor> condImpl(const Tensor &pred, const BranchFn &thenFn,
                              const BranchFn &elseFn);
+/// `growing`: which of `init` may change their first dim (empty: none).
 std::vector<Tensor> whileImpl(const LoopCondFn &cond, const LoopBodyFn &body,
                               const std::vector<Tensor> &init, const char *op,
-                              const LoopOptions &options);
+                              const LoopOptions &options,
+                              const std::vector<bool> &growing);
 std::vector<Tensor> forImpl(const Tensor &start, const Tensor &limit,
                             const Tensor &delta,
                             const std::function<std::vector<Tensor>(
                                 const Tensor &, const std::vector<Tensor> &)>
                                 &body,
                             const std::vector<Tensor> &init,
-                            const LoopOptions &options);
+                            const LoopOptions &options,
+                            const std::vector<bool> &growing);
 std::vector<Tensor> switchImpl(const Tensor &index,
                                const std::vector<BranchFn> &branches);
 
@@ -90,6 +93,31 @@ decltype(auto) invokeLoop(Fn &fn, const T &vars, const Prefix &...prefix) {
   } else {
     return fn(prefix..., vars);
   }
+}
+
+/// ResultCodec<T>::rebuild, keeping from `like` what a codec takes from
+/// the original loop variables (TensorArray: the dynamic flag).
+template <typename C, typename = void> struct HasRebuildLike : std::false_type {};
+template <typename C>
+struct HasRebuildLike<C, std::void_t<decltype(&C::rebuildLike)>>
+    : std::true_type {};
+template <typename T> T rebuildLike(std::vector<Tensor> &&v, const T &like) {
+  if constexpr (HasRebuildLike<ResultCodec<T>>::value)
+    return ResultCodec<T>::rebuildLike(std::move(v), like);
+  else
+    return ResultCodec<T>::rebuild(std::move(v));
+}
+
+/// Which flattened loop variables of `vars` change their first dim
+/// (a dynamic-size TensorArray's); empty when none can.
+template <typename C, typename = void> struct HasGrowing : std::false_type {};
+template <typename C>
+struct HasGrowing<C, std::void_t<decltype(&C::growing)>> : std::true_type {};
+template <typename T> std::vector<bool> growingVars(const T &vars) {
+  if constexpr (HasGrowing<ResultCodec<T>>::value)
+    return ResultCodec<T>::growing(vars);
+  else
+    return {};
 }
 
 template <typename Fn> BranchFn branch(Fn &fn) {
@@ -142,15 +170,16 @@ T while_loop(CondFn cond_fn, BodyFn body_fn, const T &loop_vars,
   using Codec = detail::ResultCodec<T>;
   std::vector<Tensor> out = detail::whileImpl(
       [&](const std::vector<Tensor> &v) -> Tensor {
-        T vars = Codec::rebuild(std::vector<Tensor>(v));
+        T vars = detail::rebuildLike(std::vector<Tensor>(v), loop_vars);
         return detail::invokeLoop(cond_fn, vars);
       },
       [&](const std::vector<Tensor> &v) -> std::vector<Tensor> {
-        T vars = Codec::rebuild(std::vector<Tensor>(v));
+        T vars = detail::rebuildLike(std::vector<Tensor>(v), loop_vars);
         return Codec::flatten(T(detail::invokeLoop(body_fn, vars)));
       },
-      Codec::flatten(loop_vars), "while_loop", options);
-  return Codec::rebuild(std::move(out));
+      Codec::flatten(loop_vars), "while_loop", options,
+      detail::growingVars(loop_vars));
+  return detail::rebuildLike(std::move(out), loop_vars);
 }
 
 /// for (i = start; delta > 0 ? i < limit : i > limit; i += delta)
@@ -165,11 +194,11 @@ T for_range(const Tensor &start, const Tensor &limit, const Tensor &delta,
   std::vector<Tensor> out = detail::forImpl(
       start, limit, delta,
       [&](const Tensor &i, const std::vector<Tensor> &v) {
-        T vars = Codec::rebuild(std::vector<Tensor>(v));
+        T vars = detail::rebuildLike(std::vector<Tensor>(v), loop_vars);
         return Codec::flatten(T(detail::invokeLoop(body_fn, vars, i)));
       },
-      Codec::flatten(loop_vars), options);
-  return Codec::rebuild(std::move(out));
+      Codec::flatten(loop_vars), options, detail::growingVars(loop_vars));
+  return detail::rebuildLike(std::move(out), loop_vars);
 }
 
 /// The side-effect-only form: `body_fn(i)` for each i (it may assign
@@ -183,7 +212,7 @@ void for_range(const Tensor &start, const Tensor &limit, const Tensor &delta,
         body_fn(i);
         return std::vector<Tensor>{};
       },
-      {}, {});
+      {}, {}, {});
 }
 
 } // namespace fnc

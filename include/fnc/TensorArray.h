@@ -20,17 +20,20 @@
 // written elements; a write is a select on a one-hot row, a read with a
 // symbolic index a masked sum.
 //
-// Supported: a fixed size, eagerly and staged. A dynamic (growing) size
-// (TensorArray::dynamic) grows on writes past the end with C++/eager
-// indices, eagerly and while tracing (e.g. in an unrolled C++ loop);
-// carrying a dynamic-size array through a loop, or writing it at a symbolic
-// index, throws (give the array a fixed size, an upper bound). The element
-// shape must be known (given, or from a first write) before a loop carries
-// the array. Errors (fnc::Error): a dtype or element shape that differs
-// (InvalidArgument), an index outside [0, size) known at trace time or
-// eagerly (OutOfRange), reading an element never written when that is known
+// A fixed size, or a dynamic (growing) size (TensorArray::dynamic, which
+// grows on writes past the end), eagerly and staged. While tracing, a
+// dynamic array in tensor form (carried by a loop, or written at a symbolic
+// index) has a size known only at run time: size() is fnc::kUnknownDim and
+// stack() has an unknown first dim; each growth copies the array once (a
+// fixed size, an upper bound, avoids that). The element shape must be known
+// (given, or from a first write) before a loop carries the array. Errors
+// (fnc::Error): a dtype or element shape that differs (InvalidArgument), an
+// index outside [0, size) known at trace time or eagerly (OutOfRange),
+// reading an element never written when that is known
 // (FailedPrecondition). In staged code, an element never written reads as
-// zeros and a write at an out-of-range run-time index does nothing.
+// zeros; a write at an out-of-range run-time index does nothing in a fixed
+// array, and a negative index (or a read past the end of a dynamic array)
+// is a run-time error.
 //
 //===----------------------------------------------------------------------===//
 
@@ -69,7 +72,8 @@ public:
 
   bool defined() const { return state_ != nullptr; }
   DType dtype() const;
-  /// The number of elements (grows for a dynamic-size array).
+  /// The number of elements (grows for a dynamic-size array; kUnknownDim
+  /// while tracing when it is a run-time value).
   int64_t size() const;
   bool dynamic_size() const;
   /// The element shape, if known yet.
@@ -89,7 +93,8 @@ public:
   /// How a loop carries the array: {values [size, element...], written
   /// mask [size] bool}, and back. Used by fnc::while_loop / for_range.
   std::vector<Tensor> toLoopVars() const;
-  static TensorArray fromLoopVars(const Tensor &values, const Tensor &mask);
+  static TensorArray fromLoopVars(const Tensor &values, const Tensor &mask,
+                                  bool dynamic = false);
 
 private:
   explicit TensorArray(std::shared_ptr<const detail::TensorArrayState> s)
@@ -116,6 +121,12 @@ template <> struct LoopElem<Tensor> {
   static Tensor rebuild(std::vector<Tensor> &v, size_t at) {
     return std::move(v[at]);
   }
+  static Tensor rebuildLike(std::vector<Tensor> &v, size_t at, const Tensor &) {
+    return std::move(v[at]);
+  }
+  static void growing(const Tensor &, std::vector<bool> &out) {
+    out.push_back(false);
+  }
 };
 template <> struct LoopElem<TensorArray> {
   static constexpr size_t kCount = 2;
@@ -125,6 +136,15 @@ template <> struct LoopElem<TensorArray> {
   }
   static TensorArray rebuild(std::vector<Tensor> &v, size_t at) {
     return TensorArray::fromLoopVars(v[at], v[at + 1]);
+  }
+  /// Keeps what the loop vars do not carry (the dynamic flag) from `like`.
+  static TensorArray rebuildLike(std::vector<Tensor> &v, size_t at,
+                                 const TensorArray &like) {
+    return TensorArray::fromLoopVars(v[at], v[at + 1], like.dynamic_size());
+  }
+  /// A dynamic array's values and mask change their first dim.
+  static void growing(const TensorArray &a, std::vector<bool> &out) {
+    out.insert(out.end(), 2, a.dynamic_size());
   }
 };
 
@@ -137,6 +157,16 @@ template <typename... Ts> struct MixedTupleCodec {
   }
   static std::tuple<Ts...> rebuild(std::vector<Tensor> &&v) {
     return rebuildAt(v, std::index_sequence_for<Ts...>{});
+  }
+  static std::tuple<Ts...> rebuildLike(std::vector<Tensor> &&v,
+                                       const std::tuple<Ts...> &like) {
+    return rebuildAtLike(v, like, std::index_sequence_for<Ts...>{});
+  }
+  static std::vector<bool> growing(const std::tuple<Ts...> &t) {
+    std::vector<bool> out;
+    std::apply([&](const Ts &...e) { (LoopElem<Ts>::growing(e, out), ...); },
+               t);
+    return out;
   }
 
 private:
@@ -152,6 +182,13 @@ private:
                                      std::index_sequence<I...>) {
     return std::tuple<Ts...>(LoopElem<Ts>::rebuild(v, offset<I>())...);
   }
+  template <size_t... I>
+  static std::tuple<Ts...> rebuildAtLike(std::vector<Tensor> &v,
+                                         const std::tuple<Ts...> &like,
+                                         std::index_sequence<I...>) {
+    return std::tuple<Ts...>(
+        LoopElem<Ts>::rebuildLike(v, offset<I>(), std::get<I>(like))...);
+  }
 };
 
 template <> struct ResultCodec<TensorArray> {
@@ -160,6 +197,13 @@ template <> struct ResultCodec<TensorArray> {
   }
   static TensorArray rebuild(std::vector<Tensor> &&v) {
     return TensorArray::fromLoopVars(v[0], v[1]);
+  }
+  static TensorArray rebuildLike(std::vector<Tensor> &&v,
+                                 const TensorArray &like) {
+    return TensorArray::fromLoopVars(v[0], v[1], like.dynamic_size());
+  }
+  static std::vector<bool> growing(const TensorArray &a) {
+    return std::vector<bool>(2, a.dynamic_size());
   }
 };
 // Tuples whose first TensorArray is element 0, 1 or 2 (more specialized

@@ -68,6 +68,11 @@ Tensor result(ref::Array a, const char *op, Operands operands);
 ref::Array scalarArray(DType dtype, double value, const char *op,
                        const char *what);
 
+/// While tracing, records that the shape tensor `shape` holds `known` (dims
+/// shapes::kDynamic where unknown), so that zeros/ones/fill of it keep the
+/// known dims in their type. Does nothing eagerly.
+void noteShapeValues(const Tensor &shape, const Shape &known);
+
 /// The recorder of the trace active on this thread, or null when eager.
 inline trace::Recorder *recording() { return trace::activeRecorder(); }
 

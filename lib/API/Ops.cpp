@@ -192,6 +192,13 @@ Tensor ones(const Shape &shape, DType dtype) {
   return fill(shape, 1.0, dtype);
 }
 
+namespace api {
+void noteShapeValues(const Tensor &shape, const Shape &known) {
+  if (trace::Recorder *r = recording(); r && trace::isSymbolic(shape))
+    r->shapeValues.emplace_back(r->valueOf(shape, "shape"), known);
+}
+} // namespace api
+
 Tensor shape(const Tensor &x, DType dtype) {
   const Shape &dims = x.shape(); // rejects a null handle
   if (dtype != DType::i32 && dtype != DType::i64)
@@ -208,7 +215,7 @@ Tensor shape(const Tensor &x, DType dtype) {
     op.dtype = dtype;
     op.shape = {static_cast<int64_t>(dims.size())};
     Tensor t = record(*r, std::move(op), {&x}, "shape");
-    r->shapeValues.emplace_back(r->valueOf(t, "shape"), dims);
+    noteShapeValues(t, dims);
     return t;
   }
   ref::Array out =

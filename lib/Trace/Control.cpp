@@ -14,6 +14,8 @@
 #include "OpSupport.h"
 #include "fnc/Ops.h"
 
+#include <algorithm>
+
 namespace fnc {
 namespace detail {
 
@@ -121,15 +123,21 @@ std::string shapeText(const Shape &shape) {
 /// The types the loop carries: the initial values', or the shape
 /// invariants (checked against the initial values).
 VarTypes loopTypes(const std::vector<Tensor> &init, const LoopOptions &options,
-                   const char *op, size_t hidden) {
+                   const std::vector<bool> &growing, const char *op,
+                   size_t hidden) {
   VarTypes types;
   for (const Tensor &t : init) {
     types.dtypes.push_back(t.dtype());
     types.shapes.push_back(t.shape());
   }
   const auto &inv = options.shape_invariants;
-  if (inv.empty())
+  if (inv.empty()) {
+    // Dynamic-size TensorArrays grow along their first dim.
+    for (size_t i = 0; i < growing.size(); ++i)
+      if (growing[i] && !types.shapes[hidden + i].empty())
+        types.shapes[hidden + i][0] = shapes::kDynamic;
     return types;
+  }
   size_t count = init.size() - hidden;
   if (inv.size() != count)
     throw Error(ErrorKind::InvalidArgument,
@@ -250,14 +258,17 @@ namespace {
 /// whileImpl; `hidden` leading loop variables are the loop's own.
 std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
                               const std::vector<Tensor> &init, const char *op,
-                              const LoopOptions &options, size_t hidden) {
+                              const LoopOptions &options,
+                              const std::vector<bool> &growing, size_t hidden) {
   for (size_t i = hidden; i < init.size(); ++i)
     if (!init[i].defined())
       throw Error(ErrorKind::InvalidArgument,
                   std::string("fnc::") + op + ": loop variable #" +
                       std::to_string(i - hidden) + " is a null fnc::Tensor");
-  VarTypes types = loopTypes(init, options, op, hidden);
-  bool invariants = !options.shape_invariants.empty();
+  VarTypes types = loopTypes(init, options, growing, op, hidden);
+  bool invariants = !options.shape_invariants.empty() ||
+                    std::find(growing.begin(), growing.end(), true) !=
+                        growing.end();
   trace::Recorder *r = api::recording();
   if (!r) {
     std::vector<Tensor> vars = init;
@@ -304,15 +315,17 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
 
 std::vector<Tensor> whileImpl(const LoopCondFn &cond, const LoopBodyFn &body,
                               const std::vector<Tensor> &init, const char *op,
-                              const LoopOptions &options) {
-  return whileLoop(cond, body, init, op, options, 0);
+                              const LoopOptions &options,
+                              const std::vector<bool> &growing) {
+  return whileLoop(cond, body, init, op, options, growing, 0);
 }
 
 std::vector<Tensor> forImpl(
     const Tensor &start, const Tensor &limit, const Tensor &delta,
     const std::function<std::vector<Tensor>(const Tensor &,
                                             const std::vector<Tensor> &)> &body,
-    const std::vector<Tensor> &init, const LoopOptions &options) {
+    const std::vector<Tensor> &init, const LoopOptions &options,
+    const std::vector<bool> &growing) {
   requireScalar(start, "for_range", "start", false);
   requireScalar(limit, "for_range", "limit", false);
   requireScalar(delta, "for_range", "delta", false);
@@ -344,7 +357,7 @@ std::vector<Tensor> forImpl(
         next.insert(next.begin(), add(v[0], del));
         return next;
       },
-      vars, "for_range", options, 1);
+      vars, "for_range", options, growing, 1);
   return std::vector<Tensor>(out.begin() + 1, out.end());
 }
 

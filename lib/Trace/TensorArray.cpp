@@ -20,6 +20,7 @@ namespace detail {
 
 struct TensorArrayState {
   DType dtype = DType::f32;
+  // shapes::kDynamic while tracing a dynamic-size array in tensor form.
   int64_t size = 0;
   bool dynamic = false;
   std::optional<std::vector<int64_t>> elementShape;
@@ -50,10 +51,15 @@ stateOf(const std::shared_ptr<const TensorArrayState> &s, const char *op) {
   return *s;
 }
 
+bool sizeKnown(const TensorArrayState &s) {
+  return !shapes::isDynamic(s.size);
+}
+
 std::string describe(const TensorArrayState &s) {
   return std::string("fnc::TensorArray of ") + dtypeName(s.dtype) +
          (s.elementShape ? shapes::toString(*s.elementShape) : "") + " (size " +
-         std::to_string(s.size) + (s.dynamic ? ", dynamic" : "") + ")";
+         (sizeKnown(s) ? std::to_string(s.size) : std::string("?")) +
+         (s.dynamic ? ", dynamic" : "") + ")";
 }
 
 /// The index known in C++ (a C++ integer or an eager tensor), after
@@ -72,7 +78,7 @@ std::optional<int64_t> knownIndex(const Tensor &index, const char *op) {
 
 void checkRange(const TensorArrayState &s, int64_t i, const char *op,
                 bool mayGrow) {
-  if (i < 0 || (i >= s.size && !mayGrow))
+  if (i < 0 || (sizeKnown(s) && i >= s.size && !mayGrow))
     throw Error(
         ErrorKind::OutOfRange,
         std::string("fnc::TensorArray::") + op + ": index " +
@@ -93,12 +99,6 @@ std::shared_ptr<TensorArrayState> toTensorForm(const TensorArrayState &s,
   auto out = std::make_shared<TensorArrayState>(s);
   if (s.tensorForm)
     return out;
-  if (s.dynamic)
-    throw Error(ErrorKind::InvalidArgument,
-                std::string("fnc::TensorArray::") + op + ": " + describe(s) +
-                    " has a dynamic size, which is supported only with "
-                    "indices known in C++ and outside staged loops; give the "
-                    "array a fixed size (an upper bound)");
   if (!s.elementShape)
     throw Error(ErrorKind::InvalidArgument,
                 std::string("fnc::TensorArray::") + op + ": " + describe(s) +
@@ -118,6 +118,50 @@ std::shared_ptr<TensorArrayState> toTensorForm(const TensorArrayState &s,
   out->tensorForm = true;
   out->elements.clear();
   return out;
+}
+
+/// The size of a tensor-form array as an int64 scalar (read at run time
+/// when it is unknown while tracing).
+Tensor lengthOf(const TensorArrayState &s) {
+  return gather(shape(s.values, DType::i64), Tensor(int64_t{0}), 0);
+}
+
+/// A bool [n] tensor, true at `index` only, built from int64 scalars `n`
+/// and `index` that may be unknown while tracing. An index outside [0, n)
+/// gives a negative size: an error, eagerly and at run time.
+Tensor dynamicOneHot(const Tensor &n, const Tensor &index) {
+  return concat({zeros(reshape(index, {1}), DType::i1), ones({1}, DType::i1),
+                 zeros(reshape(n - index - 1, {1}), DType::i1)},
+                0);
+}
+
+/// `row` [n] with a 1 appended per element dim (to broadcast over rows).
+Tensor overRows(Tensor row, const TensorArrayState &s) {
+  for (size_t i = 0; i < s.elementShape->size(); ++i)
+    row = expand_dims(row, -1);
+  return row;
+}
+
+/// A dynamic-size array in tensor form with element `index` set to `value`,
+/// grown first when `index` is past the end.
+void writeDynamic(TensorArrayState &s, const Tensor &index,
+                  const Tensor &value) {
+  Tensor i = index.dtype() == DType::i64 ? index : cast(index, DType::i64);
+  Tensor len = lengthOf(s);
+  Tensor needed = maximum(len, i + 1);
+  Tensor pad = reshape(needed - len, {1});
+  const std::vector<int64_t> &element = *s.elementShape;
+  Tensor padShape = concat(
+      {pad, constant(element, {static_cast<int64_t>(element.size())})}, 0);
+  std::vector<int64_t> known = {shapes::kDynamic};
+  known.insert(known.end(), element.begin(), element.end());
+  api::noteShapeValues(padShape, known);
+  s.values = concat({s.values, zeros(padShape, s.dtype)}, 0);
+  s.mask = concat({s.mask, zeros(pad, DType::i1)}, 0);
+  Tensor row = dynamicOneHot(needed, i);
+  s.values = select(overRows(row, s), expand_dims(value, 0), s.values);
+  s.mask = logical_or(s.mask, row);
+  s.size = s.values.shape()[0];
 }
 
 /// A bool [size] tensor: position == index.
@@ -210,7 +254,7 @@ TensorArray TensorArray::writeImpl(const Tensor *index,
                     typeText(value.dtype(), value.shape()) +
                     "; every element must have the same shape");
   if (known)
-    checkRange(s, *known, "write", s.dynamic && !s.tensorForm);
+    checkRange(s, *known, "write", s.dynamic);
 
   if (known && !s.tensorForm) {
     auto out = std::make_shared<TensorArrayState>(s);
@@ -231,6 +275,10 @@ TensorArray TensorArray::writeImpl(const Tensor *index,
     return toTensorForm(shaped, "write");
   }();
   Tensor idx = index ? *index : Tensor(*known);
+  if (out->dynamic) {
+    writeDynamic(*out, idx, value);
+    return TensorArray(std::move(out));
+  }
   Tensor row = oneHotRow(*out, idx);
   out->values =
       select(reshape(row, rowShape(*out)), expand_dims(value, 0), out->values);
@@ -269,7 +317,10 @@ Tensor TensorArray::readImpl(const Tensor *index,
   // A symbolic index: a masked sum over the rows (an out-of-range index
   // reads zeros rather than memory out of bounds).
   std::shared_ptr<TensorArrayState> t = toTensorForm(s, "read");
-  Tensor row = reshape(oneHotRow(*t, *index), rowShape(*t));
+  Tensor row =
+      t->dynamic
+          ? overRows(dynamicOneHot(lengthOf(*t), cast(*index, DType::i64)), *t)
+          : reshape(oneHotRow(*t, *index), rowShape(*t));
   if (t->dtype == DType::i1)
     return reduce_any(logical_and(row, t->values), {0});
   return reduce_sum(select(row, t->values, zeros({}, t->dtype)), {0});
@@ -308,9 +359,10 @@ std::vector<Tensor> TensorArray::toLoopVars() const {
   return {t->values, t->mask};
 }
 
-TensorArray TensorArray::fromLoopVars(const Tensor &values,
-                                      const Tensor &mask) {
+TensorArray TensorArray::fromLoopVars(const Tensor &values, const Tensor &mask,
+                                      bool dynamic) {
   auto s = std::make_shared<TensorArrayState>();
+  s->dynamic = dynamic;
   s->dtype = values.dtype();
   s->size = values.shape().at(0);
   s->elementShape =
