@@ -39,6 +39,7 @@ void fnc::buildFncPipeline(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addNestedPass<func::FuncOp>(createFncFuseElementwise());
+  pm.addNestedPass<func::FuncOp>(createFncScalarize());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   FncSplitReductionsOptions split;

@@ -13,7 +13,7 @@
 
 #include <random>
 
-using namespace fnc::shape;
+using namespace fnc::shapes;
 
 namespace {
 

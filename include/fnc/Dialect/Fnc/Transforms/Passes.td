@@ -25,6 +25,47 @@ def FncCheckNumerics : Pass<"fnc-check-numerics", "::mlir::func::FuncOp"> {
   }];
 }
 
+def FncScalarize : Pass<"fnc-scalarize", "::mlir::func::FuncOp"> {
+  let summary = "Compute 0-d tensors of loops and branches as scalars";
+  let description = [{
+    Loop counters, loop conditions and branch predicates are 0-d tensors in
+    the fnc dialect, and lower to 0-d `linalg.generic` ops on 0-d tensors
+    carried by `scf.while`. Bufferized, each is a heap buffer allocated and
+    freed on every iteration. This pass, run on the linalg form before
+    bufferization:
+
+    - carries every 0-d tensor of an `scf.while` (inits, `scf.condition`
+      operands, `scf.yield` operands) as its scalar, wrapping it back with
+      `tensor.from_elements` inside the regions and after the loop;
+    - rewrites `tensor.extract` of a 0-d `linalg.generic` into the
+      generic's scalar body applied to the extracted inputs.
+
+    Folding `tensor.extract(tensor.from_elements)` then leaves scalar
+    arithmetic where the loop counter and the predicate were buffers.
+
+    Before:
+    ```mlir
+    %r:2 = scf.while (%i = %c0, %x = %x0) : (tensor<i32>, tensor<4xf32>) -> ... {
+      %p = linalg.generic {...} ins(%i : tensor<i32>) outs(%e : tensor<i1>) {
+        ^bb0(%in: i32, %out: i1):
+          %lt = arith.cmpi slt, %in, %c1000 : i32
+          linalg.yield %lt : i1
+      } -> tensor<i1>
+      %b = tensor.extract %p[] : tensor<i1>
+      scf.condition(%b) %i, %x : tensor<i32>, tensor<4xf32>
+    } do { ... }
+    ```
+    After:
+    ```mlir
+    %r:2 = scf.while (%i = %c0_i32, %x = %x0) : (i32, tensor<4xf32>) -> ... {
+      %lt = arith.cmpi slt, %i, %c1000 : i32
+      scf.condition(%lt) %i, %x : i32, tensor<4xf32>
+    } do { ... }
+    ```
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+}
+
 def FncParallelThreshold : Pass<"fnc-parallel-threshold", "::mlir::func::FuncOp"> {
   let summary = "Keep loop nests below a work threshold sequential";
   let description = [{

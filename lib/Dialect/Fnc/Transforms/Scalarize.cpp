@@ -1,0 +1,139 @@
+//===- Scalarize.cpp - 0-d tensors of loops and branches as scalars -------===//
+//
+// -fnc-scalarize: see Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fnc/Dialect/Fnc/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::fnc {
+#define GEN_PASS_DEF_FNCSCALARIZE
+#include "fnc/Dialect/Fnc/Transforms/Passes.h.inc"
+} // namespace mlir::fnc
+
+using namespace mlir;
+
+namespace {
+
+/// The element type of a 0-d ranked tensor type, or null.
+Type scalarOf(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.getRank() == 0 ? tensor.getElementType() : Type();
+}
+
+Value extract(OpBuilder &b, Location loc, Value tensor) {
+  return tensor::ExtractOp::create(b, loc, tensor, ValueRange{});
+}
+
+Value wrap(OpBuilder &b, Location loc, Value scalar) {
+  return tensor::FromElementsOp::create(
+      b, loc, RankedTensorType::get({}, scalar.getType()), scalar);
+}
+
+/// Makes the 0-d tensor arguments of `block` scalars, wrapped back into
+/// tensors at the start of the block for their users.
+void scalarizeArguments(OpBuilder &b, Block &block) {
+  b.setInsertionPointToStart(&block);
+  for (BlockArgument arg : block.getArguments()) {
+    Type scalar = scalarOf(arg.getType());
+    if (!scalar)
+      continue;
+    arg.setType(scalar);
+    Value tensor = wrap(b, arg.getLoc(), arg);
+    arg.replaceAllUsesExcept(tensor, tensor.getDefiningOp());
+  }
+}
+
+/// Replaces the 0-d tensor operands of `op` (a terminator) by their
+/// elements.
+void scalarizeOperands(OpBuilder &b, Operation *op, unsigned first) {
+  b.setInsertionPoint(op);
+  for (OpOperand &operand : llvm::drop_begin(op->getOpOperands(), first))
+    if (scalarOf(operand.get().getType()))
+      operand.set(extract(b, op->getLoc(), operand.get()));
+}
+
+/// Rebuilds `loop` carrying its 0-d tensors as scalars.
+void scalarizeWhile(scf::WhileOp loop) {
+  auto isZeroD = [](Type t) { return static_cast<bool>(scalarOf(t)); };
+  if (llvm::none_of(loop.getInits().getTypes(), isZeroD) &&
+      llvm::none_of(loop.getResultTypes(), isZeroD))
+    return;
+  OpBuilder b(loop);
+  Location loc = loop.getLoc();
+  SmallVector<Value> inits;
+  for (Value init : loop.getInits())
+    inits.push_back(scalarOf(init.getType()) ? extract(b, loc, init) : init);
+  SmallVector<Type> resultTypes;
+  for (Type t : loop.getResultTypes())
+    resultTypes.push_back(scalarOf(t) ? scalarOf(t) : t);
+
+  auto scalar = scf::WhileOp::create(b, loc, resultTypes, inits);
+  scalar.getBefore().takeBody(loop.getBefore());
+  scalar.getAfter().takeBody(loop.getAfter());
+  scalarizeArguments(b, scalar.getBefore().front());
+  scalarizeArguments(b, scalar.getAfter().front());
+  scalarizeOperands(b, scalar.getConditionOp(), /*first=*/1);
+  scalarizeOperands(b, scalar.getYieldOp(), /*first=*/0);
+
+  b.setInsertionPointAfter(scalar);
+  for (auto [old, now] : llvm::zip(loop.getResults(), scalar.getResults()))
+    old.replaceAllUsesWith(now.getType() == old.getType() ? now
+                                                          : wrap(b, loc, now));
+  loop.erase();
+}
+
+/// tensor.extract of a 0-d linalg.generic: the generic's scalar body on the
+/// extracted inputs.
+struct ExtractOfZeroDGeneric : OpRewritePattern<tensor::ExtractOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::ExtractOp op,
+                                PatternRewriter &rewriter) const override {
+    auto generic = op.getTensor().getDefiningOp<linalg::GenericOp>();
+    if (!generic || generic.getNumLoops() != 0 ||
+        !generic.hasPureTensorSemantics() ||
+        llvm::any_of(generic->getOperandTypes(),
+                     [](Type t) { return !scalarOf(t); }))
+      return failure();
+    Block &body = generic.getRegion().front();
+    IRMapping map;
+    for (auto [arg, operand] :
+         llvm::zip(body.getArguments(), generic->getOperands()))
+      map.map(arg, extract(rewriter, op.getLoc(), operand));
+    for (Operation &inner : body.without_terminator())
+      rewriter.clone(inner, map);
+    auto yield = cast<linalg::YieldOp>(body.getTerminator());
+    unsigned result = cast<OpResult>(op.getTensor()).getResultNumber();
+    rewriter.replaceOp(op, map.lookupOrDefault(yield.getValues()[result]));
+    return success();
+  }
+};
+
+struct FncScalarizePass
+    : public mlir::fnc::impl::FncScalarizeBase<FncScalarizePass> {
+  void runOnOperation() override {
+    SmallVector<scf::WhileOp> loops;
+    getOperation().walk([&](scf::WhileOp loop) { loops.push_back(loop); });
+    for (scf::WhileOp loop : loops)
+      scalarizeWhile(loop);
+
+    // extract(from_elements) and extract(constant) fold; the generics and
+    // wrappers left without users are erased.
+    RewritePatternSet patterns(&getContext());
+    patterns.add<ExtractOfZeroDGeneric>(&getContext());
+    tensor::FromElementsOp::getCanonicalizationPatterns(patterns,
+                                                        &getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace

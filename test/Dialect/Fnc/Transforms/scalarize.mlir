@@ -1,0 +1,85 @@
+// RUN: fnc-opt %s -split-input-file -fnc-scalarize | FileCheck %s
+
+#scalar = affine_map<() -> ()>
+#id = affine_map<(d0) -> (d0)>
+
+// A staged for_range as lowered: the counter and the predicate are 0-d
+// tensors. They become scalars carried by the loop; the vector stays a
+// tensor.
+// CHECK-LABEL: func @counted_loop
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>)
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : i32
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : i32
+// CHECK-DAG: %[[N:.*]] = arith.constant 1000 : i32
+// CHECK: %[[R:.*]]:2 = scf.while (%[[I:.*]] = %[[C0]], %[[V:.*]] = %[[X]]) : (i32, tensor<4xf32>) -> (i32, tensor<4xf32>)
+// CHECK-NEXT: %[[LT:.*]] = arith.cmpi slt, %[[I]], %[[N]] : i32
+// CHECK-NEXT: scf.condition(%[[LT]]) %[[I]], %[[V]] : i32, tensor<4xf32>
+// CHECK: ^bb0(%[[I2:.*]]: i32, %[[V2:.*]]: tensor<4xf32>):
+// CHECK: linalg.generic
+// CHECK: %[[NEXT:.*]] = arith.addi %[[I2]], %[[C1]] : i32
+// CHECK-NEXT: scf.yield %[[NEXT]], %{{.*}} : i32, tensor<4xf32>
+// The counter is used as a tensor after the loop: wrapped back.
+// CHECK: %[[T:.*]] = tensor.from_elements %[[R]]#0 : tensor<i32>
+// CHECK: return %[[T]], %[[R]]#1
+func.func @counted_loop(%x: tensor<4xf32>) -> (tensor<i32>, tensor<4xf32>) {
+  %c1_i32 = arith.constant 1 : i32
+  %c1000_i32 = arith.constant 1000 : i32
+  %zero = arith.constant dense<0> : tensor<i32>
+  %r:2 = scf.while (%i = %zero, %v = %x) : (tensor<i32>, tensor<4xf32>) -> (tensor<i32>, tensor<4xf32>) {
+    %e = tensor.empty() : tensor<i1>
+    %p = linalg.generic {indexing_maps = [#scalar, #scalar], iterator_types = []}
+        ins(%i : tensor<i32>) outs(%e : tensor<i1>) {
+    ^bb0(%in: i32, %out: i1):
+      %lt = arith.cmpi slt, %in, %c1000_i32 : i32
+      linalg.yield %lt : i1
+    } -> tensor<i1>
+    %b = tensor.extract %p[] : tensor<i1>
+    scf.condition(%b) %i, %v : tensor<i32>, tensor<4xf32>
+  } do {
+  ^bb0(%i: tensor<i32>, %v: tensor<4xf32>):
+    %d = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+        ins(%v : tensor<4xf32>) outs(%v : tensor<4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %s = arith.mulf %in, %in : f32
+      linalg.yield %s : f32
+    } -> tensor<4xf32>
+    %e = tensor.empty() : tensor<i32>
+    %n = linalg.generic {indexing_maps = [#scalar, #scalar], iterator_types = []}
+        ins(%i : tensor<i32>) outs(%e : tensor<i32>) {
+    ^bb0(%in: i32, %out: i32):
+      %s = arith.addi %in, %c1_i32 : i32
+      linalg.yield %s : i32
+    } -> tensor<i32>
+    scf.yield %n, %d : tensor<i32>, tensor<4xf32>
+  }
+  return %r#0, %r#1 : tensor<i32>, tensor<4xf32>
+}
+
+// -----
+
+#scalar = affine_map<() -> ()>
+
+// A branch predicate computed from 0-d tensors: scalar code, no tensor.
+// CHECK-LABEL: func @predicate
+// CHECK-SAME: (%[[A:.*]]: tensor<f32>, %[[B:.*]]: tensor<f32>)
+// CHECK-DAG: %[[EA:.*]] = tensor.extract %[[A]][]
+// CHECK-DAG: %[[EB:.*]] = tensor.extract %[[B]][]
+// CHECK: %[[GT:.*]] = arith.cmpf ogt, %[[EA]], %[[EB]] : f32
+// CHECK-NOT: linalg.generic
+// CHECK: scf.if %[[GT]]
+func.func @predicate(%a: tensor<f32>, %b: tensor<f32>) -> tensor<f32> {
+  %e = tensor.empty() : tensor<i1>
+  %p = linalg.generic {indexing_maps = [#scalar, #scalar, #scalar], iterator_types = []}
+      ins(%a, %b : tensor<f32>, tensor<f32>) outs(%e : tensor<i1>) {
+  ^bb0(%x: f32, %y: f32, %out: i1):
+    %gt = arith.cmpf ogt, %x, %y : f32
+    linalg.yield %gt : i1
+  } -> tensor<i1>
+  %c = tensor.extract %p[] : tensor<i1>
+  %r = scf.if %c -> tensor<f32> {
+    scf.yield %a : tensor<f32>
+  } else {
+    scf.yield %b : tensor<f32>
+  }
+  return %r : tensor<f32>
+}
