@@ -291,16 +291,22 @@ LogicalResult ReshapeOp::verify() {
   return success();
 }
 
-LogicalResult BroadcastToOp::verify() {
-  auto in = getInput().getType(), out = getType();
+/// The checks shared by broadcast_to and broadcast_to_shape: the same
+/// element type, and numpy's broadcasting rule from `in` to `out`.
+static LogicalResult verifyBroadcast(Operation *op, RankedTensorType in,
+                                     RankedTensorType out) {
   if (in.getElementType() != out.getElementType())
-    return emitOpError("cannot change the element type (")
+    return op->emitOpError("cannot change the element type (")
            << in.getElementType() << " to " << out.getElementType()
            << "); use fnc.cast";
-  if (failed(verifyDynamicDims(*this, out, getDynamicDims())))
+  return checkRule(op, rules::broadcastTo(toShape(in.getShape()),
+                                          toShape(out.getShape())));
+}
+
+LogicalResult BroadcastToOp::verify() {
+  if (failed(verifyDynamicDims(*this, getType(), getDynamicDims())))
     return failure();
-  return checkRule(*this, rules::broadcastTo(toShape(in.getShape()),
-                                             toShape(out.getShape())));
+  return verifyBroadcast(*this, getInput().getType(), getType());
 }
 
 LogicalResult ShapeOfOp::verify() {
@@ -313,17 +319,11 @@ LogicalResult ShapeOfOp::verify() {
 }
 
 LogicalResult BroadcastToShapeOp::verify() {
-  auto in = getInput().getType(), out = getType();
-  if (in.getElementType() != out.getElementType())
-    return emitOpError("cannot change the element type (")
-           << in.getElementType() << " to " << out.getElementType()
-           << "); use fnc.cast";
-  if (getShape().getType().getDimSize(0) != out.getRank())
+  if (getShape().getType().getDimSize(0) != getType().getRank())
     return emitOpError("the shape operand ")
            << getShape().getType() << " must have one element per dimension "
-           << "of the result " << out;
-  return checkRule(*this, rules::broadcastTo(toShape(in.getShape()),
-                                             toShape(out.getShape())));
+           << "of the result " << getType();
+  return verifyBroadcast(*this, getInput().getType(), getType());
 }
 
 LogicalResult ExpandDimsOp::inferReturnTypes(MLIRContext *,
