@@ -9,6 +9,13 @@
 // RUN: fnc-run %s --entry=logic --input=3xf32=1,2,3 --input=3xf32=3,2,1 | FileCheck %s --check-prefix=LOGIC
 // RUN: fnc-run %s --interpret --entry=logic --input=3xf32=1,2,3 --input=3xf32=3,2,1 | FileCheck %s --check-prefix=LOGIC
 // RUN: fnc-run %s --entry=creation | FileCheck %s --check-prefix=CREATE
+// A dim unknown in the type that is 1 at run time broadcasts against a known
+// dim, as numpy does (the run-time broadcast path); any other size is an error.
+// RUN: fnc-run %s --entry=stretch --input=1xf32=10 --input=2x3xf32=1,2,3,4,5,6 --input=1x1xf32=2 | FileCheck %s --check-prefix=STRETCH
+// RUN: fnc-run %s --interpret --entry=stretch --input=1xf32=10 --input=2x3xf32=1,2,3,4,5,6 --input=1x1xf32=2 | FileCheck %s --check-prefix=STRETCH
+// RUN: fnc-run %s --entry=stretch --input=3xf32=10,20,30 --input=2x3xf32=1,2,3,4,5,6 --input=2x1xf32=1,-1 | FileCheck %s --check-prefix=NOSTRETCH
+// RUN: fnc-run %s --interpret --entry=stretch --input=3xf32=10,20,30 --input=2x3xf32=1,2,3,4,5,6 --input=2x1xf32=1,-1 | FileCheck %s --check-prefix=NOSTRETCH
+// RUN: not fnc-run %s --entry=stretch --input=2xf32=10,20 --input=2x3xf32=1,2,3,4,5,6 --input=2x1xf32=1,-1 2>&1 | FileCheck %s --check-prefix=BADSTRETCH
 // RUN: fnc-run %s --interpret --entry=creation | FileCheck %s --check-prefix=CREATE
 
 
@@ -124,4 +131,17 @@ func.func @creation() -> (tensor<4xi32>, tensor<2x3xf64>, tensor<2xf32>) {
   %1 = fnc.eye : tensor<2x3xf64>
   %2 = fnc.fill 2.5 : tensor<2xf32>
   return %0, %1, %2 : tensor<4xi32>, tensor<2x3xf64>, tensor<2xf32>
+}
+
+// STRETCH: fnc.Tensor(
+// STRETCH-NEXT: {{\[\[}}22. 24. 26.]
+// STRETCH-NEXT:  [28. 30. 32.]], shape=(2, 3), dtype=float32)
+// NOSTRETCH: fnc.Tensor(
+// NOSTRETCH-NEXT: {{\[\[}} 11.  22.  33.]
+// NOSTRETCH-NEXT:  [-14. -25. -36.]], shape=(2, 3), dtype=float32)
+// BADSTRETCH: error: @stretch: dynamic dimension mismatch: 2 vs 3
+func.func @stretch(%a: tensor<?xf32>, %b: tensor<2x3xf32>, %c: tensor<?x1xf32>) -> tensor<2x3xf32> {
+  %0 = fnc.add %a, %b : tensor<?xf32>, tensor<2x3xf32>
+  %1 = fnc.mul %0, %c : tensor<2x3xf32>, tensor<?x1xf32>
+  return %1 : tensor<2x3xf32>
 }

@@ -296,6 +296,29 @@ protected:
     return dyn;
   }
 
+  /// randomDynamic for both operands of a broadcast, where a size-1 dim
+  /// that broadcasts may also be dynamic when the dim it meets is static
+  /// (a run-time broadcast: the stretch path of the lowering).
+  std::pair<std::vector<bool>, std::vector<bool>>
+  randomDynamicPair(const std::vector<int64_t> &x,
+                    const std::vector<int64_t> &y) {
+    std::vector<bool> dx = randomDynamic(x, y), dy = randomDynamic(y, x);
+    std::bernoulli_distribution coin(0.5);
+    auto stretch = [&](const std::vector<int64_t> &a, std::vector<bool> &da,
+                       const std::vector<int64_t> &b,
+                       const std::vector<bool> &db) {
+      for (size_t i = 0; i < a.size(); ++i) {
+        size_t j = i + b.size() - a.size();
+        if (i + b.size() >= a.size() && j < b.size() && a[i] == 1 &&
+            b[j] != 1 && !db[j])
+          da[i] = coin(rng);
+      }
+    };
+    stretch(x, dx, y, dy);
+    stretch(y, dy, x, dx);
+    return {dx, dy};
+  }
+
   MLIRContext context;
   std::mt19937 rng;
 };
@@ -323,8 +346,8 @@ BuildFn unary() {
     for (DType d : DTYPES)                                                     \
       for (int t = 0; t < kTrials; ++t) {                                      \
         auto [x, y] = broadcastPair();                                         \
-        std::vector<Input> in = {{d, x, randomDynamic(x, y)},                  \
-                                 {d, y, randomDynamic(y, x), VALUES}};         \
+        auto [dx, dy] = randomDynamicPair(x, y);                               \
+        std::vector<Input> in = {{d, x, dx}, {d, y, dy, VALUES}};              \
         check(#NAME, in, binary<mlir::fnc::OP>(), TOL);                        \
       }                                                                        \
   }

@@ -249,7 +249,12 @@ TEST(RuntimeErrors, FirstErrorWinsAndIsCleared) {
 
 TEST(RuntimeErrors, Messages) {
   EXPECT_EQ(errorMessage(2, 0, 0), "integer division by zero");
-  EXPECT_EQ(errorMessage(3, 4, 5), "dynamic dimension mismatch: 4 vs 5");
+  EXPECT_EQ(errorMessage(3, 4, 5).rfind("dynamic dimension mismatch: 4 vs 5 (", 0),
+            0u);
+  EXPECT_NE(errorMessage(3, 4, 5).find("input_signature"), std::string::npos);
+  EXPECT_EQ(errorMessage(9, -1, 0),
+            "a shape holds the negative size -1 (at index 0); sizes must be "
+            ">= 0");
   EXPECT_EQ(errorMessage(4, 6, 8),
             "cannot reshape a tensor of 6 elements: the known dimensions of "
             "the new shape multiply to 8");

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TraceTestUtil.h"
 #include "fnc/fnc.h"
 
 #include <gtest/gtest.h>
@@ -18,6 +19,8 @@
 using namespace fnc;
 
 namespace {
+
+using fnc::testing::expectError;
 
 enum class Mode { Train, Eval };
 
@@ -217,6 +220,33 @@ TEST(FunctionDispatchTest, ReduceRetracing) {
   // [1] still goes to its own, more specific trace.
   EXPECT_EQ(f(Tensor{7}).to_vector<int32_t>(), (std::vector<int32_t>{14}));
   EXPECT_EQ(traces, 2);
+}
+
+TEST(FunctionDispatchTest, UnknownDimOfSizeOneBroadcastsAtRunTime) {
+  // An unknown dim that is 1 at run time broadcasts against a known dim,
+  // as eagerly: one trace serves [1] and [3] against a [2, 3] operand.
+  FunctionOptions sig;
+  sig.input_signature = std::vector<TensorSpec>{TensorSpec({kUnknownDim}),
+                                                TensorSpec({2, 3})};
+  auto f = fnc::function([](Tensor x, Tensor y) { return x * 2.f - y; }, sig);
+  Tensor y = Tensor{{1.f, 2.f, 3.f}, {4.f, 5.f, 6.f}};
+  for (const Tensor &x : {Tensor{5.f}, Tensor{1.f, 2.f, 3.f}})
+    EXPECT_EQ(f(x, y).to_vector<float>(), (x * 2.f - y).to_vector<float>());
+  expectError([&] { f(Tensor{1.f, 2.f}, y); }, ErrorKind::InvalidArgument,
+              {"dynamic dimension mismatch: 2 vs 3"});
+  EXPECT_EQ(f.tracing_count(), 1);
+
+  // Two unknown dims that meet must agree at run time: a 1 does not
+  // stretch against another unknown dim (the error says how to fix it).
+  FunctionOptions both;
+  both.input_signature = std::vector<TensorSpec>{TensorSpec({kUnknownDim}),
+                                                 TensorSpec({kUnknownDim})};
+  auto g = fnc::function([](Tensor x, Tensor b) { return x + b; }, both);
+  EXPECT_EQ(g(Tensor{1.f, 2.f}, Tensor{3.f, 4.f}).to_vector<float>(),
+            (std::vector<float>{4.f, 6.f}));
+  expectError([&] { g(Tensor{1.f}, Tensor{3.f, 4.f}); },
+              ErrorKind::InvalidArgument,
+              {"dynamic dimension mismatch: 1 vs 2", "known size"});
 }
 
 TEST(FunctionDispatchTest, UnrankedInputSignatureTracesOncePerRank) {

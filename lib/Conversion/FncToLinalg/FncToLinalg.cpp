@@ -176,31 +176,46 @@ Value lowering::filledTensor(OpBuilder &b, Location loc, RankedTensorType type,
 BroadcastSizes lowering::broadcastSizes(OpBuilder &b, Location loc,
                                         ArrayRef<int64_t> resultShape,
                                         ValueRange operands,
-                                        ArrayRef<int64_t> ranks) {
+                                        ArrayRef<int64_t> ranks,
+                                        bool allowStretch) {
   int64_t rank = resultShape.size();
   BroadcastSizes result;
   result.sizes.resize(rank);
+  result.stretched.resize(operands.size());
+  auto orInto = [&](Value &acc, Value cond) {
+    acc = acc ? arith::OrIOp::create(b, loc, acc, cond) : cond;
+  };
   for (int64_t i = 0; i < rank; ++i) {
     SmallVector<Value> dynamic;
-    for (auto [operand, r] : llvm::zip(operands, ranks)) {
+    SmallVector<std::pair<size_t, int64_t>> where; // operand, dim
+    for (auto [k, operand, r] : llvm::enumerate(operands, ranks)) {
       auto type = cast<RankedTensorType>(operand.getType());
       int64_t j = i - (rank - r);
       if (j < 0 || type.getDimSize(j) == 1 || !type.isDynamicDim(j))
         continue;
       dynamic.push_back(tensor::DimOp::create(b, loc, operand, j));
+      where.push_back({k, j});
     }
     int64_t outDim = resultShape[i];
     if (!ShapedType::isDynamic(outDim)) {
       result.sizes[i] = b.getIndexAttr(outDim);
       Value expected = indexConstant(b, loc, outDim);
-      for (Value d : dynamic) {
+      for (auto [d, at] : llvm::zip(dynamic, where)) {
         Value ne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, d,
                                          expected);
+        if (allowStretch && outDim != 1) {
+          Value one = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                            d, indexConstant(b, loc, 1));
+          orInto(result.stretch, one);
+          result.stretched[at.first].push_back({at.second, d});
+          ne = arith::AndIOp::create(
+              b, loc, ne,
+              arith::XOrIOp::create(
+                  b, loc, one,
+                  arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1)));
+        }
         raiseErrorIf(b, loc, ne, kDimensionMismatch, d, expected);
-        result.outOfBounds =
-            result.outOfBounds
-                ? arith::OrIOp::create(b, loc, result.outOfBounds, ne)
-                : ne;
+        orInto(result.outOfBounds, ne);
       }
       continue;
     }
@@ -243,39 +258,101 @@ Value lowering::buildElementwise(OpBuilder &b, Location loc,
   SmallVector<int64_t> ranks;
   for (Value operand : operands)
     ranks.push_back(cast<RankedTensorType>(operand.getType()).getRank());
-  BroadcastSizes bs =
-      broadcastSizes(b, loc, resultType.getShape(), operands, ranks);
+  BroadcastSizes bs = broadcastSizes(b, loc, resultType.getShape(), operands,
+                                     ranks, /*allowStretch=*/true);
   SmallVector<OpFoldResult> sizes = bs.sizes;
-
-  SmallVector<AffineMap> maps;
-  for (Value operand : operands) {
-    auto type = cast<RankedTensorType>(operand.getType());
-    SmallVector<AffineExpr> exprs;
-    for (int64_t j = 0, r = type.getRank(); j < r; ++j) {
-      int64_t i = j + rank - r;
-      bool broadcast = type.getDimSize(j) == 1 && resultType.getDimSize(i) != 1;
-      exprs.push_back(broadcast ? getAffineConstantExpr(0, ctx)
-                                : getAffineDimExpr(i, ctx));
-    }
-    maps.push_back(AffineMap::get(rank, 0, exprs, ctx));
-  }
-  maps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx));
   SmallVector<utils::IteratorType> iterators(rank,
                                              utils::IteratorType::parallel);
 
-  return guardedBy(b, loc, bs.outOfBounds, resultType, sizes,
-                   [&](OpBuilder &nb, Location nl) -> Value {
-                     Value init = emptyTensor(nb, nl, resultType, sizes);
-                     return linalg::GenericOp::create(
-                                nb, nl, resultType, operands, init, maps,
-                                iterators,
-                                [&](OpBuilder &bb, Location bl,
-                                    ValueRange args) {
-                                  Value r = body(bb, bl, args.drop_back());
-                                  linalg::YieldOp::create(bb, bl, r);
-                                })
-                         .getResult(0);
-                   });
+  // The generic on `inputs`, broadcast dims (static size 1) read through
+  // constant indices.
+  auto generic = [&](OpBuilder &nb, Location nl, ValueRange inputs) -> Value {
+    SmallVector<AffineMap> maps;
+    for (Value input : inputs) {
+      auto type = cast<RankedTensorType>(input.getType());
+      SmallVector<AffineExpr> exprs;
+      for (int64_t j = 0, r = type.getRank(); j < r; ++j) {
+        int64_t i = j + rank - r;
+        bool broadcast =
+            type.getDimSize(j) == 1 && resultType.getDimSize(i) != 1;
+        exprs.push_back(broadcast ? getAffineConstantExpr(0, ctx)
+                                  : getAffineDimExpr(i, ctx));
+      }
+      maps.push_back(AffineMap::get(rank, 0, exprs, ctx));
+    }
+    maps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx));
+    Value init = emptyTensor(nb, nl, resultType, sizes);
+    return linalg::GenericOp::create(
+               nb, nl, resultType, inputs, init, maps, iterators,
+               [&](OpBuilder &bb, Location bl, ValueRange args) {
+                 Value r = body(bb, bl, args.drop_back());
+                 linalg::YieldOp::create(bb, bl, r);
+               })
+        .getResult(0);
+  };
+
+  // The slow path of a run-time broadcast: each operand with a dynamic dim
+  // that may be 1 is first copied to its full size, reading index 0 where
+  // that dim is 1.
+  auto stretched = [&](OpBuilder &nb, Location nl) -> Value {
+    SmallVector<Value> inputs;
+    for (auto [operand, dims] : llvm::zip(operands, bs.stretched)) {
+      if (dims.empty()) {
+        inputs.push_back(operand);
+        continue;
+      }
+      auto type = cast<RankedTensorType>(operand.getType());
+      int64_t r = type.getRank();
+      SmallVector<int64_t> shape(type.getShape());
+      SmallVector<OpFoldResult> full = tensorSizes(nb, nl, operand);
+      for (auto [j, size] : dims) {
+        shape[j] = resultType.getDimSize(j + rank - r);
+        full[j] = nb.getIndexAttr(shape[j]);
+      }
+      auto fullType = RankedTensorType::get(shape, type.getElementType());
+      Value init = emptyTensor(nb, nl, fullType, full);
+      SmallVector<AffineMap> maps = {AffineMap::getMultiDimIdentityMap(r, ctx)};
+      SmallVector<utils::IteratorType> par(r, utils::IteratorType::parallel);
+      inputs.push_back(
+          linalg::GenericOp::create(
+              nb, nl, fullType, ValueRange{}, init, maps, par,
+              [&, &dims = dims, operand = operand](OpBuilder &bb, Location bl,
+                                                   ValueRange) {
+                SmallVector<Value> index;
+                for (int64_t j = 0; j < r; ++j)
+                  index.push_back(linalg::IndexOp::create(bb, bl, j));
+                for (auto [j, size] : dims) {
+                  Value one = arith::CmpIOp::create(
+                      bb, bl, arith::CmpIPredicate::eq, size,
+                      indexConstant(bb, bl, 1));
+                  index[j] = arith::SelectOp::create(
+                      bb, bl, one, indexConstant(bb, bl, 0), index[j]);
+                }
+                linalg::YieldOp::create(
+                    bb, bl, tensor::ExtractOp::create(bb, bl, operand, index)
+                                .getResult());
+              })
+              .getResult(0));
+    }
+    return generic(nb, nl, inputs);
+  };
+
+  return guardedBy(
+      b, loc, bs.outOfBounds, resultType, sizes,
+      [&](OpBuilder &nb, Location nl) -> Value {
+        if (!bs.stretch)
+          return generic(nb, nl, operands);
+        return scf::IfOp::create(
+                   nb, nl, bs.stretch,
+                   [&](OpBuilder &tb, Location tl) {
+                     scf::YieldOp::create(tb, tl, stretched(tb, tl));
+                   },
+                   [&](OpBuilder &eb, Location el) {
+                     scf::YieldOp::create(eb, el,
+                                          generic(eb, el, operands));
+                   })
+            .getResult(0);
+      });
 }
 
 //===----------------------------------------------------------------------===//

@@ -83,13 +83,21 @@ Value filledTensor(OpBuilder &b, Location loc, RankedTensorType type,
 /// against a static one is checked at run time and makes `outOfBounds`
 /// (null when no read can go out of bounds) true on mismatch; all-dynamic
 /// candidates use the smallest size and report disagreement.
+///
+/// With `allowStretch`, a dynamic dim that is 1 at run time against a
+/// static result dim > 1 is not a mismatch but broadcasts (numpy's rule at
+/// run time): `stretch` is then true, and `stretched[k]` lists the dims of
+/// operand k that may need it, with their run-time sizes.
 struct BroadcastSizes {
   SmallVector<OpFoldResult> sizes;
   Value outOfBounds;
+  Value stretch;
+  SmallVector<SmallVector<std::pair<int64_t, Value>>> stretched;
 };
 BroadcastSizes broadcastSizes(OpBuilder &b, Location loc,
                               ArrayRef<int64_t> resultShape,
-                              ValueRange operands, ArrayRef<int64_t> ranks);
+                              ValueRange operands, ArrayRef<int64_t> ranks,
+                              bool allowStretch = false);
 
 /// `build()`, or an uninitialized tensor when `outOfBounds` (an i1, or null
 /// for never) holds at run time (the error was raised already).
@@ -103,7 +111,9 @@ using ScalarFn = function_ref<Value(OpBuilder &, Location, ValueRange)>;
 /// Builds a linalg.generic that applies `body` elementwise to `operands`
 /// broadcast (numpy rules) to `resultType`. Broadcast operands are read
 /// through indexing maps. Dynamic dimensions are checked at run time: a
-/// mismatch raises kDimensionMismatch and never reads out of bounds.
+/// mismatch raises kDimensionMismatch and never reads out of bounds. A
+/// dynamic dim that is 1 at run time against a static dim broadcasts, on a
+/// slower path that first copies the stretched operand to full size.
 Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
                        ValueRange operands, ScalarFn body);
 

@@ -90,14 +90,26 @@ func.func @dynamic(%a: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?xf32> {
 
 // -----
 
-// A dynamic dim against a static one guards the whole computation.
+// A dynamic dim against a static one guards the whole computation: a size
+// other than 4 or 1 is an error; 1 broadcasts on a slow path that copies the
+// operand to full size; 4 runs the plain generic.
 // CHECK-LABEL: func @dynamic_vs_static
+// CHECK-SAME: (%[[A:.*]]: tensor<?xf32> {{.*}}, %[[B:.*]]: tensor<4xf32>
 func.func @dynamic_vs_static(%a: tensor<?xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
-  // CHECK: %[[NE:.*]] = arith.cmpi ne
-  // CHECK: %[[R:.*]] = scf.if %[[NE]] -> (tensor<4xf32>) {
+  // CHECK: %[[D:.*]] = tensor.dim %[[A]]
+  // CHECK: %[[NE:.*]] = arith.cmpi ne, %[[D]]
+  // CHECK: %[[ONE:.*]] = arith.cmpi eq, %[[D]]
+  // CHECK: %[[BAD:.*]] = arith.andi %[[NE]]
+  // CHECK: %[[R:.*]] = scf.if %[[BAD]] -> (tensor<4xf32>) {
   // CHECK:   tensor.empty
   // CHECK: } else {
-  // CHECK:   linalg.generic
+  // CHECK:   scf.if %[[ONE]] -> (tensor<4xf32>) {
+  // CHECK:     %[[FULL:.*]] = linalg.generic {{.*}} outs(
+  // CHECK:       arith.select
+  // CHECK:       tensor.extract %[[A]]
+  // CHECK:     linalg.generic {{.*}} ins(%[[FULL]], %[[B]] :
+  // CHECK:   } else {
+  // CHECK:     linalg.generic {{.*}} ins(%[[A]], %[[B]] :
   // CHECK: return %[[R]]
   %0 = fnc.add %a, %b : tensor<?xf32>, tensor<4xf32>
   return %0 : tensor<4xf32>
