@@ -643,8 +643,7 @@ std::vector<Tensor> FunctionCore::call(const CallKey &key,
 
 ConcreteFunction FunctionCore::concrete(const CallKey &key,
                                         const TraceThunk &thunk) {
-  if (hasUnknownRank(key.words.data(), key.words.size()) &&
-      !state_->signatureKey) {
+  if (hasUnknownRank(key.words.data(), key.words.size())) {
     std::vector<std::string> names = state_->paramNames();
     int32_t arg = 0;
     for (size_t i = 0; i < key.words.size(); ++i)

@@ -292,6 +292,17 @@ TEST(FunctionDispatchTest, UnrankedInputSignatureTracesOncePerRank) {
               "and shape, or relax the input_signature (fnc::kUnknownDim)");
   }
   EXPECT_THROW(f(Tensor{1.f}, Tensor{2.f}), Error); // scale must be rank 0
+  // A concrete function needs a rank, with a signature too.
+  expectError(
+      [&] {
+        f.get_concrete_function(TensorSpec(kUnknownShape), TensorSpec({}));
+      },
+      ErrorKind::InvalidArgument, {"argument `x` has an unknown rank"});
+  EXPECT_EQ(f.get_concrete_function(TensorSpec({kUnknownDim, kUnknownDim}),
+                                    TensorSpec({}))
+                .input_specs()[0]
+                .str(),
+            "float32 Tensor, shape=(None, None)");
   EXPECT_EQ(f.tracing_count(), 4);
 }
 
