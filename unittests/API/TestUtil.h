@@ -1,13 +1,14 @@
 //===- TestUtil.h - Helpers shared by the eager API unit tests --*- C++ -*-===//
 //
-// EXPECT_FNC_ERROR checks that a statement throws fnc::Error of a given kind
-// whose message contains a given text (usually the op name).
+// Random tensors for the eager API tests; EXPECT_FNC_ERROR comes from
+// Support/ExpectError.h.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef FNC_UNITTESTS_API_TESTUTIL_H
 #define FNC_UNITTESTS_API_TESTUTIL_H
 
+#include "Support/ExpectError.h"
 #include "fnc/fnc.h"
 
 #include <gtest/gtest.h>
@@ -16,22 +17,6 @@
 #include <string>
 
 namespace fnc::test {
-
-template <typename F>
-void expectError(F &&f, ErrorKind kind, const std::string &text,
-                 const char *where) {
-  try {
-    f();
-  } catch (const Error &e) {
-    EXPECT_EQ(errorKindName(e.kind()), std::string(errorKindName(kind)))
-        << where << ": " << e.what();
-    EXPECT_NE(std::string(e.what()).find(text), std::string::npos)
-        << where << ": message lacks \"" << text << "\": " << e.what();
-    return;
-  }
-  ADD_FAILURE() << where << ": expected fnc::Error(" << errorKindName(kind)
-                << ") mentioning \"" << text << "\", nothing thrown";
-}
 
 /// A random float tensor of `shape` with values in [lo, hi).
 inline Tensor randomFloat(std::mt19937 &rng, const std::vector<int64_t> &shape,
@@ -60,9 +45,5 @@ inline Tensor randomInt(std::mt19937 &rng, const std::vector<int64_t> &shape,
 }
 
 } // namespace fnc::test
-
-#define EXPECT_FNC_ERROR(stmt, kind, text)                                     \
-  ::fnc::test::expectError([&] { (void)(stmt); }, ::fnc::ErrorKind::kind,      \
-                           text, #stmt)
 
 #endif // FNC_UNITTESTS_API_TESTUTIL_H

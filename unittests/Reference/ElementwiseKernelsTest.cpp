@@ -90,9 +90,9 @@ TEST(ElementwiseKernels, DataErrors) {
   Array out = Array::allocate(DType::i32, {2});
   Array a = make<int32_t>({2}, {1, 2});
   Array z = make<int32_t>({2}, {1, 0});
-  EXPECT_KERNEL_ERROR(binary(BinaryOp::Div, a, z, out), InvalidArgument,
+  EXPECT_FNC_ERROR(binary(BinaryOp::Div, a, z, out), InvalidArgument,
                       "fnc::div: integer division by zero");
-  EXPECT_KERNEL_ERROR(binary(BinaryOp::Pow, a, make<int32_t>({}, {-2}), out),
+  EXPECT_FNC_ERROR(binary(BinaryOp::Pow, a, make<int32_t>({}, {-2}), out),
                       InvalidArgument, "fnc::pow");
 }
 
@@ -100,16 +100,16 @@ TEST(ElementwiseKernels, CallerBugsAreInternalErrors) {
   Array f = make<float>({2}, {1, 2});
   Array i = make<int32_t>({2}, {1, 2});
   Array out = Array::allocate(DType::f32, {2});
-  EXPECT_KERNEL_ERROR(binary(BinaryOp::Add, f, i, out), Internal,
+  EXPECT_FNC_ERROR(binary(BinaryOp::Add, f, i, out), Internal,
                       "mixed dtypes");
-  EXPECT_KERNEL_ERROR(binary(BinaryOp::Less, f, f, out), Internal,
+  EXPECT_FNC_ERROR(binary(BinaryOp::Less, f, f, out), Internal,
                       "wrong dtype");
-  EXPECT_KERNEL_ERROR(
+  EXPECT_FNC_ERROR(
       binary(BinaryOp::Add, f, make<float>({3}, {1, 2, 3}), out), Internal,
       "does not broadcast");
   Array iout = Array::allocate(DType::i32, {2});
-  EXPECT_KERNEL_ERROR(unary(UnaryOp::Exp, i, iout), Internal, "exp");
-  EXPECT_KERNEL_ERROR(unary(UnaryOp::Neg, f, iout), Internal, "neg");
+  EXPECT_FNC_ERROR(unary(UnaryOp::Exp, i, iout), Internal, "exp");
+  EXPECT_FNC_ERROR(unary(UnaryOp::Neg, f, iout), Internal, "neg");
 }
 
 TEST(ElementwiseKernels, Unary) {
@@ -180,9 +180,9 @@ TEST(ArrayTest, AllocateAndScalars) {
       reinterpret_cast<uintptr_t>(Array::allocate(DType::i1, {3}).rawData()) %
           64,
       0u);
-  EXPECT_KERNEL_ERROR(Array::allocate(DType::f32, {2, -3}), InvalidArgument,
+  EXPECT_FNC_ERROR(Array::allocate(DType::f32, {2, -3}), InvalidArgument,
                       "negative dimension");
-  EXPECT_KERNEL_ERROR(
+  EXPECT_FNC_ERROR(
       Array::allocate(DType::f32, {int64_t{1} << 40, int64_t{1} << 40}),
       OutOfRange, "too large");
   EXPECT_EQ(Array::scalar(DType::i32, 7.9).data<int32_t>()[0], 7);
@@ -192,7 +192,7 @@ TEST(ArrayTest, AllocateAndScalars) {
   Array v = make<int32_t>({2, 3}, {1, 2, 3, 4, 5, 6});
   Array w = v.withShape({3, 2});
   EXPECT_EQ(w.rawData(), v.rawData());
-  EXPECT_KERNEL_ERROR(v.withShape({4}), Internal, "element count");
+  EXPECT_FNC_ERROR(v.withShape({4}), Internal, "element count");
   EXPECT_EQ(stridesOf({2, 3, 4}), (Shape{12, 4, 1}));
 }
 

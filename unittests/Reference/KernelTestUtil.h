@@ -1,13 +1,14 @@
 //===- KernelTestUtil.h - Helpers of the reference kernel tests -*- C++ -*-===//
 //
-// Building ref::Arrays from vectors, reading them back, a random filler, and
-// EXPECT_KERNEL_ERROR (a kernel throws fnc::Error of a given kind).
+// Building ref::Arrays from vectors, reading them back, and a random filler
+// (EXPECT_FNC_ERROR comes from Support/ExpectError.h).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef FNC_UNITTESTS_REFERENCE_KERNELTESTUTIL_H
 #define FNC_UNITTESTS_REFERENCE_KERNELTESTUTIL_H
 
+#include "Support/ExpectError.h"
 #include "fnc/Reference/Kernels.h"
 
 #include <gtest/gtest.h>
@@ -65,25 +66,6 @@ inline int64_t broadcastOffset(const Shape &idx, const Shape &in) {
   return off;
 }
 
-template <typename F>
-void expectKernelError(F &&f, ErrorKind kind, const std::string &text,
-                       const char *where) {
-  try {
-    f();
-  } catch (const Error &e) {
-    EXPECT_EQ(errorKindName(e.kind()), std::string(errorKindName(kind)))
-        << where << ": " << e.what();
-    EXPECT_NE(std::string(e.what()).find(text), std::string::npos)
-        << where << ": " << e.what();
-    return;
-  }
-  ADD_FAILURE() << where << ": expected fnc::Error, nothing thrown";
-}
-
 } // namespace fnc::ref::test
-
-#define EXPECT_KERNEL_ERROR(stmt, kind, text)                                  \
-  ::fnc::ref::test::expectKernelError([&] { stmt; }, ::fnc::ErrorKind::kind,   \
-                                      text, #stmt)
 
 #endif // FNC_UNITTESTS_REFERENCE_KERNELTESTUTIL_H

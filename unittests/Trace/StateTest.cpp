@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "TraceTestUtil.h"
+#include "Support/ExpectError.h"
 #include "fnc/fnc.h"
 #include "fnc/Runtime/Runtime.h"
 

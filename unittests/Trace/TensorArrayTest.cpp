@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "TraceTestUtil.h"
+#include "Support/ExpectError.h"
 #include "fnc/fnc.h"
 
 #include <gtest/gtest.h>
