@@ -11,6 +11,7 @@
 #include "fnc/Trace/TraceBuilder.h"
 #include "fnc/Function.h"
 
+#include "fnc/Conversion/Passes.h"
 #include "fnc/Dialect/Fnc/IR/FncOps.h"
 #include "fnc/JIT/Engine.h"
 #include "fnc/Pipelines/Pipelines.h"
@@ -67,6 +68,8 @@ std::string symbolName(const std::string &name) {
     s += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
   if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0])))
     s = "f_" + s;
+  if (mlir::fnc::reservedFunctionName(s))
+    s = "f_" + s; // a function named "exp" must not shadow libm's exp
   return s;
 }
 

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <functional>
 
 using namespace fnc;
@@ -390,6 +391,21 @@ TEST(FunctionTest, ShapeErrorsWhileTracing) {
                             {"fnc::function `pad`",
                              "a shape holds the negative size -1 (at index "
                              "0); sizes must be >= 0"});
+}
+
+TEST(FunctionTest, NamesOfCFunctionsAreFine) {
+  // A fnc::function may be named like a libm or runtime function; its
+  // symbol in the module is changed so as not to shadow them.
+  for (const char *name : {"tanh", "exp", "expf", "fncRaiseError"}) {
+    FunctionOptions options;
+    options.name = name;
+    auto f = fnc::function(
+        [](Tensor x) { return exp(tanh(cast(x, DType::f64))); }, options);
+    EXPECT_NEAR(f(Tensor{0.5f}).to_vector<double>()[0],
+                std::exp(std::tanh(0.5)), 1e-12)
+        << name;
+    EXPECT_EQ(f.pretty_printed_concrete_signatures().rfind(name, 0), 0u);
+  }
 }
 
 } // namespace

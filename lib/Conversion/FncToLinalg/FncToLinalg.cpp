@@ -359,7 +359,24 @@ Value lowering::buildElementwise(OpBuilder &b, Location loc,
 // The pass
 //===----------------------------------------------------------------------===//
 
+const char *fnc::reservedFunctionName(StringRef name) {
+  static const char *const kLibm[] = {
+      "acos",  "acosh", "asin", "asinh", "atan",  "atan2", "atanh",
+      "cbrt",  "ceil",  "cos",  "cosh",  "erf",   "erfc",  "exp",
+      "exp2",  "expm1", "floor", "fma",  "log",   "log10", "log1p",
+      "log2",  "pow",   "rint", "round", "roundeven", "sin", "sinh",
+      "sqrt",  "tan",   "tanh", "trunc"};
+  StringRef base = name.ends_with("f") ? name.drop_back() : name;
+  for (const char *libm : kLibm)
+    if (name == libm || base == libm)
+      return "the C math library function of that name";
+  if (name.size() > 3 && name.starts_with("fnc") && llvm::isUpper(name[3]))
+    return "the fnc runtime's functions (fnc + a capital letter)";
+  return nullptr;
+}
+
 namespace {
+
 struct FncLowerToLinalgPass
     : public fnc::impl::FncLowerToLinalgBase<FncLowerToLinalgPass> {
   using Base::Base;
@@ -367,6 +384,18 @@ struct FncLowerToLinalgPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
+
+    bool reserved = false;
+    for (auto func : module.getOps<func::FuncOp>())
+      if (const char *why = reservedFunctionName(func.getSymName());
+          why && !func.isDeclaration()) {
+        func.emitError("function name '")
+            << func.getSymName() << "' is reserved: the compiled code calls "
+            << why << "; rename the function";
+        reserved = true;
+      }
+    if (reserved)
+      return signalPassFailure();
 
     // Module variables are the runner's business (it reads them before the
     // pipeline); the compiled code only sees the buffers passed to it.

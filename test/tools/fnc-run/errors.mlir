@@ -10,6 +10,14 @@
 // PARSE: fnc-run: error: {{.*}}bad.mlir:2:10: use of undeclared SSA value name
 // PARSE-NOT: error
 
+// A function named like a C function the compiled code calls.
+// RUN: echo 'func.func @tanh(%%a: tensor<2xf64>) -> tensor<2xf64> {' > %t.libm.mlir
+// RUN: echo '  %%0 = fnc.tanh %%a : tensor<2xf64>' >> %t.libm.mlir
+// RUN: echo '  return %%0 : tensor<2xf64>' >> %t.libm.mlir
+// RUN: echo '}' >> %t.libm.mlir
+// RUN: not fnc-run %t.libm.mlir --input=2xf64=1,2 2>&1 | FileCheck %s --check-prefix=RESERVED
+// RESERVED: error: function name 'tanh' is reserved: the compiled code calls the C math library function of that name; rename the function
+
 // RUN: not fnc-run %s 2>&1 | FileCheck %s --check-prefix=AMBIGUOUS
 // AMBIGUOUS: fnc-run: error: '{{.*}}errors.mlir' has several public functions (@add, @fails, @idx); choose one with --entry
 
