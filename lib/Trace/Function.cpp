@@ -261,8 +261,9 @@ size_t dimsAfter(const KeyWord &w) {
 
 /// True if a call with key `call` may run a trace of key `stored`: equal
 /// structure and values, and every unknown dim or rank of `stored` may be
-/// anything in `call`.
-bool isSubtype(const KeyWord *call, size_t n, const Words &stored) {
+/// anything in `call` (except a dim of size 1 when `onesExact`).
+bool isSubtype(const KeyWord *call, size_t n, const Words &stored,
+               bool onesExact = false) {
   size_t i = 0, j = 0;
   for (; i < n && j < stored.size(); ++i, ++j) {
     const KeyWord &s = stored[j];
@@ -274,7 +275,7 @@ bool isSubtype(const KeyWord *call, size_t n, const Words &stored) {
       return false;
     if (s.kind == KeyWord::Rank)
       i += dimsAfter(call[i]); // any rank: skip the call's dims
-    else if (s.kind != KeyWord::Dim)
+    else if (s.kind != KeyWord::Dim || (onesExact && call[i].value == 1))
       return false;
   }
   return i == n && j == stored.size();
@@ -291,8 +292,10 @@ bool hasUnknownRank(const Words &w) {
 }
 
 /// `pattern` made ranked for the call `call` (a subtype of it): a tensor
-/// of unknown rank takes the call's rank, every dim unknown.
-Words specializeRanks(const Words &pattern, const KeyWord *call, size_t n) {
+/// of unknown rank takes the call's rank, every dim unknown (but the call's
+/// dims of size 1 with `keepOnes`).
+Words specializeRanks(const Words &pattern, const KeyWord *call, size_t n,
+                      bool keepOnes) {
   Words r;
   size_t i = 0;
   for (const KeyWord &p : pattern) {
@@ -300,7 +303,8 @@ Words specializeRanks(const Words &pattern, const KeyWord *call, size_t n) {
       const KeyWord &rank = call[i++];
       r.push_back(rank);
       for (size_t d = 0, e = dimsAfter(rank); d < e; ++d, ++i)
-        r.push_back({kUnknownDim, KeyWord::Dim, rank.arg});
+        r.push_back({keepOnes && call[i].value == 1 ? 1 : kUnknownDim,
+                     KeyWord::Dim, rank.arg});
       continue;
     }
     r.push_back(p);
@@ -309,9 +313,11 @@ Words specializeRanks(const Words &pattern, const KeyWord *call, size_t n) {
   return r;
 }
 
-/// The least general key both `a` and `b` are subtypes of, if they have
-/// the same structure and values (reduce_retracing): dims that differ
-/// become unknown, ranks that differ unknown.
+/// The key to trace for a call `b` under reduce_retracing, given an earlier
+/// trace `a`, if they have the same structure and values: dims that differ
+/// become unknown, ranks that differ unknown. A dim of size 1 on either side
+/// keeps b's value: fnc's compiled code broadcasts only dims known to be 1,
+/// so a [None] trace could not serve a call whose dim 1 broadcasts.
 std::optional<Words> generalize(const Words &a, const Words &b) {
   Words r;
   size_t i = 0, j = 0;
@@ -324,7 +330,7 @@ std::optional<Words> generalize(const Words &a, const Words &b) {
       i += dimsAfter(a[i]);
       j += dimsAfter(b[j]);
     } else if (a[i].kind == KeyWord::Dim) {
-      if (a[i].value != b[j].value)
+      if (a[i].value != b[j].value && a[i].value != 1 && b[j].value != 1)
         w.value = kUnknownDim;
     } else if (a[i].value != b[j].value) {
       return std::nullopt;
@@ -353,6 +359,9 @@ Words toWords(const CallKey &key) {
 struct ConcreteImpl {
   std::string name;
   Words key;
+  // Traced for a key that reduce_retracing generalized: a dim of size 1 of a
+  // call does not match its unknown dims (see generalize()).
+  bool onesExact = false;
   ParsedKey parsed;
   std::vector<TensorSpec> inputs, outputs;
   std::vector<std::string> paramNames;
@@ -563,7 +572,7 @@ mostSpecific(const std::vector<std::shared_ptr<ConcreteImpl>> &concretes,
              const KeyWord *key, size_t n) {
   std::shared_ptr<ConcreteImpl> best;
   for (const auto &c : concretes)
-    if (isSubtype(key, n, c->key) &&
+    if (isSubtype(key, n, c->key, c->onesExact) &&
         (!best || (isSubtype(c->key, best->key) && c->key != best->key)))
       best = c;
   return best;
@@ -765,9 +774,11 @@ std::shared_ptr<ConcreteImpl> lookupOrTrace(FunctionCore::State &s,
       for (const auto &c : s.concretes)
         if (std::optional<Words> general = generalize(c->key, traceKey))
           traceKey = std::move(*general);
+    bool generalized = s.options.reduce_retracing && !s.signatureKey &&
+                       !exact && traceKey != toWords(key);
     // fnc compiles ranked code: an unknown rank takes the call's.
     if (hasUnknownRank(traceKey))
-      traceKey = specializeRanks(traceKey, w, n);
+      traceKey = specializeRanks(traceKey, w, n, generalized);
 
     // Single flight: wait for a running trace that will serve this call.
     bool waiting = false;
@@ -792,6 +803,7 @@ std::shared_ptr<ConcreteImpl> lookupOrTrace(FunctionCore::State &s,
     }
     auto c = std::const_pointer_cast<ConcreteImpl>(made);
     c->paramNames = s.paramNames();
+    c->onesExact = generalized;
     lock.lock();
     noteRetrace(s, c->key);
     s.concretes.push_back(c);

@@ -207,19 +207,26 @@ TEST(FunctionDispatchTest, ReduceRetracing) {
         return x * 2;
       },
       options);
-  f(Tensor{1});
   f(Tensor{1, 2});
+  f(Tensor{1, 2, 3}); // [2] then [3]: traces [None]
   EXPECT_EQ(traces, 2);
   auto all = f.concrete_functions();
   EXPECT_EQ(all[1].input_specs()[0].str(), "int32 Tensor, shape=(None,)");
-  EXPECT_EQ(f(Tensor{1, 2, 3}).to_vector<int32_t>(),
-            (std::vector<int32_t>{2, 4, 6}));
   EXPECT_EQ(f(Tensor{1, 2, 3, 4}).to_vector<int32_t>(),
             (std::vector<int32_t>{2, 4, 6, 8}));
+  EXPECT_EQ(f(Tensor{1, 2, 3, 4, 5}).to_vector<int32_t>(),
+            (std::vector<int32_t>{2, 4, 6, 8, 10}));
   EXPECT_EQ(traces, 2);
-  // [1] still goes to its own, more specific trace.
+  // [2] still goes to its own, more specific trace.
+  EXPECT_EQ(f(Tensor{7, 8}).to_vector<int32_t>(),
+            (std::vector<int32_t>{14, 16}));
+  EXPECT_EQ(traces, 2);
+  // A dim of size 1 is never generalized (it may broadcast): [1] gets a
+  // trace of its own.
   EXPECT_EQ(f(Tensor{7}).to_vector<int32_t>(), (std::vector<int32_t>{14}));
-  EXPECT_EQ(traces, 2);
+  EXPECT_EQ(traces, 3);
+  EXPECT_EQ(f.concrete_functions()[2].input_specs()[0].str(),
+            "int32 Tensor, shape=(1,)");
 }
 
 TEST(FunctionDispatchTest, UnknownDimOfSizeOneBroadcastsAtRunTime) {
@@ -235,6 +242,29 @@ TEST(FunctionDispatchTest, UnknownDimOfSizeOneBroadcastsAtRunTime) {
   expectError([&] { f(Tensor{1.f, 2.f}, y); }, ErrorKind::InvalidArgument,
               {"dynamic dimension mismatch: 2 vs 3"});
   EXPECT_EQ(f.tracing_count(), 1);
+
+  // reduce_retracing never generalizes a dim of size 1, and its [None]
+  // traces do not serve calls with a 1 there: every call broadcasts as it
+  // does eagerly.
+  FunctionOptions retrace;
+  retrace.reduce_retracing = true;
+  auto h = fnc::function([](Tensor x, Tensor b) { return x * 2.f + b; },
+                         retrace);
+  auto check = [&](const Tensor &x, const Tensor &b) {
+    EXPECT_EQ(h(x, b).to_vector<float>(), (x * 2.f + b).to_vector<float>());
+  };
+  check(Tensor{1.f, 2.f, 3.f}, Tensor{1.f, 1.f, 1.f});
+  check(Tensor{1.f, 2.f}, Tensor{3.f, 4.f}); // traces ([None], [None])
+  EXPECT_EQ(h.tracing_count(), 2);
+  check(Tensor{5.f, 6.f, 7.f, 8.f}, Tensor{1.f, 2.f, 3.f, 4.f}); // hit
+  EXPECT_EQ(h.tracing_count(), 2);
+  check(Tensor{5.f}, Tensor{1.f, 2.f, 3.f}); // traces ([1], [None])
+  check(Tensor{5.f, 6.f}, Tensor{1.f}); // traces ([None], [1])
+  check(Tensor{7.f}, Tensor{1.f, 2.f, 3.f, 4.f}); // hits ([1], [None])
+  check(Tensor{{1.f}, {2.f}}, Tensor{1.f, 2.f, 3.f}); // rank 2: ([None, 1], ...)
+  EXPECT_EQ(h.tracing_count(), 5);
+  EXPECT_EQ(h.concrete_functions()[4].input_specs()[0].str(),
+            "float32 Tensor, shape=(None, 1)");
 
   // Two unknown dims that meet must agree at run time: a 1 does not
   // stretch against another unknown dim (the error says how to fix it).
@@ -329,7 +359,8 @@ TEST(FunctionDispatchTest, UnrankedSpecsInTheLattice) {
   EXPECT_EQ(f.tracing_count(), 2);
   auto all = f.concrete_functions();
   EXPECT_EQ(all[1].input_specs()[0].str(), "int32 Tensor, shape=(None, None)");
-  EXPECT_EQ(f(Tensor{{1}, {2}, {3}}).item<int32_t>(), 6); // hits (None, None)
+  EXPECT_EQ(f(Tensor{{1, 2, 3}, {4, 5, 6}, {7, 8, 9}}).item<int32_t>(),
+            45);                                         // hits (None, None)
   EXPECT_EQ(f(Tensor{5, 6}).item<int32_t>(), 111);       // hits [2]
   EXPECT_EQ(f.tracing_count(), 2);
   // A rank-1 call of another length generalizes with [2] and the unknown
@@ -338,6 +369,10 @@ TEST(FunctionDispatchTest, UnrankedSpecsInTheLattice) {
   EXPECT_EQ(f.tracing_count(), 3);
   EXPECT_EQ(f.concrete_functions()[2].input_specs()[0].str(),
             "int32 Tensor, shape=(None,)");
+  // A dim of size 1 stays known when a rank is generalized too.
+  EXPECT_EQ(f(Tensor{{{1}, {2}}}).item<int32_t>(), 103); // dim 0 is known
+  EXPECT_EQ(f.concrete_functions()[3].input_specs()[0].str(),
+            "int32 Tensor, shape=(1, None, 1)");
 
   // get_concrete_function needs a rank.
   auto g = fnc::function([](Tensor x) { return x; });
