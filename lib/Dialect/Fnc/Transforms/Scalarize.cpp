@@ -9,10 +9,14 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 
 namespace mlir::fnc {
 #define GEN_PASS_DEF_FNCSCALARIZE
@@ -117,6 +121,34 @@ struct ExtractOfZeroDGeneric : OpRewritePattern<tensor::ExtractOp> {
   }
 };
 
+/// A counted scf.while (a compare of a counter before, its increment after:
+/// a staged for_range) as an scf.for, which bufferizes without copying its
+/// carried tensors every iteration. Upstream's uplift (MLIR 22) gives the
+/// counter's result after the loop as its last value inside the loop, not
+/// the first value that failed the test, so loops whose counter result is
+/// used stay while loops. So do loops that carry a tensor whose shape
+/// changes (an init cast to a less static type, fnc's shape invariants):
+/// scf.for's canonicalization would fold that cast into the loop type.
+struct UpliftCountedWhile : OpRewritePattern<scf::WhileOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(scf::WhileOp loop,
+                                PatternRewriter &rewriter) const override {
+    for (Value init : loop.getInits())
+      if (init.getDefiningOp<tensor::CastOp>())
+        return failure();
+    scf::ConditionOp condition = loop.getConditionOp();
+    auto cmp = condition.getCondition().getDefiningOp<arith::CmpIOp>();
+    if (!cmp)
+      return failure();
+    for (auto [forwarded, result] :
+         llvm::zip(condition.getArgs(), loop.getResults()))
+      if (llvm::is_contained(cmp->getOperands(), forwarded) &&
+          isa<BlockArgument>(forwarded) && !result.use_empty())
+        return failure();
+    return success(succeeded(scf::upliftWhileToForLoop(rewriter, loop)));
+  }
+};
+
 struct FncScalarizePass
     : public mlir::fnc::impl::FncScalarizeBase<FncScalarizePass> {
   void runOnOperation() override {
@@ -132,6 +164,15 @@ struct FncScalarizePass
     tensor::FromElementsOp::getCanonicalizationPatterns(patterns,
                                                         &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+
+    // Hoist what the scalar code left in the loops (the limit of a
+    // for_range read from its tensor), then make counted loops scf.for.
+    getOperation().walk(
+        [](LoopLikeOpInterface loop) { moveLoopInvariantCode(loop); });
+    RewritePatternSet uplift(&getContext());
+    uplift.add<UpliftCountedWhile>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(uplift))))
       signalPassFailure();
   }
 };

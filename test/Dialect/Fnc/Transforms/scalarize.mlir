@@ -83,3 +83,43 @@ func.func @predicate(%a: tensor<f32>, %b: tensor<f32>) -> tensor<f32> {
   }
   return %r : tensor<f32>
 }
+
+// -----
+
+#scalar = affine_map<() -> ()>
+
+// The same loop whose counter is not used after it (a for_range): an
+// scf.for. (@counted_loop above returns its counter and stays a while.)
+// CHECK-LABEL: func @for_range
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>, %[[N:.*]]: tensor<i32>)
+// CHECK: %[[UB:.*]] = tensor.extract %[[N]][]
+// CHECK: %[[R:.*]] = scf.for %{{.*}} = %{{.*}} to %[[UB]] step %{{.*}} iter_args(%[[V:.*]] = %[[X]]) -> (tensor<4xf32>){{ *}}: i32 {
+// CHECK:   linalg.add
+// CHECK: return %[[R]]
+func.func @for_range(%x: tensor<4xf32>, %n: tensor<i32>) -> tensor<4xf32> {
+  %c1_i32 = arith.constant 1 : i32
+  %zero = arith.constant dense<0> : tensor<i32>
+  %r:2 = scf.while (%i = %zero, %v = %x) : (tensor<i32>, tensor<4xf32>) -> (tensor<i32>, tensor<4xf32>) {
+    %e = tensor.empty() : tensor<i1>
+    %p = linalg.generic {indexing_maps = [#scalar, #scalar, #scalar], iterator_types = []}
+        ins(%i, %n : tensor<i32>, tensor<i32>) outs(%e : tensor<i1>) {
+    ^bb0(%in: i32, %lim: i32, %out: i1):
+      %lt = arith.cmpi slt, %in, %lim : i32
+      linalg.yield %lt : i1
+    } -> tensor<i1>
+    %b = tensor.extract %p[] : tensor<i1>
+    scf.condition(%b) %i, %v : tensor<i32>, tensor<4xf32>
+  } do {
+  ^bb0(%i: tensor<i32>, %v: tensor<4xf32>):
+    %d = linalg.generic {indexing_maps = [#scalar, #scalar], iterator_types = []}
+        ins(%i : tensor<i32>) outs(%i : tensor<i32>) {
+    ^bb0(%in: i32, %out: i32):
+      %s = arith.addi %in, %c1_i32 : i32
+      linalg.yield %s : i32
+    } -> tensor<i32>
+    %w = arith.constant dense<1.0> : tensor<4xf32>
+    %y = linalg.add ins(%v, %w : tensor<4xf32>, tensor<4xf32>) outs(%v : tensor<4xf32>) -> tensor<4xf32>
+    scf.yield %d, %y : tensor<i32>, tensor<4xf32>
+  }
+  return %r#1 : tensor<4xf32>
+}
