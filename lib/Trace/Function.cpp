@@ -313,6 +313,15 @@ Words specializeRanks(const Words &pattern, const KeyWord *call, size_t n,
   return r;
 }
 
+/// Sets the unknown dims of `key` (ranked, with the structure of `call`)
+/// where the call has a dim of size 1 to 1.
+void keepOnes(Words &key, const KeyWord *call, size_t n) {
+  for (size_t i = 0; i < key.size() && i < n; ++i)
+    if (key[i].kind == KeyWord::Dim && key[i].value == kUnknownDim &&
+        call[i].value == 1)
+      key[i].value = 1;
+}
+
 /// The key to trace for a call `b` under reduce_retracing, given an earlier
 /// trace `a`, if they have the same structure and values: dims that differ
 /// become unknown, ranks that differ unknown. A dim of size 1 on either side
@@ -359,8 +368,9 @@ Words toWords(const CallKey &key) {
 struct ConcreteImpl {
   std::string name;
   Words key;
-  // Traced for a key that reduce_retracing generalized: a dim of size 1 of a
-  // call does not match its unknown dims (see generalize()).
+  // A dim of size 1 of a call does not match the unknown dims of this
+  // trace: reduce_retracing generalized its key (see generalize()), or its
+  // unknown dims meet in a broadcast (TraceBuilder::unknownDimsMeet).
   bool onesExact = false;
   ParsedKey parsed;
   std::vector<TensorSpec> inputs, outputs;
@@ -752,10 +762,10 @@ std::shared_ptr<ConcreteImpl> lookupOrTrace(FunctionCore::State &s,
   }
   for (;;) {
     // The hit path: no allocation.
-    if (s.signatureKey && !s.signatureUnranked) {
-      if (!s.concretes.empty())
-        return s.concretes.front();
-    } else if (exact && !s.signatureKey) {
+    if (s.signatureKey && !s.signatureUnranked && !s.concretes.empty() &&
+        !s.concretes.front()->onesExact)
+      return s.concretes.front(); // the one trace of the signature
+    if (exact && !s.signatureKey) {
       for (const auto &c : s.concretes)
         if (c->key.size() == n && std::equal(w, w + n, c->key.begin(),
                                              [](const KeyWord &a,
@@ -779,6 +789,13 @@ std::shared_ptr<ConcreteImpl> lookupOrTrace(FunctionCore::State &s,
     // fnc compiles ranked code: an unknown rank takes the call's.
     if (hasUnknownRank(traceKey))
       traceKey = specializeRanks(traceKey, w, n, generalized);
+    // A trace of this key exists but cannot take the call's dims of size 1
+    // (its unknown dims meet in a broadcast): trace one with those 1s.
+    for (const auto &c : s.concretes)
+      if (c->onesExact && c->key == traceKey) {
+        keepOnes(traceKey, w, n);
+        break;
+      }
 
     // Single flight: wait for a running trace that will serve this call.
     bool waiting = false;
@@ -803,12 +820,14 @@ std::shared_ptr<ConcreteImpl> lookupOrTrace(FunctionCore::State &s,
     }
     auto c = std::const_pointer_cast<ConcreteImpl>(made);
     c->paramNames = s.paramNames();
-    c->onesExact = generalized;
+    c->onesExact = generalized || c->builder->unknownDimsMeet;
     lock.lock();
     noteRetrace(s, c->key);
     s.concretes.push_back(c);
     s.pending.erase(std::find(s.pending.begin(), s.pending.end(), traceKey));
     s.traced.notify_all();
+    if (!exact && !isSubtype(w, n, c->key, c->onesExact))
+      continue; // the call has a 1 this trace cannot broadcast: another
     return c;
   }
 }

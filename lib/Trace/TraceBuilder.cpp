@@ -349,6 +349,46 @@ public:
     return add(result);
   }
 
+  // Which unknown dims are the same run-time size: each unknown dim of a
+  // value has a symbol (0 for a known dim). Arguments and the results of
+  // most ops get fresh symbols; elementwise ops and shapes taken with
+  // fnc::shape pass theirs on, so `x + zeros_like(x)` is not a meeting of
+  // two unknown dims, while `x + y` of two arguments is.
+
+  /// The symbols of `v`'s dims (fresh ones the first time).
+  ArrayRef<int64_t> dimSymbols(Value v) {
+    auto [it, fresh] = dimSymbols_.try_emplace(v);
+    if (fresh)
+      for (int64_t d : cast<RankedTensorType>(v.getType()).getShape())
+        it->second.push_back(ShapedType::isDynamic(d) ? ++lastSymbol_ : 0);
+    return it->second;
+  }
+
+  /// Gives `result` of an elementwise op on `operands` (broadcast together)
+  /// the symbols of its operands' unknown dims, and sets unknownDimsMeet if
+  /// two different symbols meet at one position.
+  void noteBroadcast(ValueRange operands, Value result) {
+    auto type = cast<RankedTensorType>(result.getType());
+    int64_t rank = type.getRank();
+    SmallVector<int64_t> symbols(rank, 0);
+    for (int64_t i = 0; i < rank; ++i) {
+      if (!type.isDynamicDim(i))
+        continue;
+      for (Value v : operands) {
+        ArrayRef<int64_t> vs = dimSymbols(v);
+        int64_t j = i - (rank - static_cast<int64_t>(vs.size()));
+        if (j < 0 || vs[j] == 0)
+          continue;
+        if (symbols[i] && symbols[i] != vs[j])
+          unknownDimsMeet = true;
+        symbols[i] = vs[j];
+      }
+      if (!symbols[i])
+        symbols[i] = ++lastSymbol_;
+    }
+    dimSymbols_[result] = std::move(symbols);
+  }
+
   Value build(const OpRecord &op, std::string &error, Operation *&first) {
     OpBuilder &b = *builder_;
     MLIRContext *ctx = context_.get();
@@ -374,15 +414,20 @@ public:
     case OpCode::Eye:
       return mark(mlir::fnc::EyeOp::create(b, loc_, type));
     case OpCode::Cast:
-      return mark(mlir::fnc::CastOp::create(b, loc_, type, in(0)));
+      return elementwise({in(0)},
+                         mark(mlir::fnc::CastOp::create(b, loc_, type, in(0))));
     case OpCode::Binary:
-      return mark(binary(static_cast<ref::BinaryOp>(op.kind), type, in(0),
-                         in(1)));
+      return elementwise({in(0), in(1)},
+                         mark(binary(static_cast<ref::BinaryOp>(op.kind), type,
+                                     in(0), in(1))));
     case OpCode::Unary:
-      return mark(unary(static_cast<ref::UnaryOp>(op.kind), type, in(0)));
+      return elementwise(
+          {in(0)},
+          mark(unary(static_cast<ref::UnaryOp>(op.kind), type, in(0))));
     case OpCode::Select:
-      return mark(
-          mlir::fnc::SelectOp::create(b, loc_, type, in(0), in(1), in(2)));
+      return elementwise({in(0), in(1), in(2)},
+                         mark(mlir::fnc::SelectOp::create(b, loc_, type, in(0),
+                                                          in(1), in(2))));
     case OpCode::Matmul:
       return mark(mlir::fnc::MatmulOp::create(b, loc_, type, in(0), in(1)));
     case OpCode::Conv2D:
@@ -403,11 +448,21 @@ public:
         }
       return mark(mlir::fnc::BroadcastToOp::create(b, loc_, type, in(0),
                                                    ValueRange{}));
-    case OpCode::ShapeOf:
-      return mark(mlir::fnc::ShapeOfOp::create(b, loc_, type, in(0)));
-    case OpCode::BroadcastToShape:
-      return mark(mlir::fnc::BroadcastToShapeOp::create(b, loc_, type, in(0),
-                                                        in(1)));
+    case OpCode::ShapeOf: {
+      Value shape = mark(mlir::fnc::ShapeOfOp::create(b, loc_, type, in(0)));
+      ArrayRef<int64_t> symbols = dimSymbols(in(0));
+      shapeSymbols_[shape].assign(symbols.begin(), symbols.end());
+      return shape;
+    }
+    case OpCode::BroadcastToShape: {
+      Value r = mark(mlir::fnc::BroadcastToShapeOp::create(b, loc_, type,
+                                                           in(0), in(1)));
+      // The dims of fnc::zeros(fnc::shape(x)) are x's.
+      auto known = shapeSymbols_.find(in(1));
+      if (known != shapeSymbols_.end())
+        dimSymbols_[r] = known->second;
+      return r;
+    }
     case OpCode::ExpandDims:
       return mark(
           mlir::fnc::ExpandDimsOp::create(b, loc_, type, in(0), i64(op.axis)));
@@ -474,6 +529,13 @@ public:
           mlir::fnc::SoftmaxOp::create(b, loc_, type, in(0), i64(op.axis)));
     }
     return {};
+  }
+
+  /// `result` of an elementwise op on `operands`, its dim symbols noted.
+  Value elementwise(ValueRange operands, Value result) {
+    if (result)
+      noteBroadcast(operands, result);
+    return result;
   }
 
   Value binary(ref::BinaryOp op, Type type, Value x, Value y) {
@@ -685,6 +747,8 @@ public:
 
 private:
   std::string symbol_;
+  DenseMap<Value, SmallVector<int64_t>> dimSymbols_, shapeSymbols_;
+  int64_t lastSymbol_ = 0;
   std::unique_ptr<MLIRContext> context_;
   std::unique_ptr<ScopedDiagnosticHandler> diagnostics_;
   std::string diagText_;

@@ -266,17 +266,43 @@ TEST(FunctionDispatchTest, UnknownDimOfSizeOneBroadcastsAtRunTime) {
   EXPECT_EQ(h.concrete_functions()[4].input_specs()[0].str(),
             "float32 Tensor, shape=(None, 1)");
 
-  // Two unknown dims that meet must agree at run time: a 1 does not
-  // stretch against another unknown dim (the error says how to fix it).
+  // Two unknown dims of different arguments meet: compiled code cannot
+  // stretch one of them at run time, so a call with a 1 there gets a trace
+  // of its own (the signature's trace serves every other call).
   FunctionOptions both;
   both.input_signature = std::vector<TensorSpec>{TensorSpec({kUnknownDim}),
                                                  TensorSpec({kUnknownDim})};
   auto g = fnc::function([](Tensor x, Tensor b) { return x + b; }, both);
   EXPECT_EQ(g(Tensor{1.f, 2.f}, Tensor{3.f, 4.f}).to_vector<float>(),
             (std::vector<float>{4.f, 6.f}));
-  expectError([&] { g(Tensor{1.f}, Tensor{3.f, 4.f}); },
+  EXPECT_EQ(g(Tensor{1.f}, Tensor{3.f, 4.f}).to_vector<float>(),
+            (std::vector<float>{4.f, 5.f}));
+  EXPECT_EQ(g(Tensor{1.f, 2.f, 3.f}, Tensor{1.f}).to_vector<float>(),
+            (std::vector<float>{2.f, 3.f, 4.f}));
+  EXPECT_EQ(g(Tensor{7.f, 8.f, 9.f}, Tensor{1.f, 1.f, 1.f}).to_vector<float>(),
+            (std::vector<float>{8.f, 9.f, 10.f}));
+  EXPECT_EQ(g.tracing_count(), 3); // (None), (1, None), (None, 1)
+  expectError([&] { g(Tensor{1.f, 2.f}, Tensor{3.f, 4.f, 5.f}); },
               ErrorKind::InvalidArgument,
-              {"dynamic dimension mismatch: 1 vs 2", "known size"});
+              {"dynamic dimension mismatch: 2 vs 3"});
+  // The first call may have the 1: it is traced with it.
+  auto g2 = fnc::function([](Tensor x, Tensor b) { return x + b; }, both);
+  EXPECT_EQ(g2(Tensor{1.f}, Tensor{3.f, 4.f}).to_vector<float>(),
+            (std::vector<float>{4.f, 5.f}));
+  EXPECT_EQ(g2(Tensor{1.f, 2.f}, Tensor{3.f, 4.f}).to_vector<float>(),
+            (std::vector<float>{4.f, 6.f}));
+  EXPECT_EQ(g2.tracing_count(), 2);
+
+  // Unknown dims that are the same size by construction do not meet: a
+  // batch of 1 runs the one trace.
+  FunctionOptions one;
+  one.input_signature = std::vector<TensorSpec>{TensorSpec({kUnknownDim})};
+  auto same = fnc::function(
+      [](Tensor x) { return x * 2.f + zeros_like(x) - ones(shape(x)); }, one);
+  EXPECT_EQ(same(Tensor{1.f, 2.f}).to_vector<float>(),
+            (std::vector<float>{1.f, 3.f}));
+  EXPECT_EQ(same(Tensor{3.f}).to_vector<float>(), (std::vector<float>{5.f}));
+  EXPECT_EQ(same.tracing_count(), 1);
 }
 
 TEST(FunctionDispatchTest, UnrankedInputSignatureTracesOncePerRank) {

@@ -58,6 +58,12 @@ public:
   virtual int64_t opCount() const = 0;
   /// Seconds spent in compile().
   virtual double compileSeconds() const = 0;
+
+  /// True if an elementwise op of the trace broadcasts two different
+  /// values' unknown dims against each other. Compiled code requires such
+  /// dims to be equal at run time (a 1 does not stretch), so a call with a
+  /// dim of size 1 where the trace has an unknown one needs its own trace.
+  bool unknownDimsMeet = false;
 };
 
 } // namespace fnc::trace
