@@ -122,8 +122,7 @@ struct FunctionOptions {
   /// matching call; other calls throw InvalidArgument.
   std::optional<std::vector<TensorSpec>> input_signature;
   /// Trace with unknown dims where calls differ in shape ([2] then [3]
-  /// gives one trace for [None]) instead of one trace per shape. Dims of
-  /// size 1 stay known (they may broadcast; see docs/Semantics.md).
+  /// gives one trace for [None]) instead of one trace per shape.
   bool reduce_retracing = false;
 };
 

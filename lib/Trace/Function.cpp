@@ -292,10 +292,8 @@ bool hasUnknownRank(const Words &w) {
 }
 
 /// `pattern` made ranked for the call `call` (a subtype of it): a tensor
-/// of unknown rank takes the call's rank, every dim unknown (but the call's
-/// dims of size 1 with `keepOnes`).
-Words specializeRanks(const Words &pattern, const KeyWord *call, size_t n,
-                      bool keepOnes) {
+/// of unknown rank takes the call's rank, every dim unknown.
+Words specializeRanks(const Words &pattern, const KeyWord *call, size_t n) {
   Words r;
   size_t i = 0;
   for (const KeyWord &p : pattern) {
@@ -303,8 +301,7 @@ Words specializeRanks(const Words &pattern, const KeyWord *call, size_t n,
       const KeyWord &rank = call[i++];
       r.push_back(rank);
       for (size_t d = 0, e = dimsAfter(rank); d < e; ++d, ++i)
-        r.push_back({keepOnes && call[i].value == 1 ? 1 : kUnknownDim,
-                     KeyWord::Dim, rank.arg});
+        r.push_back({kUnknownDim, KeyWord::Dim, rank.arg});
       continue;
     }
     r.push_back(p);
@@ -324,9 +321,7 @@ void keepOnes(Words &key, const KeyWord *call, size_t n) {
 
 /// The key to trace for a call `b` under reduce_retracing, given an earlier
 /// trace `a`, if they have the same structure and values: dims that differ
-/// become unknown, ranks that differ unknown. A dim of size 1 on either side
-/// keeps b's value: fnc's compiled code broadcasts only dims known to be 1,
-/// so a [None] trace could not serve a call whose dim 1 broadcasts.
+/// become unknown, ranks that differ unknown.
 std::optional<Words> generalize(const Words &a, const Words &b) {
   Words r;
   size_t i = 0, j = 0;
@@ -339,7 +334,7 @@ std::optional<Words> generalize(const Words &a, const Words &b) {
       i += dimsAfter(a[i]);
       j += dimsAfter(b[j]);
     } else if (a[i].kind == KeyWord::Dim) {
-      if (a[i].value != b[j].value && a[i].value != 1 && b[j].value != 1)
+      if (a[i].value != b[j].value)
         w.value = kUnknownDim;
     } else if (a[i].value != b[j].value) {
       return std::nullopt;
@@ -369,8 +364,8 @@ struct ConcreteImpl {
   std::string name;
   Words key;
   // A dim of size 1 of a call does not match the unknown dims of this
-  // trace: reduce_retracing generalized its key (see generalize()), or its
-  // unknown dims meet in a broadcast (TraceBuilder::unknownDimsMeet).
+  // trace: two of them may meet in a broadcast, which compiled code cannot
+  // stretch (TraceBuilder::unknownDimsMeet).
   bool onesExact = false;
   ParsedKey parsed;
   std::vector<TensorSpec> inputs, outputs;
@@ -784,11 +779,9 @@ std::shared_ptr<ConcreteImpl> lookupOrTrace(FunctionCore::State &s,
       for (const auto &c : s.concretes)
         if (std::optional<Words> general = generalize(c->key, traceKey))
           traceKey = std::move(*general);
-    bool generalized = s.options.reduce_retracing && !s.signatureKey &&
-                       !exact && traceKey != toWords(key);
     // fnc compiles ranked code: an unknown rank takes the call's.
     if (hasUnknownRank(traceKey))
-      traceKey = specializeRanks(traceKey, w, n, generalized);
+      traceKey = specializeRanks(traceKey, w, n);
     // A trace of this key exists but cannot take the call's dims of size 1
     // (its unknown dims meet in a broadcast): trace one with those 1s.
     for (const auto &c : s.concretes)
@@ -820,7 +813,7 @@ std::shared_ptr<ConcreteImpl> lookupOrTrace(FunctionCore::State &s,
     }
     auto c = std::const_pointer_cast<ConcreteImpl>(made);
     c->paramNames = s.paramNames();
-    c->onesExact = generalized || c->builder->unknownDimsMeet;
+    c->onesExact = c->builder->unknownDimsMeet;
     lock.lock();
     noteRetrace(s, c->key);
     s.concretes.push_back(c);
