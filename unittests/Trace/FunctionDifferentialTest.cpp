@@ -158,6 +158,75 @@ TEST(FunctionDifferentialTest, RandomProgramsAgree) {
   EXPECT_GE(checked, 25);
 }
 
+/// Like RandomProgramsAgree, but traced once with every dim of every input
+/// unknown (an input_signature), then called with several random shapes of
+/// those ranks, size-1 dims included: run-time broadcasting (a 1 against a
+/// known dim, and the retrace for a 1 where unknown dims meet) must give
+/// the eager results.
+TEST(FunctionDifferentialTest, RandomProgramsWithUnknownDimsAgree) {
+  std::mt19937 rng(4321);
+  int checked = 0, sizeOne = 0;
+  for (int trial = 0; trial < 24; ++trial) {
+    Program p = randomProgram(rng);
+    while (p.inputShapes.size() < 3)
+      p.inputShapes.push_back(p.inputShapes.back());
+    FunctionOptions options;
+    std::vector<TensorSpec> sig;
+    for (const Shape &s : p.inputShapes)
+      sig.emplace_back(Shape(s.size(), kUnknownDim), p.dtype);
+    options.input_signature = sig;
+    auto staged = fnc::function(
+        [&p](Tensor a, Tensor b, Tensor c) { return run(p, {a, b, c}); },
+        options);
+    double tol =
+        p.dtype == DType::i32 ? 0 : (p.dtype == DType::f32 ? 1e-4 : 1e-9);
+    std::uniform_int_distribution<int> dimD(1, 4), coin(0, 2);
+    for (int call = 0; call < 3; ++call) {
+      // New dims for the program's broadcast base; a third of them 1.
+      size_t rank = 0;
+      for (const Shape &s : p.inputShapes)
+        rank = std::max(rank, s.size());
+      Shape base(rank);
+      for (int64_t &d : base)
+        d = coin(rng) == 0 ? 1 : dimD(rng);
+      std::vector<Tensor> in;
+      for (const Shape &s : p.inputShapes) {
+        Shape t(base.end() - s.size(), base.end());
+        for (size_t k = 0; k < s.size(); ++k)
+          if (s[k] == 1 || coin(rng) == 0)
+            t[k] = 1;
+        in.push_back(randomTensor(rng, p.dtype, t));
+      }
+      Tensor eager;
+      try {
+        eager = run(p, in);
+      } catch (const Error &) {
+        continue;
+      }
+      Tensor got;
+      try {
+        got = staged(in[0], in[1], in[2]);
+      } catch (const Error &e) {
+        ADD_FAILURE() << "trial " << trial << " call " << call
+                      << ": eager ran, staged threw: " << e.what();
+        continue;
+      }
+      ASSERT_EQ(got.shape(), eager.shape()) << "trial " << trial;
+      std::vector<double> ev = cast(eager, DType::f64).to_vector<double>(),
+                          gv = cast(got, DType::f64).to_vector<double>();
+      for (size_t k = 0; k < ev.size(); ++k)
+        EXPECT_NEAR(gv[k], ev[k], tol * (1 + std::abs(ev[k])))
+            << "trial " << trial << " call " << call << " element " << k;
+      for (const Tensor &t : in)
+        for (int64_t d : t.shape())
+          sizeOne += d == 1;
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 40);
+  EXPECT_GE(sizeOne, 40); // the calls did exercise size-1 dims
+}
+
 /// A random program over a float32 state `x` and a variable `v` of the same
 /// shape that mixes staged control flow and variable updates; `n` (an int32
 /// scalar argument) sets the trip counts and is only known at run time.
