@@ -428,8 +428,11 @@ public:
       return elementwise({in(0), in(1), in(2)},
                          mark(mlir::fnc::SelectOp::create(b, loc_, type, in(0),
                                                           in(1), in(2))));
-    case OpCode::Matmul:
-      return mark(mlir::fnc::MatmulOp::create(b, loc_, type, in(0), in(1)));
+    case OpCode::Matmul: {
+      Value r = mark(mlir::fnc::MatmulOp::create(b, loc_, type, in(0), in(1)));
+      noteMatmul(in(0), in(1), r);
+      return r;
+    }
     case OpCode::Conv2D:
       return mark(mlir::fnc::Conv2DOp::create(
           b, loc_, type, in(0), in(1), arr(op.ints),
@@ -529,6 +532,25 @@ public:
           mlir::fnc::SoftmaxOp::create(b, loc_, type, in(0), i64(op.axis)));
     }
     return {};
+  }
+
+  /// The batch dims of a matmul broadcast like an elementwise op's; its
+  /// result takes m from `lhs` and n from `rhs`.
+  void noteMatmul(Value lhs, Value rhs, Value result) {
+    ArrayRef<int64_t> l = dimSymbols(lhs), r = dimSymbols(rhs);
+    int64_t rank = cast<RankedTensorType>(result.getType()).getRank();
+    SmallVector<int64_t> symbols(rank, 0);
+    for (int64_t i = 0; i < rank - 2; ++i) {
+      int64_t li = i - (rank - static_cast<int64_t>(l.size())),
+              ri = i - (rank - static_cast<int64_t>(r.size()));
+      int64_t ls = li >= 0 ? l[li] : 0, rs = ri >= 0 ? r[ri] : 0;
+      if (ls && rs && ls != rs)
+        unknownDimsMeet = true;
+      symbols[i] = ls ? ls : rs;
+    }
+    symbols[rank - 2] = l[l.size() - 2];
+    symbols[rank - 1] = r.back();
+    dimSymbols_[result] = std::move(symbols);
   }
 
   /// `result` of an elementwise op on `operands`, its dim symbols noted.

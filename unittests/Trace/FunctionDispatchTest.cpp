@@ -284,6 +284,18 @@ TEST(FunctionDispatchTest, UnknownDimOfSizeOneBroadcastsAtRunTime) {
             (std::vector<float>{4.f, 6.f}));
   EXPECT_EQ(g2.tracing_count(), 2);
 
+  // Matmul batch dims are broadcast the same way.
+  FunctionOptions batched;
+  batched.input_signature = std::vector<TensorSpec>{
+      TensorSpec({kUnknownDim, 2, 3}), TensorSpec({kUnknownDim, 3, 2})};
+  auto mm = fnc::function([](Tensor a, Tensor b) { return matmul(a, b); },
+                          batched);
+  Tensor a3 = reshape(range(0, 18), {3, 2, 3}), b1 = reshape(range(0, 6), {1, 3, 2});
+  EXPECT_EQ(mm(a3, b1).to_vector<float>(), matmul(a3, b1).to_vector<float>());
+  Tensor a1 = reshape(range(0, 6), {1, 2, 3}), b3 = reshape(range(0, 18), {3, 3, 2});
+  EXPECT_EQ(mm(a1, b3).to_vector<float>(), matmul(a1, b3).to_vector<float>());
+  EXPECT_EQ(mm(a3, b3).to_vector<float>(), matmul(a3, b3).to_vector<float>());
+
   // Unknown dims that are the same size by construction do not meet: a
   // batch of 1 runs the one trace.
   FunctionOptions one;
