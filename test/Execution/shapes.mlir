@@ -7,6 +7,12 @@
 // RUN: fnc-run %s --entry=dynamic --input=2x3xi32=1,2,3,4,5,6 | FileCheck %s --check-prefix=DYN
 // RUN: fnc-run %s --interpret --entry=dynamic --input=2x3xi32=1,2,3,4,5,6 | FileCheck %s --check-prefix=DYN
 // RUN: fnc-run %s --entry=dynamic --input=4x3xi32=1,2,3,4,5,6,7,8,9,10,11,12 | FileCheck %s --check-prefix=DYN4
+// broadcast_to from a dim unknown in the type that is 1 at run time.
+// RUN: fnc-run %s --entry=stretch --input=1x1xf32=5 | FileCheck %s --check-prefix=STRETCH
+// RUN: fnc-run %s --interpret --entry=stretch --input=1x1xf32=5 | FileCheck %s --check-prefix=STRETCH
+// RUN: fnc-run %s --entry=stretch --input=3x1xf32=1,2,3 | FileCheck %s --check-prefix=NOSTRETCH
+// RUN: fnc-run %s --interpret --entry=stretch --input=3x1xf32=1,2,3 | FileCheck %s --check-prefix=NOSTRETCH
+// RUN: not fnc-run %s --entry=stretch --input=2x1xf32=1,2 2>&1 | FileCheck %s --check-prefix=BADSTRETCH
 // Shapes as values: shape_of and broadcast_to_shape (zeros(shape(x))).
 // RUN: fnc-run %s --entry=shape_values --input=2x3xf32=1,2,3,4,5,6 --input=3xi64=2,1,3 | FileCheck %s --check-prefix=SV
 // RUN: fnc-run %s --interpret --entry=shape_values --input=2x3xf32=1,2,3,4,5,6 --input=3xi64=2,1,3 | FileCheck %s --check-prefix=SV
@@ -96,4 +102,18 @@ func.func @shape_values(%x: tensor<?x?xf32>, %s: tensor<3xi64>) -> (tensor<2xi32
   %r = fnc.reshape %x : tensor<?x?xf32> -> tensor<?x1x3xf32>
   %b = fnc.broadcast_to_shape %r, %s : tensor<?x1x3xf32>, tensor<3xi64> -> tensor<?x?x3xf32>
   return %shape, %z, %b : tensor<2xi32>, tensor<?x?xf32>, tensor<?x?x3xf32>
+}
+
+// STRETCH: fnc.Tensor(
+// STRETCH-NEXT: {{\[\[}}5. 5. 5.]
+// STRETCH-NEXT:  [5. 5. 5.]
+// STRETCH-NEXT:  [5. 5. 5.]], shape=(3, 3), dtype=float32)
+// NOSTRETCH: fnc.Tensor(
+// NOSTRETCH-NEXT: {{\[\[}}1. 1. 1.]
+// NOSTRETCH-NEXT:  [2. 2. 2.]
+// NOSTRETCH-NEXT:  [3. 3. 3.]], shape=(3, 3), dtype=float32)
+// BADSTRETCH: error: @stretch: dynamic dimension mismatch: 2 vs 3
+func.func @stretch(%a: tensor<?x1xf32>) -> tensor<3x3xf32> {
+  %0 = fnc.broadcast_to %a : tensor<?x1xf32> -> tensor<3x3xf32>
+  return %0 : tensor<3x3xf32>
 }

@@ -250,6 +250,42 @@ Value lowering::guardedBy(OpBuilder &b, Location loc, Value outOfBounds,
   return guard.getResult(0);
 }
 
+Value lowering::stretchOperand(
+    OpBuilder &b, Location loc, Value operand, RankedTensorType resultType,
+    ArrayRef<std::pair<int64_t, Value>> dims) {
+  auto type = cast<RankedTensorType>(operand.getType());
+  int64_t r = type.getRank(), rank = resultType.getRank();
+  SmallVector<int64_t> shape(type.getShape());
+  SmallVector<OpFoldResult> full = tensorSizes(b, loc, operand);
+  for (auto [j, size] : dims) {
+    shape[j] = resultType.getDimSize(j + rank - r);
+    full[j] = b.getIndexAttr(shape[j]);
+  }
+  auto fullType = RankedTensorType::get(shape, type.getElementType());
+  Value init = emptyTensor(b, loc, fullType, full);
+  SmallVector<AffineMap> maps = {
+      AffineMap::getMultiDimIdentityMap(r, b.getContext())};
+  SmallVector<utils::IteratorType> par(r, utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, fullType, ValueRange{}, init, maps, par,
+             [&](OpBuilder &bb, Location bl, ValueRange) {
+               SmallVector<Value> index;
+               for (int64_t j = 0; j < r; ++j)
+                 index.push_back(linalg::IndexOp::create(bb, bl, j));
+               for (auto [j, size] : dims) {
+                 Value one = arith::CmpIOp::create(
+                     bb, bl, arith::CmpIPredicate::eq, size,
+                     indexConstant(bb, bl, 1));
+                 index[j] = arith::SelectOp::create(
+                     bb, bl, one, indexConstant(bb, bl, 0), index[j]);
+               }
+               linalg::YieldOp::create(
+                   bb, bl,
+                   tensor::ExtractOp::create(bb, bl, operand, index).getResult());
+             })
+      .getResult(0);
+}
+
 Value lowering::buildElementwise(OpBuilder &b, Location loc,
                                  RankedTensorType resultType,
                                  ValueRange operands, ScalarFn body) {
@@ -296,44 +332,10 @@ Value lowering::buildElementwise(OpBuilder &b, Location loc,
   // that dim is 1.
   auto stretched = [&](OpBuilder &nb, Location nl) -> Value {
     SmallVector<Value> inputs;
-    for (auto [operand, dims] : llvm::zip(operands, bs.stretched)) {
-      if (dims.empty()) {
-        inputs.push_back(operand);
-        continue;
-      }
-      auto type = cast<RankedTensorType>(operand.getType());
-      int64_t r = type.getRank();
-      SmallVector<int64_t> shape(type.getShape());
-      SmallVector<OpFoldResult> full = tensorSizes(nb, nl, operand);
-      for (auto [j, size] : dims) {
-        shape[j] = resultType.getDimSize(j + rank - r);
-        full[j] = nb.getIndexAttr(shape[j]);
-      }
-      auto fullType = RankedTensorType::get(shape, type.getElementType());
-      Value init = emptyTensor(nb, nl, fullType, full);
-      SmallVector<AffineMap> maps = {AffineMap::getMultiDimIdentityMap(r, ctx)};
-      SmallVector<utils::IteratorType> par(r, utils::IteratorType::parallel);
-      inputs.push_back(
-          linalg::GenericOp::create(
-              nb, nl, fullType, ValueRange{}, init, maps, par,
-              [&, &dims = dims, operand = operand](OpBuilder &bb, Location bl,
-                                                   ValueRange) {
-                SmallVector<Value> index;
-                for (int64_t j = 0; j < r; ++j)
-                  index.push_back(linalg::IndexOp::create(bb, bl, j));
-                for (auto [j, size] : dims) {
-                  Value one = arith::CmpIOp::create(
-                      bb, bl, arith::CmpIPredicate::eq, size,
-                      indexConstant(bb, bl, 1));
-                  index[j] = arith::SelectOp::create(
-                      bb, bl, one, indexConstant(bb, bl, 0), index[j]);
-                }
-                linalg::YieldOp::create(
-                    bb, bl, tensor::ExtractOp::create(bb, bl, operand, index)
-                                .getResult());
-              })
-              .getResult(0));
-    }
+    for (auto [operand, dims] : llvm::zip(operands, bs.stretched))
+      inputs.push_back(dims.empty() ? operand
+                                    : stretchOperand(nb, nl, operand,
+                                                     resultType, dims));
     return generic(nb, nl, inputs);
   };
 

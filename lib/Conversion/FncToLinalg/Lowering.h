@@ -99,6 +99,14 @@ BroadcastSizes broadcastSizes(OpBuilder &b, Location loc,
                               ValueRange operands, ArrayRef<int64_t> ranks,
                               bool allowStretch = false);
 
+/// `operand` copied to the sizes of `resultType` (right-aligned) at `dims`
+/// (dim of the operand, its run-time size): where that size is 1 the copy
+/// reads index 0 (a run-time broadcast), otherwise the same index. Those
+/// dims must be static in `resultType`.
+Value stretchOperand(OpBuilder &b, Location loc, Value operand,
+                     RankedTensorType resultType,
+                     ArrayRef<std::pair<int64_t, Value>> dims);
+
 /// `build()`, or an uninitialized tensor when `outOfBounds` (an i1, or null
 /// for never) holds at run time (the error was raised already).
 Value guardedBy(OpBuilder &b, Location loc, Value outOfBounds,

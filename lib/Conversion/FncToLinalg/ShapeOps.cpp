@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
@@ -244,35 +245,74 @@ AffineMap broadcastMap(RankedTensorType type, RankedTensorType result,
 
 /// `input` broadcast to `type` with the given full `sizes`; `mismatch`
 /// (null for never) is the i1 of checks already made, to which the input's
-/// own dims are added.
+/// own dims are added. A dynamic input dim that is 1 at run time against a
+/// static result dim broadcasts (a slower path copies it to full size).
 Value broadcastInto(OpBuilder &b, Location loc, Value input,
                     RankedTensorType type, ArrayRef<OpFoldResult> sizes,
                     Value mismatch) {
   auto inType = cast<RankedTensorType>(input.getType());
-  int64_t rank = type.getRank();
-  for (int64_t j = 0, r = inType.getRank(); j < r; ++j) {
+  int64_t rank = type.getRank(), r = inType.getRank();
+  Value stretch;
+  SmallVector<std::pair<int64_t, Value>> stretched;
+  for (int64_t j = 0; j < r; ++j) {
     if (inType.getDimSize(j) == 1)
       continue;
+    int64_t out = type.getDimSize(j + rank - r);
+    if (inType.isDynamicDim(j) && !ShapedType::isDynamic(out) && out != 1) {
+      Value d = tensor::DimOp::create(b, loc, input, j);
+      Value one = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, d,
+                                        indexConstant(b, loc, 1));
+      Value bad = arith::AndIOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, d,
+                                indexConstant(b, loc, out)),
+          arith::XOrIOp::create(
+              b, loc, one,
+              arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1)));
+      raiseErrorIf(b, loc, bad, kDimensionMismatch, d,
+                   indexConstant(b, loc, out));
+      mismatch = orElse(b, loc, mismatch, bad);
+      stretch = orElse(b, loc, stretch, one);
+      stretched.push_back({j, d});
+      continue;
+    }
     OpFoldResult in = tensor::getMixedSize(b, loc, input, j);
     mismatch = orElse(b, loc, mismatch,
                       checkSize(b, loc, in, sizes[j + rank - r],
                                 kDimensionMismatch));
   }
-  SmallVector<AffineMap> maps = {
-      broadcastMap(inType, type, b.getContext()),
-      AffineMap::getMultiDimIdentityMap(rank, b.getContext())};
   SmallVector<utils::IteratorType> iterators(rank,
                                              utils::IteratorType::parallel);
-  return guardedBy(b, loc, mismatch, type, sizes,
-                   [&](OpBuilder &nb, Location l) -> Value {
-                     Value init = emptyTensor(nb, l, type, sizes);
-                     return linalg::GenericOp::create(
-                                nb, l, type, input, init, maps, iterators,
-                                [](OpBuilder &bb, Location bl, ValueRange args) {
-                                  linalg::YieldOp::create(bb, bl, args[0]);
-                                })
-                         .getResult(0);
-                   });
+  auto copy = [&](OpBuilder &nb, Location l, Value from) -> Value {
+    auto fromType = cast<RankedTensorType>(from.getType());
+    SmallVector<AffineMap> maps = {
+        broadcastMap(fromType, type, nb.getContext()),
+        AffineMap::getMultiDimIdentityMap(rank, nb.getContext())};
+    Value init = emptyTensor(nb, l, type, sizes);
+    return linalg::GenericOp::create(
+               nb, l, type, from, init, maps, iterators,
+               [](OpBuilder &bb, Location bl, ValueRange args) {
+                 linalg::YieldOp::create(bb, bl, args[0]);
+               })
+        .getResult(0);
+  };
+  return guardedBy(
+      b, loc, mismatch, type, sizes, [&](OpBuilder &nb, Location l) -> Value {
+        if (!stretch)
+          return copy(nb, l, input);
+        return scf::IfOp::create(
+                   nb, l, stretch,
+                   [&](OpBuilder &tb, Location tl) {
+                     scf::YieldOp::create(
+                         tb, tl,
+                         copy(tb, tl,
+                              stretchOperand(tb, tl, input, type, stretched)));
+                   },
+                   [&](OpBuilder &eb, Location el) {
+                     scf::YieldOp::create(eb, el, copy(eb, el, input));
+                   })
+            .getResult(0);
+      });
 }
 
 struct BroadcastToLowering : public OpConversionPattern<BroadcastToOp> {
