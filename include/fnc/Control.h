@@ -46,8 +46,9 @@ namespace fnc {
 
 /// Options of while_loop and for_range.
 struct LoopOptions {
-  /// Empty, or one shape per loop variable (flattened, in order): a dim
-  /// given as fnc::kUnknownDim may change across iterations, the others
+  /// Empty, or one shape per tensor loop variable (flattened, in order;
+  /// TensorArrays are not counted: a dynamic-size one grows by itself): a
+  /// dim given as fnc::kUnknownDim may change across iterations, the others
   /// must stay as given (which the initial value must match). Inside the
   /// body and after the loop, those dims are unknown while tracing.
   std::vector<std::vector<int64_t>> shape_invariants;
@@ -61,11 +62,11 @@ using LoopCondFn = std::function<Tensor(const std::vector<Tensor> &)>;
 
 std::vector<Tensor> condImpl(const Tensor &pred, const BranchFn &thenFn,
                              const BranchFn &elseFn);
-/// `growing`: which of `init` may change their first dim (empty: none).
+/// `kinds`: what each of `init` is (see LoopVar).
 std::vector<Tensor> whileImpl(const LoopCondFn &cond, const LoopBodyFn &body,
                               const std::vector<Tensor> &init, const char *op,
                               const LoopOptions &options,
-                              const std::vector<bool> &growing);
+                              const std::vector<LoopVar> &kinds);
 std::vector<Tensor> forImpl(const Tensor &start, const Tensor &limit,
                             const Tensor &delta,
                             const std::function<std::vector<Tensor>(
@@ -73,7 +74,7 @@ std::vector<Tensor> forImpl(const Tensor &start, const Tensor &limit,
                                 &body,
                             const std::vector<Tensor> &init,
                             const LoopOptions &options,
-                            const std::vector<bool> &growing);
+                            const std::vector<LoopVar> &kinds);
 std::vector<Tensor> switchImpl(const Tensor &index,
                                const std::vector<BranchFn> &branches);
 
@@ -108,14 +109,13 @@ template <typename T> T rebuildLike(std::vector<Tensor> &&v, const T &like) {
     return ResultCodec<T>::rebuild(std::move(v));
 }
 
-/// Which flattened loop variables of `vars` change their first dim
-/// (a dynamic-size TensorArray's); empty when none can.
-template <typename C, typename = void> struct HasGrowing : std::false_type {};
+/// What the flattened loop variables of `vars` are (empty: all tensors).
+template <typename C, typename = void> struct HasKinds : std::false_type {};
 template <typename C>
-struct HasGrowing<C, std::void_t<decltype(&C::growing)>> : std::true_type {};
-template <typename T> std::vector<bool> growingVars(const T &vars) {
-  if constexpr (HasGrowing<ResultCodec<T>>::value)
-    return ResultCodec<T>::growing(vars);
+struct HasKinds<C, std::void_t<decltype(&C::kinds)>> : std::true_type {};
+template <typename T> std::vector<LoopVar> loopVarKinds(const T &vars) {
+  if constexpr (HasKinds<ResultCodec<T>>::value)
+    return ResultCodec<T>::kinds(vars);
   else
     return {};
 }
@@ -178,7 +178,7 @@ T while_loop(CondFn cond_fn, BodyFn body_fn, const T &loop_vars,
         return Codec::flatten(T(detail::invokeLoop(body_fn, vars)));
       },
       Codec::flatten(loop_vars), "while_loop", options,
-      detail::growingVars(loop_vars));
+      detail::loopVarKinds(loop_vars));
   return detail::rebuildLike(std::move(out), loop_vars);
 }
 
@@ -197,7 +197,7 @@ T for_range(const Tensor &start, const Tensor &limit, const Tensor &delta,
         T vars = detail::rebuildLike(std::vector<Tensor>(v), loop_vars);
         return Codec::flatten(T(detail::invokeLoop(body_fn, vars, i)));
       },
-      Codec::flatten(loop_vars), options, detail::growingVars(loop_vars));
+      Codec::flatten(loop_vars), options, detail::loopVarKinds(loop_vars));
   return detail::rebuildLike(std::move(out), loop_vars);
 }
 

@@ -383,6 +383,11 @@ struct ArgCodec<std::pair<A, B>> {
   }
 };
 
+/// What a flattened loop variable of fnc::while_loop / for_range is: a
+/// tensor of the caller's, or one of the two tensors a TensorArray flattens
+/// to (values and mask), whose first dim grows for a dynamic-size array.
+enum class LoopVar : uint8_t { Tensor, Array, GrowingArray };
+
 /// How a result type is flattened to tensors and rebuilt.
 template <typename R> struct ResultCodec {
   static_assert(kAlwaysFalse<R>,

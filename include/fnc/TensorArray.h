@@ -124,8 +124,8 @@ template <> struct LoopElem<Tensor> {
   static Tensor rebuildLike(std::vector<Tensor> &v, size_t at, const Tensor &) {
     return std::move(v[at]);
   }
-  static void growing(const Tensor &, std::vector<bool> &out) {
-    out.push_back(false);
+  static void kinds(const Tensor &, std::vector<LoopVar> &out) {
+    out.push_back(LoopVar::Tensor);
   }
 };
 template <> struct LoopElem<TensorArray> {
@@ -143,8 +143,9 @@ template <> struct LoopElem<TensorArray> {
     return TensorArray::fromLoopVars(v[at], v[at + 1], like.dynamic_size());
   }
   /// A dynamic array's values and mask change their first dim.
-  static void growing(const TensorArray &a, std::vector<bool> &out) {
-    out.insert(out.end(), 2, a.dynamic_size());
+  static void kinds(const TensorArray &a, std::vector<LoopVar> &out) {
+    out.insert(out.end(), 2,
+               a.dynamic_size() ? LoopVar::GrowingArray : LoopVar::Array);
   }
 };
 
@@ -162,9 +163,9 @@ template <typename... Ts> struct MixedTupleCodec {
                                        const std::tuple<Ts...> &like) {
     return rebuildAtLike(v, like, std::index_sequence_for<Ts...>{});
   }
-  static std::vector<bool> growing(const std::tuple<Ts...> &t) {
-    std::vector<bool> out;
-    std::apply([&](const Ts &...e) { (LoopElem<Ts>::growing(e, out), ...); },
+  static std::vector<LoopVar> kinds(const std::tuple<Ts...> &t) {
+    std::vector<LoopVar> out;
+    std::apply([&](const Ts &...e) { (LoopElem<Ts>::kinds(e, out), ...); },
                t);
     return out;
   }
@@ -202,8 +203,10 @@ template <> struct ResultCodec<TensorArray> {
                                  const TensorArray &like) {
     return TensorArray::fromLoopVars(v[0], v[1], like.dynamic_size());
   }
-  static std::vector<bool> growing(const TensorArray &a) {
-    return std::vector<bool>(2, a.dynamic_size());
+  static std::vector<LoopVar> kinds(const TensorArray &a) {
+    std::vector<LoopVar> out;
+    LoopElem<TensorArray>::kinds(a, out);
+    return out;
   }
 };
 // Tuples whose first TensorArray is element 0, 1 or 2 (more specialized

@@ -123,32 +123,39 @@ std::string shapeText(const Shape &shape) {
 /// The types the loop carries: the initial values', or the shape
 /// invariants (checked against the initial values).
 VarTypes loopTypes(const std::vector<Tensor> &init, const LoopOptions &options,
-                   const std::vector<bool> &growing, const char *op,
+                   const std::vector<LoopVar> &kinds, const char *op,
                    size_t hidden) {
   VarTypes types;
   for (const Tensor &t : init) {
     types.dtypes.push_back(t.dtype());
     types.shapes.push_back(t.shape());
   }
-  const auto &inv = options.shape_invariants;
-  if (inv.empty()) {
+  auto kindOf = [&](size_t i) {
+    return i < kinds.size() ? kinds[i] : LoopVar::Tensor;
+  };
+  size_t count = init.size() - hidden, tensors = 0;
+  for (size_t i = 0; i < count; ++i) {
     // Dynamic-size TensorArrays grow along their first dim.
-    for (size_t i = 0; i < growing.size(); ++i)
-      if (growing[i] && !types.shapes[hidden + i].empty())
-        types.shapes[hidden + i][0] = shapes::kDynamic;
-    return types;
+    if (kindOf(i) == LoopVar::GrowingArray && !types.shapes[hidden + i].empty())
+      types.shapes[hidden + i][0] = shapes::kDynamic;
+    tensors += kindOf(i) == LoopVar::Tensor;
   }
-  size_t count = init.size() - hidden;
-  if (inv.size() != count)
+  const auto &inv = options.shape_invariants;
+  if (inv.empty())
+    return types;
+  if (inv.size() != tensors)
     throw Error(ErrorKind::InvalidArgument,
                 std::string("fnc::") + op + ": " + std::to_string(inv.size()) +
                     " shape invariant" + (inv.size() == 1 ? "" : "s") +
-                    " for " + std::to_string(count) + " loop variable" +
-                    (count == 1 ? "" : "s") +
-                    "; give one shape per loop variable (its shape, with "
-                    "fnc::kUnknownDim for the dims that change)");
-  for (size_t i = 0; i < count; ++i) {
-    Shape shape = inv[i];
+                    " for " + std::to_string(tensors) + " tensor loop variable" +
+                    (tensors == 1 ? "" : "s") +
+                    "; give one shape per tensor loop variable (its shape, "
+                    "with fnc::kUnknownDim for the dims that change; "
+                    "TensorArrays need none)");
+  for (size_t i = 0, k = 0; i < count; ++i) {
+    if (kindOf(i) != LoopVar::Tensor)
+      continue;
+    Shape shape = inv[k];
     for (int64_t &d : shape)
       if (d == -1)
         d = shapes::kDynamic;
@@ -156,11 +163,12 @@ VarTypes loopTypes(const std::vector<Tensor> &init, const LoopOptions &options,
     if (!fits(t.shape(), shape))
       throw Error(ErrorKind::InvalidArgument,
                   std::string("fnc::") + op + ": loop variable #" +
-                      std::to_string(i) + " is " + typeText(t) +
+                      std::to_string(k) + " is " + typeText(t) +
                       " but its shape invariant is " + shapeText(shape) +
                       "; the initial value must have the invariant's rank "
                       "and its known dims");
     types.shapes[hidden + i] = std::move(shape);
+    ++k;
   }
   return types;
 }
@@ -259,16 +267,18 @@ namespace {
 std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
                               const std::vector<Tensor> &init, const char *op,
                               const LoopOptions &options,
-                              const std::vector<bool> &growing, size_t hidden) {
+                              const std::vector<LoopVar> &kinds,
+                              size_t hidden) {
   for (size_t i = hidden; i < init.size(); ++i)
     if (!init[i].defined())
       throw Error(ErrorKind::InvalidArgument,
                   std::string("fnc::") + op + ": loop variable #" +
                       std::to_string(i - hidden) + " is a null fnc::Tensor");
-  VarTypes types = loopTypes(init, options, growing, op, hidden);
-  bool invariants = !options.shape_invariants.empty() ||
-                    std::find(growing.begin(), growing.end(), true) !=
-                        growing.end();
+  VarTypes types = loopTypes(init, options, kinds, op, hidden);
+  bool invariants =
+      !options.shape_invariants.empty() ||
+      std::find(kinds.begin(), kinds.end(), LoopVar::GrowingArray) !=
+          kinds.end();
   trace::Recorder *r = api::recording();
   if (!r) {
     std::vector<Tensor> vars = init;
@@ -316,8 +326,8 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
 std::vector<Tensor> whileImpl(const LoopCondFn &cond, const LoopBodyFn &body,
                               const std::vector<Tensor> &init, const char *op,
                               const LoopOptions &options,
-                              const std::vector<bool> &growing) {
-  return whileLoop(cond, body, init, op, options, growing, 0);
+                              const std::vector<LoopVar> &kinds) {
+  return whileLoop(cond, body, init, op, options, kinds, 0);
 }
 
 std::vector<Tensor> forImpl(
@@ -325,7 +335,7 @@ std::vector<Tensor> forImpl(
     const std::function<std::vector<Tensor>(const Tensor &,
                                             const std::vector<Tensor> &)> &body,
     const std::vector<Tensor> &init, const LoopOptions &options,
-    const std::vector<bool> &growing) {
+    const std::vector<LoopVar> &kinds) {
   requireScalar(start, "for_range", "start", false);
   requireScalar(limit, "for_range", "limit", false);
   requireScalar(delta, "for_range", "delta", false);
@@ -357,7 +367,7 @@ std::vector<Tensor> forImpl(
         next.insert(next.begin(), add(v[0], del));
         return next;
       },
-      vars, "for_range", options, growing, 1);
+      vars, "for_range", options, kinds, 1);
   return std::vector<Tensor>(out.begin() + 1, out.end());
 }
 

@@ -344,7 +344,7 @@ TEST(ControlTest, ShapeInvariantErrors) {
   two.shape_invariants = {{kUnknownDim}, {}};
   expectError([&] { while_loop(cond, body, Tensor({1.f}), two); },
               ErrorKind::InvalidArgument,
-              {"fnc::while_loop: 2 shape invariants for 1 loop variable"});
+              {"fnc::while_loop: 2 shape invariants for 1 tensor loop variable"});
   LoopOptions rank;
   rank.shape_invariants = {{kUnknownDim, kUnknownDim}};
   expectError([&] { while_loop(cond, body, Tensor({1.f}), rank); },

@@ -230,6 +230,29 @@ TEST(TensorArrayTest, DynamicSizeInStagedLoops) {
   EXPECT_EQ(stagedRows.tracing_count(), 1);
   EXPECT_EQ(std::get<0>(stagedRows(Tensor(6), x)).shape(), (Shape{7, 3}));
 
+  // Shape invariants name the tensor loop variables only; the array in the
+  // same loop grows by itself.
+  auto both = [](Tensor n) {
+    LoopOptions options;
+    options.shape_invariants = {{kUnknownDim}};
+    auto [seq, ta] = for_range(
+        0, n, 1,
+        [](Tensor i, Tensor seq, TensorArray t) {
+          return std::make_tuple(concat({seq, reshape(i, {1})}, 0),
+                                 t.write(i, i * 10));
+        },
+        std::make_tuple(Tensor(std::vector<int32_t>{}, {0}),
+                        TensorArray::dynamic(DType::i32, 0,
+                                             std::vector<int64_t>{})),
+        options);
+    return concat({seq, ta.stack()}, 0);
+  };
+  auto stagedBoth = fnc::function(both);
+  EXPECT_EQ(stagedBoth(Tensor(3)).to_vector<int32_t>(),
+            (std::vector<int32_t>{0, 1, 2, 0, 10, 20}));
+  EXPECT_EQ(both(Tensor(2)).to_vector<int32_t>(),
+            (std::vector<int32_t>{0, 1, 0, 10}));
+
   // Reading past the end of a dynamic array is a run-time error.
   auto pastEnd = fnc::function([](Tensor n) {
     TensorArray ta = TensorArray::dynamic(DType::f32, 0, std::vector<int64_t>{});
