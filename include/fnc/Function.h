@@ -36,6 +36,12 @@
 // rank it is called with, every dim of that trace unknown. Each such trace
 // is a concrete function of its own.
 //
+// Size-1 dims. Compiled code cannot broadcast two unknown dims against each
+// other at run time. A trace in which unknown dims of different sizes may
+// meet in a broadcast (`x + y` with both unknown) therefore does not serve
+// a call with a dim of size 1 there: that call gets a trace with the 1, so
+// staged broadcasting always matches eager (docs/Semantics.md).
+//
 // Parameters: the callable must have a non-template call operator (or be a
 // function pointer); its parameters are taken by value or const reference.
 // Results: fnc::Tensor, std::tuple / std::pair / std::array /
