@@ -15,6 +15,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 
@@ -166,10 +167,21 @@ struct FncScalarizePass
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
 
-    // Hoist what the scalar code left in the loops (the limit of a
-    // for_range read from its tensor), then make counted loops scf.for.
-    getOperation().walk(
-        [](LoopLikeOpInterface loop) { moveLoopInvariantCode(loop); });
+    // Hoist the scalar code left in the loops (the limit of a for_range read
+    // from its tensor), then make counted loops scf.for. Tensor ops stay:
+    // a hoisted destination (a fill) would become a copy per iteration.
+    getOperation().walk([](LoopLikeOpInterface loop) {
+      moveLoopInvariantCode(
+          loop.getLoopRegions(),
+          [&](Value v, Region *) { return loop.isDefinedOutsideOfLoop(v); },
+          [](Operation *op, Region *) {
+            return isMemoryEffectFree(op) && isSpeculatable(op) &&
+                   llvm::none_of(op->getResultTypes(), [](Type t) {
+                     return isa<ShapedType>(t);
+                   });
+          },
+          [&](Operation *op, Region *) { loop.moveOutOfLoop(op); });
+    });
     RewritePatternSet uplift(&getContext());
     uplift.add<UpliftCountedWhile>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(uplift))))
