@@ -13,6 +13,7 @@
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -141,11 +142,29 @@ struct UpliftCountedWhile : OpRewritePattern<scf::WhileOp> {
     auto cmp = condition.getCondition().getDefiningOp<arith::CmpIOp>();
     if (!cmp)
       return failure();
-    for (auto [forwarded, result] :
-         llvm::zip(condition.getArgs(), loop.getResults()))
-      if (llvm::is_contained(cmp->getOperands(), forwarded) &&
-          isa<BlockArgument>(forwarded) && !result.use_empty())
+    bool positiveStep = false;
+    for (auto [p, forwarded, result] :
+         llvm::enumerate(condition.getArgs(), loop.getResults())) {
+      auto counter = dyn_cast<BlockArgument>(forwarded);
+      if (!counter || !llvm::is_contained(cmp->getOperands(), forwarded))
+        continue;
+      if (!result.use_empty())
         return failure();
+      // The counter's increment must be a constant > 0 (scf.for's step;
+      // a while with another step is not a for loop).
+      Value next = loop.getYieldOp().getOperand(counter.getArgNumber());
+      auto add = next.getDefiningOp<arith::AddIOp>();
+      Value afterArg = loop.getAfterArguments()[p];
+      APInt step;
+      if (add &&
+          ((add.getLhs() == afterArg &&
+            matchPattern(add.getRhs(), m_ConstantInt(&step))) ||
+           (add.getRhs() == afterArg &&
+            matchPattern(add.getLhs(), m_ConstantInt(&step)))))
+        positiveStep = step.isStrictlyPositive();
+    }
+    if (!positiveStep)
+      return failure();
     return success(succeeded(scf::upliftWhileToForLoop(rewriter, loop)));
   }
 };

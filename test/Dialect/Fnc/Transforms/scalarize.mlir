@@ -123,3 +123,24 @@ func.func @for_range(%x: tensor<4xf32>, %n: tensor<i32>) -> tensor<4xf32> {
   }
   return %r#1 : tensor<4xf32>
 }
+
+// -----
+
+// A counter whose step is not a constant > 0 is not an scf.for step: the
+// loop stays a while (it would be an endless loop for a step <= 0).
+// CHECK-LABEL: func @runtime_step
+// CHECK: scf.while
+// CHECK-NOT: scf.for
+func.func @runtime_step(%x: f32, %n: i32, %s: i32) -> f32 {
+  %zero = arith.constant 0 : i32
+  %r:2 = scf.while (%i = %zero, %a = %x) : (i32, f32) -> (i32, f32) {
+    %c = arith.cmpi slt, %i, %n : i32
+    scf.condition(%c) %i, %a : i32, f32
+  } do {
+  ^bb0(%i: i32, %a: f32):
+    %b = arith.addf %a, %a : f32
+    %j = arith.addi %i, %s : i32
+    scf.yield %j, %b : i32, f32
+  }
+  return %r#1 : f32
+}

@@ -42,8 +42,9 @@ def FncScalarize : Pass<"fnc-scalarize", "::mlir::func::FuncOp"> {
 
     Folding `tensor.extract(tensor.from_elements)` then leaves scalar
     arithmetic where the loop counter and the predicate were buffers. A
-    counted loop (a compare of a scalar counter before, its increment after:
-    a staged `for_range`) then becomes an `scf.for` (upstream's uplift),
+    counted loop (a compare of a scalar counter before, its increment by a
+    constant > 0 after: a staged `for_range`) then becomes an `scf.for`
+    (upstream's uplift),
     which bufferizes without copying its carried tensors every iteration;
     loops whose counter is used after the loop stay `scf.while`.
 
