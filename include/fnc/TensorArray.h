@@ -17,8 +17,8 @@
 // while tracing with C++ (or eager) indices, it is a list of tensors. With
 // a symbolic index, or when carried by fnc::while_loop / fnc::for_range, it
 // becomes a tensor of shape [size, element...] plus a bool mask of the
-// written elements; a write is a select on a one-hot row, a read with a
-// symbolic index a masked sum.
+// written elements; a write replaces one row (fnc.set_row, in place once
+// compiled), a read with a symbolic index gathers one.
 //
 // A fixed size, or a dynamic (growing) size (TensorArray::dynamic, which
 // grows on writes past the end), eagerly and staged. While tracing, a
@@ -31,9 +31,9 @@
 // index outside [0, size) known at trace time or eagerly (OutOfRange),
 // reading an element never written when that is known
 // (FailedPrecondition). In staged code, an element never written reads as
-// zeros; a write at an out-of-range run-time index does nothing in a fixed
-// array, and a negative index (or a read past the end of a dynamic array)
-// is a run-time error.
+// zeros, and an index out of range at run time (a write past the end of a
+// fixed-size array, a negative index, a read past the end) is a run-time
+// error.
 //
 //===----------------------------------------------------------------------===//
 

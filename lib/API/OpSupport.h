@@ -73,6 +73,13 @@ ref::Array scalarArray(DType dtype, double value, const char *op,
 /// known dims in their type. Does nothing eagerly.
 void noteShapeValues(const Tensor &shape, const Shape &known);
 
+/// `x` with its row `index` (an integer scalar, along dim 0) replaced by
+/// `value` (a tensor of x's dtype and row shape; the caller checks): a copy
+/// eagerly, `fnc.set_row` (updated in place once compiled) in a trace. An
+/// index outside [0, rows) throws OutOfRange eagerly and is a run-time
+/// error staged.
+Tensor setRow(const Tensor &x, const Tensor &index, const Tensor &value);
+
 /// The recorder of the trace active on this thread, or null when eager.
 inline trace::Recorder *recording() { return trace::activeRecorder(); }
 

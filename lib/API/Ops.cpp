@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <sstream>
 
@@ -193,6 +194,32 @@ Tensor ones(const Shape &shape, DType dtype) {
 }
 
 namespace api {
+Tensor setRow(const Tensor &x, const Tensor &index, const Tensor &value) {
+  // Dispatch point.
+  if (trace::Recorder *r = recording();
+      r && (trace::isSymbolic(x) || trace::isSymbolic(index) ||
+            trace::isSymbolic(value))) {
+    trace::OpRecord op;
+    op.code = trace::OpCode::SetRow;
+    op.dtype = x.dtype();
+    op.shape = x.shape();
+    return record(*r, std::move(op), {&x, &index, &value}, "set_row");
+  }
+  const ref::Array &in = arrayOf(x);
+  int64_t i = arrayOf(index).getInt(0), rows = in.shape.at(0);
+  if (i < 0 || i >= rows)
+    fail(ErrorKind::OutOfRange, "set_row",
+         "row index " + std::to_string(i) + " is out of range [0, " +
+             std::to_string(rows) + ")",
+         {&x});
+  ref::Array out = ref::Array::allocate(in.dtype, in.shape);
+  size_t rowBytes = rows ? in.numBytes() / rows : 0;
+  std::memcpy(out.rawMutableData(), in.rawData(), in.numBytes());
+  std::memcpy(static_cast<char *>(out.rawMutableData()) + i * rowBytes,
+              arrayOf(value).rawData(), rowBytes);
+  return wrap(std::move(out));
+}
+
 void noteShapeValues(const Tensor &shape, const Shape &known) {
   if (trace::Recorder *r = recording(); r && trace::isSymbolic(shape))
     r->shapeValues.emplace_back(r->valueOf(shape, "shape"), known);

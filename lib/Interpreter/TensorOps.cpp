@@ -225,6 +225,36 @@ Error Interpreter::Impl::runTensorOp(Operation *op, Frame &frame,
           }
           return check(op, interp::broadcastTo(in[0], shape));
         })
+        .Case([&](SetRowOp) -> Expected<TensorValue> {
+          const TensorValue &input = in[0], &value = in[2];
+          int64_t index, rows = input.shape()[0];
+          std::string error;
+          if (!interp::readInt(in[1], 0, index, error))
+            return opError(op, "the index: " + error);
+          if (index < 0 || index >= rows)
+            return opError(op, "row index " + llvm::Twine(index) +
+                                   " is out of range [0, " + llvm::Twine(rows) +
+                                   ")");
+          ::fnc::Shape row(input.shape().begin() + 1, input.shape().end());
+          if (value.shape() != row)
+            return opError(op, "the value's shape does not match a row");
+          // input[:index] ++ [value] ++ input[index + 1:]
+          auto part = [&](int64_t from, int64_t count) {
+            std::vector<int64_t> offsets(input.shape().size(), 0),
+                sizes = input.shape(), strides(input.shape().size(), 1);
+            offsets[0] = from;
+            sizes[0] = count;
+            return interp::slice(input, offsets, sizes, strides);
+          };
+          interp::KernelResult before = part(0, index),
+                               after = part(index + 1, rows - index - 1),
+                               middle = interp::expandDims(value, 0);
+          for (const interp::KernelResult *r : {&before, &after, &middle})
+            if (!r->ok)
+              return check(op, *r);
+          return check(op, interp::concat(
+                               {before.value, middle.value, after.value}, 0));
+        })
         .Case([&](ExpandDimsOp e) {
           return check(
               op, interp::expandDims(in[0], static_cast<int64_t>(e.getAxis())));

@@ -343,6 +343,9 @@ std::string fnc::runtime::errorMessage(int64_t code, int64_t a, int64_t b) {
     return "check_numerics: an op produced NaN or Inf";
   case ErrorCode::SliceOutOfRange:
     return "slice reads element " + sa + " of a dimension of size " + sb;
+  case ErrorCode::RowIndex:
+    return "row index " + sa + " is out of range [0, " + sb +
+           ") (a write to a fnc::TensorArray past its size, or fnc.set_row)";
   case ErrorCode::NegativeDimension:
     return "a shape holds the negative size " + sa + " (at index " + sb +
            "); sizes must be >= 0";

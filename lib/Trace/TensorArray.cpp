@@ -4,7 +4,8 @@
 // write makes a new state. Two representations: a list of element tensors
 // (eagerly, and in a trace while every index is known in C++), and a
 // values tensor [size, element...] with a bool mask [size] of written
-// elements (a symbolic index, or carried by a staged loop). Everything is
+// elements (a symbolic index, or carried by a staged loop), written one row
+// at a time (api::setRow: fnc.set_row, in place once compiled). Everything is
 // built from public fnc ops, so the same code runs eagerly and staged. No
 // MLIR here.
 //
@@ -86,13 +87,6 @@ void checkRange(const TensorArrayState &s, int64_t i, const char *op,
             (s.dynamic ? "" : "; use a bigger size or TensorArray::dynamic"));
 }
 
-/// `[1, 1, ...]` of the element rank: a mask row broadcast over elements.
-std::vector<int64_t> rowShape(const TensorArrayState &s) {
-  std::vector<int64_t> shape = {s.size};
-  shape.insert(shape.end(), s.elementShape->size(), 1);
-  return shape;
-}
-
 /// The state in tensor form (unwritten elements are zeros).
 std::shared_ptr<TensorArrayState> toTensorForm(const TensorArrayState &s,
                                                const char *op) {
@@ -104,17 +98,19 @@ std::shared_ptr<TensorArrayState> toTensorForm(const TensorArrayState &s,
                 std::string("fnc::TensorArray::") + op + ": " + describe(s) +
                     " has no element shape yet; pass element_shape to the "
                     "constructor or write an element first");
-  std::vector<int64_t> one = {1};
-  one.insert(one.end(), s.elementShape->begin(), s.elementShape->end());
-  std::vector<Tensor> rows, written;
-  for (const Tensor &e : s.elements) {
-    rows.push_back(e.defined() ? reshape(e, one) : zeros(one, s.dtype));
-    written.push_back(fill({1}, e.defined() ? 1 : 0, DType::i1));
-  }
+  // Zeros, then the written elements row by row: a few ops however big the
+  // array (one op per element made a trace of a 1000-element array slow to
+  // compile).
   std::vector<int64_t> full = {s.size};
   full.insert(full.end(), s.elementShape->begin(), s.elementShape->end());
-  out->values = rows.empty() ? zeros(full, s.dtype) : concat(rows, 0);
-  out->mask = written.empty() ? zeros({0}, DType::i1) : concat(written, 0);
+  out->values = zeros(full, s.dtype);
+  out->mask = zeros({s.size}, DType::i1);
+  for (size_t i = 0; i < s.elements.size(); ++i)
+    if (const Tensor &e = s.elements[i]; e.defined()) {
+      Tensor index(static_cast<int64_t>(i));
+      out->values = api::setRow(out->values, index, e);
+      out->mask = api::setRow(out->mask, index, Tensor(true));
+    }
   out->tensorForm = true;
   out->elements.clear();
   return out;
@@ -126,30 +122,13 @@ Tensor lengthOf(const TensorArrayState &s) {
   return gather(shape(s.values, DType::i64), Tensor(int64_t{0}), 0);
 }
 
-/// A bool [n] tensor, true at `index` only, built from int64 scalars `n`
-/// and `index` that may be unknown while tracing. An index outside [0, n)
-/// gives a negative size: an error, eagerly and at run time.
-Tensor dynamicOneHot(const Tensor &n, const Tensor &index) {
-  return concat({zeros(reshape(index, {1}), DType::i1), ones({1}, DType::i1),
-                 zeros(reshape(n - index - 1, {1}), DType::i1)},
-                0);
-}
-
-/// `row` [n] with a 1 appended per element dim (to broadcast over rows).
-Tensor overRows(Tensor row, const TensorArrayState &s) {
-  for (size_t i = 0; i < s.elementShape->size(); ++i)
-    row = expand_dims(row, -1);
-  return row;
-}
-
-/// A dynamic-size array in tensor form with element `index` set to `value`,
-/// grown first when `index` is past the end.
-void writeDynamic(TensorArrayState &s, const Tensor &index,
-                  const Tensor &value) {
+/// A dynamic-size array in tensor form grown (with zeros, unwritten) to
+/// hold element `index` if it is past the end (sizes read at run time). A
+/// negative index gives a negative size: an error, eagerly and at run time.
+void growFor(TensorArrayState &s, const Tensor &index) {
   Tensor i = index.dtype() == DType::i64 ? index : cast(index, DType::i64);
   Tensor len = lengthOf(s);
-  Tensor needed = maximum(len, i + 1);
-  Tensor pad = reshape(needed - len, {1});
+  Tensor pad = reshape(maximum(len, i + 1) - len, {1});
   const std::vector<int64_t> &element = *s.elementShape;
   Tensor padShape = concat(
       {pad, constant(element, {static_cast<int64_t>(element.size())})}, 0);
@@ -158,15 +137,7 @@ void writeDynamic(TensorArrayState &s, const Tensor &index,
   api::noteShapeValues(padShape, known);
   s.values = concat({s.values, zeros(padShape, s.dtype)}, 0);
   s.mask = concat({s.mask, zeros(pad, DType::i1)}, 0);
-  Tensor row = dynamicOneHot(needed, i);
-  s.values = select(overRows(row, s), expand_dims(value, 0), s.values);
-  s.mask = logical_or(s.mask, row);
   s.size = s.values.shape()[0];
-}
-
-/// A bool [size] tensor: position == index.
-Tensor oneHotRow(const TensorArrayState &s, const Tensor &index) {
-  return equal(range(0, static_cast<double>(s.size), 1, index.dtype()), index);
 }
 
 } // namespace
@@ -275,14 +246,11 @@ TensorArray TensorArray::writeImpl(const Tensor *index,
     return toTensorForm(shaped, "write");
   }();
   Tensor idx = index ? *index : Tensor(*known);
-  if (out->dynamic) {
-    writeDynamic(*out, idx, value);
-    return TensorArray(std::move(out));
-  }
-  Tensor row = oneHotRow(*out, idx);
-  out->values =
-      select(reshape(row, rowShape(*out)), expand_dims(value, 0), out->values);
-  out->mask = logical_or(out->mask, row);
+  if (out->dynamic)
+    growFor(*out, idx);
+  // One row each: updated in place once compiled (fnc.set_row).
+  out->values = api::setRow(out->values, idx, value);
+  out->mask = api::setRow(out->mask, idx, Tensor(true));
   return TensorArray(std::move(out));
 }
 
@@ -314,16 +282,10 @@ Tensor TensorArray::readImpl(const Tensor *index,
       throw unwritten(*known);
     return gather(s.values, Tensor(*known), 0);
   }
-  // A symbolic index: a masked sum over the rows (an out-of-range index
-  // reads zeros rather than memory out of bounds).
+  // A symbolic index: one row (an element never written is zeros; an index
+  // out of range is a run-time error).
   std::shared_ptr<TensorArrayState> t = toTensorForm(s, "read");
-  Tensor row =
-      t->dynamic
-          ? overRows(dynamicOneHot(lengthOf(*t), cast(*index, DType::i64)), *t)
-          : reshape(oneHotRow(*t, *index), rowShape(*t));
-  if (t->dtype == DType::i1)
-    return reduce_any(logical_and(row, t->values), {0});
-  return reduce_sum(select(row, t->values, zeros({}, t->dtype)), {0});
+  return gather(t->values, *index, 0);
 }
 
 Tensor TensorArray::stack() const {

@@ -466,6 +466,9 @@ public:
         dimSymbols_[r] = known->second;
       return r;
     }
+    case OpCode::SetRow:
+      return mark(mlir::fnc::SetRowOp::create(b, loc_, type, in(0), in(1),
+                                              in(2)));
     case OpCode::ExpandDims:
       return mark(
           mlir::fnc::ExpandDimsOp::create(b, loc_, type, in(0), i64(op.axis)));

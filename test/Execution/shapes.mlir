@@ -13,6 +13,11 @@
 // RUN: fnc-run %s --entry=stretch --input=3x1xf32=1,2,3 | FileCheck %s --check-prefix=NOSTRETCH
 // RUN: fnc-run %s --interpret --entry=stretch --input=3x1xf32=1,2,3 | FileCheck %s --check-prefix=NOSTRETCH
 // RUN: not fnc-run %s --entry=stretch --input=2x1xf32=1,2 2>&1 | FileCheck %s --check-prefix=BADSTRETCH
+// set_row: one row replaced; an index out of range is an error.
+// RUN: fnc-run %s --entry=set_row --input=3x2xf32=1,2,3,4,5,6 --input=i32=1 --input=2xf32=-1,-2 | FileCheck %s --check-prefix=SETROW
+// RUN: fnc-run %s --interpret --entry=set_row --input=3x2xf32=1,2,3,4,5,6 --input=i32=1 --input=2xf32=-1,-2 | FileCheck %s --check-prefix=SETROW
+// RUN: not fnc-run %s --entry=set_row --input=3x2xf32=1,2,3,4,5,6 --input=i32=3 --input=2xf32=-1,-2 2>&1 | FileCheck %s --check-prefix=SETROW-BAD
+// RUN: not fnc-run %s --interpret --entry=set_row --input=3x2xf32=1,2,3,4,5,6 --input=i32=-1 --input=2xf32=-1,-2 2>&1 | FileCheck %s --check-prefix=SETROW-BAD
 // Shapes as values: shape_of and broadcast_to_shape (zeros(shape(x))).
 // RUN: fnc-run %s --entry=shape_values --input=2x3xf32=1,2,3,4,5,6 --input=3xi64=2,1,3 | FileCheck %s --check-prefix=SV
 // RUN: fnc-run %s --interpret --entry=shape_values --input=2x3xf32=1,2,3,4,5,6 --input=3xi64=2,1,3 | FileCheck %s --check-prefix=SV
@@ -116,4 +121,14 @@ func.func @shape_values(%x: tensor<?x?xf32>, %s: tensor<3xi64>) -> (tensor<2xi32
 func.func @stretch(%a: tensor<?x1xf32>) -> tensor<3x3xf32> {
   %0 = fnc.broadcast_to %a : tensor<?x1xf32> -> tensor<3x3xf32>
   return %0 : tensor<3x3xf32>
+}
+
+// SETROW: fnc.Tensor(
+// SETROW-NEXT: {{\[\[}} 1.  2.]
+// SETROW-NEXT:  [-1. -2.]
+// SETROW-NEXT:  [ 5.  6.]], shape=(3, 2), dtype=float32)
+// SETROW-BAD: error: {{.*}}row index {{-?[0-9]+}} is out of range [0, 3)
+func.func @set_row(%a: tensor<?x2xf32>, %i: tensor<i32>, %v: tensor<2xf32>) -> tensor<?x2xf32> {
+  %0 = fnc.set_row %a[%i], %v : tensor<?x2xf32>, tensor<i32>, tensor<2xf32>
+  return %0 : tensor<?x2xf32>
 }

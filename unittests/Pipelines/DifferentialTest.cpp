@@ -685,6 +685,14 @@ TEST_F(Differential, ShapeOps) {
                   mlir::fnc::GatherOp::create(b, loc, a[0], a[1], gAxis)};
             },
             kExact);
+      std::vector<int64_t> row(s.begin() + 1, s.end());
+      check("set_row",
+            {in, {DType::i64, {}, {}, Values::Index, s[0]}, {d, row, {}}},
+            [](OpBuilder &b, Location loc, ValueRange a) {
+              return SmallVector<Value>{mlir::fnc::SetRowOp::create(
+                  b, loc, a[0].getType(), a[0], a[1], a[2])};
+            },
+            kExact);
     }
 }
 

@@ -263,7 +263,22 @@ TEST(TensorArrayTest, DynamicSizeInStagedLoops) {
     return ta.read(n - 1) + ta.read(n);
   });
   expectError([&] { pastEnd(Tensor(3)); }, ErrorKind::InvalidArgument,
-              {"negative size"});
+              {"gather index 3 is out of range [0, 3)"});
+  // So is writing past the end of a fixed-size array.
+  auto writePastEnd = fnc::function([](Tensor n) {
+    TensorArray ta(DType::f32, 2, std::vector<int64_t>{});
+    return for_range(
+               0, n, 1,
+               [](Tensor i, TensorArray t) {
+                 return t.write(i, cast(i, DType::f32));
+               },
+               ta)
+        .stack();
+  });
+  EXPECT_EQ(writePastEnd(Tensor(2)).to_vector<float>(),
+            (std::vector<float>{0.f, 1.f}));
+  expectError([&] { writePastEnd(Tensor(3)); }, ErrorKind::InvalidArgument,
+              {"row index 2 is out of range [0, 2)", "TensorArray"});
 }
 
 TEST(TensorArrayTest, Errors) {

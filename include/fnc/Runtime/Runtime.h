@@ -112,6 +112,8 @@ enum class ErrorCode : int64_t {
   NonFinite = 8,
   /// A shape tensor holding the negative size `a` at index `b`.
   NegativeDimension = 9,
+  /// fnc.set_row at row `a` of a tensor with `b` rows.
+  RowIndex = 10,
 };
 
 /// The user-facing message of an error, e.g. "gather index 7 is out of

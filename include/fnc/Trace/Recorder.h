@@ -81,6 +81,7 @@ enum class OpCode {
   // Shapes as values (fnc::shape, fnc::zeros(fnc::shape(x))).
   ShapeOf,          // operand 0; dtype: i32 or i64
   BroadcastToShape, // value, shape tensor; shape: result
+  SetRow,           // input, index (0-d integer), value (a row of input)
 };
 
 /// One op to record: its operands (value ids), attributes and the result

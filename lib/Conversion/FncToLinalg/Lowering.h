@@ -24,6 +24,7 @@ enum ErrorCode : int64_t {
   kNegativeExponent = 6,
   kSliceOutOfRange = 7,
   kNegativeDimension = 9,
+  kRowIndexOutOfRange = 10,
 };
 
 /// Names of the runtime functions the lowering calls.

@@ -396,6 +396,65 @@ struct BroadcastToShapeLowering
   }
 };
 
+/// fnc.set_row: tensor.insert_slice of the value at [index, 0, ...], after
+/// checking the index and the value's dims (the input unchanged on error).
+/// One-Shot Bufferize updates the input's buffer in place when it dies.
+struct SetRowLowering : public OpConversionPattern<SetRowOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SetRowOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput(), value = adaptor.getValue();
+    RankedTensorType type = op.getType();
+    int64_t rank = type.getRank();
+    Value index = arith::IndexCastOp::create(
+        rewriter, loc, rewriter.getIndexType(),
+        tensor::ExtractOp::create(rewriter, loc, adaptor.getIndex(),
+                                  ValueRange{}));
+    Value rows = getValueOrCreateConstantIndexOp(
+        rewriter, loc, tensor::getMixedSize(rewriter, loc, input, 0));
+    Value outside = arith::OrIOp::create(
+        rewriter, loc,
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt, index,
+                              indexConstant(rewriter, loc, 0)),
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sge, index,
+                              rows));
+    raiseErrorIf(rewriter, loc, outside, kRowIndexOutOfRange, index, rows);
+    Value bad = outside;
+    SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0)),
+        sizes = {rewriter.getIndexAttr(1)},
+        strides(rank, rewriter.getIndexAttr(1));
+    offsets[0] = index;
+    for (int64_t i = 1; i < rank; ++i) {
+      OpFoldResult size = tensor::getMixedSize(rewriter, loc, input, i);
+      bad = orElse(rewriter, loc, bad,
+                   checkSize(rewriter, loc,
+                             tensor::getMixedSize(rewriter, loc, value, i - 1),
+                             size, kDimensionMismatch));
+      sizes.push_back(size);
+    }
+    auto rowType = RankedTensorType::get(type.getShape().drop_front(),
+                                         type.getElementType());
+    auto result = scf::IfOp::create(
+        rewriter, loc, bad,
+        [&](OpBuilder &b, Location l) { scf::YieldOp::create(b, l, input); },
+        [&](OpBuilder &b, Location l) {
+          Value row = value.getType() == rowType
+                          ? value
+                          : tensor::CastOp::create(b, l, rowType, value)
+                                .getResult();
+          scf::YieldOp::create(
+              b, l,
+              tensor::InsertSliceOp::create(b, l, row, input, offsets, sizes,
+                                            strides)
+                  .getResult());
+        });
+    rewriter.replaceOp(op, result.getResult(0));
+    return success();
+  }
+};
+
 struct SliceLowering : public OpConversionPattern<SliceOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -589,7 +648,7 @@ struct OneHotLowering : public OpConversionPattern<OneHotOp> {
 
 void lowering::populateShapePatterns(RewritePatternSet &patterns) {
   patterns.add<TransposeLowering, ReshapeLowering, ExpandDimsLowering,
-               SqueezeLowering, BroadcastToLowering, ShapeOfLowering,
+               SqueezeLowering, BroadcastToLowering, ShapeOfLowering, SetRowLowering,
                BroadcastToShapeLowering, SliceLowering,
                ConcatLowering, GatherLowering, OneHotLowering>(
       patterns.getContext());

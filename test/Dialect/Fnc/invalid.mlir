@@ -694,3 +694,35 @@ func.func @broadcast_to_shape_dtype(%a: tensor<f32>, %s: tensor<2xi32>) {
   %0 = fnc.broadcast_to_shape %a, %s : tensor<f32>, tensor<2xi32> -> tensor<?x3xi32>
   return
 }
+
+// -----
+
+func.func @set_row_rank(%a: tensor<f32>, %i: tensor<i32>, %v: tensor<f32>) {
+  // expected-error @+1 {{'fnc.set_row' op the input must have rank >= 1 (rows along dim 0)}}
+  %0 = fnc.set_row %a[%i], %v : tensor<f32>, tensor<i32>, tensor<f32>
+  return
+}
+
+// -----
+
+func.func @set_row_shape(%a: tensor<4x3xf32>, %i: tensor<i32>, %v: tensor<4xf32>) {
+  // expected-error @+1 {{'fnc.set_row' op the value 'tensor<4xf32>' is not a row of 'tensor<4x3xf32>' (its shape without dim 0)}}
+  %0 = fnc.set_row %a[%i], %v : tensor<4x3xf32>, tensor<i32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @set_row_dtype(%a: tensor<4x3xf32>, %i: tensor<i32>, %v: tensor<3xf64>) {
+  // expected-error @+1 {{'fnc.set_row' op the value's element type 'f64' differs from the input's 'f32'}}
+  %0 = fnc.set_row %a[%i], %v : tensor<4x3xf32>, tensor<i32>, tensor<3xf64>
+  return
+}
+
+// -----
+
+func.func @set_row_index(%a: tensor<4x3xf32>, %i: tensor<2xi32>, %v: tensor<3xf32>) {
+  // expected-error @+1 {{'fnc.set_row' op operand #1 must be 0D tensor of}}
+  %0 = fnc.set_row %a[%i], %v : tensor<4x3xf32>, tensor<2xi32>, tensor<3xf32>
+  return
+}

@@ -398,6 +398,26 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
                   params->getElementType(), inferred);
 }
 
+LogicalResult SetRowOp::verify() {
+  auto in = getInput().getType(), value = getValue().getType();
+  if (in.getRank() == 0)
+    return emitOpError("the input must have rank >= 1 (rows along dim 0)");
+  if (value.getElementType() != in.getElementType())
+    return emitOpError("the value's element type ")
+           << value.getElementType() << " differs from the input's "
+           << in.getElementType();
+  ArrayRef<int64_t> row = in.getShape().drop_front();
+  bool fits = value.getRank() == static_cast<int64_t>(row.size());
+  for (size_t i = 0; fits && i < row.size(); ++i)
+    fits = ShapedType::isDynamic(row[i]) || value.isDynamicDim(i) ||
+           row[i] == value.getDimSize(i);
+  if (!fits)
+    return emitOpError("the value ")
+           << value << " is not a row of " << in
+           << " (its shape without dim 0)";
+  return success();
+}
+
 LogicalResult OneHotOp::verify() {
   rules::ShapeResult rule =
       rules::oneHot(toShape(getIndices().getType().getShape()), getDepth(),

@@ -538,6 +538,29 @@ def Fnc_GatherOp : Fnc_Op<"gather", [Pure, InferTypeOpAdaptor]> {
                        "type($params) `,` type($indices)";
 }
 
+def Fnc_SetRowOp : Fnc_Op<"set_row",
+    [Pure, AllTypesMatch<["input", "result"]>]> {
+  let summary = "Replaces one row of a tensor";
+  let description = [{
+    The input with its row `index` (a position along dim 0) replaced by
+    `value`, whose shape is the input's without dim 0. This is how a
+    staged `fnc::TensorArray` writes an element: once bufferized it updates
+    the buffer in place when the input is not used afterwards, as in a loop
+    that carries the array. An index outside `[0, rows)` is a run-time
+    error.
+
+    ```mlir
+    %r = fnc.set_row %a[%i], %v : tensor<?x3xf32>, tensor<i32>, tensor<3xf32>
+    ```
+  }];
+  let arguments = (ins Fnc_Tensor:$input, 0DTensorOf<[Fnc_Integer]>:$index,
+                       Fnc_Tensor:$value);
+  let results = (outs Fnc_Tensor:$result);
+  let assemblyFormat = "$input `[` $index `]` `,` $value attr-dict `:` "
+                       "type($input) `,` type($index) `,` type($value)";
+  let hasVerifier = 1;
+}
+
 def Fnc_OneHotOp : Fnc_Op<"one_hot", [Pure]> {
   let summary = "One-hot encoding of integer indices";
   let description = [{
