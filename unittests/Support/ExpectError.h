@@ -44,7 +44,7 @@ inline void expectError(const std::function<void()> &fn, ErrorKind kind,
 } // namespace fnc::testing
 
 #define EXPECT_FNC_ERROR(stmt, kind, text)                                     \
-  ::fnc::testing::expectError([&] { stmt; }, ::fnc::ErrorKind::kind, {text},  \
-                              #stmt)
+  ::fnc::testing::expectError([&] { (void)(stmt); }, ::fnc::ErrorKind::kind,  \
+                              {text}, #stmt)
 
 #endif // FNC_UNITTESTS_SUPPORT_EXPECTERROR_H
