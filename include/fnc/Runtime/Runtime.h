@@ -23,6 +23,8 @@
 #ifndef FNC_RUNTIME_RUNTIME_H
 #define FNC_RUNTIME_RUNTIME_H
 
+#include "fnc/Runtime/ErrorCode.h"
+
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
 
 #include <array>
@@ -91,30 +93,6 @@ void _mlir_ciface_fncNumericsError(StridedMemRefType<int8_t, 1> *text);
 //===----------------------------------------------------------------------===//
 
 namespace fnc::runtime {
-
-/// The `code` argument of fncRaiseError.
-enum class ErrorCode : int64_t {
-  /// Gather index `a` out of range [0, `b`).
-  GatherIndex = 1,
-  /// Integer division by zero.
-  DivisionByZero = 2,
-  /// Dynamic dimension mismatch: `a` vs `b`.
-  DimensionMismatch = 3,
-  /// Reshape of `a` elements to a shape with `b` elements.
-  ReshapeSize = 4,
-  /// A failure inside the runtime itself (out of memory while printing).
-  Internal = 5,
-  /// Integer pow with a negative exponent `a`.
-  NegativeExponent = 6,
-  /// A slice reading element `a` of a dimension of size `b`.
-  SliceOutOfRange = 7,
-  /// fnc.check_numerics saw a NaN or an Inf (the message names the op).
-  NonFinite = 8,
-  /// A shape tensor holding the negative size `a` at index `b`.
-  NegativeDimension = 9,
-  /// fnc.set_row at row `a` of a tensor with `b` rows.
-  RowIndex = 10,
-};
 
 /// The user-facing message of an error, e.g. "gather index 7 is out of
 /// range [0, 5)".

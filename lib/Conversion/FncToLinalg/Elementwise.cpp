@@ -46,12 +46,12 @@ struct Scalar {
     return arith::SelectOp::create(b, loc, c, x, y);
   }
 
-  /// `divisor`, or 1 where it is zero (after raising kDivisionByZero), so
+  /// `divisor`, or 1 where it is zero (after raising ErrorCode::DivisionByZero), so
   /// that no division traps.
   Value safeDivisor(Value divisor) const {
     Value zero = constant(0);
     Value isZero = cmpi(arith::CmpIPredicate::eq, divisor, zero);
-    raiseErrorInLoop(b, loc, isZero, kDivisionByZero, nullptr, nullptr);
+    raiseErrorInLoop(b, loc, isZero, ErrorCode::DivisionByZero, nullptr, nullptr);
     return select(isZero, constant(1), divisor);
   }
 
@@ -97,7 +97,7 @@ struct Scalar {
 
   Value powInt(Value x, Value y) const {
     Value negative = cmpi(arith::CmpIPredicate::slt, y, constant(0));
-    raiseErrorInLoop(b, loc, negative, kNegativeExponent, y, nullptr);
+    raiseErrorInLoop(b, loc, negative, ErrorCode::NegativeExponent, y, nullptr);
     // Square-and-multiply over the bits of the exponent.
     unsigned width = type.getIntOrFloatBitWidth();
     Value result = constant(1), base = x, exp = select(negative, constant(0), y);

@@ -101,15 +101,16 @@ static Value toI64(OpBuilder &b, Location loc, Value v) {
   return v;
 }
 
-void lowering::raiseError(OpBuilder &b, Location loc, int64_t code, Value a,
+void lowering::raiseError(OpBuilder &b, Location loc, ErrorCode code, Value a,
                           Value b2) {
-  Value c = arith::ConstantIntOp::create(b, loc, b.getI64Type(), code);
+  Value c = arith::ConstantIntOp::create(b, loc, b.getI64Type(),
+                                         static_cast<int64_t>(code));
   func::CallOp::create(b, loc, kRaiseError, TypeRange{},
                        ValueRange{c, toI64(b, loc, a), toI64(b, loc, b2)});
 }
 
 void lowering::raiseErrorIf(OpBuilder &b, Location loc, Value condition,
-                            int64_t code, Value a, Value b2) {
+                            ErrorCode code, Value a, Value b2) {
   scf::IfOp::create(b, loc, condition, [&](OpBuilder &nb, Location nl) {
     raiseError(nb, nl, code, a, b2);
     scf::YieldOp::create(nb, nl);
@@ -117,12 +118,13 @@ void lowering::raiseErrorIf(OpBuilder &b, Location loc, Value condition,
 }
 
 void lowering::raiseErrorInLoop(OpBuilder &b, Location loc, Value condition,
-                                int64_t code, Value a, Value b2) {
+                                ErrorCode code, Value a, Value b2) {
   scf::IfOp::create(b, loc, condition, [&](OpBuilder &nb, Location nl) {
     auto type = MemRefType::get({3}, nb.getI64Type());
     Value slot = memref::GetGlobalOp::create(nb, nl, type, kLoopError);
     Value values[] = {
-        arith::ConstantIntOp::create(nb, nl, nb.getI64Type(), code),
+        arith::ConstantIntOp::create(nb, nl, nb.getI64Type(),
+                                     static_cast<int64_t>(code)),
         toI64(nb, nl, a), toI64(nb, nl, b2)};
     for (int i = 0; i < 3; ++i)
       memref::StoreOp::create(nb, nl, values[i], slot,
@@ -201,20 +203,16 @@ BroadcastSizes lowering::broadcastSizes(OpBuilder &b, Location loc,
       result.sizes[i] = b.getIndexAttr(outDim);
       Value expected = indexConstant(b, loc, outDim);
       for (auto [d, at] : llvm::zip(dynamic, where)) {
+        if (allowStretch && outDim != 1) {
+          StretchCheck check = checkStretchable(b, loc, d, outDim);
+          orInto(result.stretch, check.isOne);
+          result.stretched[at.first].push_back({at.second, d});
+          orInto(result.outOfBounds, check.mismatch);
+          continue;
+        }
         Value ne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, d,
                                          expected);
-        if (allowStretch && outDim != 1) {
-          Value one = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                            d, indexConstant(b, loc, 1));
-          orInto(result.stretch, one);
-          result.stretched[at.first].push_back({at.second, d});
-          ne = arith::AndIOp::create(
-              b, loc, ne,
-              arith::XOrIOp::create(
-                  b, loc, one,
-                  arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1)));
-        }
-        raiseErrorIf(b, loc, ne, kDimensionMismatch, d, expected);
+        raiseErrorIf(b, loc, ne, ErrorCode::DimensionMismatch, d, expected);
         orInto(result.outOfBounds, ne);
       }
       continue;
@@ -225,7 +223,7 @@ BroadcastSizes lowering::broadcastSizes(OpBuilder &b, Location loc,
     for (Value d : ArrayRef(dynamic).drop_front()) {
       Value ne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, d,
                                        dynamic.front());
-      raiseErrorIf(b, loc, ne, kDimensionMismatch, dynamic.front(), d);
+      raiseErrorIf(b, loc, ne, ErrorCode::DimensionMismatch, dynamic.front(), d);
       size = arith::MinUIOp::create(b, loc, size, d);
     }
     result.sizes[i] = size;
@@ -248,6 +246,19 @@ Value lowering::guardedBy(OpBuilder &b, Location loc, Value outOfBounds,
         scf::YieldOp::create(nb, nl, build(nb, nl));
       });
   return guard.getResult(0);
+}
+
+StretchCheck lowering::checkStretchable(OpBuilder &b, Location loc, Value d,
+                                        int64_t expected) {
+  Value size = indexConstant(b, loc, expected);
+  Value isOne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, d,
+                                      indexConstant(b, loc, 1));
+  Value mismatch = arith::AndIOp::create(
+      b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, d, size),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, d,
+                            indexConstant(b, loc, 1)));
+  raiseErrorIf(b, loc, mismatch, ErrorCode::DimensionMismatch, d, size);
+  return {isOne, mismatch};
 }
 
 Value lowering::stretchOperand(
@@ -361,7 +372,7 @@ Value lowering::buildElementwise(OpBuilder &b, Location loc,
 // The pass
 //===----------------------------------------------------------------------===//
 
-const char *fnc::reservedFunctionName(StringRef name) {
+const char *mlir::fnc::reservedFunctionName(StringRef name) {
   static const char *const kLibm[] = {
       "acos",  "acosh", "asin", "asinh", "atan",  "atan2", "atanh",
       "cbrt",  "ceil",  "cos",  "cosh",  "erf",   "erfc",  "exp",
@@ -380,7 +391,7 @@ const char *fnc::reservedFunctionName(StringRef name) {
 namespace {
 
 struct FncLowerToLinalgPass
-    : public fnc::impl::FncLowerToLinalgBase<FncLowerToLinalgPass> {
+    : public mlir::fnc::impl::FncLowerToLinalgBase<FncLowerToLinalgPass> {
   using Base::Base;
 
   void runOnOperation() override {

@@ -8,24 +8,16 @@
 #ifndef FNC_LIB_CONVERSION_FNCTOLINALG_LOWERING_H
 #define FNC_LIB_CONVERSION_FNCTOLINALG_LOWERING_H
 
+#include "fnc/Runtime/ErrorCode.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir::fnc::lowering {
 
-/// Error codes passed to the runtime's fncRaiseError (the values of
-/// fnc::runtime::ErrorCode in include/fnc/Runtime/Runtime.h).
-enum ErrorCode : int64_t {
-  kGatherIndexOutOfRange = 1,
-  kDivisionByZero = 2,
-  kDimensionMismatch = 3,
-  kReshapeMismatch = 4,
-  kNegativeExponent = 6,
-  kSliceOutOfRange = 7,
-  kNegativeDimension = 9,
-  kRowIndexOutOfRange = 10,
-};
+/// The codes passed to the runtime's fncRaiseError.
+using ErrorCode = ::fnc::runtime::ErrorCode;
 
 /// Names of the runtime functions the lowering calls.
 constexpr llvm::StringLiteral kRaiseError = "fncRaiseError";
@@ -42,17 +34,17 @@ void declareRuntimeFunctions(ModuleOp module);
 StringRef runtimeTypeSuffix(Type elementType);
 
 /// Calls fncRaiseError(code, a, b) (index or integer values, or null for 0).
-void raiseError(OpBuilder &b, Location loc, int64_t code, Value a, Value b2);
+void raiseError(OpBuilder &b, Location loc, ErrorCode code, Value a, Value b2);
 
 /// Calls fncRaiseError(code, a, b) when `condition` (i1) holds.
-void raiseErrorIf(OpBuilder &b, Location loc, Value condition, int64_t code,
+void raiseErrorIf(OpBuilder &b, Location loc, Value condition, ErrorCode code,
                   Value a, Value b2);
 
 /// Inside a loop body (a linalg.generic): when `condition` holds, stores
 /// {code, a, b} into the runtime's fncLoopError slot. No call, so the loop
 /// stays a plain loop for vectorization and OpenMP.
 void raiseErrorInLoop(OpBuilder &b, Location loc, Value condition,
-                      int64_t code, Value a, Value b2);
+                      ErrorCode code, Value a, Value b2);
 
 /// Calls `callee(memref<?xi8>)` (a C-interface runtime function) on the
 /// bytes of `text`, kept in a private constant global of `op`'s module.
@@ -99,6 +91,15 @@ BroadcastSizes broadcastSizes(OpBuilder &b, Location loc,
                               ArrayRef<int64_t> resultShape,
                               ValueRange operands, ArrayRef<int64_t> ranks,
                               bool allowStretch = false);
+
+/// A run-time size `d` against a static size `expected` > 1 it may be
+/// stretched to: `isOne` (d == 1, a broadcast) and `mismatch` (any other
+/// size but `expected`, on which DimensionMismatch is raised).
+struct StretchCheck {
+  Value isOne, mismatch;
+};
+StretchCheck checkStretchable(OpBuilder &b, Location loc, Value d,
+                              int64_t expected);
 
 /// `operand` copied to the sizes of `resultType` (right-aligned) at `dims`
 /// (dim of the operand, its run-time size): where that size is 1 the copy

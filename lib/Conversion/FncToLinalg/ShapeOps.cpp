@@ -35,7 +35,7 @@ Value orElse(OpBuilder &b, Location loc, Value acc, Value cond) {
 /// Checks `size == expected` at run time when either is dynamic; raises
 /// `code` and returns the mismatch condition (null when statically equal).
 Value checkSize(OpBuilder &b, Location loc, OpFoldResult size,
-                OpFoldResult expected, int64_t code) {
+                OpFoldResult expected, ErrorCode code) {
   auto s = getConstantIntValue(size), e = getConstantIntValue(expected);
   if (s && e)
     return nullptr;
@@ -135,14 +135,14 @@ struct ReshapeLowering : public OpConversionPattern<ReshapeOp> {
       Value rem = arith::RemUIOp::create(rewriter, loc, total, safeKnown);
       mismatch = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne,
                                        rem, indexConstant(rewriter, loc, 0));
-      raiseErrorIf(rewriter, loc, mismatch, kReshapeMismatch, total, knownV);
+      raiseErrorIf(rewriter, loc, mismatch, ErrorCode::ReshapeSize, total, knownV);
       sizes.push_back(
           arith::DivUIOp::create(rewriter, loc, total, safeKnown).getResult());
     }
     if (type.hasStaticShape() &&
         !cast<RankedTensorType>(input.getType()).hasStaticShape())
       mismatch = checkSize(rewriter, loc, total, rewriter.getIndexAttr(known),
-                           kReshapeMismatch);
+                           ErrorCode::ReshapeSize);
     Value result = guardedBy(rewriter, loc, mismatch, type, sizes,
                              [&](OpBuilder &b, Location l) {
                                return reshapeTo(b, l, input, type, sizes);
@@ -212,7 +212,7 @@ struct SqueezeLowering : public OpConversionPattern<SqueezeOp> {
       // A dynamic squeezed dim must be 1; if not, the view below covers
       // fewer elements than the input has: wrong, but in bounds.
       (void)checkSize(rewriter, loc, in[a], rewriter.getIndexAttr(1),
-                      kDimensionMismatch);
+                      ErrorCode::DimensionMismatch);
     }
     SmallVector<int64_t> unitShape(inType.getShape());
     for (auto [i, d] : llvm::enumerate(drop))
@@ -260,26 +260,16 @@ Value broadcastInto(OpBuilder &b, Location loc, Value input,
     int64_t out = type.getDimSize(j + rank - r);
     if (inType.isDynamicDim(j) && !ShapedType::isDynamic(out) && out != 1) {
       Value d = tensor::DimOp::create(b, loc, input, j);
-      Value one = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, d,
-                                        indexConstant(b, loc, 1));
-      Value bad = arith::AndIOp::create(
-          b, loc,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, d,
-                                indexConstant(b, loc, out)),
-          arith::XOrIOp::create(
-              b, loc, one,
-              arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1)));
-      raiseErrorIf(b, loc, bad, kDimensionMismatch, d,
-                   indexConstant(b, loc, out));
-      mismatch = orElse(b, loc, mismatch, bad);
-      stretch = orElse(b, loc, stretch, one);
+      StretchCheck check = checkStretchable(b, loc, d, out);
+      mismatch = orElse(b, loc, mismatch, check.mismatch);
+      stretch = orElse(b, loc, stretch, check.isOne);
       stretched.push_back({j, d});
       continue;
     }
     OpFoldResult in = tensor::getMixedSize(b, loc, input, j);
     mismatch = orElse(b, loc, mismatch,
                       checkSize(b, loc, in, sizes[j + rank - r],
-                                kDimensionMismatch));
+                                ErrorCode::DimensionMismatch));
   }
   SmallVector<utils::IteratorType> iterators(rank,
                                              utils::IteratorType::parallel);
@@ -376,14 +366,14 @@ struct BroadcastToShapeLowering
         mismatch = orElse(rewriter, loc, mismatch,
                           checkSize(rewriter, loc, size,
                                     rewriter.getIndexAttr(type.getDimSize(i)),
-                                    kDimensionMismatch));
+                                    ErrorCode::DimensionMismatch));
         sizes.push_back(rewriter.getIndexAttr(type.getDimSize(i)));
         continue;
       }
       Value zero = indexConstant(rewriter, loc, 0);
       Value negative = arith::CmpIOp::create(
           rewriter, loc, arith::CmpIPredicate::slt, size, zero);
-      raiseErrorIf(rewriter, loc, negative, kNegativeDimension, size,
+      raiseErrorIf(rewriter, loc, negative, ErrorCode::NegativeDimension, size,
                    indexConstant(rewriter, loc, i));
       mismatch = orElse(rewriter, loc, mismatch, negative);
       // Never allocate with a negative size, even when guarded.
@@ -420,7 +410,7 @@ struct SetRowLowering : public OpConversionPattern<SetRowOp> {
                               indexConstant(rewriter, loc, 0)),
         arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sge, index,
                               rows));
-    raiseErrorIf(rewriter, loc, outside, kRowIndexOutOfRange, index, rows);
+    raiseErrorIf(rewriter, loc, outside, ErrorCode::RowIndex, index, rows);
     Value bad = outside;
     SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0)),
         sizes = {rewriter.getIndexAttr(1)},
@@ -431,7 +421,7 @@ struct SetRowLowering : public OpConversionPattern<SetRowOp> {
       bad = orElse(rewriter, loc, bad,
                    checkSize(rewriter, loc,
                              tensor::getMixedSize(rewriter, loc, value, i - 1),
-                             size, kDimensionMismatch));
+                             size, ErrorCode::DimensionMismatch));
       sizes.push_back(size);
     }
     auto rowType = RankedTensorType::get(type.getShape().drop_front(),
@@ -474,7 +464,7 @@ struct SliceLowering : public OpConversionPattern<SliceOp> {
       Value lastV = indexConstant(rewriter, loc, last);
       Value bad = arith::CmpIOp::create(rewriter, loc,
                                         arith::CmpIPredicate::uge, lastV, dim);
-      raiseErrorIf(rewriter, loc, bad, kSliceOutOfRange, lastV, dim);
+      raiseErrorIf(rewriter, loc, bad, ErrorCode::SliceOutOfRange, lastV, dim);
       outOfRange = orElse(rewriter, loc, outOfRange, bad);
     }
     RankedTensorType type = op.getType();
@@ -512,7 +502,7 @@ struct ConcatLowering : public OpConversionPattern<ConcatOp> {
         if (d != axis)
           mismatch = orElse(rewriter, loc, mismatch,
                             checkSize(rewriter, loc, s[d], sizes[d],
-                                      kDimensionMismatch));
+                                      ErrorCode::DimensionMismatch));
       total = arith::AddIOp::create(
           rewriter, loc, total,
           getValueOrCreateConstantIndexOp(rewriter, loc, s[axis]));
@@ -585,7 +575,7 @@ struct GatherLowering : public OpConversionPattern<GatherOp> {
                                     zero),
               arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, idx,
                                     bound));
-          raiseErrorInLoop(b, l, bad, kGatherIndexOutOfRange, idx, bound);
+          raiseErrorInLoop(b, l, bad, ErrorCode::GatherIndex, idx, bound);
           Value safe = arith::SelectOp::create(b, l, bad, zero, idx);
           SmallVector<Value> coords;
           for (int64_t d = 0; d < axis; ++d)

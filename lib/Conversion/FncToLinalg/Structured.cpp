@@ -337,7 +337,7 @@ struct MatmulLowering : public OpConversionPattern<MatmulOp> {
       Value k2 = tensor::DimOp::create(rewriter, loc, rhs, rr - 2);
       Value ne = arith::CmpIOp::create(rewriter, loc,
                                        arith::CmpIPredicate::ne, k1, k2);
-      raiseErrorIf(rewriter, loc, ne, kDimensionMismatch, k1, k2);
+      raiseErrorIf(rewriter, loc, ne, ErrorCode::DimensionMismatch, k1, k2);
       outOfBounds =
           outOfBounds ? arith::OrIOp::create(rewriter, loc, outOfBounds, ne)
                       : ne;
@@ -414,7 +414,7 @@ struct Conv2DLowering : public OpConversionPattern<Conv2DOp> {
       Value c2 = tensor::DimOp::create(rewriter, loc, filter, 2);
       Value ne = arith::CmpIOp::create(rewriter, loc,
                                        arith::CmpIPredicate::ne, c1, c2);
-      raiseErrorIf(rewriter, loc, ne, kDimensionMismatch, c1, c2);
+      raiseErrorIf(rewriter, loc, ne, ErrorCode::DimensionMismatch, c1, c2);
     }
 
     SmallVector<OpFoldResult> low(4, rewriter.getIndexAttr(0)), high = low;

@@ -97,9 +97,10 @@ func.func @dynamic(%a: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?xf32> {
 // CHECK-SAME: (%[[A:.*]]: tensor<?xf32> {{.*}}, %[[B:.*]]: tensor<4xf32>
 func.func @dynamic_vs_static(%a: tensor<?xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
   // CHECK: %[[D:.*]] = tensor.dim %[[A]]
-  // CHECK: %[[NE:.*]] = arith.cmpi ne, %[[D]]
   // CHECK: %[[ONE:.*]] = arith.cmpi eq, %[[D]]
-  // CHECK: %[[BAD:.*]] = arith.andi %[[NE]]
+  // CHECK: %[[NE:.*]] = arith.cmpi ne, %[[D]]
+  // CHECK: %[[NOT1:.*]] = arith.cmpi ne, %[[D]]
+  // CHECK: %[[BAD:.*]] = arith.andi %[[NE]], %[[NOT1]]
   // CHECK: %[[R:.*]] = scf.if %[[BAD]] -> (tensor<4xf32>) {
   // CHECK:   tensor.empty
   // CHECK: } else {
