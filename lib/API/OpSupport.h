@@ -51,6 +51,9 @@ void requireSameDType(const char *op, const Tensor &a, const Tensor &b);
 /// Throws unless `shape` has only dims >= 0.
 void requireValidShape(const char *op, const Shape &shape);
 
+/// Throws unless `value` (the value of fill and friends) is a scalar.
+void requireFillValue(const char *op, const Tensor &value);
+
 inline const ref::Array &arrayOf(const Tensor &t) {
   return detail::TensorAccess::array(t);
 }

@@ -75,6 +75,14 @@ void requireValidShape(const char *op, const Shape &shape) {
            {});
 }
 
+void requireFillValue(const char *op, const Tensor &value) {
+  if (value.rank() != 0)
+    fail(ErrorKind::InvalidArgument, op,
+         "the fill value must be a scalar (rank 0), got shape " +
+             shapes::toString(value.shape()) + "; pass a scalar tensor",
+         {&value});
+}
+
 ref::Array scalarArray(DType dtype, double value, const char *op,
                        const char *what) {
   auto notRepresentable = [&]() {
@@ -160,11 +168,7 @@ Tensor constant(const Tensor &value, DType dtype) { return cast(value, dtype); }
 
 Tensor fill(const Shape &shape, const Tensor &value) {
   requireValidShape("fill", shape);
-  if (value.rank() != 0)
-    fail(ErrorKind::InvalidArgument, "fill",
-         "the fill value must be a scalar (rank 0), got shape " +
-             shapes::toString(value.shape()) + "; pass a scalar tensor",
-         {&value});
+  requireFillValue("fill", value);
   // Dispatch point.
   if (trace::Recorder *r = recording()) {
     trace::OpRecord op;
@@ -268,11 +272,7 @@ Tensor fillFromShapeTensor(const Tensor &shapeTensor, const Tensor &value,
          "the shape must be a 1-D int32 or int64 tensor of known length "
          "(such as fnc::shape(x))",
          {&shapeTensor});
-  if (value.rank() != 0)
-    fail(ErrorKind::InvalidArgument, op,
-         "the fill value must be a scalar (rank 0), got shape " +
-             shapes::toString(value.shape()) + "; pass a scalar tensor",
-         {&value});
+  requireFillValue(op, value);
   const TensorImpl &impl = TensorAccess::impl(shapeTensor);
   if (!impl.symbolic()) {
     // Known sizes: the Shape overload (which checks them).

@@ -184,9 +184,6 @@ BroadcastSizes lowering::broadcastSizes(OpBuilder &b, Location loc,
   BroadcastSizes result;
   result.sizes.resize(rank);
   result.stretched.resize(operands.size());
-  auto orInto = [&](Value &acc, Value cond) {
-    acc = acc ? arith::OrIOp::create(b, loc, acc, cond) : cond;
-  };
   for (int64_t i = 0; i < rank; ++i) {
     SmallVector<Value> dynamic;
     SmallVector<std::pair<size_t, int64_t>> where; // operand, dim
@@ -201,19 +198,19 @@ BroadcastSizes lowering::broadcastSizes(OpBuilder &b, Location loc,
     int64_t outDim = resultShape[i];
     if (!ShapedType::isDynamic(outDim)) {
       result.sizes[i] = b.getIndexAttr(outDim);
-      Value expected = indexConstant(b, loc, outDim);
       for (auto [d, at] : llvm::zip(dynamic, where)) {
         if (allowStretch && outDim != 1) {
           StretchCheck check = checkStretchable(b, loc, d, outDim);
-          orInto(result.stretch, check.isOne);
+          result.stretch = orElse(b, loc, result.stretch, check.isOne);
           result.stretched[at.first].push_back({at.second, d});
-          orInto(result.outOfBounds, check.mismatch);
+          result.outOfBounds =
+              orElse(b, loc, result.outOfBounds, check.mismatch);
           continue;
         }
-        Value ne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, d,
-                                         expected);
-        raiseErrorIf(b, loc, ne, ErrorCode::DimensionMismatch, d, expected);
-        orInto(result.outOfBounds, ne);
+        result.outOfBounds =
+            orElse(b, loc, result.outOfBounds,
+                   checkSize(b, loc, d, b.getIndexAttr(outDim),
+                             ErrorCode::DimensionMismatch));
       }
       continue;
     }
@@ -246,6 +243,24 @@ Value lowering::guardedBy(OpBuilder &b, Location loc, Value outOfBounds,
         scf::YieldOp::create(nb, nl, build(nb, nl));
       });
   return guard.getResult(0);
+}
+
+Value lowering::orElse(OpBuilder &b, Location loc, Value acc, Value cond) {
+  if (!acc || !cond)
+    return acc ? acc : cond;
+  return arith::OrIOp::create(b, loc, acc, cond);
+}
+
+Value lowering::checkSize(OpBuilder &b, Location loc, OpFoldResult size,
+                          OpFoldResult expected, ErrorCode code) {
+  auto s = getConstantIntValue(size), e = getConstantIntValue(expected);
+  if (s && e)
+    return nullptr;
+  Value sv = getValueOrCreateConstantIndexOp(b, loc, size);
+  Value ev = getValueOrCreateConstantIndexOp(b, loc, expected);
+  Value ne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, sv, ev);
+  raiseErrorIf(b, loc, ne, code, sv, ev);
+  return ne;
 }
 
 StretchCheck lowering::checkStretchable(OpBuilder &b, Location loc, Value d,

@@ -92,6 +92,14 @@ BroadcastSizes broadcastSizes(OpBuilder &b, Location loc,
                               ValueRange operands, ArrayRef<int64_t> ranks,
                               bool allowStretch = false);
 
+/// `acc || cond` for i1 conditions, either of which may be null (never).
+Value orElse(OpBuilder &b, Location loc, Value acc, Value cond);
+
+/// Checks `size == expected` at run time when either is dynamic; raises
+/// `code` and returns the mismatch condition (null when statically equal).
+Value checkSize(OpBuilder &b, Location loc, OpFoldResult size,
+                OpFoldResult expected, ErrorCode code);
+
 /// A run-time size `d` against a static size `expected` > 1 it may be
 /// stretched to: `isOne` (d == 1, a broadcast) and `mismatch` (any other
 /// size but `expected`, on which DimensionMismatch is raised).

@@ -26,26 +26,6 @@ using namespace mlir::fnc::lowering;
 
 namespace {
 
-Value orElse(OpBuilder &b, Location loc, Value acc, Value cond) {
-  if (!acc || !cond)
-    return acc ? acc : cond;
-  return arith::OrIOp::create(b, loc, acc, cond);
-}
-
-/// Checks `size == expected` at run time when either is dynamic; raises
-/// `code` and returns the mismatch condition (null when statically equal).
-Value checkSize(OpBuilder &b, Location loc, OpFoldResult size,
-                OpFoldResult expected, ErrorCode code) {
-  auto s = getConstantIntValue(size), e = getConstantIntValue(expected);
-  if (s && e)
-    return nullptr;
-  Value sv = getValueOrCreateConstantIndexOp(b, loc, size);
-  Value ev = getValueOrCreateConstantIndexOp(b, loc, expected);
-  Value ne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, sv, ev);
-  raiseErrorIf(b, loc, ne, code, sv, ev);
-  return ne;
-}
-
 /// `input` viewed in `type` (same element count, row-major) with the given
 /// sizes: collapse to 1-D, then expand; both are views after bufferization.
 Value reshapeTo(OpBuilder &b, Location loc, Value input, RankedTensorType type,

@@ -332,16 +332,12 @@ struct MatmulLowering : public OpConversionPattern<MatmulOp> {
     sizes.push_back(tensor::getMixedSize(rewriter, loc, lhs, lr - 2));
     sizes.push_back(tensor::getMixedSize(rewriter, loc, rhs, rr - 1));
     Value outOfBounds = bs.outOfBounds;
-    if (lt.isDynamicDim(lr - 1) || rt.isDynamicDim(rr - 2)) {
-      Value k1 = tensor::DimOp::create(rewriter, loc, lhs, lr - 1);
-      Value k2 = tensor::DimOp::create(rewriter, loc, rhs, rr - 2);
-      Value ne = arith::CmpIOp::create(rewriter, loc,
-                                       arith::CmpIPredicate::ne, k1, k2);
-      raiseErrorIf(rewriter, loc, ne, ErrorCode::DimensionMismatch, k1, k2);
-      outOfBounds =
-          outOfBounds ? arith::OrIOp::create(rewriter, loc, outOfBounds, ne)
-                      : ne;
-    }
+    outOfBounds = orElse(
+        rewriter, loc, outOfBounds,
+        checkSize(rewriter, loc,
+                  tensor::getMixedSize(rewriter, loc, lhs, lr - 1),
+                  tensor::getMixedSize(rewriter, loc, rhs, rr - 2),
+                  ErrorCode::DimensionMismatch));
 
     // Loops: (batch..., m, k, n).
     int64_t loops = batch + 3;
