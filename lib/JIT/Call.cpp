@@ -2,8 +2,8 @@
 //
 // The hot path of the engine: checks the arguments against the signature,
 // expands them into memref descriptors for the packed `_mlir_NAME(void **)`
-// wrapper, calls it, takes ownership of the returned buffers and checks the
-// runtime's error slot. No MLIR here and no heap allocation for small
+// wrapper with a fresh per-call runtime context, takes ownership of the
+// returned buffers and checks the context for a run-time error. No MLIR here and no heap allocation for small
 // signatures (beyond what the generated code allocates for its results).
 //
 //===----------------------------------------------------------------------===//
@@ -240,12 +240,16 @@ llvm::Error Entry::call(llvm::ArrayRef<BufferView> args,
     return err;
 
   // Expanded descriptors: one int64 slot per scalar, one pointer per slot.
-  llvm::SmallVector<int64_t, 64> slots(argSlots_ + resultSlots_);
+  // The context comes first.
+  runtime::CallContext context;
+  constexpr size_t kContext = runtime::kContextSlots;
+  llvm::SmallVector<int64_t, 64> slots(kContext + argSlots_ + resultSlots_);
+  runtime::packContext(context, slots.data());
   llvm::SmallVector<void *, 64> packed;
-  packed.reserve(argSlots_ + 1);
+  packed.reserve(kContext + argSlots_ + 1);
   llvm::SmallVector<void *, 8> inputs;
   llvm::SmallVector<void *, 2> temporaries;
-  size_t pos = 0;
+  size_t pos = kContext;
   for (const BufferView &a : args) {
     void *data = a.data;
     if (!isRowMajor(a.shape, a.strides)) {
@@ -269,9 +273,9 @@ llvm::Error Entry::call(llvm::ArrayRef<BufferView> args,
     }
     pos += 3 + 2 * rank;
   }
-  for (size_t i = 0; i < argSlots_; ++i)
+  for (size_t i = 0; i < kContext + argSlots_; ++i)
     packed.push_back(&slots[i]);
-  int64_t *resultSlots = slots.data() + argSlots_;
+  int64_t *resultSlots = slots.data() + kContext + argSlots_;
   if (resultSlots_)
     packed.push_back(resultSlots);
 
@@ -287,11 +291,10 @@ llvm::Error Entry::call(llvm::ArrayRef<BufferView> args,
       err = adopt(type.dtype, rank, resultSlots + at, inputs, results);
     at += 3 + 2 * rank;
   }
-  if (runtime::hasError()) {
+  if (std::optional<std::string> message = context.error()) {
     consumeError(std::move(err));
     results.clear();
-    if (std::optional<std::string> message = runtime::takeError())
-      return llvm::createStringError("@" + signature_.name + ": " + *message);
+    return llvm::createStringError("@" + signature_.name + ": " + *message);
   }
   return err;
 }

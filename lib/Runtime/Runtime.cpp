@@ -1,9 +1,9 @@
 //===- Runtime.cpp - The C runtime called by generated code ---------------===//
 //
 // Printing (through the eager API's numpy-compatible formatter), the
-// counter-based Philox4x32-10 random generator and the pending-error slot.
-// Every entry point called by generated code catches all exceptions: they
-// must never unwind through JIT-compiled frames.
+// counter-based Philox4x32-10 random generator and the per-call error
+// context. Every entry point called by generated code catches all
+// exceptions: they must never unwind through JIT-compiled frames.
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,17 +42,6 @@ OutputState &output() {
   return state;
 }
 
-struct ErrorState {
-  std::atomic<bool> pending{false};
-  std::mutex mutex;
-  int64_t code = 0, a = 0, b = 0;
-  std::string text; // what failed, for the codes that carry text
-};
-ErrorState &errors() {
-  static ErrorState state;
-  return state;
-}
-
 struct RandomState {
   std::mutex mutex;
   bool seeded = false;
@@ -64,8 +53,12 @@ RandomState &randomState() {
   return state;
 }
 
-void raise(ErrorCode code, int64_t a = 0, int64_t b = 0) {
-  fncRaiseError(static_cast<int64_t>(code), a, b);
+CallContext &contextOf(FncContextRef *ref) {
+  return *static_cast<CallContext *>(static_cast<void *>(ref->basePtr));
+}
+
+void raise(FncContextRef *ref, ErrorCode code) {
+  contextOf(ref).raise(static_cast<int64_t>(code), 0, 0);
 }
 
 void write(const std::string &text) {
@@ -79,7 +72,8 @@ void write(const std::string &text) {
 //===----------------------------------------------------------------------===//
 
 /// Copies the (strided) memref into a row-major tensor and formats it.
-template <typename T> void printTensor(UnrankedMemRefType<T> *memref) {
+template <typename T>
+void printTensor(FncContextRef *ctx, UnrankedMemRefType<T> *memref) {
   try {
     DynamicMemRefType<T> d(*memref);
     std::vector<int64_t> shape;
@@ -107,7 +101,7 @@ template <typename T> void printTensor(UnrankedMemRefType<T> *memref) {
     Tensor t(values, shape);
     write(detail::formatValues(t));
   } catch (...) {
-    raise(ErrorCode::Internal);
+    raise(ctx, ErrorCode::Internal);
   }
 }
 
@@ -167,7 +161,8 @@ template <typename T> constexpr int64_t kPerBlock = sizeof(T) == 4 ? 4 : 2;
 /// Fills `memref` with `perBlock` uniform numbers in [0, 1) per block, given
 /// to `emit(u0, u1, ..., index)`.
 template <typename T, typename Emit>
-void fill(UnrankedMemRefType<T> *memref, int64_t opKey, Emit emit) {
+void fill(FncContextRef *ctx, UnrankedMemRefType<T> *memref, int64_t opKey,
+          Emit emit) {
   int64_t count;
   T *data = contiguousData(memref, count);
   if (count <= 0)
@@ -176,7 +171,12 @@ void fill(UnrankedMemRefType<T> *memref, int64_t opKey, Emit emit) {
   uint64_t blocks = (count + per - 1) / per;
   std::array<uint32_t, 2> key;
   uint64_t first;
-  reserve(opKey, blocks, key, first);
+  try {
+    reserve(opKey, blocks, key, first);
+  } catch (...) { // std::random_device or the counter map failed
+    raise(ctx, ErrorCode::Internal);
+    return;
+  }
   double u[4];
   for (uint64_t b = 0; b < blocks; ++b) {
     std::array<uint32_t, 4> x = block(first + b, opKey, key);
@@ -193,9 +193,9 @@ void fill(UnrankedMemRefType<T> *memref, int64_t opKey, Emit emit) {
 }
 
 template <typename T>
-void uniform(UnrankedMemRefType<T> *memref, int64_t opKey, double min,
-             double max) {
-  fill(memref, opKey, [&](T *out, int64_t n, const double *u) {
+void uniform(FncContextRef *ctx, UnrankedMemRefType<T> *memref, int64_t opKey,
+             double min, double max) {
+  fill(ctx, memref, opKey, [&](T *out, int64_t n, const double *u) {
     for (int64_t i = 0; i < n; ++i) {
       T v = static_cast<T>(min + (max - min) * u[i]);
       // Rounding may reach `max`; keep the interval half-open.
@@ -207,10 +207,10 @@ void uniform(UnrankedMemRefType<T> *memref, int64_t opKey, double min,
 }
 
 template <typename T>
-void normal(UnrankedMemRefType<T> *memref, int64_t opKey, double mean,
-            double stddev) {
+void normal(FncContextRef *ctx, UnrankedMemRefType<T> *memref, int64_t opKey,
+            double mean, double stddev) {
   constexpr double kTwoPi = 6.283185307179586476925286766559;
-  fill(memref, opKey, [&](T *out, int64_t n, const double *u) {
+  fill(ctx, memref, opKey, [&](T *out, int64_t n, const double *u) {
     for (int64_t i = 0; i < n; i += 2) {
       double r = std::sqrt(-2.0 * std::log(1.0 - u[i]));
       double theta = kTwoPi * u[i + 1];
@@ -229,7 +229,8 @@ void normal(UnrankedMemRefType<T> *memref, int64_t opKey, double mean,
 
 extern "C" {
 
-void _mlir_ciface_fncPrintText(StridedMemRefType<int8_t, 1> *text) {
+void _mlir_ciface_fncPrintText(FncContextRef *ctx,
+                               StridedMemRefType<int8_t, 1> *text) {
   try {
     std::string s;
     s.reserve(text->sizes[0]);
@@ -237,80 +238,77 @@ void _mlir_ciface_fncPrintText(StridedMemRefType<int8_t, 1> *text) {
       s += static_cast<char>(text->data[text->offset + i * text->strides[0]]);
     write(s);
   } catch (...) {
-    raise(ErrorCode::Internal);
+    raise(ctx, ErrorCode::Internal);
   }
 }
 
-void _mlir_ciface_fncPrintTensorF32(UnrankedMemRefType<float> *t) {
-  printTensor(t);
+void _mlir_ciface_fncPrintTensorF32(FncContextRef *ctx,
+                                    UnrankedMemRefType<float> *t) {
+  printTensor(ctx, t);
 }
-void _mlir_ciface_fncPrintTensorF64(UnrankedMemRefType<double> *t) {
-  printTensor(t);
+void _mlir_ciface_fncPrintTensorF64(FncContextRef *ctx,
+                                    UnrankedMemRefType<double> *t) {
+  printTensor(ctx, t);
 }
-void _mlir_ciface_fncPrintTensorI1(UnrankedMemRefType<bool> *t) {
-  printTensor(t);
+void _mlir_ciface_fncPrintTensorI1(FncContextRef *ctx,
+                                   UnrankedMemRefType<bool> *t) {
+  printTensor(ctx, t);
 }
-void _mlir_ciface_fncPrintTensorI32(UnrankedMemRefType<int32_t> *t) {
-  printTensor(t);
+void _mlir_ciface_fncPrintTensorI32(FncContextRef *ctx,
+                                    UnrankedMemRefType<int32_t> *t) {
+  printTensor(ctx, t);
 }
-void _mlir_ciface_fncPrintTensorI64(UnrankedMemRefType<int64_t> *t) {
-  printTensor(t);
+void _mlir_ciface_fncPrintTensorI64(FncContextRef *ctx,
+                                    UnrankedMemRefType<int64_t> *t) {
+  printTensor(ctx, t);
 }
 
-void fncPrintNewline() {
+void _mlir_ciface_fncPrintNewline(FncContextRef *ctx) {
   try {
     write("\n");
   } catch (...) {
-    raise(ErrorCode::Internal);
+    raise(ctx, ErrorCode::Internal);
   }
 }
 
-void _mlir_ciface_fncRandomUniformF32(UnrankedMemRefType<float> *out,
+void _mlir_ciface_fncRandomUniformF32(FncContextRef *ctx,
+                                      UnrankedMemRefType<float> *out,
                                       int64_t opKey, double min, double max) {
-  uniform(out, opKey, min, max);
+  uniform(ctx, out, opKey, min, max);
 }
-void _mlir_ciface_fncRandomUniformF64(UnrankedMemRefType<double> *out,
+void _mlir_ciface_fncRandomUniformF64(FncContextRef *ctx,
+                                      UnrankedMemRefType<double> *out,
                                       int64_t opKey, double min, double max) {
-  uniform(out, opKey, min, max);
+  uniform(ctx, out, opKey, min, max);
 }
-void _mlir_ciface_fncRandomNormalF32(UnrankedMemRefType<float> *out,
+void _mlir_ciface_fncRandomNormalF32(FncContextRef *ctx,
+                                     UnrankedMemRefType<float> *out,
                                      int64_t opKey, double mean,
                                      double stddev) {
-  normal(out, opKey, mean, stddev);
+  normal(ctx, out, opKey, mean, stddev);
 }
-void _mlir_ciface_fncRandomNormalF64(UnrankedMemRefType<double> *out,
+void _mlir_ciface_fncRandomNormalF64(FncContextRef *ctx,
+                                     UnrankedMemRefType<double> *out,
                                      int64_t opKey, double mean,
                                      double stddev) {
-  normal(out, opKey, mean, stddev);
+  normal(ctx, out, opKey, mean, stddev);
 }
 
-int64_t fncLoopError[3] = {0, 0, 0};
-
-void _mlir_ciface_fncNumericsError(StridedMemRefType<int8_t, 1> *text) {
-  ErrorState &state = errors();
-  if (state.pending.load(std::memory_order_acquire))
-    return;
-  std::lock_guard<std::mutex> lock(state.mutex);
-  if (state.pending.load(std::memory_order_relaxed))
-    return;
-  state.code = static_cast<int64_t>(ErrorCode::NonFinite);
-  state.a = state.b = 0;
-  const int8_t *bytes = text->data + text->offset;
-  state.text.assign(reinterpret_cast<const char *>(bytes), text->sizes[0]);
-  state.pending.store(true, std::memory_order_release);
+void _mlir_ciface_fncNumericsError(FncContextRef *ctx,
+                                   StridedMemRefType<int8_t, 1> *text) {
+  try {
+    const int8_t *bytes = text->data + text->offset;
+    contextOf(ctx).raise(static_cast<int64_t>(ErrorCode::NonFinite), 0, 0,
+                         std::string(reinterpret_cast<const char *>(bytes),
+                                     text->sizes[0]));
+  } catch (...) {
+    raise(ctx, ErrorCode::NonFinite);
+  }
 }
 
-void fncRaiseError(int64_t code, int64_t a, int64_t b) {
-  ErrorState &state = errors();
-  if (state.pending.load(std::memory_order_acquire))
-    return;
-  std::lock_guard<std::mutex> lock(state.mutex);
-  if (state.pending.load(std::memory_order_relaxed))
-    return;
-  state.code = code;
-  state.a = a;
-  state.b = b;
-  state.pending.store(true, std::memory_order_release);
+void _mlir_ciface_fncRaiseError(FncContextRef *ctx, int64_t code, int64_t a,
+                                int64_t b) {
+  contextOf(ctx).raise(code, a, b);
 }
 
 } // extern "C"
@@ -364,34 +362,44 @@ void fnc::runtime::setGlobalSeed(uint64_t seed) {
   state.counters.clear();
 }
 
-/// The slot loops write (see fncLoopError), read without tearing.
-static int64_t loadLoopError(int i) {
-  return __atomic_load_n(&fncLoopError[i], __ATOMIC_ACQUIRE);
+void CallContext::raise(int64_t errorCode, int64_t errorA, int64_t errorB,
+                        std::string errorText) {
+  int64_t none = 0;
+  // The winner of the exchange owns a, b and text; they are read after the
+  // call returned, which happens after every worker of the call finished.
+  if (!code.compare_exchange_strong(none, errorCode, std::memory_order_acq_rel))
+    return;
+  a = errorA;
+  b = errorB;
+  text = std::move(errorText);
 }
 
-bool fnc::runtime::hasError() {
-  return errors().pending.load(std::memory_order_acquire) ||
-         loadLoopError(0) != 0;
+bool CallContext::failed() const {
+  return code.load(std::memory_order_acquire) != 0 || loopError[0] != 0;
 }
 
-std::optional<std::string> fnc::runtime::takeError() {
-  ErrorState &state = errors();
-  if (!state.pending.load(std::memory_order_acquire)) {
-    int64_t code = loadLoopError(0);
-    if (code == 0)
-      return std::nullopt;
-    std::string message = errorMessage(code, loadLoopError(1), loadLoopError(2));
-    for (int i = 0; i < 3; ++i)
-      __atomic_store_n(&fncLoopError[i], 0, __ATOMIC_RELEASE);
-    return message;
-  }
-  std::lock_guard<std::mutex> lock(state.mutex);
-  if (!state.pending.load(std::memory_order_relaxed))
-    return std::nullopt;
-  state.pending.store(false, std::memory_order_release);
-  if (state.code == static_cast<int64_t>(ErrorCode::NonFinite))
-    return "check_numerics: " + state.text + " produced NaN or Inf";
-  return errorMessage(state.code, state.a, state.b);
+std::optional<std::string> CallContext::error() const {
+  int64_t c = code.load(std::memory_order_acquire);
+  if (c == static_cast<int64_t>(ErrorCode::NonFinite) && !text.empty())
+    return "check_numerics: " + text + " produced NaN or Inf";
+  if (c != 0)
+    return errorMessage(c, a, b);
+  if (loopError[0] != 0)
+    return errorMessage(loopError[0], loopError[1], loopError[2]);
+  return std::nullopt;
+}
+
+FncContextRef CallContext::ref() {
+  return {reinterpret_cast<int64_t *>(this), loopError, 0, {3}, {1}};
+}
+
+void fnc::runtime::packContext(CallContext &context,
+                               int64_t slots[kContextSlots]) {
+  slots[0] = reinterpret_cast<intptr_t>(&context);
+  slots[1] = reinterpret_cast<intptr_t>(&context.loopError[0]);
+  slots[2] = 0;
+  slots[3] = 3;
+  slots[4] = 1;
 }
 
 void fnc::runtime::setOutputStream(std::ostream *os) {
@@ -404,20 +412,19 @@ std::vector<std::pair<std::string, void *>> fnc::runtime::symbols() {
   auto fn = [](auto *f) { return reinterpret_cast<void *>(f); };
   return {
       {"_mlir_ciface_fncPrintText", fn(&_mlir_ciface_fncPrintText)},
+      {"_mlir_ciface_fncPrintNewline", fn(&_mlir_ciface_fncPrintNewline)},
       {"_mlir_ciface_fncPrintTensorF32", fn(&_mlir_ciface_fncPrintTensorF32)},
       {"_mlir_ciface_fncPrintTensorF64", fn(&_mlir_ciface_fncPrintTensorF64)},
       {"_mlir_ciface_fncPrintTensorI1", fn(&_mlir_ciface_fncPrintTensorI1)},
       {"_mlir_ciface_fncPrintTensorI32", fn(&_mlir_ciface_fncPrintTensorI32)},
       {"_mlir_ciface_fncPrintTensorI64", fn(&_mlir_ciface_fncPrintTensorI64)},
-      {"fncPrintNewline", fn(&fncPrintNewline)},
       {"_mlir_ciface_fncRandomUniformF32",
        fn(&_mlir_ciface_fncRandomUniformF32)},
       {"_mlir_ciface_fncRandomUniformF64",
        fn(&_mlir_ciface_fncRandomUniformF64)},
       {"_mlir_ciface_fncRandomNormalF32", fn(&_mlir_ciface_fncRandomNormalF32)},
       {"_mlir_ciface_fncRandomNormalF64", fn(&_mlir_ciface_fncRandomNormalF64)},
-      {"fncRaiseError", fn(&fncRaiseError)},
-      {"fncLoopError", static_cast<void *>(&fncLoopError)},
+      {"_mlir_ciface_fncRaiseError", fn(&_mlir_ciface_fncRaiseError)},
       {"_mlir_ciface_fncNumericsError", fn(&_mlir_ciface_fncNumericsError)},
   };
 }

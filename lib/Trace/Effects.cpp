@@ -68,8 +68,12 @@ void printImpl(const std::string &format, const std::vector<Tensor> &tensors) {
   text.offset = 0;
   text.sizes[0] = static_cast<int64_t>(out.size());
   text.strides[0] = 1;
-  _mlir_ciface_fncPrintText(&text);
-  fncPrintNewline();
+  runtime::CallContext context;
+  FncContextRef ref = context.ref();
+  _mlir_ciface_fncPrintText(&ref, &text);
+  _mlir_ciface_fncPrintNewline(&ref);
+  if (std::optional<std::string> error = context.error())
+    throw Error(ErrorKind::Internal, "fnc::print: " + *error);
 }
 } // namespace detail
 
@@ -110,6 +114,8 @@ Tensor randomOp(const char *op, bool normal, const Shape &shape, double a,
   ref::Array out = ref::Array::allocate(dtype, shape);
   int64_t n = out.numElements();
   int64_t key = seed ? *seed : kEagerStream;
+  runtime::CallContext context;
+  FncContextRef ref = context.ref();
   auto run = [&](auto *data) {
     using T = std::remove_pointer_t<decltype(data)>;
     StridedMemRefType<T, 1> d;
@@ -120,14 +126,14 @@ Tensor randomOp(const char *op, bool normal, const Shape &shape, double a,
     UnrankedMemRefType<T> u{1, &d};
     if constexpr (std::is_same_v<T, float>) {
       if (normal)
-        _mlir_ciface_fncRandomNormalF32(&u, key, a, b);
+        _mlir_ciface_fncRandomNormalF32(&ref, &u, key, a, b);
       else
-        _mlir_ciface_fncRandomUniformF32(&u, key, a, b);
+        _mlir_ciface_fncRandomUniformF32(&ref, &u, key, a, b);
     } else {
       if (normal)
-        _mlir_ciface_fncRandomNormalF64(&u, key, a, b);
+        _mlir_ciface_fncRandomNormalF64(&ref, &u, key, a, b);
       else
-        _mlir_ciface_fncRandomUniformF64(&u, key, a, b);
+        _mlir_ciface_fncRandomUniformF64(&ref, &u, key, a, b);
     }
   };
   if (n > 0) {
@@ -136,6 +142,8 @@ Tensor randomOp(const char *op, bool normal, const Shape &shape, double a,
     else
       run(out.mutableData<double>());
   }
+  if (std::optional<std::string> error = context.error())
+    throw Error(ErrorKind::Internal, std::string("fnc::") + op + ": " + *error);
   return api::wrap(std::move(out));
 }
 

@@ -19,9 +19,11 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <numeric>
+#include <thread>
 
 using namespace fnc;
 using namespace fnc::jit;
@@ -96,16 +98,9 @@ func.func @twice(%a: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
 )mlir";
 
 const char *kRaise = R"mlir(
-func.func private @fncRaiseError(i64, i64, i64)
-func.func @fails(%a: tensor<2xf32>) -> tensor<2xf32> {
-  %c1 = arith.constant 1 : i64
-  %c7 = arith.constant 7 : i64
-  %c5 = arith.constant 5 : i64
-  func.call @fncRaiseError(%c1, %c7, %c5) : (i64, i64, i64) -> ()
-  %zero = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<2xf32>
-  %r = linalg.fill ins(%zero : f32) outs(%e : tensor<2xf32>) -> tensor<2xf32>
-  return %r : tensor<2xf32>
+func.func @fails(%a: tensor<5xf32>, %i: tensor<1xi32>) -> tensor<1xf32> {
+  %r = fnc.gather %a, %i axis 0 : tensor<5xf32>, tensor<1xi32>
+  return %r : tensor<1xf32>
 }
 func.func @noop(%a: tensor<4xf32>) {
   return
@@ -296,20 +291,57 @@ TEST_F(EngineTest, RuntimeErrorBecomesAnError) {
   ASSERT_TRUE(m);
   const Entry *fails = entry(*m, "fails");
   ASSERT_TRUE(fails);
-  std::vector<float> a = {1, 2};
-  std::vector<int64_t> shape = {2};
+  std::vector<float> a = {1, 2, 3, 4, 5};
+  std::vector<int32_t> index = {7};
+  std::vector<int64_t> shape = {5}, one = {1};
   std::vector<Buffer> results;
-  EXPECT_EQ(errorOf(fails->call({{DType::f32, shape, a.data()}}, results)),
+  EXPECT_EQ(errorOf(fails->call({{DType::f32, shape, a.data()},
+                                 {DType::i32, one, index.data()}},
+                                results)),
             "@fails: gather index 7 is out of range [0, 5)");
   EXPECT_TRUE(results.empty());
-  EXPECT_FALSE(runtime::hasError());
-  // The error was taken: an unrelated call succeeds.
+  // The error was the call's own: an unrelated call succeeds.
   std::vector<float> four(4);
   std::vector<int64_t> s4 = {4};
   EXPECT_EQ(
       errorOf(
           entry(*m, "noop")->call({{DType::f32, s4, four.data()}}, results)),
       "<success>");
+}
+
+// Run-time errors travel with the call: two threads call one function, one
+// always with an index out of range, the other always valid; each gets
+// exactly its own error or result, every time.
+TEST_F(EngineTest, ConcurrentCallsKeepTheirOwnErrors) {
+  auto m = compile(kRaise);
+  ASSERT_TRUE(m);
+  const Entry *gather = entry(*m, "fails");
+  ASSERT_TRUE(gather);
+  std::vector<float> a = {1, 2, 3, 4, 5};
+  std::vector<int64_t> shape = {5}, one = {1};
+  std::atomic<int> wrong{0};
+  auto run = [&](int32_t index) {
+    std::vector<int32_t> i = {index};
+    std::vector<Buffer> results;
+    for (int n = 0; n < 5000; ++n) {
+      llvm::Error err = gather->call(
+          {{DType::f32, shape, a.data()}, {DType::i32, one, i.data()}},
+          results);
+      std::string got = llvm::toString(std::move(err));
+      if (index < 5) {
+        if (!got.empty() || results.size() != 1 ||
+            static_cast<float *>(results[0].data())[0] != a[index])
+          ++wrong;
+      } else if (got != "@fails: gather index 7 is out of range [0, 5)" ||
+                 !results.empty()) {
+        ++wrong;
+      }
+    }
+  };
+  std::thread bad(run, 7), good(run, 3);
+  bad.join();
+  good.join();
+  EXPECT_EQ(wrong.load(), 0);
 }
 
 // The deallocation pipeline must hand every returned buffer to the caller:

@@ -3,7 +3,7 @@
 // Calls the runtime entry points the way generated code does (through memref
 // descriptors) and checks printing of strided views, the Philox generator
 // against Random123's known answers, the statistics and reproducibility of
-// the random streams, and the pending-error slot.
+// the random streams, and the per-call error context.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,6 +31,27 @@ private:
   std::ostringstream os_;
 };
 
+/// A call context and its descriptor, as a compiled function receives them.
+struct Context {
+  CallContext context;
+  int64_t slots[kContextSlots];
+  FncContextRef ref;
+  Context() {
+    packContext(context, slots);
+    ref = {reinterpret_cast<int64_t *>(slots[0]),
+           reinterpret_cast<int64_t *>(slots[1]),
+           slots[2],
+           {slots[3]},
+           {slots[4]}};
+    FncContextRef direct = context.ref();
+    EXPECT_EQ(direct.basePtr, ref.basePtr);
+    EXPECT_EQ(direct.data, ref.data);
+  }
+};
+
+/// The context of the printing and random tests, which raise no error.
+Context ctx;
+
 template <typename T, int N>
 UnrankedMemRefType<T> unranked(StridedMemRefType<T, N> &d) {
   return {N, &d};
@@ -48,8 +69,8 @@ TEST(RuntimePrint, Text) {
                                  0,
                                  {static_cast<int64_t>(s.size())},
                                  {1}};
-  _mlir_ciface_fncPrintText(&d);
-  fncPrintNewline();
+  _mlir_ciface_fncPrintText(&ctx.ref, &d);
+  _mlir_ciface_fncPrintNewline(&ctx.ref);
   EXPECT_EQ(capture.str(), "x = \n");
 }
 
@@ -58,7 +79,7 @@ TEST(RuntimePrint, TextWithOffsetAndStride) {
   std::string s = "_h_e_y";
   auto *p = reinterpret_cast<int8_t *>(s.data());
   StridedMemRefType<int8_t, 1> d{p, p, 1, {3}, {2}};
-  _mlir_ciface_fncPrintText(&d);
+  _mlir_ciface_fncPrintText(&ctx.ref, &d);
   EXPECT_EQ(capture.str(), "hey");
 }
 
@@ -67,7 +88,7 @@ TEST(RuntimePrint, VectorF32) {
   std::vector<float> v = {1.f, 2.f};
   auto d = contiguous1D(v);
   auto u = unranked(d);
-  _mlir_ciface_fncPrintTensorF32(&u);
+  _mlir_ciface_fncPrintTensorF32(&ctx.ref, &u);
   EXPECT_EQ(capture.str(), "[1. 2.]");
 }
 
@@ -76,7 +97,7 @@ TEST(RuntimePrint, ScalarF32) {
   float x = 4.f;
   StridedMemRefType<float, 0> d{&x, &x, 0};
   auto u = unranked(d);
-  _mlir_ciface_fncPrintTensorF32(&u);
+  _mlir_ciface_fncPrintTensorF32(&ctx.ref, &u);
   EXPECT_EQ(capture.str(), "4.0");
 }
 
@@ -85,7 +106,7 @@ TEST(RuntimePrint, MatrixI32) {
   std::vector<int32_t> v = {1, 2, 3, 4};
   StridedMemRefType<int32_t, 2> d{v.data(), v.data(), 0, {2, 2}, {2, 1}};
   auto u = unranked(d);
-  _mlir_ciface_fncPrintTensorI32(&u);
+  _mlir_ciface_fncPrintTensorI32(&ctx.ref, &u);
   EXPECT_EQ(capture.str(), "[[1 2]\n [3 4]]");
 }
 
@@ -97,7 +118,7 @@ TEST(RuntimePrint, TransposedWithOffset) {
   StridedMemRefType<int64_t, 2> d{
       buffer.data(), buffer.data(), 1, {2, 3}, {1, 2}};
   auto u = unranked(d);
-  _mlir_ciface_fncPrintTensorI64(&u);
+  _mlir_ciface_fncPrintTensorI64(&ctx.ref, &u);
   EXPECT_EQ(capture.str(), "[[0 2 4]\n [1 3 5]]");
 }
 
@@ -106,12 +127,12 @@ TEST(RuntimePrint, BoolAndF64) {
   bool raw[2] = {true, false};
   StridedMemRefType<bool, 1> b{raw, raw, 0, {2}, {1}};
   auto ub = unranked(b);
-  _mlir_ciface_fncPrintTensorI1(&ub);
-  fncPrintNewline();
+  _mlir_ciface_fncPrintTensorI1(&ctx.ref, &ub);
+  _mlir_ciface_fncPrintNewline(&ctx.ref);
   std::vector<double> v = {0.5, 1.25, -3.0};
   auto d = contiguous1D(v);
   auto ud = unranked(d);
-  _mlir_ciface_fncPrintTensorF64(&ud);
+  _mlir_ciface_fncPrintTensorF64(&ctx.ref, &ud);
   EXPECT_EQ(capture.str(), "[ True False]\n[ 0.5   1.25 -3.  ]");
 }
 
@@ -120,7 +141,7 @@ TEST(RuntimePrint, Empty) {
   float dummy = 0;
   StridedMemRefType<float, 2> d{&dummy, &dummy, 0, {0, 3}, {3, 1}};
   auto u = unranked(d);
-  _mlir_ciface_fncPrintTensorF32(&u);
+  _mlir_ciface_fncPrintTensorF32(&ctx.ref, &u);
   EXPECT_EQ(capture.str(), "[]");
 }
 
@@ -143,9 +164,9 @@ std::vector<T> drawUniform(int64_t n, int64_t opKey, double lo, double hi) {
   auto d = contiguous1D(v);
   auto u = unranked(d);
   if constexpr (std::is_same_v<T, float>)
-    _mlir_ciface_fncRandomUniformF32(&u, opKey, lo, hi);
+    _mlir_ciface_fncRandomUniformF32(&ctx.ref, &u, opKey, lo, hi);
   else
-    _mlir_ciface_fncRandomUniformF64(&u, opKey, lo, hi);
+    _mlir_ciface_fncRandomUniformF64(&ctx.ref, &u, opKey, lo, hi);
   return v;
 }
 
@@ -155,9 +176,9 @@ std::vector<T> drawNormal(int64_t n, int64_t opKey, double mean, double sd) {
   auto d = contiguous1D(v);
   auto u = unranked(d);
   if constexpr (std::is_same_v<T, float>)
-    _mlir_ciface_fncRandomNormalF32(&u, opKey, mean, sd);
+    _mlir_ciface_fncRandomNormalF32(&ctx.ref, &u, opKey, mean, sd);
   else
-    _mlir_ciface_fncRandomNormalF64(&u, opKey, mean, sd);
+    _mlir_ciface_fncRandomNormalF64(&ctx.ref, &u, opKey, mean, sd);
   return v;
 }
 
@@ -235,16 +256,25 @@ TEST(RuntimeRandom, FreshValuesPerCallAndPerOp) {
   EXPECT_EQ(std::vector<float>(both.begin() + 8, both.end()), second);
 }
 
-TEST(RuntimeErrors, FirstErrorWinsAndIsCleared) {
-  EXPECT_FALSE(takeError().has_value());
-  fncRaiseError(1, 7, 5);
-  fncRaiseError(2, 0, 0);
-  EXPECT_TRUE(hasError());
-  auto e = takeError();
-  ASSERT_TRUE(e.has_value());
-  EXPECT_EQ(*e, "gather index 7 is out of range [0, 5)");
-  EXPECT_FALSE(hasError());
-  EXPECT_FALSE(takeError().has_value());
+TEST(RuntimeErrors, FirstErrorWins) {
+  Context call;
+  EXPECT_FALSE(call.context.failed());
+  EXPECT_FALSE(call.context.error().has_value());
+  _mlir_ciface_fncRaiseError(&call.ref, 1, 7, 5);
+  _mlir_ciface_fncRaiseError(&call.ref, 2, 0, 0);
+  EXPECT_TRUE(call.context.failed());
+  EXPECT_EQ(call.context.error(), "gather index 7 is out of range [0, 5)");
+  // Another call's context is untouched.
+  EXPECT_FALSE(ctx.context.failed());
+}
+
+TEST(RuntimeErrors, NumericsCarryTheOpName) {
+  Context call;
+  std::string s = "fnc.exp";
+  auto *p = reinterpret_cast<int8_t *>(s.data());
+  StridedMemRefType<int8_t, 1> d{p, p, 0, {7}, {1}};
+  _mlir_ciface_fncNumericsError(&call.ref, &d);
+  EXPECT_EQ(call.context.error(), "check_numerics: fnc.exp produced NaN or Inf");
 }
 
 TEST(RuntimeErrors, Messages) {
@@ -261,19 +291,24 @@ TEST(RuntimeErrors, Messages) {
   EXPECT_NE(errorMessage(99, 1, 2).find("99"), std::string::npos);
 }
 
+// The OpenMP workers of one call race for its context: one error wins, and
+// each call's context holds only errors of that call.
 TEST(RuntimeErrors, FromManyThreads) {
+  Context calls[2];
   std::vector<std::thread> threads;
   for (int i = 0; i < 8; ++i)
-    threads.emplace_back([i] {
+    threads.emplace_back([i, &calls] {
       for (int j = 0; j < 1000; ++j)
-        fncRaiseError(3, i, j);
+        _mlir_ciface_fncRaiseError(&calls[i % 2].ref, 3, i, j);
     });
   for (auto &t : threads)
     t.join();
-  auto e = takeError();
-  ASSERT_TRUE(e.has_value());
-  EXPECT_EQ(e->rfind("dynamic dimension mismatch: ", 0), 0u);
-  EXPECT_FALSE(takeError().has_value());
+  for (int k = 0; k < 2; ++k) {
+    ASSERT_TRUE(calls[k].context.failed());
+    EXPECT_EQ(calls[k].context.a % 2, k);
+    EXPECT_EQ(calls[k].context.error()->rfind("dynamic dimension mismatch: ", 0),
+              0u);
+  }
 }
 
 TEST(RuntimeSymbols, ListsEveryEntryPoint) {
@@ -284,26 +319,25 @@ TEST(RuntimeSymbols, ListsEveryEntryPoint) {
         return p;
     return nullptr;
   };
-  EXPECT_EQ(find("fncRaiseError"), reinterpret_cast<void *>(&fncRaiseError));
-  EXPECT_EQ(find("fncPrintNewline"),
-            reinterpret_cast<void *>(&fncPrintNewline));
+  EXPECT_EQ(find("_mlir_ciface_fncRaiseError"),
+            reinterpret_cast<void *>(&_mlir_ciface_fncRaiseError));
+  EXPECT_EQ(find("_mlir_ciface_fncPrintNewline"),
+            reinterpret_cast<void *>(&_mlir_ciface_fncPrintNewline));
   EXPECT_NE(find("_mlir_ciface_fncPrintTensorI1"), nullptr);
   EXPECT_NE(find("_mlir_ciface_fncRandomNormalF64"), nullptr);
-  EXPECT_EQ(find("fncLoopError"), static_cast<void *>(&fncLoopError));
-  EXPECT_EQ(syms.size(), 14u);
+  EXPECT_EQ(syms.size(), 13u);
 }
 
-// Errors that loops store into fncLoopError come out of takeError() and
-// are cleared by it.
-TEST(RuntimeErrors, LoopSlot) {
-  ASSERT_FALSE(hasError());
-  fncLoopError[0] = 1;
-  fncLoopError[1] = 7;
-  fncLoopError[2] = 5;
-  EXPECT_TRUE(hasError());
-  EXPECT_EQ(takeError(), "gather index 7 is out of range [0, 5)");
-  EXPECT_FALSE(hasError());
-  EXPECT_EQ(takeError(), std::nullopt);
+// Errors that loops store into the context's three words without a call
+// are the call's error.
+TEST(RuntimeErrors, LoopWords) {
+  Context call;
+  ASSERT_FALSE(call.context.failed());
+  call.ref.data[0] = 1;
+  call.ref.data[1] = 7;
+  call.ref.data[2] = 5;
+  EXPECT_TRUE(call.context.failed());
+  EXPECT_EQ(call.context.error(), "gather index 7 is out of range [0, 5)");
 }
 
 } // namespace

@@ -19,9 +19,9 @@
 // descriptors whose `allocated` pointer the caller frees with free().
 //
 // Thread-safety: a CompiledModule is immutable after compile(); its entries
-// may be called from several threads at once. Run-time errors of generated
-// code go through one process-wide slot (fnc::runtime), so concurrent calls
-// that both fail may see each other's error.
+// may be called from several threads at once. Each call passes its own
+// runtime context (fnc::runtime::CallContext) to the generated code, so a
+// call gets exactly its own run-time error.
 //
 //===----------------------------------------------------------------------===//
 

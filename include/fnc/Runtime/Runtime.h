@@ -2,21 +2,24 @@
 //
 // The small runtime that JIT-compiled fnc code calls for what cannot be
 // inlined: printing tensors and text, the stateful random number generator,
-// and recording run-time errors (a gather index out of range, ...).
+// and recording run-time errors (a gather index out of range, ...) in the
+// per-call context of the call that made them.
 //
 // ABI: functions declared with `llvm.emit_c_interface` are called through
 // their `_mlir_ciface_NAME` wrapper, which takes pointers to memref
 // descriptors (the structs of mlir/ExecutionEngine/CRunnerUtils.h, which is
 // header-only); the others are plain C symbols. See docs/Runtime.md.
 //
-// Lifecycle and thread-safety: all state (the output stream, the global
-// seed, the per-op random counters, the pending error) is process-global and
-// protected by mutexes, so generated code may call every function from any
-// thread, including OpenMP workers. No function here throws into generated
-// code: a failure inside the runtime itself is recorded as an error.
-//
-// The host side (namespace fnc::runtime) configures the runtime and, after
-// each call of generated code, collects the first error it reported.
+// Lifecycle and thread-safety: run-time errors travel with the call. The
+// host gives every call of generated code a fresh fnc::runtime::CallContext
+// (the hidden first argument of every lowered function, a memref<3xi64>
+// whose `allocated` pointer is the context), and the code reports faults
+// into it, so concurrent calls never see each other's errors. The rest of
+// the state (the output stream, the global seed, the per-op random counters)
+// is process-global and protected by mutexes, so generated code may call
+// every function from any thread, including OpenMP workers. No function here
+// throws into generated code: a failure inside the runtime itself is
+// recorded as an error of the call.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,6 +31,7 @@
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <ostream>
@@ -35,56 +39,106 @@
 #include <utility>
 #include <vector>
 
+/// The context argument of generated code, as C-interface functions get it.
+using FncContextRef = StridedMemRefType<int64_t, 1>;
+
+namespace fnc::runtime {
+
+/// The state of one call of generated code: the first run-time error it
+/// reported. The caller creates one per call (on its stack) and passes it as
+/// the function's context argument; generated code sees the three words of
+/// `loopError` as a memref<3xi64> and the runtime functions find the context
+/// through that memref's `allocated` pointer.
+struct CallContext {
+  /// {code, a, b} of an error detected inside a (possibly parallel) loop
+  /// body, stored by generated code without a call (a call would keep the
+  /// loop from vectorizing and from being outlined into OpenMP cleanly).
+  /// Concurrent writers of one call may mix their values; some error of
+  /// that call is reported.
+  int64_t loopError[3] = {0, 0, 0};
+  /// The first error reported through a runtime call (0: none): the OpenMP
+  /// workers of one call may race for it, and the first one wins.
+  std::atomic<int64_t> code{0};
+  int64_t a = 0, b = 0;
+  /// What failed, for the codes that carry text (check_numerics).
+  std::string text;
+
+  /// Records an error unless one is pending. Thread-safe.
+  void raise(int64_t code, int64_t a, int64_t b, std::string text = {});
+  /// True if the call reported an error. Read after the call returned.
+  bool failed() const;
+  /// The user-facing message of the call's error; nullopt if none.
+  std::optional<std::string> error() const;
+  /// The descriptor generated code receives (for host code that calls the
+  /// runtime's functions itself, as the eager API does).
+  FncContextRef ref();
+};
+
+/// Number of int64 slots of the context's descriptor in a packed call:
+/// allocated, aligned, offset, size, stride.
+constexpr size_t kContextSlots = 5;
+/// Writes the expanded memref<3xi64> descriptor of `context` to `slots`.
+void packContext(CallContext &context, int64_t slots[kContextSlots]);
+
+} // namespace fnc::runtime
+
 //===----------------------------------------------------------------------===//
 // Called by generated code
 //===----------------------------------------------------------------------===//
 
 extern "C" {
 
+// Every function takes the call's context first.
+
 /// Writes the bytes of `text` (a 1-D i8 memref, any offset and stride).
-void _mlir_ciface_fncPrintText(StridedMemRefType<int8_t, 1> *text);
+void _mlir_ciface_fncPrintText(FncContextRef *context,
+                               StridedMemRefType<int8_t, 1> *text);
 
 /// Write the values of a tensor in the eager format without the wrapper:
 /// what `fnc::Tensor::str()` shows inside `fnc.Tensor(...)` (`[1. 2.]`,
 /// `4.0`). Any rank, offset and strides.
-void _mlir_ciface_fncPrintTensorF32(UnrankedMemRefType<float> *t);
-void _mlir_ciface_fncPrintTensorF64(UnrankedMemRefType<double> *t);
-void _mlir_ciface_fncPrintTensorI1(UnrankedMemRefType<bool> *t);
-void _mlir_ciface_fncPrintTensorI32(UnrankedMemRefType<int32_t> *t);
-void _mlir_ciface_fncPrintTensorI64(UnrankedMemRefType<int64_t> *t);
+void _mlir_ciface_fncPrintTensorF32(FncContextRef *context,
+                                    UnrankedMemRefType<float> *t);
+void _mlir_ciface_fncPrintTensorF64(FncContextRef *context,
+                                    UnrankedMemRefType<double> *t);
+void _mlir_ciface_fncPrintTensorI1(FncContextRef *context,
+                                   UnrankedMemRefType<bool> *t);
+void _mlir_ciface_fncPrintTensorI32(FncContextRef *context,
+                                    UnrankedMemRefType<int32_t> *t);
+void _mlir_ciface_fncPrintTensorI64(FncContextRef *context,
+                                    UnrankedMemRefType<int64_t> *t);
 
 /// Writes a newline.
-void fncPrintNewline();
+void _mlir_ciface_fncPrintNewline(FncContextRef *context);
 
 /// Fill `out` (contiguous, identity layout) with values uniform in
 /// [min, max), from the Philox4x32-10 stream of (global seed, opKey). Each
 /// opKey has its own counter that advances across calls.
-void _mlir_ciface_fncRandomUniformF32(UnrankedMemRefType<float> *out,
+void _mlir_ciface_fncRandomUniformF32(FncContextRef *context,
+                                      UnrankedMemRefType<float> *out,
                                       int64_t opKey, double min, double max);
-void _mlir_ciface_fncRandomUniformF64(UnrankedMemRefType<double> *out,
+void _mlir_ciface_fncRandomUniformF64(FncContextRef *context,
+                                      UnrankedMemRefType<double> *out,
                                       int64_t opKey, double min, double max);
 /// Same with normally distributed values (Box-Muller).
-void _mlir_ciface_fncRandomNormalF32(UnrankedMemRefType<float> *out,
+void _mlir_ciface_fncRandomNormalF32(FncContextRef *context,
+                                     UnrankedMemRefType<float> *out,
                                      int64_t opKey, double mean, double stddev);
-void _mlir_ciface_fncRandomNormalF64(UnrankedMemRefType<double> *out,
+void _mlir_ciface_fncRandomNormalF64(FncContextRef *context,
+                                     UnrankedMemRefType<double> *out,
                                      int64_t opKey, double mean, double stddev);
 
-/// Records a run-time error unless one is already pending (the first one
-/// wins). Generated code continues safely after the call (the lowering
-/// clamps); the host checks fnc::runtime::takeError() after the call.
+/// Records a run-time error in the call's context unless one is already
+/// pending (the first one wins). Generated code continues safely after the
+/// call (the lowering clamps); the host reads the context after the call.
 /// Codes: see fnc::runtime::ErrorCode.
-void fncRaiseError(int64_t code, int64_t a, int64_t b);
-
-/// {code, a, b} of an error detected inside a (possibly parallel) loop
-/// body, stored by generated code without a call (a call would keep the
-/// loop from vectorizing and from being outlined into OpenMP cleanly).
-/// Concurrent writers may mix their values; some error is reported. The
-/// host reads and clears it in takeError(), after fncRaiseError's error.
-extern int64_t fncLoopError[3];
+void _mlir_ciface_fncRaiseError(FncContextRef *context, int64_t code,
+                                int64_t a, int64_t b);
 
 /// fnc.check_numerics failed: `text` names the op that produced a NaN or an
 /// Inf. Recorded like fncRaiseError (first error wins).
-void _mlir_ciface_fncNumericsError(StridedMemRefType<int8_t, 1> *text);
+void _mlir_ciface_fncNumericsError(FncContextRef *context,
+                                   StridedMemRefType<int8_t, 1> *text);
 
 } // extern "C"
 
@@ -102,12 +156,6 @@ std::string errorMessage(int64_t code, int64_t a, int64_t b);
 /// values drawn from then on are reproducible. Without a call, the seed is
 /// drawn from std::random_device at first use.
 void setGlobalSeed(uint64_t seed);
-
-/// True if an error is pending (a cheap atomic read).
-bool hasError();
-
-/// Returns and clears the pending error as a user-facing message.
-std::optional<std::string> takeError();
 
 /// Where printing goes (std::cout by default; nullptr restores it). The
 /// stream must outlive its use; set it while no generated code runs.

@@ -63,27 +63,61 @@ void lowering::declareRuntimeFunctions(ModuleOp module) {
       func->setAttr("llvm.emit_c_interface", UnitAttr::get(ctx));
   };
   Type i64 = b.getI64Type(), f64 = b.getF64Type();
-  declare(kRaiseError, {i64, i64, i64}, false);
-  if (!module.lookupSymbol(kLoopError))
-    memref::GlobalOp::create(b, loc, b.getStringAttr(kLoopError),
-                             /*sym_visibility=*/nullptr,
-                             TypeAttr::get(MemRefType::get({3}, i64)),
-                             /*initial_value=*/nullptr, /*constant=*/nullptr,
-                             /*alignment=*/nullptr);
-  declare(kPrintNewline, {}, false);
+  Type context = callContextType(ctx);
+  declare(kRaiseError, {context, i64, i64, i64}, true);
+  declare(kPrintNewline, {context}, true);
   Type text = MemRefType::get({ShapedType::kDynamic}, b.getI8Type());
-  declare(kPrintText, {text}, true);
-  declare(kNumericsError, {text}, true);
+  declare(kPrintText, {context, text}, true);
+  declare(kNumericsError, {context, text}, true);
   for (Type t : {Type(b.getF32Type()), Type(b.getF64Type()), Type(b.getI1Type()),
                  Type(b.getI32Type()), Type(b.getI64Type())}) {
     Type unranked = UnrankedMemRefType::get(t, 0);
-    declare(("fncPrintTensor" + runtimeTypeSuffix(t)).str(), {unranked}, true);
+    declare(("fncPrintTensor" + runtimeTypeSuffix(t)).str(),
+            {context, unranked}, true);
     if (isa<FloatType>(t)) {
       declare(("fncRandomUniform" + runtimeTypeSuffix(t)).str(),
-              {unranked, i64, f64, f64}, true);
+              {context, unranked, i64, f64, f64}, true);
       declare(("fncRandomNormal" + runtimeTypeSuffix(t)).str(),
-              {unranked, i64, f64, f64}, true);
+              {context, unranked, i64, f64, f64}, true);
     }
+  }
+}
+
+/// The placeholder of the context (see callContext).
+static constexpr StringLiteral kCallContext = "fncCallContext";
+
+MemRefType lowering::callContextType(MLIRContext *ctx) {
+  return MemRefType::get({3}, IntegerType::get(ctx, 64));
+}
+
+Value lowering::callContext(OpBuilder &b, Location loc) {
+  return func::CallOp::create(b, loc, kCallContext,
+                              TypeRange{callContextType(b.getContext())},
+                              ValueRange{})
+      .getResult(0);
+}
+
+void lowering::resolveCallContexts(ModuleOp module) {
+  MLIRContext *ctx = module.getContext();
+  Type type = callContextType(ctx);
+  for (auto func : module.getOps<func::FuncOp>())
+    if (!func.isDeclaration() && func.getSymName() != kCallContext)
+      (void)func.insertArgument(0, type, DictionaryAttr(), func.getLoc());
+  SmallVector<func::CallOp> calls;
+  module.walk([&](func::CallOp call) { calls.push_back(call); });
+  for (func::CallOp call : calls) {
+    Value context =
+        call->getParentOfType<func::FuncOp>().getBody().getArgument(0);
+    if (call.getCallee() == kCallContext) {
+      call.getResult(0).replaceAllUsesWith(context);
+      call.erase();
+      continue;
+    }
+    // A call of another function of the module passes the caller's context
+    // on; the runtime's functions got it from the lowering.
+    auto callee = module.lookupSymbol<func::FuncOp>(call.getCalleeAttr());
+    if (callee && !callee.isDeclaration())
+      call->insertOperands(0, context);
   }
 }
 
@@ -105,8 +139,9 @@ void lowering::raiseError(OpBuilder &b, Location loc, ErrorCode code, Value a,
                           Value b2) {
   Value c = arith::ConstantIntOp::create(b, loc, b.getI64Type(),
                                          static_cast<int64_t>(code));
-  func::CallOp::create(b, loc, kRaiseError, TypeRange{},
-                       ValueRange{c, toI64(b, loc, a), toI64(b, loc, b2)});
+  func::CallOp::create(
+      b, loc, kRaiseError, TypeRange{},
+      ValueRange{callContext(b, loc), c, toI64(b, loc, a), toI64(b, loc, b2)});
 }
 
 void lowering::raiseErrorIf(OpBuilder &b, Location loc, Value condition,
@@ -120,8 +155,7 @@ void lowering::raiseErrorIf(OpBuilder &b, Location loc, Value condition,
 void lowering::raiseErrorInLoop(OpBuilder &b, Location loc, Value condition,
                                 ErrorCode code, Value a, Value b2) {
   scf::IfOp::create(b, loc, condition, [&](OpBuilder &nb, Location nl) {
-    auto type = MemRefType::get({3}, nb.getI64Type());
-    Value slot = memref::GetGlobalOp::create(nb, nl, type, kLoopError);
+    Value slot = callContext(nb, nl);
     Value values[] = {
         arith::ConstantIntOp::create(nb, nl, nb.getI64Type(),
                                      static_cast<int64_t>(code)),
@@ -414,14 +448,24 @@ struct FncLowerToLinalgPass
     MLIRContext *ctx = &getContext();
 
     bool reserved = false;
-    for (auto func : module.getOps<func::FuncOp>())
-      if (const char *why = reservedFunctionName(func.getSymName());
-          why && !func.isDeclaration()) {
+    for (auto func : module.getOps<func::FuncOp>()) {
+      const char *why = reservedFunctionName(func.getSymName());
+      if (why && !func.isDeclaration()) {
         func.emitError("function name '")
             << func.getSymName() << "' is reserved: the compiled code calls "
             << why << "; rename the function";
         reserved = true;
+      } else if (why && func.getSymName().starts_with("fnc")) {
+        // The runtime's functions take the call's context, which only the
+        // lowering can pass: fnc programs use fnc ops instead.
+        func.emitError("'")
+            << func.getSymName()
+            << "' is a function of the fnc runtime, which only compiled fnc "
+               "ops may call; use the fnc op that does the same (fnc.print, "
+               "fnc.random_uniform, ...)";
+        reserved = true;
       }
+    }
     if (reserved)
       return signalPassFailure();
 
@@ -478,15 +522,13 @@ struct FncLowerToLinalgPass
       signalPassFailure();
       return;
     }
+    resolveCallContexts(module);
 
     // Drop the runtime declarations nothing uses.
     for (Operation &op : llvm::make_early_inc_range(*module.getBody())) {
       auto symbol = dyn_cast<SymbolOpInterface>(&op);
-      bool declaration = isa<func::FuncOp>(op)
-                             ? cast<func::FuncOp>(op).isDeclaration()
-                             : isa<memref::GlobalOp>(op) &&
-                                   !cast<memref::GlobalOp>(op).getInitialValue();
-      if (symbol && declaration && symbol.getName().starts_with("fnc") &&
+      auto func = dyn_cast<func::FuncOp>(op);
+      if (symbol && func && func.isDeclaration() && symbol.getName().starts_with("fnc") &&
           SymbolTable::symbolKnownUseEmpty(&op, module))
         op.erase();
     }

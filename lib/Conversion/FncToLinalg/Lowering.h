@@ -19,16 +19,29 @@ namespace mlir::fnc::lowering {
 /// The codes passed to the runtime's fncRaiseError.
 using ErrorCode = ::fnc::runtime::ErrorCode;
 
-/// Names of the runtime functions the lowering calls.
+/// Names of the runtime functions the lowering calls. Each takes the call's
+/// context (see callContext) first.
 constexpr llvm::StringLiteral kRaiseError = "fncRaiseError";
 constexpr llvm::StringLiteral kPrintText = "fncPrintText";
 constexpr llvm::StringLiteral kPrintNewline = "fncPrintNewline";
-constexpr llvm::StringLiteral kLoopError = "fncLoopError";
 constexpr llvm::StringLiteral kNumericsError = "fncNumericsError";
 
-/// Declares every runtime function in `module` (private, C interface where
-/// memrefs are passed). Unused declarations are removed after lowering.
+/// Declares every runtime function in `module` (private, C interface).
+/// Unused declarations are removed after lowering.
 void declareRuntimeFunctions(ModuleOp module);
+
+/// The type of the per-call context every lowered function takes as its
+/// first argument: the three words generated loops store an error into;
+/// its `allocated` pointer is the host's fnc::runtime::CallContext.
+MemRefType callContextType(MLIRContext *ctx);
+
+/// The context of the call running the code at the insertion point. While
+/// patterns run, this is a placeholder (a call of the undefined
+/// `fncCallContext`, usable anywhere, even in a region under construction);
+/// when every op is lowered, resolveCallContexts gives each function its
+/// context argument and puts it in the placeholders' place.
+Value callContext(OpBuilder &b, Location loc);
+void resolveCallContexts(ModuleOp module);
 
 /// "F32", "F64", "I1", "I32", "I64": the suffix of typed runtime functions.
 StringRef runtimeTypeSuffix(Type elementType);
@@ -41,13 +54,13 @@ void raiseErrorIf(OpBuilder &b, Location loc, Value condition, ErrorCode code,
                   Value a, Value b2);
 
 /// Inside a loop body (a linalg.generic): when `condition` holds, stores
-/// {code, a, b} into the runtime's fncLoopError slot. No call, so the loop
-/// stays a plain loop for vectorization and OpenMP.
+/// {code, a, b} into the call context's loop-error words. No call, so the
+/// loop stays a plain loop for vectorization and OpenMP.
 void raiseErrorInLoop(OpBuilder &b, Location loc, Value condition,
                       ErrorCode code, Value a, Value b2);
 
-/// Calls `callee(memref<?xi8>)` (a C-interface runtime function) on the
-/// bytes of `text`, kept in a private constant global of `op`'s module.
+/// Calls `callee(context, memref<?xi8>)` (a C-interface runtime function) on
+/// the bytes of `text`, kept in a private constant global of `op`'s module.
 void callWithText(OpBuilder &b, Location loc, Operation *op, StringRef callee,
                   StringRef text);
 

@@ -210,7 +210,7 @@ struct PrintLowering : public OpConversionPattern<PrintOp> {
       printTensor(rewriter, loc, tensors[next]);
     }
     func::CallOp::create(rewriter, loc, kPrintNewline, TypeRange{},
-                         ValueRange{});
+                         ValueRange{callContext(rewriter, loc)});
     rewriter.eraseOp(op);
     return success();
   }
@@ -219,7 +219,9 @@ struct PrintLowering : public OpConversionPattern<PrintOp> {
     Type element = cast<RankedTensorType>(tensor.getType()).getElementType();
     func::CallOp::create(b, loc,
                          ("fncPrintTensor" + runtimeTypeSuffix(element)).str(),
-                         TypeRange{}, unrankedBuffer(b, loc, tensor));
+                         TypeRange{},
+                         ValueRange{callContext(b, loc),
+                                    unrankedBuffer(b, loc, tensor)});
   }
 
   static void printText(ConversionPatternRewriter &rewriter, Location loc,
@@ -256,7 +258,8 @@ void lowering::callWithText(OpBuilder &b, Location loc, Operation *op,
   Value global = memref::GetGlobalOp::create(b, loc, type, name);
   Value dynamic = memref::CastOp::create(
       b, loc, MemRefType::get({ShapedType::kDynamic}, b.getI8Type()), global);
-  func::CallOp::create(b, loc, callee, TypeRange{}, dynamic);
+  func::CallOp::create(b, loc, callee, TypeRange{},
+                       ValueRange{callContext(b, loc), dynamic});
 }
 
 namespace {
@@ -350,7 +353,8 @@ struct RandomLowering : public OpConversionPattern<OpTy> {
                           runtimeTypeSuffix(type.getElementType()))
                              .str();
     func::CallOp::create(rewriter, loc, callee, TypeRange{},
-                         ValueRange{unranked, keyV, av, bv});
+                         ValueRange{callContext(rewriter, loc), unranked, keyV,
+                                    av, bv});
     rewriter.replaceOpWithNewOp<bufferization::ToTensorOp>(
         op, type, mem, rewriter.getUnitAttr(), rewriter.getUnitAttr());
     return success();

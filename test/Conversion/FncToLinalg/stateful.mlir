@@ -1,8 +1,9 @@
 // RUN: fnc-opt %s -split-input-file -fnc-lower-to-linalg | FileCheck %s
 
-// Variables are memref arguments, read by copy and updated in place.
+// Variables are memref arguments, read by copy and updated in place. Every
+// function takes the call's runtime context first.
 // CHECK-LABEL: func @variables
-// CHECK-SAME: (%[[V:.*]]: memref<3xf32>, %[[X:[^:]*]]: tensor<3xf32> {bufferization.writable = false})
+// CHECK-SAME: (%[[CTX:[^:]*]]: memref<3xi64>, %[[V:[^:]*]]: memref<3xf32>, %[[X:[^:]*]]: tensor<3xf32> {bufferization.writable = false})
 func.func @variables(%v: !fnc.variable<tensor<3xf32>>, %x: tensor<3xf32>) -> tensor<3xf32> {
   // CHECK: %[[COPY:.*]] = memref.alloc() : memref<3xf32>
   // CHECK: memref.copy %[[V]], %[[COPY]]
@@ -25,7 +26,7 @@ func.func @variables(%v: !fnc.variable<tensor<3xf32>>, %x: tensor<3xf32>) -> ten
 // Module variables are left to the runner; bound arguments stay arguments.
 // CHECK-NOT: fnc.global_variable
 // CHECK-LABEL: func @bound
-// CHECK-SAME: (%{{.*}}: memref<i32>)
+// CHECK-SAME: (%{{.*}}: memref<3xi64>, %{{.*}}: memref<i32>)
 fnc.global_variable @counter = dense<0> : tensor<i32>
 func.func @bound(%c: !fnc.variable<tensor<i32>> {fnc.bind = @counter}) {
   %one = fnc.constant dense<1> : tensor<i32>
@@ -82,14 +83,15 @@ func.func @while(%n: tensor<i32>, %x: tensor<2xf32>) -> tensor<2xf32> {
 // print: text from private constant globals, tensors through the runtime.
 // CHECK: memref.global "private" constant @__fnc_text_{{.*}} : memref<4xi8> = dense<[120, 32, 61, 32]>
 // CHECK-LABEL: func @print
+// CHECK-SAME: (%[[CTX:[^:]*]]: memref<3xi64>
 func.func @print(%a: tensor<2xf32>, %i: tensor<i64>) {
-  // CHECK: call @fncPrintText(
+  // CHECK: call @fncPrintText(%[[CTX]], 
   // CHECK: %[[B:.*]] = bufferization.to_buffer %{{.*}} read_only : tensor<2xf32> to memref<2xf32, strided<[?], offset: ?>>
   // CHECK: %[[U:.*]] = memref.cast %[[B]] {{.*}} to memref<*xf32>
-  // CHECK: call @fncPrintTensorF32(%[[U]])
+  // CHECK: call @fncPrintTensorF32(%[[CTX]], %[[U]])
   // CHECK: call @fncPrintText(
   // CHECK: call @fncPrintTensorI64(
-  // CHECK: call @fncPrintNewline()
+  // CHECK: call @fncPrintNewline(%[[CTX]])
   fnc.print "x = {}, {}" %a, %i : tensor<2xf32>, tensor<i64>
   return
 }
@@ -102,7 +104,7 @@ func.func @print(%a: tensor<2xf32>, %i: tensor<i64>) {
 func.func @random(%n: index) -> (tensor<?xf32>, tensor<2xf64>) {
   // CHECK: %[[M:.*]] = memref.alloc(%{{.*}}) : memref<?xf32>
   // CHECK: %[[K:.*]] = arith.constant 7 : i64
-  // CHECK: call @fncRandomUniformF32(%{{.*}}, %[[K]], %{{.*}}, %{{.*}})
+  // CHECK: call @fncRandomUniformF32(%{{.*}}, %{{.*}}, %[[K]], %{{.*}}, %{{.*}})
   // CHECK: bufferization.to_tensor %[[M]] restrict writable
   %0 = fnc.random_uniform [%n] min -1.0 max 1.0 seed 7 : tensor<?xf32>
   // CHECK: arith.constant 4294967296 : i64

@@ -75,7 +75,7 @@
 
 // A run-time error of the generated code leaves no output file behind.
 // RUN: rm -rf %t.dir && mkdir %t.dir
-// RUN: not fnc-run %s --entry=fails --input=2xf32=1,2 --output=@%t.dir/out.npy 2>&1 \
+// RUN: not fnc-run %s --entry=fails --input=5xf32=1,2,3,4,5 --input=1xi32=7 --output=@%t.dir/out.npy 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=RUNTIME
 // RUN: ls %t.dir | count 0
 // RUNTIME: fnc-run: error: @fails: gather index 7 is out of range [0, 5)
@@ -100,17 +100,9 @@ func.func @add(%a: tensor<3xf32>, %b: tensor<?xf32>) -> tensor<3xf32> {
   return %r : tensor<3xf32>
 }
 
-func.func private @fncRaiseError(i64, i64, i64)
-
-func.func @fails(%a: tensor<2xf32>) -> tensor<2xf32> {
-  %c1 = arith.constant 1 : i64
-  %c7 = arith.constant 7 : i64
-  %c5 = arith.constant 5 : i64
-  func.call @fncRaiseError(%c1, %c7, %c5) : (i64, i64, i64) -> ()
-  %zero = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<2xf32>
-  %r = linalg.fill ins(%zero : f32) outs(%e : tensor<2xf32>) -> tensor<2xf32>
-  return %r : tensor<2xf32>
+func.func @fails(%a: tensor<5xf32>, %i: tensor<1xi32>) -> tensor<1xf32> {
+  %r = fnc.gather %a, %i axis 0 : tensor<5xf32>, tensor<1xi32>
+  return %r : tensor<1xf32>
 }
 
 func.func @idx(%i: index) -> index {
