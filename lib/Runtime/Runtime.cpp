@@ -347,6 +347,9 @@ std::string fnc::runtime::errorMessage(int64_t code, int64_t a, int64_t b) {
   case ErrorCode::NegativeDimension:
     return "a shape holds the negative size " + sa + " (at index " + sb +
            "); sizes must be >= 0";
+  case ErrorCode::SqueezeSize:
+    return "cannot squeeze a dim of size " + sa +
+           ": only dims of size 1 can be squeezed";
   case ErrorCode::Internal:
     return "internal error in the fnc runtime (out of memory?)";
   }

@@ -35,6 +35,8 @@ enum class ErrorCode : int64_t {
   NegativeDimension = 9,
   /// fnc.set_row at row `a` of a tensor with `b` rows.
   RowIndex = 10,
+  /// fnc.squeeze of a dim of size `a` (only size-1 dims can be squeezed).
+  SqueezeSize = 11,
 };
 
 } // namespace fnc::runtime

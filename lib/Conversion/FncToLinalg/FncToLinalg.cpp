@@ -218,6 +218,7 @@ BroadcastSizes lowering::broadcastSizes(OpBuilder &b, Location loc,
   BroadcastSizes result;
   result.sizes.resize(rank);
   result.stretched.resize(operands.size());
+  result.narrowed.resize(operands.size());
   for (int64_t i = 0; i < rank; ++i) {
     SmallVector<Value> dynamic;
     SmallVector<std::pair<size_t, int64_t>> where; // operand, dim
@@ -248,15 +249,39 @@ BroadcastSizes lowering::broadcastSizes(OpBuilder &b, Location loc,
       }
       continue;
     }
-    // Every candidate is dynamic: use the smallest, so that nothing is read
-    // out of bounds, and report any disagreement.
+    // The result dim is dynamic. A static operand dim (> 1) fixes it, and
+    // the dynamic ones are checked against it.
+    std::optional<int64_t> known;
+    for (auto [operand, r] : llvm::zip(operands, ranks)) {
+      auto type = cast<RankedTensorType>(operand.getType());
+      int64_t j = i - (rank - r);
+      if (j >= 0 && !type.isDynamicDim(j) && type.getDimSize(j) != 1)
+        known = type.getDimSize(j);
+    }
+    if (known || dynamic.empty()) {
+      int64_t size = known.value_or(1);
+      result.sizes[i] = b.getIndexAttr(size);
+      for (Value d : dynamic)
+        result.outOfBounds =
+            orElse(b, loc, result.outOfBounds,
+                   checkSize(b, loc, d, b.getIndexAttr(size),
+                             ErrorCode::DimensionMismatch));
+      continue;
+    }
+    // Every candidate is dynamic: they must agree. The size is the smallest,
+    // and the operands to narrow to it are listed, so that a disagreement
+    // reads and writes nothing out of bounds.
     Value size = dynamic.front();
     for (Value d : ArrayRef(dynamic).drop_front()) {
-      Value ne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, d,
-                                       dynamic.front());
-      raiseErrorIf(b, loc, ne, ErrorCode::DimensionMismatch, dynamic.front(), d);
+      result.disagree =
+          orElse(b, loc, result.disagree,
+                 checkSize(b, loc, dynamic.front(), d,
+                           ErrorCode::DimensionMismatch));
       size = arith::MinUIOp::create(b, loc, size, d);
     }
+    if (dynamic.size() > 1)
+      for (auto [k, j] : where)
+        result.narrowed[k].push_back(j);
     result.sizes[i] = size;
   }
   return result;
@@ -359,6 +384,26 @@ Value lowering::buildElementwise(OpBuilder &b, Location loc,
   SmallVector<OpFoldResult> sizes = bs.sizes;
   SmallVector<utils::IteratorType> iterators(rank,
                                              utils::IteratorType::parallel);
+
+  // Dynamic dims that must agree at run time: every operand is viewed at the
+  // smallest size (the whole operand when they agree), since a linalg op
+  // takes its loop bounds from its first operand. -fnc-fuse-elementwise
+  // moves these slices up to the leaves, so they do not stop fusion.
+  SmallVector<Value> narrowed(operands);
+  for (auto [k, dims] : llvm::enumerate(bs.narrowed)) {
+    if (dims.empty())
+      continue;
+    Value operand = operands[k];
+    auto type = cast<RankedTensorType>(operand.getType());
+    SmallVector<OpFoldResult> slice = tensorSizes(b, loc, operand);
+    for (int64_t j : dims)
+      slice[j] = sizes[j + rank - type.getRank()];
+    SmallVector<OpFoldResult> zeros(type.getRank(), b.getIndexAttr(0));
+    SmallVector<OpFoldResult> ones(type.getRank(), b.getIndexAttr(1));
+    narrowed[k] =
+        tensor::ExtractSliceOp::create(b, loc, type, operand, zeros, slice, ones);
+  }
+  operands = narrowed;
 
   // The generic on `inputs`, broadcast dims (static size 1) read through
   // constant indices.

@@ -87,8 +87,12 @@ Value filledTensor(OpBuilder &b, Location loc, RankedTensorType type,
 /// The sizes of a broadcast result of `resultShape` whose dims come from the
 /// leading `ranks[i]` dims of each operand (right-aligned). A dynamic dim
 /// against a static one is checked at run time and makes `outOfBounds`
-/// (null when no read can go out of bounds) true on mismatch; all-dynamic
-/// candidates use the smallest size and report disagreement.
+/// (null when no read can go out of bounds) true on mismatch. A dynamic
+/// result dim may come from a static operand dim. When all candidates are
+/// dynamic, the size is the smallest and a disagreement is reported and
+/// makes `disagree` true; `narrowed[k]` lists the dims of operand k that must
+/// be viewed at that size (or the op guarded by `disagree`) so that nothing
+/// is read or written out of bounds.
 ///
 /// With `allowStretch`, a dynamic dim that is 1 at run time against a
 /// static result dim > 1 is not a mismatch but broadcasts (numpy's rule at
@@ -97,8 +101,10 @@ Value filledTensor(OpBuilder &b, Location loc, RankedTensorType type,
 struct BroadcastSizes {
   SmallVector<OpFoldResult> sizes;
   Value outOfBounds;
+  Value disagree;
   Value stretch;
   SmallVector<SmallVector<std::pair<int64_t, Value>>> stretched;
+  SmallVector<SmallVector<int64_t>> narrowed;
 };
 BroadcastSizes broadcastSizes(OpBuilder &b, Location loc,
                               ArrayRef<int64_t> resultShape,

@@ -56,6 +56,11 @@ Value reshapeTo(OpBuilder &b, Location loc, Value input, RankedTensorType type,
       {inType.hasStaticShape() ? count : ShapedType::kDynamic}, element);
   Value flat = tensor::CollapseShapeOp::create(b, loc, flatType, input,
                                                ArrayRef{all});
+  // A static result from a dynamic input: the caller checked the element
+  // count, so the flat view has the result's.
+  if (type.hasStaticShape() && !inType.hasStaticShape())
+    flat = tensor::CastOp::create(
+        b, loc, RankedTensorType::get({type.getNumElements()}, element), flat);
   ReassociationIndices outAll;
   for (int64_t i = 0; i < type.getRank(); ++i)
     outAll.push_back(i);
@@ -185,26 +190,39 @@ struct SqueezeLowering : public OpConversionPattern<SqueezeOp> {
     if (op.getAxes().empty())
       for (auto [i, d] : llvm::enumerate(inType.getShape()))
         drop[i] = d == 1;
+    // A dynamic squeezed dim must be 1; if not (0 included), the view
+    // below would not cover the input, so it is not built.
+    Value mismatch;
     for (int64_t axis : op.getAxes()) {
       int64_t a;
       ::fnc::shapes::normalizeAxis(axis, in.size(), a);
       drop[a] = true;
-      // A dynamic squeezed dim must be 1; if not, the view below covers
-      // fewer elements than the input has: wrong, but in bounds.
-      (void)checkSize(rewriter, loc, in[a], rewriter.getIndexAttr(1),
-                      ErrorCode::DimensionMismatch);
+      mismatch = orElse(rewriter, loc, mismatch,
+                        checkSize(rewriter, loc, in[a],
+                                  rewriter.getIndexAttr(1),
+                                  ErrorCode::SqueezeSize));
     }
+    SmallVector<OpFoldResult> out;
+    for (auto [size, dropped] : llvm::zip(in, drop))
+      if (!dropped)
+        out.push_back(size);
     SmallVector<int64_t> unitShape(inType.getShape());
     for (auto [i, d] : llvm::enumerate(drop))
       if (d)
         unitShape[i] = 1;
-    Value units = input;
-    if (ArrayRef<int64_t>(unitShape) != inType.getShape())
-      units = tensor::CastOp::create(
-          rewriter, loc,
-          RankedTensorType::get(unitShape, inType.getElementType()), input);
-    rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(
-        op, op.getType(), units, unitDimGroups(drop));
+    RankedTensorType type = op.getType();
+    Value result = guardedBy(
+        rewriter, loc, mismatch, type, out, [&](OpBuilder &b, Location l) {
+          Value units = input;
+          if (ArrayRef<int64_t>(unitShape) != inType.getShape())
+            units = tensor::CastOp::create(
+                b, l, RankedTensorType::get(unitShape, inType.getElementType()),
+                input);
+          return tensor::CollapseShapeOp::create(b, l, type, units,
+                                                 unitDimGroups(drop))
+              .getResult();
+        });
+    rewriter.replaceOp(op, result);
     return success();
   }
 };
@@ -520,12 +538,11 @@ struct GatherLowering : public OpConversionPattern<GatherOp> {
   matchAndRewrite(GatherOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    MLIRContext *ctx = rewriter.getContext();
     Value params = adaptor.getParams(), indices = adaptor.getIndices();
     auto pType = cast<RankedTensorType>(params.getType());
     auto iType = cast<RankedTensorType>(indices.getType());
     RankedTensorType type = op.getType();
-    int64_t rank = type.getRank(), ir = iType.getRank(), axis;
+    int64_t ir = iType.getRank(), axis;
     ::fnc::shapes::normalizeAxis(op.getAxis(), pType.getRank(), axis);
 
     SmallVector<OpFoldResult> pSizes = tensorSizes(rewriter, loc, params);
@@ -534,7 +551,40 @@ struct GatherLowering : public OpConversionPattern<GatherOp> {
     sizes.append(iSizes);
     sizes.append(pSizes.begin() + axis + 1, pSizes.end());
     Value bound = getValueOrCreateConstantIndexOp(rewriter, loc, pSizes[axis]);
+    // From an axis that is empty at run time no index is valid, and even
+    // the clamped one cannot be read: the loop must not run. Its first
+    // index (if there is one) is reported.
+    Value emptyAxis;
+    if (!getConstantIntValue(pSizes[axis]).value_or(0)) {
+      emptyAxis = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                        bound, indexConstant(rewriter, loc, 0));
+      Value some = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::ne,
+          numElements(rewriter, loc, indices), indexConstant(rewriter, loc, 0));
+      scf::IfOp::create(
+          rewriter, loc, arith::AndIOp::create(rewriter, loc, emptyAxis, some),
+          [&](OpBuilder &b, Location l) {
+            SmallVector<Value> first(ir, indexConstant(b, l, 0));
+            Value index = tensor::ExtractOp::create(b, l, indices, first);
+            raiseError(b, l, ErrorCode::GatherIndex, index, bound);
+            scf::YieldOp::create(b, l);
+          });
+    }
+    Value result = guardedBy(
+        rewriter, loc, emptyAxis, type, sizes, [&](OpBuilder &nb, Location nl) {
+          return gatherLoop(nb, nl, params, indices, type, sizes, axis, bound);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
 
+  static Value gatherLoop(OpBuilder &builder, Location loc, Value params,
+                          Value indices, RankedTensorType type,
+                          ArrayRef<OpFoldResult> sizes, int64_t axis,
+                          Value bound) {
+    MLIRContext *ctx = builder.getContext();
+    int64_t rank = type.getRank();
+    int64_t ir = cast<RankedTensorType>(indices.getType()).getRank();
     SmallVector<AffineExpr> iExprs;
     for (int64_t j = 0; j < ir; ++j)
       iExprs.push_back(getAffineDimExpr(axis + j, ctx));
@@ -542,9 +592,9 @@ struct GatherLowering : public OpConversionPattern<GatherOp> {
                                    AffineMap::getMultiDimIdentityMap(rank, ctx)};
     SmallVector<utils::IteratorType> iterators(rank,
                                                utils::IteratorType::parallel);
-    Value init = emptyTensor(rewriter, loc, type, sizes);
+    Value init = emptyTensor(builder, loc, type, sizes);
     auto generic = linalg::GenericOp::create(
-        rewriter, loc, type, indices, init, maps, iterators,
+        builder, loc, type, indices, init, maps, iterators,
         [&](OpBuilder &b, Location l, ValueRange args) {
           Value idx = arith::IndexCastOp::create(b, l, b.getIndexType(),
                                                  args[0]);
@@ -566,8 +616,7 @@ struct GatherLowering : public OpConversionPattern<GatherOp> {
           Value v = tensor::ExtractOp::create(b, l, params, coords);
           linalg::YieldOp::create(b, l, v);
         });
-    rewriter.replaceOp(op, generic.getResult(0));
-    return success();
+    return generic.getResult(0);
   }
 };
 

@@ -331,7 +331,7 @@ struct MatmulLowering : public OpConversionPattern<MatmulOp> {
     SmallVector<OpFoldResult> sizes = bs.sizes;
     sizes.push_back(tensor::getMixedSize(rewriter, loc, lhs, lr - 2));
     sizes.push_back(tensor::getMixedSize(rewriter, loc, rhs, rr - 1));
-    Value outOfBounds = bs.outOfBounds;
+    Value outOfBounds = orElse(rewriter, loc, bs.outOfBounds, bs.disagree);
     outOfBounds = orElse(
         rewriter, loc, outOfBounds,
         checkSize(rewriter, loc,

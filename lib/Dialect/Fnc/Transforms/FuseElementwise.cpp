@@ -59,6 +59,11 @@ struct FuseElementwisePass
     };
     RewritePatternSet patterns(&getContext());
     linalg::populateElementwiseOpsFusionPatterns(patterns, control);
+    // The lowering views operands whose dynamic dims must agree through an
+    // extract_slice at the smallest size; moving each slice above the op
+    // that produces its source (down to the function's arguments, where it
+    // is a free view) lets that op fuse with its consumer.
+    linalg::populateBubbleUpExtractSliceOpPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

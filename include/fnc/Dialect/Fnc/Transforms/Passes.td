@@ -119,6 +119,11 @@ def FncFuseElementwise : Pass<"fnc-fuse-elementwise", "::mlir::func::FuncOp"> {
     recomputes it, the producer dies, and its intermediate tensor is never
     written to memory: recomputing a few arithmetic ops costs less than a
     round trip through memory.
+
+    An `extract_slice` of a single-use linalg result is moved above the op
+    (`populateBubbleUpExtractSliceOpPatterns`): the lowering views operands
+    whose unknown dims must agree at the smallest size, and moved up to the
+    arguments these views no longer separate producers from consumers.
   }];
   let options = [
     Option<"maxRecompute", "max-recompute", "unsigned", /*default=*/"8",
