@@ -279,10 +279,13 @@ llvm::Error Entry::call(llvm::ArrayRef<BufferView> args,
   if (resultSlots_)
     packed.push_back(resultSlots);
 
-  fn_(packed.data());
+  bool finished = runtime::invoke(context, fn_, packed.data());
 
   for (void *t : temporaries)
     std::free(t);
+  if (!finished) // The result slots were never written.
+    return llvm::createStringError("@" + signature_.name + ": " +
+                                   context.error().value_or("abandoned"));
   llvm::Error err = llvm::Error::success();
   size_t at = 0;
   for (const TensorType &type : signature_.results) {

@@ -63,6 +63,7 @@ void fnc::buildFncPipeline(OpPassManager &pm, const PipelineOptions &options) {
   bufferization::buildBufferDeallocationPipeline(pm);
   // The deallocation pipeline clones returned buffers it does not own.
   pm.addPass(createConvertBufferizationToMemRefPass());
+  pm.addPass(createFncCheckAllocations());
 
   FncLowerToOrderedLoopsOptions ordered;
   ordered.fastMath = options.fastMath;

@@ -12,6 +12,9 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <dlfcn.h>
 #include <iostream>
 #include <mutex>
 #include <random>
@@ -51,6 +54,32 @@ struct RandomState {
 RandomState &randomState() {
   static RandomState state;
   return state;
+}
+
+/// The call running on this thread inside invoke(), if any.
+thread_local CallContext *currentCall = nullptr;
+
+/// True inside an OpenMP parallel region (libomp is loaded by the JIT; its
+/// omp_in_parallel is looked up once).
+bool inParallelRegion() {
+  using Fn = int (*)();
+  static Fn fn = reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, "omp_in_parallel"));
+  return fn && fn();
+}
+
+/// Reports `code` for the current call and abandons it; where that is not
+/// possible, reports and exits.
+[[noreturn]] void abandonCall(CallContext *call, ErrorCode code, int64_t a) {
+  if (call && !inParallelRegion()) {
+    call->raise(static_cast<int64_t>(code), a, 0);
+    std::longjmp(call->abandon, 1);
+  }
+  std::string message = errorMessage(static_cast<int64_t>(code), a, 0);
+  std::fprintf(stderr, "fnc: error: %s (in a parallel loop, where the call "
+                       "cannot be abandoned)\n",
+               message.c_str());
+  std::fflush(stderr);
+  std::_Exit(1);
 }
 
 CallContext &contextOf(FncContextRef *ref) {
@@ -311,6 +340,20 @@ void _mlir_ciface_fncRaiseError(FncContextRef *ctx, int64_t code, int64_t a,
   contextOf(ctx).raise(code, a, b);
 }
 
+void *fncMalloc(size_t bytes) {
+  void *p = std::malloc(bytes);
+  if (!p && bytes)
+    abandonCall(currentCall, ErrorCode::OutOfMemory,
+                static_cast<int64_t>(bytes));
+  return p;
+}
+
+void _mlir_ciface_fncSizeOverflow(FncContextRef *ctx, int64_t count) {
+  CallContext *call = &contextOf(ctx);
+  abandonCall(call == currentCall ? call : nullptr, ErrorCode::SizeOverflow,
+              count);
+}
+
 } // extern "C"
 
 //===----------------------------------------------------------------------===//
@@ -350,6 +393,12 @@ std::string fnc::runtime::errorMessage(int64_t code, int64_t a, int64_t b) {
   case ErrorCode::SqueezeSize:
     return "cannot squeeze a dim of size " + sa +
            ": only dims of size 1 can be squeezed";
+  case ErrorCode::OutOfMemory:
+    return "out of memory: cannot allocate " + sa + " bytes for a tensor";
+  case ErrorCode::SizeOverflow:
+    return "a tensor with a dim of " + sa +
+           " elements would have more bytes than 64 bits can count (its "
+           "sizes come from the inputs or from shape tensors: check them)";
   case ErrorCode::Internal:
     return "internal error in the fnc runtime (out of memory?)";
   }
@@ -396,6 +445,21 @@ FncContextRef CallContext::ref() {
   return {reinterpret_cast<int64_t *>(this), loopError, 0, {3}, {1}};
 }
 
+bool fnc::runtime::invoke(CallContext &context, void (*fn)(void **),
+                          void **args) {
+  CallContext *outer = currentCall;
+  currentCall = &context;
+  // Nothing that setjmp's caller keeps in registers is used after a
+  // longjmp but `outer`, which is not modified in between.
+  if (setjmp(context.abandon) != 0) {
+    currentCall = outer;
+    return false;
+  }
+  fn(args);
+  currentCall = outer;
+  return true;
+}
+
 void fnc::runtime::packContext(CallContext &context,
                                int64_t slots[kContextSlots]) {
   slots[0] = reinterpret_cast<intptr_t>(&context);
@@ -428,6 +492,9 @@ std::vector<std::pair<std::string, void *>> fnc::runtime::symbols() {
       {"_mlir_ciface_fncRandomNormalF32", fn(&_mlir_ciface_fncRandomNormalF32)},
       {"_mlir_ciface_fncRandomNormalF64", fn(&_mlir_ciface_fncRandomNormalF64)},
       {"_mlir_ciface_fncRaiseError", fn(&_mlir_ciface_fncRaiseError)},
+      {"_mlir_ciface_fncSizeOverflow", fn(&_mlir_ciface_fncSizeOverflow)},
+      // Every allocation of generated code is checked.
+      {"malloc", fn(&fncMalloc)},
       {"_mlir_ciface_fncNumericsError", fn(&_mlir_ciface_fncNumericsError)},
   };
 }

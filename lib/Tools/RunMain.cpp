@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fnc/Tools/RunMain.h"
+#include "fnc/Tools/ErrorHandlers.h"
 #include "fnc/JIT/Engine.h"
 #include "fnc/Pipelines/Pipelines.h"
 #include "fnc/Runtime/Runtime.h"
@@ -31,6 +32,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -71,6 +73,8 @@ public:
       return llvm::createStringError("cannot write '" + path +
                                      "': " + ec.message());
     llvm::sys::Process::SafelyCloseFileDescriptor(fd);
+    // Removed on SIGINT/SIGTERM and by the fatal-error handlers too.
+    llvm::sys::RemoveFileOnSignal(tmp);
     paths_.push_back(path);
     temps_.push_back(tmp.str().str());
     return llvm::Error::success();
@@ -98,6 +102,7 @@ public:
       if (std::error_code ec = llvm::sys::fs::rename(temps_[i], paths_[i]))
         return llvm::createStringError("cannot write '" + paths_[i] +
                                        "': " + ec.message());
+      llvm::sys::DontRemoveFileOnSignal(temps_[i]);
       temps_[i].clear();
     }
     return llvm::Error::success();
@@ -391,6 +396,7 @@ enum class EmitKind { None, Fnc, Linalg, LLVM, LLVMIR };
 
 int fnc::tools::runMain(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
+  installErrorHandlers("fnc-run");
   static cl::OptionCategory category("fnc-run options");
   static cl::opt<std::string> runFile(cl::Positional, cl::Required,
                                       cl::desc("<module.mlir>"),

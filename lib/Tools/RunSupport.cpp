@@ -27,6 +27,9 @@ int64_t HostTensor::numElements() const {
 
 namespace {
 
+/// The most elements an inline --input may have.
+constexpr int64_t kMaxInlineElements = int64_t{1} << 40;
+
 bool parseDType(const std::string &s, DType &dtype) {
   for (DType d : {DType::f32, DType::f64, DType::i1, DType::i32, DType::i64})
     if (s == mlirElementName(d)) {
@@ -122,10 +125,12 @@ std::string parseLiteralImpl(const std::string &spec, HostTensor &out) {
     char *end = nullptr;
     errno = 0;
     long long d = p.empty() ? -1 : std::strtoll(p.c_str(), &end, 10);
-    if (p.empty() || *end != '\0' || d < 0 || errno == ERANGE ||
-        (d > 0 && count > (int64_t{1} << 40) / d))
+    if (p.empty() || *end != '\0' || d < 0 || errno == ERANGE)
       return "bad dimension '" + p + "' in '" + type +
              "' (expected a non-negative integer)";
+    if (d > 0 && count > kMaxInlineElements / d)
+      return "'" + type + "' has too many elements for an inline input (at "
+             "most 2^40): pass a .npy file";
     out.shape.push_back(d);
     count *= d;
   }
@@ -255,8 +260,9 @@ std::string parseNpyImpl(const std::string &data, HostTensor &out) {
     std::string d = trim(dims.substr(s, c - s));
     if (!d.empty()) {
       char *end = nullptr;
+      errno = 0;
       long long v = std::strtoll(d.c_str(), &end, 10);
-      if (*end != '\0' || v < 0)
+      if (*end != '\0' || v < 0 || errno == ERANGE)
         return "malformed shape " + shape + " in the .npy header";
       out.shape.push_back(v);
     }
@@ -264,10 +270,15 @@ std::string parseNpyImpl(const std::string &data, HostTensor &out) {
       break;
     s = c + 1;
   }
-  int64_t count = out.numElements();
-  size_t bytes = count * sizeOf(out.dtype);
+  // The byte count, checked: a shape whose size overflows is not a
+  // small tensor.
+  uint64_t bytes = sizeOf(out.dtype);
+  for (int64_t d : out.shape)
+    if (__builtin_mul_overflow(bytes, static_cast<uint64_t>(d), &bytes) ||
+        bytes > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+      return "the shape " + shape + " in the .npy header is too large";
   size_t dataStart = headerStart + headerLen;
-  if (data.size() - dataStart < bytes)
+  if (dataStart > data.size() || data.size() - dataStart < bytes)
     return "truncated .npy data: expected " + std::to_string(bytes) +
            " bytes, found " + std::to_string(data.size() - dataStart);
   out.bytes.assign(data.begin() + dataStart, data.begin() + dataStart + bytes);

@@ -70,3 +70,36 @@ func.func @reshape_static(%a: tensor<?xf32>) -> tensor<2x2xf32> {
   %0 = fnc.reshape %a : tensor<?xf32> -> tensor<2x2xf32>
   return %0 : tensor<2x2xf32>
 }
+
+// Sizes read from a shape tensor: an allocation that fails, or whose byte
+// size overflows 64 bits, abandons the call with an error (it used to write
+// through a null pointer).
+// RUN: not fnc-run %s --entry=zeros --input=2xi64=1048576,1048576 2>&1 | FileCheck %s --check-prefix=OOM
+// RUN: not fnc-run %s --entry=zeros --input=2xi64=4611686018427387904,4 2>&1 | FileCheck %s --check-prefix=OVERFLOW
+// RUN: fnc-run %s --entry=zeros --input=2xi64=1,2 | FileCheck %s --check-prefix=ZEROS
+// OOM: fnc-run: error: @zeros: out of memory: cannot allocate {{[0-9]+}} bytes for a tensor
+// OVERFLOW: fnc-run: error: @zeros: a tensor with a dim of 4611686018427387904 elements would have more bytes than 64 bits can count
+// ZEROS: {{\[\[}}0. 0.]]
+func.func @zeros(%s: tensor<2xi64>) -> tensor<?x?xf32> {
+  %z = arith.constant dense<0.0> : tensor<f32>
+  %0 = fnc.broadcast_to_shape %z, %s : tensor<f32>, tensor<2xi64> -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
+
+// A large splat constant is filled at run time, not stored in the code (a
+// 2^40-element one grew the compiler to 24 GB); this one does not fit.
+// RUN: not fnc-run %s --entry=big_splat 2>&1 | FileCheck %s --check-prefix=SPLAT
+// SPLAT: fnc-run: error: @big_splat: out of memory: cannot allocate {{[0-9]+}} bytes for a tensor
+func.func @big_splat() -> tensor<1099511627776xf32> {
+  %0 = arith.constant dense<0.5> : tensor<1099511627776xf32>
+  return %0 : tensor<1099511627776xf32>
+}
+
+// Inputs too large for the machine: one error line, exit 1, no partial
+// output file (LLVM's allocation-failure handler used to abort).
+// RUN: rm -rf %t.dir && mkdir %t.dir
+// RUN: not fnc-run %s --entry=add_dynamic --input=1099511627776x1xf32=0 --input=1x4xf32=0 --output=@%t.dir/out.npy 2>&1 | FileCheck %s --check-prefix=HOSTOOM
+// RUN: ls %t.dir | count 0
+// RUN: not fnc-run %s --entry=add_dynamic --input=1099511627777x4xf32=0 --input=1x4xf32=0 2>&1 | FileCheck %s --check-prefix=INLINE
+// HOSTOOM: fnc-run: error: out of memory (an input or a tensor is too large for this machine)
+// INLINE: fnc-run: error: --input #0 ('1099511627777x4xf32=0'): '1099511627777x4xf32' has too many elements for an inline input (at most 2^40): pass a .npy file

@@ -8,12 +8,15 @@
 #include "fnc/Conversion/Passes.h"
 #include "fnc/Dialect/Fnc/Transforms/Passes.h"
 #include "fnc/Pipelines/Pipelines.h"
+#include "fnc/Tools/ErrorHandlers.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/InitAllPasses.h"
 
 int main(int argc, char **argv) {
+  // MlirOptMain runs llvm::InitLLVM, which keeps these handlers.
+  fnc::tools::installErrorHandlers("fnc-opt");
   mlir::DialectRegistry registry;
   mlir::fnc::registerPipelineDialects(registry);
   mlir::registerAllPasses();

@@ -37,6 +37,12 @@ enum class ErrorCode : int64_t {
   RowIndex = 10,
   /// fnc.squeeze of a dim of size `a` (only size-1 dims can be squeezed).
   SqueezeSize = 11,
+  /// Out of memory: an allocation of `a` bytes failed. The call was
+  /// abandoned at that point.
+  OutOfMemory = 12,
+  /// The byte size of a tensor with a dim of `a` elements does not fit in
+  /// 64 bits. The call was abandoned at that point.
+  SizeOverflow = 13,
 };
 
 } // namespace fnc::runtime

@@ -32,6 +32,7 @@
 
 #include <array>
 #include <atomic>
+#include <csetjmp>
 #include <cstdint>
 #include <optional>
 #include <ostream>
@@ -62,6 +63,8 @@ struct CallContext {
   int64_t a = 0, b = 0;
   /// What failed, for the codes that carry text (check_numerics).
   std::string text;
+  /// Where an allocation failure abandons the call (see invoke).
+  std::jmp_buf abandon;
 
   /// Records an error unless one is pending. Thread-safe.
   void raise(int64_t code, int64_t a, int64_t b, std::string text = {});
@@ -73,6 +76,15 @@ struct CallContext {
   /// runtime's functions itself, as the eager API does).
   FncContextRef ref();
 };
+
+/// Calls `fn(args)` (a packed `_mlir_NAME` wrapper) with `context` as the
+/// calling thread's current call. Returns false if the call was abandoned:
+/// an allocation of generated code failed (fncMalloc) or its size
+/// overflowed (fncSizeOverflow) on this thread outside a parallel region,
+/// and control came straight back here with the error in `context`. The
+/// results of an abandoned call are not set, and buffers it had allocated
+/// are not freed.
+bool invoke(CallContext &context, void (*fn)(void **), void **args);
 
 /// Number of int64 slots of the context's descriptor in a packed call:
 /// allocated, aligned, offset, size, stride.
@@ -134,6 +146,16 @@ void _mlir_ciface_fncRandomNormalF64(FncContextRef *context,
 /// Codes: see fnc::runtime::ErrorCode.
 void _mlir_ciface_fncRaiseError(FncContextRef *context, int64_t code,
                                 int64_t a, int64_t b);
+
+/// The `malloc` of generated code. On failure it reports OutOfMemory and
+/// abandons the current call (see fnc::runtime::invoke). Where it cannot (an
+/// OpenMP worker, or no call of invoke on this thread), it prints the error
+/// and exits with status 1: never a write through a null pointer.
+void *fncMalloc(size_t bytes);
+
+/// A tensor's byte size overflowed 64 bits (`count` is the dim that made
+/// it overflow): reports SizeOverflow and abandons the call like fncMalloc.
+void _mlir_ciface_fncSizeOverflow(FncContextRef *context, int64_t count);
 
 /// fnc.check_numerics failed: `text` names the op that produced a NaN or an
 /// Inf. Recorded like fncRaiseError (first error wins).

@@ -462,6 +462,36 @@ Value lowering::buildElementwise(OpBuilder &b, Location loc,
       });
 }
 
+/// Splat constants above this many elements are filled at run time rather
+/// than stored in the compiled code.
+static constexpr int64_t kMaxSplatGlobal = 1 << 16;
+
+/// Replaces large splat tensor constants by a fill of an empty tensor: as a
+/// constant, a splat becomes a global that LLVM materializes element by
+/// element at compile time (a 2^40-element splat would take terabytes).
+static void materializeLargeSplats(ModuleOp module) {
+  SmallVector<arith::ConstantOp> splats;
+  module.walk([&](arith::ConstantOp op) {
+    auto attr = dyn_cast<SplatElementsAttr>(op.getValue());
+    auto type = dyn_cast<RankedTensorType>(op.getType());
+    if (attr && type && type.hasStaticShape() &&
+        type.getNumElements() > kMaxSplatGlobal)
+      splats.push_back(op);
+  });
+  for (arith::ConstantOp op : splats) {
+    OpBuilder b(op);
+    auto type = cast<RankedTensorType>(op.getType());
+    auto attr = cast<SplatElementsAttr>(op.getValue());
+    Value scalar = arith::ConstantOp::create(
+        b, op.getLoc(), cast<TypedAttr>(attr.getSplatValue<Attribute>()));
+    Value empty = tensor::EmptyOp::create(b, op.getLoc(), type, ValueRange{});
+    Value fill =
+        linalg::FillOp::create(b, op.getLoc(), scalar, empty).getResult(0);
+    op.replaceAllUsesWith(fill);
+    op.erase();
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // The pass
 //===----------------------------------------------------------------------===//
@@ -568,6 +598,7 @@ struct FncLowerToLinalgPass
       return;
     }
     resolveCallContexts(module);
+    materializeLargeSplats(module);
 
     // Drop the runtime declarations nothing uses.
     for (Operation &op : llvm::make_early_inc_range(*module.getBody())) {

@@ -41,6 +41,11 @@
 // RUN: not fnc-run %s --entry=neg --input=@%t/short.npy 2>&1 | FileCheck %s --check-prefix=SHORT
 // SHORT: error: --input #0 ('@{{.*}}short.npy'): truncated .npy data: expected 24 bytes, found 8
 
+// A shape whose element count overflows 64 bits is not 4 elements.
+// RUN: %python %S/Inputs/npy.py %t/huge.npy '<f4' 4611686018427387905x4 --values=1,2,3,4
+// RUN: not fnc-run %s --entry=neg --input=@%t/huge.npy 2>&1 | FileCheck %s --check-prefix=HUGE
+// HUGE: error: --input #0 ('@{{.*}}huge.npy'): the shape (4611686018427387905, 4) in the .npy header is too large
+
 // RUN: not fnc-run %s --entry=neg --input=@%t/a.npy 2>&1 | FileCheck %s --check-prefix=TYPE
 // TYPE: error: --input #0 for argument #0 of @neg: expected tensor<?xf64>, got tensor<2x3xf32>
 

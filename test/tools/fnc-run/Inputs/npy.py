@@ -10,10 +10,12 @@ dims = tuple(int(d) for d in shape.split("x") if d)
 count = 1
 for d in dims:
     count *= d
-values = [0] * count
+values = None
 for f in flags:
     if f.startswith("--values="):
         values = [float(v) for v in f[len("--values="):].split(",")]
+if values is None:
+    values = [0] * count
 codes = {"f4": "f", "f8": "d", "i4": "i", "i8": "q", "b1": "?", "u2": "H"}
 order = ">" if descr[0] == ">" else "<"
 code = codes[descr[1:]]

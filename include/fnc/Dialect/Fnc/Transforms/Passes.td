@@ -282,6 +282,35 @@ def FncShareBuffers : Pass<"fnc-share-buffers", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def FncCheckAllocations : Pass<"fnc-check-allocations", "::mlir::ModuleOp"> {
+  let summary = "Check the byte size of every dynamically sized allocation";
+  let description = [{
+    Runs on bufferized code whose functions take the call's runtime context
+    first (as `-fnc-lower-to-linalg` makes them). Before each `memref.alloc`
+    with dynamic sizes, computes its byte size with 64-bit overflow checks
+    (`arith.mului_extended`); on overflow, calls the runtime's
+    `fncSizeOverflow(ctx, dim)`, which reports the error and abandons the
+    call, so the allocation never happens with a wrapped-around size. A
+    statically sized allocation whose byte size overflows is a compile-time
+    error. (Allocation failures themselves are caught by the runtime's
+    `malloc`, see docs/Runtime.md.) Upstream has no such check.
+
+    Before:
+    ```mlir
+    %m = memref.alloc(%n, %k) : memref<?x?xf32>
+    ```
+    After (schematically):
+    ```mlir
+    %lo, %hi = arith.mului_extended %c4, %n : i64   // and so on per dim
+    scf.if %overflow { func.call @fncSizeOverflow(%ctx, %dim) }
+    %m = memref.alloc(%n, %k) : memref<?x?xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def FncPrintBufferPlan : Pass<"fnc-print-buffer-plan", "::mlir::func::FuncOp"> {
   let summary = "Print the buffers a bufferized function allocates and reuses";
   let description = [{
