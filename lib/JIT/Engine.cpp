@@ -1,10 +1,12 @@
 //===- Engine.cpp - JIT compilation of fnc modules ------------------------===//
 //
 // Reads the fnc-level signatures of a module, runs the one fnc pipeline on a
-// clone, translates it to LLVM IR and hands it to mlir::ExecutionEngine
-// with a host-tuned TargetMachine, the runtime's symbols and libomp. Every
-// public function is looked up once here, so the lazy JIT compiles
-// everything inside compile() and calls only use cached pointers.
+// clone, translates it to LLVM IR, optimizes and compiles it for the host
+// CPU, and links the object into the process's one ORC JIT session, in a
+// JITDylib of its own that sees the runtime's symbols, libomp and the
+// process. Every public function is looked up once here, so calls only use
+// cached pointers. One session per process keeps a cached trace small: a
+// JITDylib and its code pages, not a JIT of its own.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,7 +16,6 @@
 #include "fnc/Runtime/Runtime.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -22,13 +23,18 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
+#include "llvm/ExecutionEngine/Orc/CompileUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 
+#include <atomic>
 #include <chrono>
 #include <mutex>
 
@@ -302,6 +308,11 @@ static llvm::Error runPipeline(mlir::ModuleOp module,
   return llvm::Error::success();
 }
 
+static void setTargetOf(llvm::Module &module, llvm::TargetMachine &tm) {
+  module.setDataLayout(tm.createDataLayout());
+  module.setTargetTriple(tm.getTargetTriple());
+}
+
 static llvm::CodeGenOptLevel codeGenLevel(unsigned optLevel) {
   switch (optLevel) {
   case 0:
@@ -356,8 +367,7 @@ llvm::Expected<std::string> fnc::jit::emitStage(mlir::ModuleOp module,
       mlir::translateModuleToLLVMIR(*clone, llvmContext);
   if (!llvmModule)
     return diags.error("translation to LLVM IR failed");
-  mlir::ExecutionEngine::setupTargetTripleAndDataLayout(llvmModule.get(),
-                                                        tm->get());
+  setTargetOf(*llvmModule, **tm);
   auto optimize =
       mlir::makeOptimizingTransformer(options.optLevel, 0, tm->get());
   if (llvm::Error err = optimize(llvmModule.get()))
@@ -369,11 +379,150 @@ llvm::Expected<std::string> fnc::jit::emitStage(mlir::ModuleOp module,
 }
 
 //===----------------------------------------------------------------------===//
+// The JIT session
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The process's one ORC JIT. Each compiled module is an object file in a
+/// JITDylib of its own whose link order is the runtime's symbols (which
+/// include generated code's checked `malloc`), then the process's symbols
+/// (libc, libomp and MLIR's runner utilities, loaded once, permanently).
+/// ORC's ExecutionSession is thread-safe, so modules may be added, looked
+/// up and removed from any thread.
+class Session {
+public:
+  static llvm::Expected<Session *> get() {
+    static std::once_flag once;
+    static Session *session = nullptr;
+    static std::string failure;
+    std::call_once(once, [] {
+      auto created = create();
+      if (created)
+        session = created->release();
+      else
+        failure = llvm::toString(created.takeError());
+    });
+    if (!session)
+      return makeError("cannot start the JIT: " + failure);
+    return session;
+  }
+
+  /// Links `object` into a new JITDylib.
+  llvm::Expected<llvm::orc::JITDylib *>
+  add(std::unique_ptr<llvm::MemoryBuffer> object) {
+    llvm::orc::ExecutionSession &es = jit_->getExecutionSession();
+    llvm::orc::JITDylib &jd = es.createBareJITDylib(
+        "fnc.module." + std::to_string(next_.fetch_add(1)));
+    jd.setLinkOrder({{runtime_, llvm::orc::JITDylibLookupFlags::
+                                    MatchExportedSymbolsOnly},
+                     {process_.get(), llvm::orc::JITDylibLookupFlags::
+                                          MatchExportedSymbolsOnly}});
+    if (llvm::Error err = jit_->addObjectFile(jd, std::move(object))) {
+      remove(&jd);
+      return std::move(err);
+    }
+    return &jd;
+  }
+
+  llvm::Expected<void (*)(void **)> lookupPacked(llvm::orc::JITDylib &jd,
+                                                 llvm::StringRef name) {
+    auto address = jit_->lookup(jd, ("_mlir_" + name).str());
+    if (!address)
+      return address.takeError();
+    return address->toPtr<void (*)(void **)>();
+  }
+
+  void remove(llvm::orc::JITDylib *jd) {
+    llvm::consumeError(jit_->getExecutionSession().removeJITDylib(*jd));
+  }
+
+private:
+  static llvm::Expected<std::unique_ptr<Session>> create() {
+    initializeLLVM();
+    for (const char *lib : {kLibOmp, kLibRunnerUtils})
+      if (llvm::sys::fs::exists(lib))
+        llvm::sys::DynamicLibrary::LoadLibraryPermanently(lib);
+    auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+    if (!jtmb)
+      return jtmb.takeError();
+    auto jit = llvm::orc::LLJITBuilder()
+                   .setJITTargetMachineBuilder(std::move(*jtmb))
+                   .create();
+    if (!jit)
+      return jit.takeError();
+    std::unique_ptr<Session> session(new Session());
+    session->jit_ = std::move(*jit);
+    llvm::orc::ExecutionSession &es = session->jit_->getExecutionSession();
+    session->process_ = session->jit_->getProcessSymbolsJITDylib();
+    if (!session->process_)
+      return makeError("the JIT has no process symbols");
+    session->runtime_ = &es.createBareJITDylib("fnc.runtime");
+    llvm::orc::MangleAndInterner mangle(es, session->jit_->getDataLayout());
+    llvm::orc::SymbolMap symbols;
+    for (auto &[name, address] : runtime::symbols())
+      symbols[mangle(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                               llvm::JITSymbolFlags::Exported};
+    if (llvm::Error err = session->runtime_->define(
+            llvm::orc::absoluteSymbols(std::move(symbols))))
+      return std::move(err);
+    return std::move(session);
+  }
+
+  Session() = default;
+
+  std::unique_ptr<llvm::orc::LLJIT> jit_;
+  llvm::orc::JITDylib *runtime_ = nullptr;
+  llvm::orc::JITDylibSP process_;
+  std::atomic<uint64_t> next_{0};
+};
+} // namespace
+
+/// Gives every function with a body a `_mlir_NAME(void **args)` wrapper:
+/// args[i] points at the i-th argument, args[n] at the result's storage (the
+/// calling convention of mlir::ExecutionEngine's packed functions).
+static void addPackedWrappers(llvm::Module &module) {
+  llvm::LLVMContext &ctx = module.getContext();
+  llvm::IRBuilder<> b(ctx);
+  llvm::Type *ptr = b.getPtrTy();
+  llvm::SmallVector<llvm::Function *> functions;
+  for (llvm::Function &f : module)
+    if (!f.isDeclaration())
+      functions.push_back(&f);
+  for (llvm::Function *f : functions) {
+    auto *type = llvm::FunctionType::get(b.getVoidTy(), {ptr}, false);
+    auto *wrapper = llvm::Function::Create(
+        type, llvm::GlobalValue::ExternalLinkage, "_mlir_" + f->getName(),
+        module);
+    b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", wrapper));
+    llvm::Value *list = wrapper->getArg(0);
+    llvm::SmallVector<llvm::Value *> args;
+    for (llvm::Argument &arg : f->args()) {
+      llvm::Value *slot = b.CreateConstGEP1_64(ptr, list, arg.getArgNo());
+      args.push_back(b.CreateLoad(arg.getType(), b.CreateLoad(ptr, slot)));
+    }
+    llvm::Value *result = b.CreateCall(f, args);
+    if (!result->getType()->isVoidTy()) {
+      llvm::Value *slot = b.CreateConstGEP1_64(ptr, list, f->arg_size());
+      b.CreateStore(result, b.CreateLoad(ptr, slot));
+    }
+    b.CreateRetVoid();
+  }
+}
+
+//===----------------------------------------------------------------------===//
 // CompiledModule
 //===----------------------------------------------------------------------===//
 
 CompiledModule::CompiledModule() = default;
-CompiledModule::~CompiledModule() = default;
+
+CompiledModule::~CompiledModule() {
+  if (!code_)
+    return;
+  if (auto session = Session::get())
+    (*session)->remove(code_);
+  else
+    llvm::consumeError(session.takeError());
+}
 
 static size_t slotsOf(const TensorType &type) {
   return 3 + 2 * type.shape.size();
@@ -431,53 +580,41 @@ CompiledModule::compile(mlir::ModuleOp module, const PipelineOptions &options,
   auto tm = hostTargetMachine(options.optLevel);
   if (!tm)
     return tm.takeError();
-  // The engine keeps `tm` alive (it compiles with it), so the optimizer may
-  // point at it.
+  auto session = Session::get();
+  if (!session)
+    return session.takeError();
+
+  // LLVM IR, optimized for the host, compiled to an object file.
+  llvm::LLVMContext llvmContext;
+  DiagnosticCollector diags(module.getContext());
+  std::unique_ptr<llvm::Module> llvmModule =
+      mlir::translateModuleToLLVMIR(*clone, llvmContext);
+  if (!llvmModule)
+    return diags.error("translation to LLVM IR failed");
+  setTargetOf(*llvmModule, **tm);
+  addPackedWrappers(*llvmModule);
   auto optimize =
       mlir::makeOptimizingTransformer(options.optLevel, 0, tm->get());
-  CompiledModule *self = result.get();
-  result->transformer_ = [optimize, keepIR,
-                          self](llvm::Module *m) -> llvm::Error {
-    if (llvm::Error err = optimize(m))
-      return err;
-    if (keepIR) {
-      std::string &text = self->ir_[static_cast<int>(Stage::LLVMIR)];
-      llvm::raw_string_ostream os(text);
-      m->print(os, nullptr);
-    }
-    return llvm::Error::success();
-  };
-
-  mlir::ExecutionEngineOptions engineOptions;
-  engineOptions.transformer = result->transformer_;
-  engineOptions.jitCodeGenOptLevel = codeGenLevel(options.optLevel);
-  llvm::SmallVector<llvm::StringRef, 2> libs;
-  for (const char *lib : {kLibOmp, kLibRunnerUtils})
-    if (llvm::sys::fs::exists(lib))
-      libs.push_back(lib);
-  engineOptions.sharedLibPaths = libs;
-  engineOptions.enablePerfNotificationListener = false;
-
-  DiagnosticCollector diags(module.getContext());
-  auto engine =
-      mlir::ExecutionEngine::create(*clone, engineOptions, std::move(*tm));
-  if (!engine) {
-    std::string reason = llvm::toString(engine.takeError());
-    return diags.error("JIT compilation failed: " + reason);
+  if (llvm::Error err = optimize(llvmModule.get()))
+    return std::move(err);
+  if (keepIR) {
+    llvm::raw_string_ostream os(result->ir_[static_cast<int>(Stage::LLVMIR)]);
+    llvmModule->print(os, nullptr);
   }
-  result->engine_ = std::move(*engine);
-  result->engine_->registerSymbols([](llvm::orc::MangleAndInterner interner) {
-    llvm::orc::SymbolMap map;
-    for (auto &[name, address] : runtime::symbols())
-      map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
-                             llvm::JITSymbolFlags::Exported};
-    return map;
-  });
-  result->engine_->initialize();
+  llvm::orc::SimpleCompiler compiler(**tm);
+  auto object = compiler(*llvmModule);
+  if (!object)
+    return makeError("JIT compilation failed: " +
+                     llvm::toString(object.takeError()));
 
-  // Look every entry up now: this is when the lazy JIT compiles.
+  auto code = (*session)->add(std::move(*object));
+  if (!code)
+    return makeError("JIT compilation failed: " +
+                     llvm::toString(code.takeError()));
+  result->code_ = *code;
+  // Look every entry up now: this is when the object is linked.
   for (auto &entry : result->entries_) {
-    auto fn = result->engine_->lookupPacked(entry->signature_.name);
+    auto fn = (*session)->lookupPacked(*result->code_, entry->signature_.name);
     if (!fn)
       return makeError("JIT compilation of @" + entry->signature_.name +
                        " failed: " + llvm::toString(fn.takeError()));

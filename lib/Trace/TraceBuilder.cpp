@@ -24,6 +24,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
 #include "mlir/IR/Verifier.h"
 
 #include <algorithm>
@@ -742,14 +743,56 @@ public:
     compileSeconds_ = std::chrono::duration<double>(
                           std::chrono::steady_clock::now() - start)
                           .count();
+    releaseIR();
     return true;
+  }
+
+  /// A compiled trace keeps only its machine code and the text of its fnc
+  /// IR: the MLIRContext, with its loaded dialects, is most of a trace's
+  /// memory, and emit() parses the text again when asked.
+  void releaseIR() {
+    opCount_ = countOps();
+    llvm::raw_string_ostream os(fncText_);
+    module_->print(os);
+    values_.clear();
+    dimSymbols_.clear();
+    shapeSymbols_.clear();
+    blocks_.clear();
+    insertionStack_.clear();
+    builder_.reset();
+    block_ = nullptr;
+    func_ = nullptr;
+    loc_ = nullptr;
+    module_ = nullptr;
+    diagnostics_.reset();
+    context_.reset();
   }
 
   const jit::Entry *entry() const override { return entry_; }
 
   bool emit(jit::Stage stage, std::string &out) const override {
+    if (!context_) { // compiled: parse the kept text in a context of its own
+      if (stage == jit::Stage::Fnc) {
+        out = fncText_;
+        return true;
+      }
+      DialectRegistry registry;
+      mlir::fnc::registerPipelineDialects(registry);
+      MLIRContext context(registry, MLIRContext::Threading::DISABLED);
+      OwningOpRef<ModuleOp> module =
+          parseSourceString<ModuleOp>(fncText_, &context);
+      if (!module) {
+        out = "internal error: the trace's IR does not parse again";
+        return false;
+      }
+      return emit(*module, stage, out);
+    }
+    return emit(*module_, stage, out);
+  }
+
+  static bool emit(ModuleOp module, jit::Stage stage, std::string &out) {
     mlir::fnc::PipelineOptions options;
-    auto text = jit::emitStage(*module_, options, stage);
+    auto text = jit::emitStage(module, options, stage);
     if (!text) {
       out = llvm::toString(text.takeError());
       return false;
@@ -759,6 +802,10 @@ public:
   }
 
   int64_t opCount() const override {
+    return context_ ? countOps() : opCount_;
+  }
+
+  int64_t countOps() const {
     int64_t n = 0;
     func::FuncOp fn = func_;
     fn.walk([&](Operation *o) {
@@ -793,6 +840,9 @@ private:
   std::unique_ptr<jit::CompiledModule> compiled_;
   const jit::Entry *entry_ = nullptr;
   double compileSeconds_ = 0;
+  // After compile(): what releaseIR() kept.
+  std::string fncText_;
+  int64_t opCount_ = 0;
 };
 
 } // namespace

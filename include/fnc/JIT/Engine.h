@@ -3,8 +3,9 @@
 // Internal to fnc (used by fnc-run and, later, the embedding API). A
 // CompiledModule takes an MLIR module once through the fnc pipeline
 // (fnc -> linalg -> bufferized loops -> LLVM dialect), translates it to LLVM
-// IR, JIT-compiles it with mlir::ExecutionEngine (ORC) and caches a function
-// pointer per public function. Calls then cost a few nanoseconds plus the
+// IR, compiles it to an object file and links that into the process's one
+// ORC JIT session (a JITDylib per module), and caches a function pointer per
+// public function. Calls then cost a few nanoseconds plus the
 // argument checks.
 //
 // The boundary is MLIR-free: signatures use fnc::DType and int64 dims,
@@ -42,10 +43,12 @@
 
 namespace llvm {
 class Module;
+namespace orc {
+class JITDylib;
+} // namespace orc
 } // namespace llvm
 
 namespace mlir {
-class ExecutionEngine;
 class ModuleOp;
 namespace fnc {
 struct PipelineOptions;
@@ -230,9 +233,9 @@ public:
 private:
   CompiledModule();
 
-  std::unique_ptr<mlir::ExecutionEngine> engine_;
-  // Called by the engine while it compiles (during compile() only).
-  std::function<llvm::Error(llvm::Module *)> transformer_;
+  // The module's code, in the process's one JIT session: a JITDylib of its
+  // own, removed with the CompiledModule.
+  llvm::orc::JITDylib *code_ = nullptr;
   std::vector<std::unique_ptr<Entry>> entries_;
   std::vector<GlobalVariable> globals_;
   // Public functions whose signature fnc cannot call, with the reason.
