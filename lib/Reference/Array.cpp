@@ -7,6 +7,7 @@
 
 #include "Dispatch.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -76,13 +77,19 @@ void internalError(const std::string &what) {
 }
 
 Array Array::allocate(DType dtype, Shape shape) {
-  int64_t count = 1;
-  for (int64_t d : shape) {
+  for (int64_t d : shape)
     if (d < 0)
       throw Error(ErrorKind::InvalidArgument,
                   "cannot allocate a tensor with a negative dimension (" +
                       std::to_string(d) + "); dimensions must be >= 0");
-    if (d != 0 && count > std::numeric_limits<int64_t>::max() / 16 / d)
+  // A zero dim makes the tensor empty whatever the other dims are (as
+  // numpy's ones((2**62, 0))), in any order.
+  bool empty = std::find(shape.begin(), shape.end(), 0) != shape.end();
+  int64_t count = empty ? 0 : 1;
+  for (int64_t d : shape) {
+    if (empty)
+      break;
+    if (count > std::numeric_limits<int64_t>::max() / 16 / d)
       throw Error(ErrorKind::OutOfRange,
                   "tensor is too large to allocate; reduce its shape");
     count *= d;

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace fnc::shapes {
 
@@ -24,12 +25,16 @@ std::string toString(const Shape &shape) {
 
 int64_t numElements(const Shape &shape) {
   int64_t n = 1;
+  bool overflow = false;
   for (int64_t d : shape) {
     if (isDynamic(d))
       return kDynamic;
-    n *= d;
+    overflow |= __builtin_mul_overflow(n, d, &n);
   }
-  return n;
+  // A zero dim makes 0 whatever overflowed before it.
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end())
+    return 0;
+  return overflow ? std::numeric_limits<int64_t>::max() : n;
 }
 
 bool normalizeAxis(int64_t axis, int64_t rank, int64_t &result) {
@@ -204,7 +209,9 @@ ShapeResult reshape(const Shape &in, const Shape &target) {
     if (d < 0)
       return ShapeResult::failure("reshape target " + toString(target) +
                                   " has a negative dimension");
-    known *= d;
+    if (__builtin_mul_overflow(known, d, &known))
+      return ShapeResult::failure("reshape target " + toString(target) +
+                                  " has more elements than 64 bits can count");
   }
   Shape out = target;
   int64_t count = numElements(in);

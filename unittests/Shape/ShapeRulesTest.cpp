@@ -193,4 +193,18 @@ TEST(ShapeRules, Helpers) {
   EXPECT_FALSE(normalizeAxis(0, 0, a));
 }
 
+// Element counts never wrap around: an overflow saturates (so no shape
+// with 2^62 x 4 elements passes for 0 or 4 elements), and a zero dim gives 0
+// in any position.
+TEST(ShapeRules, NumElementsNeverWraps) {
+  int64_t huge = int64_t{1} << 62;
+  EXPECT_EQ(numElements({huge, 4}), std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(numElements({huge, 0}), 0);
+  EXPECT_EQ(numElements({0, huge, huge}), 0);
+  EXPECT_EQ(numElements({3, kDynamic}), kDynamic);
+  ShapeResult r = reshape({4}, {huge, 4});
+  EXPECT_FALSE(r.ok());
+  EXPECT_NE(r.error.find("64 bits"), std::string::npos) << r.error;
+}
+
 } // namespace

@@ -45,7 +45,8 @@ struct ShapeResult {
 /// "[2, ?, 3]".
 std::string toString(const Shape &shape);
 
-/// Number of elements, or kDynamic if a dimension is unknown.
+/// Number of elements, or kDynamic if a dimension is unknown; INT64_MAX if
+/// the count overflows (0 if a dim is 0, whatever the others).
 int64_t numElements(const Shape &shape);
 
 /// Maps `axis` in [-rank, rank) to [0, rank). Returns false if out of range.
