@@ -130,6 +130,12 @@ struct FunctionOptions {
   /// Trace with unknown dims where calls differ in shape ([2] then [3]
   /// gives one trace for [None]) instead of one trace per shape.
   bool reduce_retracing = false;
+  /// At most this many concrete functions stay cached (>= 1): a trace that
+  /// would exceed it first drops the least recently called one, which is
+  /// traced again if a later call needs it (tracing_count() counts every
+  /// trace). Unbounded by default; a cached trace holds about 22 KiB plus
+  /// the tensors it captured.
+  std::optional<size_t> max_traces;
 };
 
 /// Makes every fnc::Function run its callable eagerly (for debugging).

@@ -372,6 +372,9 @@ struct ConcreteImpl {
   std::vector<std::string> paramNames;
   std::unique_ptr<trace::TraceBuilder> builder;
   const jit::Entry *entry = nullptr;
+  // When it last served a call (FunctionOptions::max_traces evicts the
+  // least recent).
+  mutable std::atomic<uint64_t> lastUse{0};
 
   std::vector<Tensor> run(const Tensor *const *tensors, size_t count) const;
   std::string signature() const;
@@ -484,6 +487,11 @@ FunctionCore::FunctionCore(FunctionOptions options,
   s.paramIsTensor = std::move(paramIsTensor);
   s.changes.assign(s.paramIsTensor.size(), 0);
   s.changeKind.assign(s.paramIsTensor.size(), "");
+  if (s.options.max_traces && *s.options.max_traces == 0)
+    throw Error(ErrorKind::InvalidArgument,
+                "fnc::function `" + s.name +
+                    "`: max_traces must be at least 1 (leave it unset for no "
+                    "bound)");
   if (s.options.input_signature) {
     const auto &sig = *s.options.input_signature;
     if (sig.size() != s.paramIsTensor.size())
@@ -743,6 +751,32 @@ void noteRetrace(FunctionCore::State &s, const Words &key) {
   logWarning(msg);
 }
 
+/// Notes that `c` serves a call now, for the least-recently-used eviction
+/// of FunctionOptions::max_traces (only counted when that is set).
+const std::shared_ptr<ConcreteImpl> &
+touched(const FunctionCore::State &s, const std::shared_ptr<ConcreteImpl> &c) {
+  static std::atomic<uint64_t> clock{0};
+  if (s.options.max_traces)
+    c->lastUse.store(clock.fetch_add(1, std::memory_order_relaxed) + 1,
+                     std::memory_order_relaxed);
+  return c;
+}
+
+/// Drops least recently used traces until one more fits in max_traces. A
+/// call running a dropped trace keeps it alive (shared ownership).
+void evictForOneMore(FunctionCore::State &s) {
+  if (!s.options.max_traces)
+    return;
+  while (!s.concretes.empty() && s.concretes.size() >= *s.options.max_traces) {
+    auto lru = std::min_element(
+        s.concretes.begin(), s.concretes.end(), [](const auto &a, const auto &b) {
+          return a->lastUse.load(std::memory_order_relaxed) <
+                 b->lastUse.load(std::memory_order_relaxed);
+        });
+    s.concretes.erase(lru);
+  }
+}
+
 std::shared_ptr<ConcreteImpl> lookupOrTrace(FunctionCore::State &s,
                                             const CallKey &key,
                                             const TraceThunk &thunk,
@@ -759,7 +793,7 @@ std::shared_ptr<ConcreteImpl> lookupOrTrace(FunctionCore::State &s,
     // The hit path: no allocation.
     if (s.signatureKey && !s.signatureUnranked && !s.concretes.empty() &&
         !s.concretes.front()->onesExact)
-      return s.concretes.front(); // the one trace of the signature
+      return touched(s, s.concretes.front()); // the one trace of the signature
     if (exact && !s.signatureKey) {
       for (const auto &c : s.concretes)
         if (c->key.size() == n && std::equal(w, w + n, c->key.begin(),
@@ -768,9 +802,9 @@ std::shared_ptr<ConcreteImpl> lookupOrTrace(FunctionCore::State &s,
                                                return a.value == b.value &&
                                                       a.kind == b.kind;
                                              }))
-          return c;
+          return touched(s, c);
     } else if (auto best = mostSpecific(s.concretes, w, n)) {
-      return best;
+      return touched(s, best);
     }
 
     // A miss: choose the key to trace.
@@ -816,6 +850,8 @@ std::shared_ptr<ConcreteImpl> lookupOrTrace(FunctionCore::State &s,
     c->onesExact = c->builder->unknownDimsMeet;
     lock.lock();
     noteRetrace(s, c->key);
+    evictForOneMore(s);
+    touched(s, c);
     s.concretes.push_back(c);
     s.pending.erase(std::find(s.pending.begin(), s.pending.end(), traceKey));
     s.traced.notify_all();

@@ -480,4 +480,36 @@ TEST(FunctionDispatchTest, ConcurrentCallsTraceOnce) {
   EXPECT_EQ(f.tracing_count(), 2);
 }
 
+// max_traces bounds the cache: the least recently called trace goes first,
+// and comes back (traced again) when called again.
+TEST(FunctionDispatchTest, MaxTracesEvictsTheLeastRecentlyUsed) {
+  FunctionOptions options;
+  options.max_traces = 2;
+  int traces = 0;
+  auto f = fnc::function(
+      [&](Tensor x) {
+        ++traces;
+        return x + 1.f;
+      },
+      options);
+  f(ones({1}));
+  f(ones({2}));
+  f(ones({1})); // now {2} is the least recently used
+  f(ones({3})); // evicts {2}
+  EXPECT_EQ(traces, 3);
+  EXPECT_EQ(f.concrete_functions().size(), 2u);
+  f(ones({1}));
+  f(ones({3}));
+  EXPECT_EQ(traces, 3); // both still cached
+  EXPECT_EQ(f(ones({2})).to_vector<float>(), (std::vector<float>{2.f, 2.f}));
+  EXPECT_EQ(traces, 4); // traced again
+  EXPECT_EQ(f.tracing_count(), 4);
+  EXPECT_EQ(f.concrete_functions().size(), 2u);
+
+  options.max_traces = 0;
+  fnc::testing::expectError(
+      [&] { fnc::function([](Tensor x) { return x; }, options); },
+      ErrorKind::InvalidArgument, {"max_traces must be at least 1"});
+}
+
 } // namespace
