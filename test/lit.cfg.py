@@ -9,7 +9,10 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.fnc_obj_root, "test")
-config.excludes = ["CMakeLists.txt", "Inputs", "lit.cfg.py", "lit.site.cfg.py"]
+# fuzz/ holds libFuzzer targets and their crashers, not lit tests.
+config.excludes = [
+    "CMakeLists.txt", "Inputs", "fuzz", "lit.cfg.py", "lit.site.cfg.py"
+]
 
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
