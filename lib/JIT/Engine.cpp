@@ -295,6 +295,9 @@ static llvm::Error runPipeline(mlir::ModuleOp module,
   PipelineOptions opts;
   opts.copyOptionValuesFrom(options);
   opts.stopAfterLinalg = linalgOnly;
+  // One line per diagnostic: the failing op is named by its location, not
+  // printed whole after it.
+  ctx->printOpOnDiagnostic(false);
   DiagnosticCollector diags(ctx);
   mlir::PassManager pm = mlir::PassManager::on<mlir::ModuleOp>(ctx);
   mlir::fnc::buildFncPipeline(pm, opts);
@@ -426,9 +429,14 @@ public:
 
   llvm::Expected<void (*)(void **)> lookupPacked(llvm::orc::JITDylib &jd,
                                                  llvm::StringRef name) {
+    linkErrors().clear();
     auto address = jit_->lookup(jd, ("_mlir_" + name).str());
-    if (!address)
-      return address.takeError();
+    if (!address) {
+      if (linkErrors().empty())
+        return address.takeError();
+      llvm::consumeError(address.takeError());
+      return makeError(linkErrors());
+    }
     return address->toPtr<void (*)(void **)>();
   }
 
@@ -437,6 +445,12 @@ public:
   }
 
 private:
+  /// What the session reported on this thread (see create()).
+  static std::string &linkErrors() {
+    thread_local std::string errors;
+    return errors;
+  }
+
   static llvm::Expected<std::unique_ptr<Session>> create() {
     initializeLLVM();
     for (const char *lib : {kLibOmp, kLibRunnerUtils})
@@ -456,6 +470,13 @@ private:
     session->process_ = session->jit_->getProcessSymbolsJITDylib();
     if (!session->process_)
       return makeError("the JIT has no process symbols");
+    // ORC reports the cause of a failed link (undefined symbols) here, on
+    // the thread that links, and returns a vaguer error from the lookup:
+    // keep the cause for lookupPacked() instead of printing it to stderr.
+    es.setErrorReporter([](llvm::Error err) {
+      std::string &causes = linkErrors();
+      causes += (causes.empty() ? "" : "; ") + llvm::toString(std::move(err));
+    });
     session->runtime_ = &es.createBareJITDylib("fnc.runtime");
     llvm::orc::MangleAndInterner mangle(es, session->jit_->getDataLayout());
     llvm::orc::SymbolMap symbols;

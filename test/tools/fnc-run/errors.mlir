@@ -10,6 +10,25 @@
 // PARSE: fnc-run: error: {{.*}}bad.mlir:2:10: use of undeclared SSA value name
 // PARSE-NOT: error
 
+// A call of a function that is declared but defined nowhere: one line
+// naming the symbol (ORC used to print a second "JIT session error" line).
+// RUN: echo 'func.func private @mystery(tensor<2xf32>) -> tensor<2xf32>' > %t.undef.mlir
+// RUN: echo 'func.func @f(%%a: tensor<2xf32>) -> tensor<2xf32> {' >> %t.undef.mlir
+// RUN: echo '  %%0 = func.call @mystery(%%a) : (tensor<2xf32>) -> tensor<2xf32>' >> %t.undef.mlir
+// RUN: echo '  return %%0 : tensor<2xf32>' >> %t.undef.mlir
+// RUN: echo '}' >> %t.undef.mlir
+// RUN: not fnc-run %t.undef.mlir --input=2xf32=1,2 2>&1 | FileCheck %s --check-prefix=UNDEF
+// UNDEF: fnc-run: error: JIT compilation of @f failed: Symbols not found: [ mystery ]
+// UNDEF-NOT: error
+
+// A function of the fnc runtime cannot be declared by hand.
+// RUN: echo 'func.func private @fncRaiseError(i64, i64, i64)' > %t.runtime.mlir
+// RUN: echo 'func.func @f(%%a: tensor<2xf32>) -> tensor<2xf32> {' >> %t.runtime.mlir
+// RUN: echo '  return %%a : tensor<2xf32>' >> %t.runtime.mlir
+// RUN: echo '}' >> %t.runtime.mlir
+// RUN: not fnc-run %t.runtime.mlir --input=2xf32=1,2 2>&1 | FileCheck %s --check-prefix=RUNTIME-DECL
+// RUNTIME-DECL: error: 'fncRaiseError' is a function of the fnc runtime, which only compiled fnc ops may call
+
 // A function named like a C function the compiled code calls.
 // RUN: echo 'func.func @tanh(%%a: tensor<2xf64>) -> tensor<2xf64> {' > %t.libm.mlir
 // RUN: echo '  %%0 = fnc.tanh %%a : tensor<2xf64>' >> %t.libm.mlir
