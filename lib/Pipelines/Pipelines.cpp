@@ -28,6 +28,11 @@
 using namespace mlir;
 
 void fnc::buildFncPipeline(OpPassManager &pm, const PipelineOptions &options) {
+  // Hand-written upstream ops (tensor.dim, linalg.generic, memref.load...)
+  // get upstream's run-time checks of what would be undefined behaviour;
+  // the fnc lowering turns each failed check into an error of the call.
+  // fnc ops check themselves in their lowering.
+  pm.addPass(createGenerateRuntimeVerificationPass());
   // fnc-level folding first (constants, identities, static cond/while).
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -69,12 +69,15 @@ bool inParallelRegion() {
 
 /// Reports `code` for the current call and abandons it; where that is not
 /// possible, reports and exits.
-[[noreturn]] void abandonCall(CallContext *call, ErrorCode code, int64_t a) {
+[[noreturn]] void abandonCall(CallContext *call, ErrorCode code, int64_t a,
+                              const std::string &text = {}) {
   if (call && !inParallelRegion()) {
-    call->raise(static_cast<int64_t>(code), a, 0);
+    call->raise(static_cast<int64_t>(code), a, 0, text);
     std::longjmp(call->abandon, 1);
   }
-  std::string message = errorMessage(static_cast<int64_t>(code), a, 0);
+  std::string message = text.empty()
+                            ? errorMessage(static_cast<int64_t>(code), a, 0)
+                            : text;
   std::fprintf(stderr, "fnc: error: %s (in a parallel loop, where the call "
                        "cannot be abandoned)\n",
                message.c_str());
@@ -348,6 +351,19 @@ void *fncMalloc(size_t bytes) {
   return p;
 }
 
+void _mlir_ciface_fncCheckFailed(FncContextRef *ctx,
+                                 StridedMemRefType<int8_t, 1> *text) {
+  CallContext *call = &contextOf(ctx);
+  std::string message;
+  try {
+    message.assign(reinterpret_cast<const char *>(text->data + text->offset),
+                   text->sizes[0]);
+  } catch (...) {
+  }
+  abandonCall(call == currentCall ? call : nullptr, ErrorCode::CheckFailed, 0,
+              message);
+}
+
 void _mlir_ciface_fncSizeOverflow(FncContextRef *ctx, int64_t count) {
   CallContext *call = &contextOf(ctx);
   abandonCall(call == currentCall ? call : nullptr, ErrorCode::SizeOverflow,
@@ -399,6 +415,8 @@ std::string fnc::runtime::errorMessage(int64_t code, int64_t a, int64_t b) {
     return "a tensor with a dim of " + sa +
            " elements would have more bytes than 64 bits can count (its "
            "sizes come from the inputs or from shape tensors: check them)";
+  case ErrorCode::CheckFailed:
+    return "a run-time check of an op failed";
   case ErrorCode::Internal:
     return "internal error in the fnc runtime (out of memory?)";
   }
@@ -434,6 +452,8 @@ std::optional<std::string> CallContext::error() const {
   int64_t c = code.load(std::memory_order_acquire);
   if (c == static_cast<int64_t>(ErrorCode::NonFinite) && !text.empty())
     return "check_numerics: " + text + " produced NaN or Inf";
+  if (c == static_cast<int64_t>(ErrorCode::CheckFailed) && !text.empty())
+    return text;
   if (c != 0)
     return errorMessage(c, a, b);
   if (loopError[0] != 0)
@@ -493,6 +513,7 @@ std::vector<std::pair<std::string, void *>> fnc::runtime::symbols() {
       {"_mlir_ciface_fncRandomNormalF64", fn(&_mlir_ciface_fncRandomNormalF64)},
       {"_mlir_ciface_fncRaiseError", fn(&_mlir_ciface_fncRaiseError)},
       {"_mlir_ciface_fncSizeOverflow", fn(&_mlir_ciface_fncSizeOverflow)},
+      {"_mlir_ciface_fncCheckFailed", fn(&_mlir_ciface_fncCheckFailed)},
       // Every allocation of generated code is checked.
       {"malloc", fn(&fncMalloc)},
       {"_mlir_ciface_fncNumericsError", fn(&_mlir_ciface_fncNumericsError)},

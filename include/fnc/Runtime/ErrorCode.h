@@ -43,6 +43,9 @@ enum class ErrorCode : int64_t {
   /// The byte size of a tensor with a dim of `a` elements does not fit in
   /// 64 bits. The call was abandoned at that point.
   SizeOverflow = 13,
+  /// A run-time check of a hand-written upstream op failed (the message
+  /// says which and where). The call was abandoned at that point.
+  CheckFailed = 14,
 };
 
 } // namespace fnc::runtime

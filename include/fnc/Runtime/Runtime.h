@@ -157,6 +157,12 @@ void *fncMalloc(size_t bytes);
 /// it overflow): reports SizeOverflow and abandons the call like fncMalloc.
 void _mlir_ciface_fncSizeOverflow(FncContextRef *context, int64_t count);
 
+/// A run-time check of an upstream op failed (`text` says which and
+/// where): reports CheckFailed and abandons the call like fncMalloc, since
+/// the op would be undefined behaviour.
+void _mlir_ciface_fncCheckFailed(FncContextRef *context,
+                                 StridedMemRefType<int8_t, 1> *text);
+
 /// fnc.check_numerics failed: `text` names the op that produced a NaN or an
 /// Inf. Recorded like fncRaiseError (first error wins).
 void _mlir_ciface_fncNumericsError(FncContextRef *context,

@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -69,6 +70,7 @@ void lowering::declareRuntimeFunctions(ModuleOp module) {
   Type text = MemRefType::get({ShapedType::kDynamic}, b.getI8Type());
   declare(kPrintText, {context, text}, true);
   declare(kNumericsError, {context, text}, true);
+  declare(kCheckFailed, {context, text}, true);
   for (Type t : {Type(b.getF32Type()), Type(b.getF64Type()), Type(b.getI1Type()),
                  Type(b.getI32Type()), Type(b.getI64Type())}) {
     Type unranked = UnrankedMemRefType::get(t, 0);
@@ -462,6 +464,57 @@ Value lowering::buildElementwise(OpBuilder &b, Location loc,
       });
 }
 
+/// "FILE:LINE:COL: OP: REASON" out of the message of a check that upstream's
+/// -generate-runtime-verification emits ("ERROR: Runtime op verification
+/// failed\nOP-TEXT\n^ REASON\nLocation: loc(...)"); other messages as
+/// they are.
+static std::string checkMessage(StringRef message) {
+  SmallVector<StringRef> lines;
+  message.split(lines, '\n');
+  StringRef op, reason, where;
+  for (StringRef line : lines) {
+    if (line.consume_front("^ "))
+      reason = line;
+    else if (line.consume_front("Location: loc(") && line.consume_back(")"))
+      where = line;
+    else if (op.empty() && !line.starts_with("ERROR:"))
+      op = line;
+  }
+  if (reason.empty())
+    return message.str();
+  // "%0 = linalg.generic {...} ins(...)" -> "linalg.generic".
+  if (size_t eq = op.find(" = "); eq != StringRef::npos)
+    op = op.drop_front(eq + 3);
+  op = op.take_until([](char c) { return c == ' ' || c == '('; });
+  std::string location;
+  for (char c : where)
+    if (c != '"')
+      location += c;
+  return (location.empty() ? "" : location + ": ") +
+         (op.empty() ? std::string() : op.str() + ": ") + reason.str();
+}
+
+/// Every cf.assert (the checks of -generate-runtime-verification, or
+/// written by hand) becomes a call that reports the message as an error of
+/// the call and abandons it, where the LLVM lowering would abort.
+static void lowerAsserts(ModuleOp module) {
+  SmallVector<cf::AssertOp> asserts;
+  module.walk([&](cf::AssertOp op) { asserts.push_back(op); });
+  for (cf::AssertOp op : asserts) {
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    Value failed = arith::XOrIOp::create(
+        b, loc, op.getArg(),
+        arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1));
+    std::string message = checkMessage(op.getMsg());
+    scf::IfOp::create(b, loc, failed, [&](OpBuilder &nb, Location nl) {
+      callWithText(nb, nl, op, kCheckFailed, message);
+      scf::YieldOp::create(nb, nl);
+    });
+    op.erase();
+  }
+}
+
 /// Splat constants above this many elements are filled at run time rather
 /// than stored in the compiled code.
 static constexpr int64_t kMaxSplatGlobal = 1 << 16;
@@ -597,6 +650,7 @@ struct FncLowerToLinalgPass
       signalPassFailure();
       return;
     }
+    lowerAsserts(module);
     resolveCallContexts(module);
     materializeLargeSplats(module);
 

@@ -25,6 +25,7 @@ constexpr llvm::StringLiteral kRaiseError = "fncRaiseError";
 constexpr llvm::StringLiteral kPrintText = "fncPrintText";
 constexpr llvm::StringLiteral kPrintNewline = "fncPrintNewline";
 constexpr llvm::StringLiteral kNumericsError = "fncNumericsError";
+constexpr llvm::StringLiteral kCheckFailed = "fncCheckFailed";
 
 /// Declares every runtime function in `module` (private, C interface).
 /// Unused declarations are removed after lowering.
