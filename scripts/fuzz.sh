@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# fuzz.sh [SECONDS]: builds the libFuzzer targets (test/fuzz) with ASan and
+# UBSan in build-fuzz/ (or $FNC_FUZZ_BUILD_DIR; the configuration is the
+# one scripts/sanitize.sh uses, so FNC_FUZZ_BUILD_DIR=build-asan reuses
+# that build), writes the seed corpora from the repository and runs each
+# target for SECONDS (default 60). A target that crashes is restarted for
+# the rest of its time (at most 3 times), so one crash does not hide
+# another. Crashers (crash-*, timeout-*, oom-*) are kept in
+# <build>/crashes/<target>/, the corpora in <build>/corpus/<target>/, the
+# logs in <build>/fuzz-logs/. Prints per target the executions and the
+# crashes found; exits 1 if any target found one. Not part of CI.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${FNC_FUZZ_BUILD_DIR:-$root/build-fuzz}
+seconds=${1:-60}
+targets=(fnc-fuzz-mlir fnc-fuzz-inputs fnc-fuzz-function)
+
+bash "$root/scripts/setup.sh"
+source "$root/scripts/sanitized-build.sh"
+install_sanitizer_runtime
+configure_asan "$build"
+ninja -C "$build" -j "$(nproc)" "${targets[@]}"
+
+python3 "$root/scripts/fuzz-seeds.py" "$root" "$build/seeds"
+mkdir -p "$build/fuzz-logs"
+# Sizes the reader rejects after a failed allocation are answers, not
+# crashes: let malloc return null (operator new throws) under ASan.
+export ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+found=0
+summary=()
+for t in "${targets[@]}"; do
+  crashes="$build/crashes/$t"
+  corpus="$build/corpus/$t"
+  mkdir -p "$crashes" "$corpus"
+  before=$(find "$crashes" -type f | wc -l)
+  runs=0
+  start=$SECONDS
+  for attempt in 1 2 3 4; do
+    left=$((seconds - (SECONDS - start)))
+    [ "$left" -gt 0 ] || break
+    log="$build/fuzz-logs/$t.$attempt.log"
+    echo "fuzz: $t for ${left}s (log: $log)"
+    rc=0
+    "$build/bin/$t" -max_total_time="$left" -timeout=10 -rss_limit_mb=4096 \
+      -print_final_stats=1 -artifact_prefix="$crashes/" \
+      "$corpus" "$build/seeds/$t" >"$log" 2>&1 || rc=$?
+    # The executions: the final stats, else "Done N runs", else the last
+    # status line (#N).
+    n=$(sed -n 's/^stat::number_of_executed_units: *\([0-9]*\).*/\1/p' "$log" |
+      tail -1)
+    [ -n "$n" ] || n=$(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' "$log" | tail -1)
+    [ -n "$n" ] || n=$(sed -n 's/^#\([0-9]*\).*/\1/p' "$log" | tail -1)
+    runs=$((runs + ${n:-0}))
+    [ "$rc" -eq 0 ] && break
+    echo "fuzz: $t stopped (exit $rc):"
+    grep -m1 -E '^==[0-9]+==ERROR|^SUMMARY|runtime error|deadly signal|fnc-fuzz-' \
+      "$log" || true
+    grep -m6 -E '^ +#[0-9]+ ' "$log" || true
+  done
+  new=$(($(find "$crashes" -type f | wc -l) - before))
+  if [ "$new" -gt 0 ]; then
+    found=1
+    summary+=("$t: $runs executions, $new new crash(es) in $crashes")
+  else
+    summary+=("$t: $runs executions, no crash")
+  fi
+done
+
+echo
+echo "fuzz: ${seconds}s per target"
+printf '  %s\n' "${summary[@]}"
+exit "$found"
