@@ -17,3 +17,9 @@ config.excludes = [
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(["fnc-opt", "fnc-run"], [config.fnc_tools_dir])
+
+# AddressSanitizer builds (scripts/sanitize.sh): ASan's operator new reports
+# out-of-memory and aborts instead of throwing std::bad_alloc, so the tests
+# of fnc's answer to a failed host allocation run only without it.
+if "-fsanitize=" in config.fnc_cxx_flags and "address" in config.fnc_cxx_flags:
+    config.available_features.add("asan")
