@@ -99,6 +99,11 @@
 // RUN: ls %t.dir | count 0
 // RUNTIME: fnc-run: error: @fails: gather index 7 is out of range [0, 5)
 
+// A run stopped by SIGTERM or SIGINT leaves no temporary output behind.
+// RUN: rm -rf %t.killed && mkdir %t.killed
+// RUN: not timeout -s TERM 2 fnc-run %s --entry=add --input=3xf32=1,2,3 --input=1xf32=1 --benchmark=1000000000 --output=@%t.killed/out.npy
+// RUN: ls %t.killed | count 0
+
 // RUN: not fnc-run %s --entry=add --opt-level=4 2>&1 | FileCheck %s --check-prefix=OPT
 // OPT: fnc-run: error: --opt-level must be 0, 1, 2 or 3
 
