@@ -1,38 +1,54 @@
 #!/usr/bin/env bash
-# Builds fnc with AddressSanitizer and UndefinedBehaviorSanitizer in
-# build-asan/ (or $FNC_ASAN_BUILD_DIR) and runs the unit tests of the host
-# code (tracing, the eager API, the interpreter, the differential tests).
-# Not part of CI: a check to run after changing code that manages memory or
-# indexes arrays. Generated (JIT) code is not instrumented. Installs the
-# sanitizer runtime (libclang-rt-22-dev) if it is missing.
+# Builds fnc with sanitizers and runs the host code's tests under them (part
+# of CI, after scripts/test.sh). Generated (JIT) code is not instrumented.
+#
+#   build-asan/ ($FNC_ASAN_BUILD_DIR): AddressSanitizer and
+#     UndefinedBehaviorSanitizer (plus libFuzzer's coverage instrumentation,
+#     so that scripts/fuzz.sh can reuse the directory); runs every GoogleTest
+#     binary and the lit tests (fnc-opt and fnc-run on every test input).
+#   build-tsan/ ($FNC_TSAN_BUILD_DIR): ThreadSanitizer; runs the tests that
+#     call into fnc from several threads (FncJITTests and FncFunctionTests,
+#     tests named *Concurrent* or *Thread*).
+#
+# Leaks are not checked: MLIR and the JIT keep process-lifetime state.
+# Installs the sanitizer runtime (libclang-rt-22-dev) if it is missing.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-build=${FNC_ASAN_BUILD_DIR:-$root/build-asan}
+asan=${FNC_ASAN_BUILD_DIR:-$root/build-asan}
+tsan=${FNC_TSAN_BUILD_DIR:-$root/build-tsan}
+jobs=$(nproc)
 
 bash "$root/scripts/setup.sh"
-if ! dpkg-query -W -f='${Status}' libclang-rt-22-dev 2>/dev/null |
-    grep -q "install ok installed"; then
-  SUDO=""
-  [ "$(id -u)" -ne 0 ] && SUDO=sudo
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq \
-    --no-install-recommends libclang-rt-22-dev
-fi
+source "$root/scripts/sanitized-build.sh"
+install_sanitizer_runtime
 
-flags="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
-if [ ! -f "$build/build.ninja" ]; then
-  cmake -G Ninja -S "$root" -B "$build" \
-    -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
-    -DLLVM_ENABLE_LLD=ON \
-    -DCMAKE_CXX_FLAGS="$flags" \
-    -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
-    -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined"
-fi
-tests=(FncFunctionTests FncAPITests FncReferenceTests FncInterpreterTests
-       FncDifferentialTests FncRuntimeTests FncShapeTests)
-ninja -C "$build" "${tests[@]}"
-# Leaks are not checked: MLIR and the JIT keep process-lifetime state.
+# A report aborts (a signal, not exit code 1), so that a lit test expecting
+# failure (`not fnc-run ...`) cannot pass on a sanitizer report. Allocations
+# too large to satisfy return null, as malloc does without ASan: fnc turns
+# that into an error, and tests check it does.
+export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:allocator_may_return_null=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:abort_on_error=1
+
+echo "sanitize: ASan+UBSan build in $asan"
+configure_asan "$asan"
+# Every GoogleTest binary of the build (new ones join automatically).
+mapfile -t tests < <(ninja -C "$asan" -t targets all |
+  sed -n 's/^\(Fnc[A-Za-z]*Tests\): phony$/\1/p' | sort -u)
+[ ${#tests[@]} -gt 0 ] || { echo "sanitize: no unit tests found" >&2; exit 1; }
+ninja -C "$asan" -j "$jobs" "${tests[@]}" fnc-opt fnc-run
 for t in "${tests[@]}"; do
-  echo "sanitize: $t"
-  ASAN_OPTIONS=detect_leaks=0 "$build/bin/$t" --gtest_brief=1
+  echo "sanitize: $t (asan+ubsan)"
+  "$asan/bin/$t" --gtest_brief=1
+done
+lit=$(sed -n 's/^LLVM_EXTERNAL_LIT:FILEPATH=//p' "$asan/CMakeCache.txt")
+echo "sanitize: lit tests (asan+ubsan)"
+"$lit" -s -j "$jobs" "$asan/test"
+
+echo "sanitize: TSan build in $tsan"
+configure_sanitized "$tsan" thread thread
+ninja -C "$tsan" -j "$jobs" FncJITTests FncFunctionTests
+export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$root/scripts/tsan.supp"
+for t in FncJITTests FncFunctionTests; do
+  echo "sanitize: $t (tsan)"
+  "$tsan/bin/$t" --gtest_brief=1 --gtest_filter='*Concurrent*:*Thread*'
 done
