@@ -3,8 +3,9 @@
 // The hot path of the engine: checks the arguments against the signature,
 // expands them into memref descriptors for the packed `_mlir_NAME(void **)`
 // wrapper with a fresh per-call runtime context, takes ownership of the
-// returned buffers and checks the context for a run-time error. No MLIR here and no heap allocation for small
-// signatures (beyond what the generated code allocates for its results).
+// returned buffers and checks the context for a run-time error. No MLIR
+// here and no heap allocation for small signatures (beyond what the
+// generated code allocates for its results).
 //
 //===----------------------------------------------------------------------===//
 

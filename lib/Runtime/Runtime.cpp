@@ -482,11 +482,12 @@ bool fnc::runtime::invoke(CallContext &context, void (*fn)(void **),
 
 void fnc::runtime::packContext(CallContext &context,
                                int64_t slots[kContextSlots]) {
-  slots[0] = reinterpret_cast<intptr_t>(&context);
-  slots[1] = reinterpret_cast<intptr_t>(&context.loopError[0]);
-  slots[2] = 0;
-  slots[3] = 3;
-  slots[4] = 1;
+  FncContextRef ref = context.ref();
+  slots[0] = reinterpret_cast<intptr_t>(ref.basePtr);
+  slots[1] = reinterpret_cast<intptr_t>(ref.data);
+  slots[2] = ref.offset;
+  slots[3] = ref.sizes[0];
+  slots[4] = ref.strides[0];
 }
 
 void fnc::runtime::setOutputStream(std::ostream *os) {
