@@ -8,6 +8,7 @@ install_sanitizer_runtime() {
       grep -q "install ok installed"; then
     local sudo=""
     [ "$(id -u)" -ne 0 ] && sudo=sudo
+    $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq \
       --no-install-recommends libclang-rt-22-dev
   fi

@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
-  clang-22 lld-22 libomp-22-dev
+  clang-22 lld-22 libomp-22-dev libclang-rt-22-dev
   libgtest-dev libbenchmark-dev libopenblas-dev
   cmake ninja-build ccache python3
 )
