@@ -131,22 +131,8 @@ void unknownDims(ByteRng &rng) {
   auto staged = fnc::function(
       [&p](Tensor a, Tensor b, Tensor c) { return run(p, {a, b, c}); },
       options);
-  std::uniform_int_distribution<int> dimD(1, 4), coin(0, 2);
   for (int call = 0; call < 2; ++call) {
-    size_t rank = 0;
-    for (const Shape &s : p.inputShapes)
-      rank = std::max(rank, s.size());
-    Shape base(rank);
-    for (int64_t &d : base)
-      d = coin(rng) == 0 ? 1 : dimD(rng);
-    std::vector<Tensor> in;
-    for (const Shape &s : p.inputShapes) {
-      Shape t(base.end() - s.size(), base.end());
-      for (size_t k = 0; k < s.size(); ++k)
-        if (s[k] == 1 || coin(rng) == 0)
-          t[k] = 1;
-      in.push_back(randomTensor(rng, p.dtype, t));
-    }
+    std::vector<Tensor> in = randomCallInputs(rng, p);
     Tensor eager;
     try {
       eager = run(p, in);

@@ -88,23 +88,9 @@ TEST(FunctionDifferentialTest, RandomProgramsWithUnknownDimsAgree) {
         options);
     double tol =
         p.dtype == DType::i32 ? 0 : (p.dtype == DType::f32 ? 1e-4 : 1e-9);
-    std::uniform_int_distribution<int> dimD(1, 4), coin(0, 2);
     for (int call = 0; call < 3; ++call) {
-      // New dims for the program's broadcast base; a third of them 1.
-      size_t rank = 0;
-      for (const Shape &s : p.inputShapes)
-        rank = std::max(rank, s.size());
-      Shape base(rank);
-      for (int64_t &d : base)
-        d = coin(rng) == 0 ? 1 : dimD(rng);
-      std::vector<Tensor> in;
-      for (const Shape &s : p.inputShapes) {
-        Shape t(base.end() - s.size(), base.end());
-        for (size_t k = 0; k < s.size(); ++k)
-          if (s[k] == 1 || coin(rng) == 0)
-            t[k] = 1;
-        in.push_back(randomTensor(rng, p.dtype, t));
-      }
+      // New dims for the program's broadcast base.
+      std::vector<Tensor> in = randomCallInputs(rng, p);
       Tensor eager;
       try {
         eager = run(p, in);

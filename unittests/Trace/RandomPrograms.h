@@ -15,6 +15,7 @@
 
 #include "fnc/fnc.h"
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <tuple>
@@ -119,6 +120,29 @@ Tensor randomTensor(Rng &rng, DType dtype, const Shape &shape) {
   for (auto &x : vals)
     x = dtype == DType::i32 ? std::round(u(rng) * 3) : u(rng);
   return cast(Tensor(vals, shape), dtype);
+}
+
+/// Inputs for one call of `p` with new dims: a random broadcast base (a
+/// third of its dims 1), each input the base's trailing dims, where the
+/// input's traced dim is 1, or at random, 1.
+template <typename Rng>
+std::vector<Tensor> randomCallInputs(Rng &rng, const Program &p) {
+  std::uniform_int_distribution<int> dimD(1, 4), coin(0, 2);
+  size_t rank = 0;
+  for (const Shape &s : p.inputShapes)
+    rank = std::max(rank, s.size());
+  Shape base(rank);
+  for (int64_t &d : base)
+    d = coin(rng) == 0 ? 1 : dimD(rng);
+  std::vector<Tensor> in;
+  for (const Shape &s : p.inputShapes) {
+    Shape t(base.end() - s.size(), base.end());
+    for (size_t k = 0; k < s.size(); ++k)
+      if (s[k] == 1 || coin(rng) == 0)
+        t[k] = 1;
+    in.push_back(randomTensor(rng, p.dtype, t));
+  }
+  return in;
 }
 
 /// A random program over a float32 state `x` and a variable `v` of the same
