@@ -109,13 +109,16 @@ Tensor mul(const Tensor &x, const Tensor &y);
 Tensor div(const Tensor &x, const Tensor &y);
 /// x ** y; integers need y >= 0.
 Tensor pow(const Tensor &x, const Tensor &y);
-/// Elementwise max/min; NaN propagates.
+/// Elementwise max/min; NaN propagates, and -0.0 orders below +0.0.
 Tensor maximum(const Tensor &x, const Tensor &y);
 Tensor minimum(const Tensor &x, const Tensor &y);
 /// Remainder with the sign of the divisor (Python's %).
 Tensor floor_mod(const Tensor &x, const Tensor &y);
 /// Division rounding toward -infinity (Python's //).
 Tensor floor_div(const Tensor &x, const Tensor &y);
+/// The angle of the point (x, y) in [-pi, pi]: atan(y / x) in the right
+/// quadrant (C's atan2(y, x)). Float only.
+Tensor atan2(const Tensor &y, const Tensor &x);
 
 /// Comparisons, with a bool result. equal/not_equal also accept bool.
 Tensor equal(const Tensor &x, const Tensor &y);
@@ -218,7 +221,7 @@ Tensor neg(const Tensor &x);
 Tensor abs(const Tensor &x);
 Tensor relu(const Tensor &x);
 Tensor square(const Tensor &x);
-/// -1, 0 or 1 (NaN stays NaN).
+/// -1, 0 or 1 (NaN and signed zeros stay as they are).
 Tensor sign(const Tensor &x);
 /// Float only: cast integers first.
 Tensor exp(const Tensor &x);
@@ -227,8 +230,20 @@ Tensor sqrt(const Tensor &x);
 Tensor rsqrt(const Tensor &x);
 Tensor tanh(const Tensor &x);
 Tensor sigmoid(const Tensor &x);
+Tensor sin(const Tensor &x);
+Tensor cos(const Tensor &x);
+/// The Gauss error function.
+Tensor erf(const Tensor &x);
+/// log(1 + x) and e^x - 1, accurate for small x.
+Tensor log1p(const Tensor &x);
+Tensor expm1(const Tensor &x);
+/// log(1 + e^x), without overflow for large x.
+Tensor softplus(const Tensor &x);
 Tensor floor(const Tensor &x);
 Tensor ceil(const Tensor &x);
+/// Rounds to the nearest integer, halves to even (0.5 -> 0, 1.5 -> 2), as
+/// tf.round.
+Tensor round(const Tensor &x);
 
 inline Tensor operator-(const Tensor &x) { return neg(x); }
 

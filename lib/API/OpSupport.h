@@ -20,6 +20,7 @@
 #define FNC_LIB_API_OPSUPPORT_H
 
 #include "TensorImpl.h"
+#include "fnc/API/Arrays.h"
 #include "fnc/Ops.h"
 #include "fnc/Shape/ShapeRules.h"
 
@@ -53,13 +54,6 @@ void requireValidShape(const char *op, const Shape &shape);
 
 /// Throws unless `value` (the value of fill and friends) is a scalar.
 void requireFillValue(const char *op, const Tensor &value);
-
-inline const ref::Array &arrayOf(const Tensor &t) {
-  return detail::TensorAccess::array(t);
-}
-inline Tensor wrap(ref::Array a) {
-  return detail::TensorAccess::wrap(std::move(a));
-}
 
 /// The result of the eager op `op`: in check-numerics mode a float result
 /// holding a NaN or an Inf throws FailedPrecondition naming `op`.

@@ -384,34 +384,49 @@ Tensor cast(const Tensor &x, DType dtype) {
 
 namespace {
 
+/// Throws unless an op whose operands must be of `dtypes` accepts `dtype`.
+void requireDTypes(scalar::DTypes dtypes, DType dtype, const char *name,
+                   Operands operands) {
+  if (scalar::accepts(dtypes, dtype))
+    return;
+  bool unary = operands.size() == 1;
+  std::string got = dtypeName(dtype);
+  std::string why;
+  if (dtypes == scalar::DTypes::Bool)
+    why = unary ? "needs a bool operand, got " + got +
+                      "; compare first (e.g. x == 0)"
+                : "needs bool operands, got " + got +
+                      "; compare first (e.g. x > 0) or convert with "
+                      "fnc::cast(x, fnc::DType::i1)";
+  else if (dtype == DType::i1)
+    why = unary ? "is not defined for bool; use fnc::logical_not, or convert "
+                  "with fnc::cast(x, fnc::DType::f32)"
+                : "is not defined for bool operands; use fnc::logical_and / "
+                  "fnc::logical_or / fnc::not_equal, or convert with "
+                  "fnc::cast(x, fnc::DType::i32)";
+  else
+    why = std::string(unary ? "needs a float operand" : "needs float operands") +
+          ", got " + got + "; cast first with fnc::cast(x, fnc::DType::f32)";
+  fail(ErrorKind::InvalidArgument, name, why, operands);
+}
+
 Tensor binaryOp(ref::BinaryOp op, const Tensor &x, const Tensor &y) {
   const char *name = ref::binaryOpName(op);
   requireSameDType(name, x, y);
   DType dtype = x.dtype();
-  if (!ref::binaryOpSupports(op, dtype)) {
-    std::string why;
-    if (op == ref::BinaryOp::LogicalAnd || op == ref::BinaryOp::LogicalOr)
-      why = std::string("needs bool operands, got ") + dtypeName(dtype) +
-            "; compare first (e.g. x > 0) or convert with "
-            "fnc::cast(x, fnc::DType::i1)";
-    else
-      why = "is not defined for bool operands; use fnc::logical_and / "
-            "fnc::logical_or / fnc::not_equal, or convert with "
-            "fnc::cast(x, fnc::DType::i32)";
-    fail(ErrorKind::InvalidArgument, name, why, {&x, &y});
-  }
+  requireDTypes(ref::binaryOpDTypes(op), dtype, name, {&x, &y});
   Shape shape = checked(shapes::broadcast(x.shape(), y.shape()), name, {&x, &y});
+  DType resultDType = ref::isComparison(op) ? DType::i1 : dtype;
   // Dispatch point.
   if (trace::Recorder *r = recording()) {
     trace::OpRecord rec;
     rec.code = trace::OpCode::Binary;
     rec.kind = static_cast<int>(op);
-    rec.dtype = ref::isComparison(op) ? DType::i1 : dtype;
+    rec.dtype = resultDType;
     rec.shape = std::move(shape);
     return record(*r, std::move(rec), {&x, &y}, name);
   }
-  ref::Array out = ref::Array::allocate(
-      ref::isComparison(op) ? DType::i1 : dtype, std::move(shape));
+  ref::Array out = ref::Array::allocate(resultDType, std::move(shape));
   ref::binary(op, arrayOf(x), arrayOf(y), out);
   return result(std::move(out), name, {&x, &y});
 }
@@ -419,19 +434,7 @@ Tensor binaryOp(ref::BinaryOp op, const Tensor &x, const Tensor &y) {
 Tensor unaryOp(ref::UnaryOp op, const Tensor &x) {
   const char *name = ref::unaryOpName(op);
   DType dtype = x.dtype();
-  if (!ref::unaryOpSupports(op, dtype)) {
-    std::string why;
-    if (op == ref::UnaryOp::LogicalNot)
-      why = std::string("needs a bool operand, got ") + dtypeName(dtype) +
-            "; compare first (e.g. x == 0)";
-    else if (dtype == DType::i1)
-      why = "is not defined for bool; use fnc::logical_not, or convert "
-            "with fnc::cast(x, fnc::DType::f32)";
-    else
-      why = std::string("needs a float operand, got ") + dtypeName(dtype) +
-            "; cast first with fnc::cast(x, fnc::DType::f32)";
-    fail(ErrorKind::InvalidArgument, name, why, {&x});
-  }
+  requireDTypes(ref::unaryOpDTypes(op), dtype, name, {&x});
   // Dispatch point.
   if (trace::Recorder *r = recording()) {
     trace::OpRecord rec;
@@ -448,74 +451,19 @@ Tensor unaryOp(ref::UnaryOp op, const Tensor &x) {
 
 } // namespace
 
-Tensor add(const Tensor &x, const Tensor &y) {
-  return binaryOp(ref::BinaryOp::Add, x, y);
-}
-Tensor sub(const Tensor &x, const Tensor &y) {
-  return binaryOp(ref::BinaryOp::Sub, x, y);
-}
-Tensor mul(const Tensor &x, const Tensor &y) {
-  return binaryOp(ref::BinaryOp::Mul, x, y);
-}
-Tensor div(const Tensor &x, const Tensor &y) {
-  return binaryOp(ref::BinaryOp::Div, x, y);
-}
-Tensor pow(const Tensor &x, const Tensor &y) {
-  return binaryOp(ref::BinaryOp::Pow, x, y);
-}
-Tensor maximum(const Tensor &x, const Tensor &y) {
-  return binaryOp(ref::BinaryOp::Maximum, x, y);
-}
-Tensor minimum(const Tensor &x, const Tensor &y) {
-  return binaryOp(ref::BinaryOp::Minimum, x, y);
-}
-Tensor floor_mod(const Tensor &x, const Tensor &y) {
-  return binaryOp(ref::BinaryOp::FloorMod, x, y);
-}
-Tensor floor_div(const Tensor &x, const Tensor &y) {
-  return binaryOp(ref::BinaryOp::FloorDiv, x, y);
-}
-Tensor equal(const Tensor &x, const Tensor &y) {
-  return binaryOp(ref::BinaryOp::Equal, x, y);
-}
-Tensor not_equal(const Tensor &x, const Tensor &y) {
-  return binaryOp(ref::BinaryOp::NotEqual, x, y);
-}
-Tensor less(const Tensor &x, const Tensor &y) {
-  return binaryOp(ref::BinaryOp::Less, x, y);
-}
-Tensor less_equal(const Tensor &x, const Tensor &y) {
-  return binaryOp(ref::BinaryOp::LessEqual, x, y);
-}
-Tensor greater(const Tensor &x, const Tensor &y) {
-  return binaryOp(ref::BinaryOp::Greater, x, y);
-}
-Tensor greater_equal(const Tensor &x, const Tensor &y) {
-  return binaryOp(ref::BinaryOp::GreaterEqual, x, y);
-}
-Tensor logical_and(const Tensor &x, const Tensor &y) {
-  return binaryOp(ref::BinaryOp::LogicalAnd, x, y);
-}
-Tensor logical_or(const Tensor &x, const Tensor &y) {
-  return binaryOp(ref::BinaryOp::LogicalOr, x, y);
-}
-
-Tensor logical_not(const Tensor &x) {
-  return unaryOp(ref::UnaryOp::LogicalNot, x);
-}
-Tensor neg(const Tensor &x) { return unaryOp(ref::UnaryOp::Neg, x); }
-Tensor abs(const Tensor &x) { return unaryOp(ref::UnaryOp::Abs, x); }
-Tensor relu(const Tensor &x) { return unaryOp(ref::UnaryOp::Relu, x); }
-Tensor square(const Tensor &x) { return unaryOp(ref::UnaryOp::Square, x); }
-Tensor sign(const Tensor &x) { return unaryOp(ref::UnaryOp::Sign, x); }
-Tensor exp(const Tensor &x) { return unaryOp(ref::UnaryOp::Exp, x); }
-Tensor log(const Tensor &x) { return unaryOp(ref::UnaryOp::Log, x); }
-Tensor sqrt(const Tensor &x) { return unaryOp(ref::UnaryOp::Sqrt, x); }
-Tensor rsqrt(const Tensor &x) { return unaryOp(ref::UnaryOp::Rsqrt, x); }
-Tensor tanh(const Tensor &x) { return unaryOp(ref::UnaryOp::Tanh, x); }
-Tensor sigmoid(const Tensor &x) { return unaryOp(ref::UnaryOp::Sigmoid, x); }
-Tensor floor(const Tensor &x) { return unaryOp(ref::UnaryOp::Floor, x); }
-Tensor ceil(const Tensor &x) { return unaryOp(ref::UnaryOp::Ceil, x); }
+// One public function per elementwise op of the op table (FncOpTable.inc);
+// their declarations, with the documentation, are in fnc/Ops.h.
+#define FNC_BINARY_OP(KIND, CLASS, API, ...)                                   \
+  Tensor API(const Tensor &x, const Tensor &y) {                               \
+    return binaryOp(ref::BinaryOp::KIND, x, y);                                \
+  }
+#define FNC_COMPARE_OP(KIND, PREDICATE, API, ...)                              \
+  Tensor API(const Tensor &x, const Tensor &y) {                               \
+    return binaryOp(ref::BinaryOp::KIND, x, y);                                \
+  }
+#define FNC_UNARY_OP(KIND, CLASS, API, ...)                                    \
+  Tensor API(const Tensor &x) { return unaryOp(ref::UnaryOp::KIND, x); }
+#include "fnc/Dialect/Fnc/IR/FncOpTable.inc"
 
 Tensor select(const Tensor &cond, const Tensor &a, const Tensor &b) {
   if (cond.dtype() != DType::i1)

@@ -113,26 +113,14 @@ Tensor softmaxOp(bool log, const Tensor &x, int64_t axis) {
 
 } // namespace
 
-Tensor reduce_sum(const Tensor &x, const std::vector<int64_t> &axes,
-                  bool keepdims) {
-  return reduceOp(ref::ReduceOp::Sum, x, axes, keepdims);
-}
-Tensor reduce_mean(const Tensor &x, const std::vector<int64_t> &axes,
-                   bool keepdims) {
-  return reduceOp(ref::ReduceOp::Mean, x, axes, keepdims);
-}
-Tensor reduce_max(const Tensor &x, const std::vector<int64_t> &axes,
-                  bool keepdims) {
-  return reduceOp(ref::ReduceOp::Max, x, axes, keepdims);
-}
-Tensor reduce_min(const Tensor &x, const std::vector<int64_t> &axes,
-                  bool keepdims) {
-  return reduceOp(ref::ReduceOp::Min, x, axes, keepdims);
-}
-Tensor reduce_prod(const Tensor &x, const std::vector<int64_t> &axes,
-                   bool keepdims) {
-  return reduceOp(ref::ReduceOp::Prod, x, axes, keepdims);
-}
+// The reductions of the op table (FncOpTable.inc), then reduce_any and
+// reduce_all, which are not dialect ops.
+#define FNC_REDUCE_OP(KIND, CLASS, API, ...)                                   \
+  Tensor API(const Tensor &x, const std::vector<int64_t> &axes,                \
+             bool keepdims) {                                                  \
+    return reduceOp(ref::ReduceOp::KIND, x, axes, keepdims);                   \
+  }
+#include "fnc/Dialect/Fnc/IR/FncOpTable.inc"
 Tensor reduce_any(const Tensor &x, const std::vector<int64_t> &axes,
                   bool keepdims) {
   return reduceOp(ref::ReduceOp::Any, x, axes, keepdims);

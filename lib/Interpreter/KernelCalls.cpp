@@ -1,15 +1,20 @@
 //===- KernelCalls.cpp - Exception-free calls into the eager kernels ------===//
 //
-// Built with exceptions (see CMakeLists.txt): each function runs one eager op
-// inside guard(), which turns a thrown fnc::Error (or any other exception,
-// e.g. std::bad_alloc) into an error value for the MLIR side.
+// Built with exceptions (see CMakeLists.txt). Each function does what an
+// eager op does, minus the API's state (tracing, check-numerics): the shared
+// shape rule, then the reference kernel, on the arrays behind the tensors.
+// It runs inside guard(), which turns a thrown fnc::Error (or any other
+// exception, e.g. std::bad_alloc) into an error value for the MLIR side.
 //
 //===----------------------------------------------------------------------===//
 
 #include "KernelCalls.h"
 
-#include <cmath>
+#include "fnc/API/Arrays.h"
+#include "fnc/Shape/ShapeRules.h"
+
 #include <cstring>
+#include <initializer_list>
 #include <new>
 
 namespace fnc::interp {
@@ -40,38 +45,51 @@ template <typename Fn> KernelResult guard(Fn &&fn) noexcept {
   return result;
 }
 
-/// Copies a kernel array into a tensor.
-Tensor toTensor(const ref::Array &a) {
-  switch (a.dtype) {
-  case DType::f32:
-    return Tensor(
-        std::vector<float>(a.data<float>(), a.data<float>() + a.numElements()),
-        a.shape);
-  case DType::f64:
-    return Tensor(std::vector<double>(a.data<double>(),
-                                      a.data<double>() + a.numElements()),
-                  a.shape);
-  case DType::i1: {
-    std::vector<bool> v(a.numElements());
-    for (int64_t i = 0; i < a.numElements(); ++i)
-      v[i] = a.data<bool>()[i];
-    return Tensor(v, a.shape);
-  }
-  case DType::i32:
-    return Tensor(std::vector<int32_t>(a.data<int32_t>(),
-                                       a.data<int32_t>() + a.numElements()),
-                  a.shape);
-  case DType::i64:
-    return Tensor(std::vector<int64_t>(a.data<int64_t>(),
-                                       a.data<int64_t>() + a.numElements()),
-                  a.shape);
-  }
-  throw Error(ErrorKind::Internal, "unknown dtype");
+using api::arrayOf;
+using api::wrap;
+using Arrays = std::initializer_list<const ref::Array *>;
+
+/// "float32[2,3]".
+std::string describe(const ref::Array &a) {
+  std::string s = std::string(dtypeName(a.dtype)) + "[";
+  for (size_t i = 0; i < a.shape.size(); ++i)
+    s += (i ? "," : "") + std::to_string(a.shape[i]);
+  return s + "]";
 }
 
-/// A rank-0 tensor of `dtype` holding `value` converted like fnc.fill.
-Tensor convertedScalar(DType dtype, double value) {
-  return fnc::cast(Tensor(value), dtype);
+/// The shape of a successful rule, else InvalidArgument in the eager
+/// format: "fnc::<op>: <message> (operands float32[2,3], ...)".
+shapes::Shape checked(const shapes::ShapeResult &r, const char *op,
+                      Arrays operands) {
+  if (r.ok())
+    return r.shape;
+  std::string message = std::string("fnc::") + op + ": " + r.error;
+  if (operands.size()) {
+    message += operands.size() == 1 ? " (operand " : " (operands ";
+    bool first = true;
+    for (const ref::Array *a : operands) {
+      message += (first ? "" : ", ") + describe(*a);
+      first = false;
+    }
+    message += ")";
+  }
+  throw Error(ErrorKind::InvalidArgument, message);
+}
+
+/// `axis` normalized for `rank` (the shape rule has checked it).
+int64_t normalized(int64_t axis, int64_t rank) {
+  int64_t a = 0;
+  shapes::normalizeAxis(axis, rank, a);
+  return a;
+}
+
+/// A rank-0 array of `dtype` holding `value` converted like fnc.fill
+/// converts (integers truncate toward zero, bool is value != 0).
+ref::Array convertedScalar(DType dtype, double value) {
+  ref::Array wide = ref::Array::scalar(DType::f64, value);
+  ref::Array out = ref::Array::allocate(dtype, {});
+  ref::cast(wide, out);
+  return out;
 }
 
 } // namespace
@@ -82,30 +100,21 @@ KernelResult makeTensor(DType dtype, const Shape &shape,
     ref::Array a = ref::Array::allocate(dtype, shape);
     if (a.numBytes())
       std::memcpy(a.rawMutableData(), data, a.numBytes());
-    return toTensor(a);
+    return wrap(std::move(a));
   });
 }
 
 bool readInt(const Tensor &t, int64_t index, int64_t &value,
              std::string &error) noexcept {
   KernelResult r = guard([&] {
-    if (index < 0 || index >= t.size())
+    const ref::Array &a = arrayOf(t);
+    if (index < 0 || index >= a.numElements())
       throw Error(ErrorKind::OutOfRange, "element index out of range");
-    switch (t.dtype()) {
-    case DType::i32:
-      value = t.data<int32_t>()[index];
-      break;
-    case DType::i64:
-      value = t.data<int64_t>()[index];
-      break;
-    case DType::i1:
-      value = t.data<bool>()[index];
-      break;
-    default:
+    if (isFloat(a.dtype))
       throw Error(ErrorKind::InvalidArgument,
                   std::string("expected an integer tensor, got ") +
-                      dtypeName(t.dtype()));
-    }
+                      dtypeName(a.dtype));
+    value = a.getInt(index);
     return t;
   });
   if (!r.ok)
@@ -124,7 +133,11 @@ bool readBool(const Tensor &t, bool &value, std::string &error) noexcept {
 }
 
 KernelResult fill(DType dtype, const Shape &shape, double value) noexcept {
-  return guard([&] { return fnc::fill(shape, convertedScalar(dtype, value)); });
+  return guard([&] {
+    ref::Array out = ref::Array::allocate(dtype, shape);
+    ref::broadcastTo(convertedScalar(dtype, value), out);
+    return wrap(std::move(out));
+  });
 }
 
 KernelResult range(DType dtype, double start, double delta,
@@ -132,133 +145,135 @@ KernelResult range(DType dtype, double start, double delta,
   return guard([&] {
     ref::Array a = ref::Array::allocate(dtype, {count});
     ref::range(start, delta, a);
-    return toTensor(a);
+    return wrap(std::move(a));
   });
 }
 
 KernelResult eye(DType dtype, int64_t n, int64_t m) noexcept {
-  return guard([&] { return fnc::eye(n, m, dtype); });
+  return guard([&] {
+    ref::Array a = ref::Array::allocate(dtype, {n, m});
+    ref::eye(a);
+    return wrap(std::move(a));
+  });
 }
 
 KernelResult cast(const Tensor &x, DType dtype) noexcept {
-  return guard([&] { return fnc::cast(x, dtype); });
+  return guard([&] {
+    const ref::Array &in = arrayOf(x);
+    if (in.dtype == dtype)
+      return x;
+    ref::Array out = ref::Array::allocate(dtype, in.shape);
+    ref::cast(in, out);
+    return wrap(std::move(out));
+  });
 }
 
 KernelResult binary(ref::BinaryOp op, const Tensor &x,
                     const Tensor &y) noexcept {
   return guard([&] {
-    switch (op) {
-    case ref::BinaryOp::Add:
-      return fnc::add(x, y);
-    case ref::BinaryOp::Sub:
-      return fnc::sub(x, y);
-    case ref::BinaryOp::Mul:
-      return fnc::mul(x, y);
-    case ref::BinaryOp::Div:
-      return fnc::div(x, y);
-    case ref::BinaryOp::Pow:
-      return fnc::pow(x, y);
-    case ref::BinaryOp::Maximum:
-      return fnc::maximum(x, y);
-    case ref::BinaryOp::Minimum:
-      return fnc::minimum(x, y);
-    case ref::BinaryOp::FloorMod:
-      return fnc::floor_mod(x, y);
-    case ref::BinaryOp::FloorDiv:
-      return fnc::floor_div(x, y);
-    case ref::BinaryOp::Equal:
-      return fnc::equal(x, y);
-    case ref::BinaryOp::NotEqual:
-      return fnc::not_equal(x, y);
-    case ref::BinaryOp::Less:
-      return fnc::less(x, y);
-    case ref::BinaryOp::LessEqual:
-      return fnc::less_equal(x, y);
-    case ref::BinaryOp::Greater:
-      return fnc::greater(x, y);
-    case ref::BinaryOp::GreaterEqual:
-      return fnc::greater_equal(x, y);
-    case ref::BinaryOp::LogicalAnd:
-      return fnc::logical_and(x, y);
-    case ref::BinaryOp::LogicalOr:
-      return fnc::logical_or(x, y);
-    }
-    throw Error(ErrorKind::Internal, "unknown binary op");
+    const ref::Array &a = arrayOf(x), &b = arrayOf(y);
+    const char *name = ref::binaryOpName(op);
+    shapes::Shape shape = checked(shapes::broadcast(a.shape, b.shape), name,
+                                  {&a, &b});
+    ref::Array out = ref::Array::allocate(
+        ref::isComparison(op) ? DType::i1 : a.dtype, std::move(shape));
+    ref::binary(op, a, b, out);
+    return wrap(std::move(out));
   });
 }
 
 KernelResult unary(ref::UnaryOp op, const Tensor &x) noexcept {
   return guard([&] {
-    switch (op) {
-    case ref::UnaryOp::Neg:
-      return fnc::neg(x);
-    case ref::UnaryOp::Abs:
-      return fnc::abs(x);
-    case ref::UnaryOp::Exp:
-      return fnc::exp(x);
-    case ref::UnaryOp::Log:
-      return fnc::log(x);
-    case ref::UnaryOp::Sqrt:
-      return fnc::sqrt(x);
-    case ref::UnaryOp::Rsqrt:
-      return fnc::rsqrt(x);
-    case ref::UnaryOp::Tanh:
-      return fnc::tanh(x);
-    case ref::UnaryOp::Sigmoid:
-      return fnc::sigmoid(x);
-    case ref::UnaryOp::Relu:
-      return fnc::relu(x);
-    case ref::UnaryOp::Square:
-      return fnc::square(x);
-    case ref::UnaryOp::Sign:
-      return fnc::sign(x);
-    case ref::UnaryOp::Floor:
-      return fnc::floor(x);
-    case ref::UnaryOp::Ceil:
-      return fnc::ceil(x);
-    case ref::UnaryOp::LogicalNot:
-      return fnc::logical_not(x);
-    }
-    throw Error(ErrorKind::Internal, "unknown unary op");
+    const ref::Array &a = arrayOf(x);
+    ref::Array out = ref::Array::allocate(a.dtype, a.shape);
+    ref::unary(op, a, out);
+    return wrap(std::move(out));
   });
 }
 
 KernelResult select(const Tensor &cond, const Tensor &x,
                     const Tensor &y) noexcept {
-  return guard([&] { return fnc::select(cond, x, y); });
+  return guard([&] {
+    const ref::Array &c = arrayOf(cond), &a = arrayOf(x), &b = arrayOf(y);
+    shapes::Shape shape = checked(shapes::broadcast({c.shape, a.shape, b.shape}),
+                                  "select", {&c, &a, &b});
+    ref::Array out = ref::Array::allocate(a.dtype, std::move(shape));
+    ref::select(c, a, b, out);
+    return wrap(std::move(out));
+  });
 }
 
-KernelResult matmul(const Tensor &a, const Tensor &b) noexcept {
-  return guard([&] { return fnc::matmul(a, b); });
+KernelResult matmul(const Tensor &x, const Tensor &y) noexcept {
+  return guard([&] {
+    const ref::Array &a = arrayOf(x), &b = arrayOf(y);
+    shapes::Shape shape =
+        checked(shapes::matmul(a.shape, b.shape), "matmul", {&a, &b});
+    ref::Array out = ref::Array::allocate(a.dtype, std::move(shape));
+    ref::matmul(a, b, out);
+    return wrap(std::move(out));
+  });
 }
 
 KernelResult conv2d(const Tensor &input, const Tensor &filter,
                     const std::vector<int64_t> &strides,
                     bool samePadding) noexcept {
   return guard([&] {
-    return fnc::conv2d(input, filter, strides, samePadding ? "SAME" : "VALID");
+    const ref::Array &in = arrayOf(input), &f = arrayOf(filter);
+    shapes::Padding pad =
+        samePadding ? shapes::Padding::Same : shapes::Padding::Valid;
+    shapes::Shape shape = checked(
+        shapes::conv2d(in.shape, f.shape, strides[0], strides[1], pad),
+        "conv2d", {&in, &f});
+    int64_t padTop, padBottom, padLeft, padRight;
+    shapes::conv2dPadding(in.shape[1], f.shape[0], strides[0], pad, padTop,
+                          padBottom);
+    shapes::conv2dPadding(in.shape[2], f.shape[1], strides[1], pad, padLeft,
+                          padRight);
+    ref::Array out = ref::Array::allocate(in.dtype, std::move(shape));
+    ref::conv2d(in, f, strides[0], strides[1], padTop, padLeft, out);
+    return wrap(std::move(out));
   });
 }
 
 KernelResult transpose(const Tensor &x,
                        const std::vector<int64_t> &perm) noexcept {
   return guard([&] {
-    // An empty perm means "reverse" to the eager op; it only occurs for
-    // rank 0, where both readings agree.
-    return fnc::transpose(x, perm);
+    const ref::Array &a = arrayOf(x);
+    shapes::Shape shape =
+        checked(shapes::transpose(a.shape, perm), "transpose", {&a});
+    ref::Array out = ref::Array::allocate(a.dtype, std::move(shape));
+    ref::transpose(a, perm, out);
+    return wrap(std::move(out));
   });
 }
 
 KernelResult reshape(const Tensor &x, const Shape &target) noexcept {
-  return guard([&] { return fnc::reshape(x, target); });
+  return guard([&] {
+    const ref::Array &a = arrayOf(x);
+    return wrap(a.withShape(
+        checked(shapes::reshape(a.shape, target), "reshape", {&a})));
+  });
 }
 
 KernelResult broadcastTo(const Tensor &x, const Shape &target) noexcept {
-  return guard([&] { return fnc::broadcast_to(x, target); });
+  return guard([&] {
+    const ref::Array &a = arrayOf(x);
+    shapes::Shape shape = checked(shapes::broadcastTo(a.shape, target),
+                                  "broadcast_to", {&a});
+    if (shape == a.shape)
+      return x;
+    ref::Array out = ref::Array::allocate(a.dtype, std::move(shape));
+    ref::broadcastTo(a, out);
+    return wrap(std::move(out));
+  });
 }
 
 KernelResult expandDims(const Tensor &x, int64_t axis) noexcept {
-  return guard([&] { return fnc::expand_dims(x, axis); });
+  return guard([&] {
+    const ref::Array &a = arrayOf(x);
+    return wrap(a.withShape(
+        checked(shapes::expandDims(a.shape, axis), "expand_dims", {&a})));
+  });
 }
 
 KernelResult squeeze(const Tensor &x,
@@ -266,7 +281,9 @@ KernelResult squeeze(const Tensor &x,
   return guard([&] {
     if (axes.empty())
       throw Error(ErrorKind::Internal, "squeeze with no axes");
-    return fnc::squeeze(x, axes);
+    const ref::Array &a = arrayOf(x);
+    return wrap(a.withShape(
+        checked(shapes::squeeze(a.shape, axes), "squeeze", {&a})));
   });
 }
 
@@ -274,65 +291,96 @@ KernelResult slice(const Tensor &x, const std::vector<int64_t> &offsets,
                    const std::vector<int64_t> &sizes,
                    const std::vector<int64_t> &strides) noexcept {
   return guard([&] {
-    // Sizes of the op are >= 0; -1 ("to the end") of the eager op is not
-    // one of them.
-    for (int64_t s : sizes)
-      if (s < 0)
-        throw Error(ErrorKind::InvalidArgument,
-                    "fnc::slice: sizes must be >= 0");
-    return fnc::slice(x, offsets, sizes, strides);
+    const ref::Array &a = arrayOf(x);
+    shapes::Shape shape = checked(
+        shapes::slice(a.shape, offsets, sizes, strides), "slice", {&a});
+    ref::Array out = ref::Array::allocate(a.dtype, std::move(shape));
+    ref::slice(a, offsets, strides, out);
+    return wrap(std::move(out));
   });
 }
 
 KernelResult concat(const std::vector<Tensor> &inputs, int64_t axis) noexcept {
-  return guard([&] { return fnc::concat(inputs, axis); });
+  return guard([&] {
+    std::vector<ref::Array> arrays;
+    std::vector<shapes::Shape> shapeList;
+    for (const Tensor &t : inputs) {
+      arrays.push_back(arrayOf(t));
+      shapeList.push_back(arrays.back().shape);
+    }
+    shapes::Shape shape =
+        checked(shapes::concat(shapeList, axis), "concat", {});
+    ref::Array out = ref::Array::allocate(arrays.at(0).dtype, std::move(shape));
+    ref::concat(arrays, normalized(axis, arrays[0].rank()), out);
+    return wrap(std::move(out));
+  });
 }
 
 KernelResult gather(const Tensor &params, const Tensor &indices,
                     int64_t axis) noexcept {
-  return guard([&] { return fnc::gather(params, indices, axis); });
+  return guard([&] {
+    const ref::Array &p = arrayOf(params), &i = arrayOf(indices);
+    shapes::Shape shape =
+        checked(shapes::gather(p.shape, i.shape, axis), "gather", {&p, &i});
+    ref::Array out = ref::Array::allocate(p.dtype, std::move(shape));
+    ref::gather(p, i, normalized(axis, p.rank()), out);
+    return wrap(std::move(out));
+  });
 }
 
 KernelResult oneHot(const Tensor &indices, int64_t depth, int64_t axis,
                     double on, double off, DType dtype) noexcept {
   return guard([&] {
+    const ref::Array &i = arrayOf(indices);
+    shapes::Shape shape =
+        checked(shapes::oneHot(i.shape, depth, axis), "one_hot", {&i});
     // Computed in f64, where every attribute value is exact, then converted
     // elementwise like fnc.fill converts its value.
-    Tensor wide = fnc::one_hot(indices, depth, on, off, axis, DType::f64);
-    return fnc::cast(wide, dtype);
+    ref::Array wide = ref::Array::allocate(DType::f64, shape);
+    ref::oneHot(i, normalized(axis, i.rank() + 1), on, off, wide);
+    ref::Array out = ref::Array::allocate(dtype, std::move(shape));
+    ref::cast(wide, out);
+    return wrap(std::move(out));
   });
 }
 
 KernelResult reduce(ref::ReduceOp op, const Tensor &x,
                     const std::vector<int64_t> &axes, bool keepDims) noexcept {
   return guard([&] {
-    switch (op) {
-    case ref::ReduceOp::Sum:
-      return fnc::reduce_sum(x, axes, keepDims);
-    case ref::ReduceOp::Mean:
-      return fnc::reduce_mean(x, axes, keepDims);
-    case ref::ReduceOp::Max:
-      return fnc::reduce_max(x, axes, keepDims);
-    case ref::ReduceOp::Min:
-      return fnc::reduce_min(x, axes, keepDims);
-    case ref::ReduceOp::Prod:
-      return fnc::reduce_prod(x, axes, keepDims);
-    case ref::ReduceOp::Any:
-      return fnc::reduce_any(x, axes, keepDims);
-    case ref::ReduceOp::All:
-      return fnc::reduce_all(x, axes, keepDims);
-    }
-    throw Error(ErrorKind::Internal, "unknown reduction");
+    const ref::Array &a = arrayOf(x);
+    const char *name = ref::reduceOpName(op);
+    shapes::Shape normalizedAxes =
+        checked(shapes::reductionAxes(a.shape, axes), name, {&a});
+    shapes::Shape shape =
+        checked(shapes::reduce(a.shape, axes, keepDims), name, {&a});
+    bool logical = op == ref::ReduceOp::Any || op == ref::ReduceOp::All;
+    ref::Array out =
+        ref::Array::allocate(logical ? DType::i1 : a.dtype, std::move(shape));
+    ref::reduce(op, a, normalizedAxes, out);
+    return wrap(std::move(out));
   });
 }
 
 KernelResult argmax(const Tensor &x, int64_t axis, DType dtype) noexcept {
-  return guard([&] { return fnc::argmax(x, axis, dtype); });
+  return guard([&] {
+    const ref::Array &a = arrayOf(x);
+    shapes::Shape shape =
+        checked(shapes::reduceAxis(a.shape, axis), "argmax", {&a});
+    ref::Array out = ref::Array::allocate(dtype, std::move(shape));
+    ref::argExtreme(/*isMax=*/true, a, normalized(axis, a.rank()), out);
+    return wrap(std::move(out));
+  });
 }
 
 KernelResult softmax(const Tensor &x, int64_t axis, bool log) noexcept {
-  return guard(
-      [&] { return log ? fnc::log_softmax(x, axis) : fnc::softmax(x, axis); });
+  return guard([&] {
+    const ref::Array &a = arrayOf(x);
+    checked(shapes::reduceAxis(a.shape, axis), log ? "log_softmax" : "softmax",
+            {&a});
+    ref::Array out = ref::Array::allocate(a.dtype, a.shape);
+    ref::softmax(a, normalized(axis, a.rank()), log, out);
+    return wrap(std::move(out));
+  });
 }
 
 KernelResult randomUniform(DType dtype, const Shape &shape, double min,
@@ -341,7 +389,7 @@ KernelResult randomUniform(DType dtype, const Shape &shape, double min,
   return guard([&] {
     ref::Array a = ref::Array::allocate(dtype, shape);
     ref::randomUniform(key, counter, min, max, a);
-    return toTensor(a);
+    return wrap(std::move(a));
   });
 }
 
@@ -351,7 +399,7 @@ KernelResult randomNormal(DType dtype, const Shape &shape, double mean,
   return guard([&] {
     ref::Array a = ref::Array::allocate(dtype, shape);
     ref::randomNormal(key, counter, mean, stddev, a);
-    return toTensor(a);
+    return wrap(std::move(a));
   });
 }
 

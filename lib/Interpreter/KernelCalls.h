@@ -1,11 +1,13 @@
 //===- KernelCalls.h - Exception-free calls into the eager kernels -*- C++ -*-//
 //
-// Private to the interpreter. The eager API and the reference kernels report
+// Private to the interpreter. The shape rules and reference kernels report
 // errors by throwing fnc::Error, while the interpreter proper is MLIR code
 // built without exceptions. Every function here is compiled (in
-// KernelCalls.cpp, a library built with -fexceptions) around one eager op: it
-// catches fnc::Error and returns it as a value, so no exception ever unwinds
-// through an MLIR frame. This header includes no MLIR and may be included
+// KernelCalls.cpp, a library built with -fexceptions) around one op: it runs
+// the op's shape rule and reference kernel as the eager op does (but without
+// the eager API's state: no tracing, no check-numerics), catches fnc::Error
+// and returns it as a value, so no exception ever unwinds through an MLIR
+// frame. This header includes no MLIR and may be included
 // from code built either way; none of its functions throws.
 //
 // The functions take the op's attributes already decoded into plain C++
@@ -17,11 +19,15 @@
 #ifndef FNC_LIB_INTERPRETER_KERNELCALLS_H
 #define FNC_LIB_INTERPRETER_KERNELCALLS_H
 
-#include "fnc/Ops.h"
+#include "fnc/Tensor.h"
 #include "fnc/Reference/Kernels.h"
 
 #include <string>
 #include <vector>
+
+namespace fnc {
+using Shape = std::vector<int64_t>;
+} // namespace fnc
 
 namespace fnc::interp {
 

@@ -1,7 +1,8 @@
 //===- TensorOps.cpp - The tensor ops of fnc on the eager kernels ---------===//
 //
-// One case per op family of FncOps.td: decode the attributes and result
-// type into plain C++, call the eager op through KernelCalls.h, store the
+// One case per op family of FncOps.td (the ops of the op table through
+// FncOpTable.inc): decode the attributes and result type into plain C++,
+// run the shape rule and reference kernel through KernelCalls.h, store the
 // result. Where the dialect and the eager API differ in a detail, the
 // dialect's description wins and the difference is handled here (e.g.
 // fnc.fill converts its value instead of requiring it to be representable;
@@ -25,65 +26,38 @@ using llvm::Expected;
 
 namespace {
 
+// The kind of an op of the op table (FncOpTable.inc), if it is one.
+
 std::optional<BinaryOp> binaryKind(Operation *op) {
+  if (auto compare = dyn_cast<CompareOp>(op)) {
+    switch (compare.getPredicate()) {
+#define FNC_COMPARE_OP(KIND, PREDICATE, ...)                                   \
+  case ComparePredicate::PREDICATE:                                            \
+    return BinaryOp::KIND;
+#include "fnc/Dialect/Fnc/IR/FncOpTable.inc"
+    }
+    return std::nullopt;
+  }
   return llvm::TypeSwitch<Operation *, std::optional<BinaryOp>>(op)
-      .Case([](AddOp) { return BinaryOp::Add; })
-      .Case([](SubOp) { return BinaryOp::Sub; })
-      .Case([](MulOp) { return BinaryOp::Mul; })
-      .Case([](DivOp) { return BinaryOp::Div; })
-      .Case([](PowOp) { return BinaryOp::Pow; })
-      .Case([](MaximumOp) { return BinaryOp::Maximum; })
-      .Case([](MinimumOp) { return BinaryOp::Minimum; })
-      .Case([](FloorModOp) { return BinaryOp::FloorMod; })
-      .Case([](FloorDivOp) { return BinaryOp::FloorDiv; })
-      .Case([](LogicalAndOp) { return BinaryOp::LogicalAnd; })
-      .Case([](LogicalOrOp) { return BinaryOp::LogicalOr; })
-      .Case([](CompareOp cmp) {
-        switch (cmp.getPredicate()) {
-        case ComparePredicate::eq:
-          return BinaryOp::Equal;
-        case ComparePredicate::ne:
-          return BinaryOp::NotEqual;
-        case ComparePredicate::lt:
-          return BinaryOp::Less;
-        case ComparePredicate::le:
-          return BinaryOp::LessEqual;
-        case ComparePredicate::gt:
-          return BinaryOp::Greater;
-        case ComparePredicate::ge:
-          return BinaryOp::GreaterEqual;
-        }
-        return BinaryOp::Equal;
-      })
+#define FNC_BINARY_OP(KIND, CLASS, ...)                                        \
+  .Case([](CLASS) { return BinaryOp::KIND; })
+#include "fnc/Dialect/Fnc/IR/FncOpTable.inc"
       .Default([](Operation *) { return std::nullopt; });
 }
 
 std::optional<UnaryOp> unaryKind(Operation *op) {
   return llvm::TypeSwitch<Operation *, std::optional<UnaryOp>>(op)
-      .Case([](NegOp) { return UnaryOp::Neg; })
-      .Case([](AbsOp) { return UnaryOp::Abs; })
-      .Case([](ExpOp) { return UnaryOp::Exp; })
-      .Case([](LogOp) { return UnaryOp::Log; })
-      .Case([](SqrtOp) { return UnaryOp::Sqrt; })
-      .Case([](RsqrtOp) { return UnaryOp::Rsqrt; })
-      .Case([](TanhOp) { return UnaryOp::Tanh; })
-      .Case([](SigmoidOp) { return UnaryOp::Sigmoid; })
-      .Case([](ReluOp) { return UnaryOp::Relu; })
-      .Case([](SquareOp) { return UnaryOp::Square; })
-      .Case([](SignOp) { return UnaryOp::Sign; })
-      .Case([](FloorOp) { return UnaryOp::Floor; })
-      .Case([](CeilOp) { return UnaryOp::Ceil; })
-      .Case([](LogicalNotOp) { return UnaryOp::LogicalNot; })
+#define FNC_UNARY_OP(KIND, CLASS, ...)                                         \
+  .Case([](CLASS) { return UnaryOp::KIND; })
+#include "fnc/Dialect/Fnc/IR/FncOpTable.inc"
       .Default([](Operation *) { return std::nullopt; });
 }
 
 std::optional<ReduceOp> reduceKind(Operation *op) {
   return llvm::TypeSwitch<Operation *, std::optional<ReduceOp>>(op)
-      .Case([](SumOp) { return ReduceOp::Sum; })
-      .Case([](MeanOp) { return ReduceOp::Mean; })
-      .Case([](MaxOp) { return ReduceOp::Max; })
-      .Case([](MinOp) { return ReduceOp::Min; })
-      .Case([](ProdOp) { return ReduceOp::Prod; })
+#define FNC_REDUCE_OP(KIND, CLASS, ...)                                        \
+  .Case([](CLASS) { return ReduceOp::KIND; })
+#include "fnc/Dialect/Fnc/IR/FncOpTable.inc"
       .Default([](Operation *) { return std::nullopt; });
 }
 

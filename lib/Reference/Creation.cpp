@@ -7,33 +7,10 @@
 
 #include "Dispatch.h"
 
-#include <cmath>
-#include <limits>
 
 namespace fnc::ref {
 
-namespace {
-
-// Converts one element; float->int truncates toward zero and saturates
-// (NaN gives 0), anything->bool is != 0.
-template <typename To, typename From> To convert(From v) {
-  if constexpr (std::is_same_v<To, bool>) {
-    return v != From(0);
-  } else if constexpr (std::is_integral_v<To> &&
-                       std::is_floating_point_v<From>) {
-    if (std::isnan(v))
-      return 0;
-    if (v <= static_cast<From>(std::numeric_limits<To>::lowest()))
-      return std::numeric_limits<To>::lowest();
-    if (v >= static_cast<From>(std::numeric_limits<To>::max()))
-      return std::numeric_limits<To>::max();
-    return static_cast<To>(v);
-  } else {
-    return static_cast<To>(v);
-  }
-}
-
-} // namespace
+using scalar::convert;
 
 void range(double start, double delta, Array &out) {
   if (out.rank() != 1)

@@ -1,137 +1,20 @@
 //===- Elementwise.cpp - Reference elementwise kernels --------------------===//
 //
 // Binary ops with numpy broadcasting, unary ops, select and broadcast_to.
-// Each op is a small lambda; one loop template applies it with a contiguous
-// fast path (same shape, or a scalar operand) and a strided path for general
-// broadcasting.
+// The ops are those of the op table (FncOpTable.inc) and each element is
+// computed by its scalar function (fnc/Reference/Scalar.h); one loop
+// template applies it with a contiguous fast path (same shape, or a scalar
+// operand) and a strided path for general broadcasting.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Dispatch.h"
 
-#include <cmath>
-#include <limits>
-#include <type_traits>
+#include <string>
 
 namespace fnc::ref {
 
 namespace {
-
-template <typename T>
-constexpr bool isInt = std::is_integral_v<T> && !std::is_same_v<T, bool>;
-
-// Integer arithmetic that wraps around (two's complement) instead of being
-// undefined behaviour on overflow; plain arithmetic for floats.
-template <typename T> T wrapAdd(T a, T b) {
-  if constexpr (isInt<T>) {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
-  } else {
-    return a + b;
-  }
-}
-template <typename T> T wrapSub(T a, T b) {
-  if constexpr (isInt<T>) {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
-  } else {
-    return a - b;
-  }
-}
-template <typename T> T wrapMul(T a, T b) {
-  if constexpr (isInt<T>) {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
-  } else {
-    return a * b;
-  }
-}
-
-[[noreturn]] void divisionByZero(const char *op) {
-  throw Error(ErrorKind::InvalidArgument,
-              std::string("fnc::") + op +
-                  ": integer division by zero; make sure the divisor has no "
-                  "zeros (e.g. fnc::select(fnc::not_equal(y, 0), ...)) or "
-                  "cast both operands to a float dtype");
-}
-
-// Integer division truncating toward zero; INT_MIN / -1 wraps.
-template <typename T> T truncDiv(T a, T b, const char *op) {
-  if (b == 0)
-    divisionByZero(op);
-  if (b == -1)
-    return wrapSub<T>(0, a);
-  return a / b;
-}
-
-// Integer division rounding toward -inf (Python's //).
-template <typename T> T intFloorDiv(T a, T b) {
-  if (b == 0)
-    divisionByZero("floor_div");
-  if (b == -1)
-    return wrapSub<T>(0, a);
-  T q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0)))
-    --q;
-  return q;
-}
-
-// Integer modulo with the sign of the divisor (Python's %).
-template <typename T> T intFloorMod(T a, T b) {
-  if (b == 0)
-    divisionByZero("floor_mod");
-  if (b == -1)
-    return 0;
-  T r = a % b;
-  if (r != 0 && ((r < 0) != (b < 0)))
-    r += b;
-  return r;
-}
-
-template <typename T> T intPow(T base, T exp) {
-  if (exp < 0)
-    throw Error(ErrorKind::InvalidArgument,
-                "fnc::pow: integers to negative integer powers are not "
-                "allowed (exponent " +
-                    std::to_string(exp) + "); cast to a float dtype first");
-  T result = 1;
-  while (exp > 0) {
-    if (exp & 1)
-      result = wrapMul(result, base);
-    base = wrapMul(base, base);
-    exp >>= 1;
-  }
-  return result;
-}
-
-/// Python's float %: the result has the sign of the divisor, zero included.
-template <typename T> T floatFloorMod(T a, T b) {
-  T r = std::fmod(a, b);
-  if (r != 0 && ((r < 0) != (b < 0)))
-    r += b;
-  if (r == 0)
-    r = std::copysign(T(0), b);
-  return r;
-}
-
-template <typename T> T maxOf(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) {
-    if (std::isnan(a))
-      return a;
-    if (std::isnan(b))
-      return b;
-  }
-  return a > b ? a : b;
-}
-template <typename T> T minOf(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) {
-    if (std::isnan(a))
-      return a;
-    if (std::isnan(b))
-      return b;
-  }
-  return a < b ? a : b;
-}
 
 // Applies f elementwise with broadcasting; see the file banner.
 template <typename T, typename R, typename F>
@@ -184,133 +67,57 @@ void binaryLoop(const Array &a, const Array &b, Array &out, F f) {
                 });
 }
 
-template <typename T>
+/// The error of an element without a result (see scalar::Trap).
+[[noreturn]] void trapError(const scalar::Trap &trap, BinaryOp op) {
+  std::string name = std::string("fnc::") + binaryOpName(op);
+  if (trap.kind == scalar::Trap::Kind::NegativeExponent)
+    throw Error(ErrorKind::InvalidArgument,
+                name + ": integers to negative integer powers are not "
+                       "allowed (exponent " +
+                    std::to_string(trap.value) +
+                    "); cast to a float dtype first");
+  throw Error(ErrorKind::InvalidArgument,
+              name + ": integer division by zero; make sure the divisor has "
+                     "no zeros (e.g. fnc::select(fnc::not_equal(y, 0), ...)) "
+                     "or cast both operands to a float dtype");
+}
+
+/// Runs the op F of the dtype class D on elements of type T, or reports a
+/// dtype the op does not accept (a bug of the caller).
+template <typename F, scalar::DTypes D, typename T>
 void binaryTyped(BinaryOp op, const Array &a, const Array &b, Array &out) {
-  auto arith = [&](auto f) { binaryLoop<T, T>(a, b, out, f); };
-  auto compare = [&](auto f) { binaryLoop<T, bool>(a, b, out, f); };
-  switch (op) {
-  case BinaryOp::Equal:
-    return compare([](T x, T y) { return x == y; });
-  case BinaryOp::NotEqual:
-    return compare([](T x, T y) { return x != y; });
-  case BinaryOp::Less:
-    return compare([](T x, T y) { return x < y; });
-  case BinaryOp::LessEqual:
-    return compare([](T x, T y) { return x <= y; });
-  case BinaryOp::Greater:
-    return compare([](T x, T y) { return x > y; });
-  case BinaryOp::GreaterEqual:
-    return compare([](T x, T y) { return x >= y; });
-  default:
-    break;
-  }
-  if constexpr (std::is_same_v<T, bool>) {
-    if (op == BinaryOp::LogicalAnd)
-      return arith([](bool x, bool y) { return x && y; });
-    if (op == BinaryOp::LogicalOr)
-      return arith([](bool x, bool y) { return x || y; });
+  if constexpr (!scalar::accepts<T>(D)) {
+    internalError(std::string("binary op ") + binaryOpName(op) +
+                  " on dtype " + dtypeName(a.dtype));
   } else {
-    switch (op) {
-    case BinaryOp::Add:
-      return arith([](T x, T y) { return wrapAdd(x, y); });
-    case BinaryOp::Sub:
-      return arith([](T x, T y) { return wrapSub(x, y); });
-    case BinaryOp::Mul:
-      return arith([](T x, T y) { return wrapMul(x, y); });
-    case BinaryOp::Div:
-      if constexpr (isInt<T>)
-        return arith([](T x, T y) { return truncDiv(x, y, "div"); });
-      else
-        return arith([](T x, T y) { return x / y; });
-    case BinaryOp::Pow:
-      if constexpr (isInt<T>)
-        return arith([](T x, T y) { return intPow(x, y); });
-      else
-        return arith([](T x, T y) { return static_cast<T>(std::pow(x, y)); });
-    case BinaryOp::Maximum:
-      return arith([](T x, T y) { return maxOf(x, y); });
-    case BinaryOp::Minimum:
-      return arith([](T x, T y) { return minOf(x, y); });
-    case BinaryOp::FloorMod:
-      if constexpr (isInt<T>)
-        return arith([](T x, T y) { return intFloorMod(x, y); });
-      else
-        return arith([](T x, T y) { return floatFloorMod(x, y); });
-    case BinaryOp::FloorDiv:
-      if constexpr (isInt<T>)
-        return arith([](T x, T y) { return intFloorDiv(x, y); });
-      else
-        return arith([](T x, T y) { return std::floor(x / y); });
-    default:
-      break;
-    }
+    scalar::Trap trap;
+    binaryLoop<T, T>(a, b, out,
+                     [&trap](T x, T y) { return F::apply(x, y, trap); });
+    if (trap)
+      trapError(trap, op);
   }
-  internalError(std::string("binary op ") + binaryOpName(op) + " on dtype " +
-                dtypeName(a.dtype));
 }
 
-template <typename T, typename F>
-void unaryLoop(const Array &x, Array &out, F f) {
-  const T *px = x.data<T>();
-  T *po = out.mutableData<T>();
-  int64_t n = out.numElements();
-  for (int64_t i = 0; i < n; ++i)
-    po[i] = f(px[i]);
+template <typename F, scalar::DTypes D, typename T>
+void compareTyped(BinaryOp op, const Array &a, const Array &b, Array &out) {
+  if constexpr (!scalar::accepts<T>(D))
+    internalError(std::string("comparison ") + binaryOpName(op) +
+                  " on dtype " + dtypeName(a.dtype));
+  else
+    binaryLoop<T, bool>(a, b, out, [](T x, T y) { return F::apply(x, y); });
 }
 
-template <typename T> void unaryTyped(UnaryOp op, const Array &x, Array &out) {
-  auto run = [&](auto f) { unaryLoop<T>(x, out, f); };
-  if constexpr (std::is_same_v<T, bool>) {
-    if (op == UnaryOp::LogicalNot)
-      return run([](bool v) { return !v; });
+template <typename F, scalar::DTypes D, typename T>
+void unaryTyped(UnaryOp op, const Array &x, Array &out) {
+  if constexpr (!scalar::accepts<T>(D)) {
+    internalError(std::string("unary op ") + unaryOpName(op) + " on dtype " +
+                  dtypeName(x.dtype));
   } else {
-    switch (op) {
-    case UnaryOp::Neg:
-      return run([](T v) { return wrapSub<T>(0, v); });
-    case UnaryOp::Abs:
-      return run([](T v) { return v < 0 ? wrapSub<T>(0, v) : v; });
-    case UnaryOp::Relu:
-      if constexpr (std::is_floating_point_v<T>)
-        return run([](T v) { return std::isnan(v) ? v : (v > 0 ? v : T(0)); });
-      else
-        return run([](T v) { return v > 0 ? v : T(0); });
-    case UnaryOp::Square:
-      return run([](T v) { return wrapMul(v, v); });
-    case UnaryOp::Sign:
-      if constexpr (std::is_floating_point_v<T>)
-        return run([](T v) {
-          return std::isnan(v) ? v : static_cast<T>((v > 0) - (v < 0));
-        });
-      else
-        return run([](T v) { return static_cast<T>((v > 0) - (v < 0)); });
-    default:
-      break;
-    }
-    if constexpr (std::is_floating_point_v<T>) {
-      switch (op) {
-      case UnaryOp::Exp:
-        return run([](T v) { return std::exp(v); });
-      case UnaryOp::Log:
-        return run([](T v) { return std::log(v); });
-      case UnaryOp::Sqrt:
-        return run([](T v) { return std::sqrt(v); });
-      case UnaryOp::Rsqrt:
-        return run([](T v) { return T(1) / std::sqrt(v); });
-      case UnaryOp::Tanh:
-        return run([](T v) { return std::tanh(v); });
-      case UnaryOp::Sigmoid:
-        return run([](T v) { return T(1) / (T(1) + std::exp(-v)); });
-      case UnaryOp::Floor:
-        return run([](T v) { return std::floor(v); });
-      case UnaryOp::Ceil:
-        return run([](T v) { return std::ceil(v); });
-      default:
-        break;
-      }
-    }
+    const T *px = x.data<T>();
+    T *po = out.mutableData<T>();
+    for (int64_t i = 0, n = out.numElements(); i < n; ++i)
+      po[i] = F::apply(px[i]);
   }
-  internalError(std::string("unary op ") + unaryOpName(op) + " on dtype " +
-                dtypeName(x.dtype));
 }
 
 void checkSameDType(const Array &a, const Array &b, const char *op) {
@@ -323,69 +130,39 @@ void checkSameDType(const Array &a, const Array &b, const char *op) {
 
 const char *binaryOpName(BinaryOp op) {
   switch (op) {
-  case BinaryOp::Add:
-    return "add";
-  case BinaryOp::Sub:
-    return "sub";
-  case BinaryOp::Mul:
-    return "mul";
-  case BinaryOp::Div:
-    return "div";
-  case BinaryOp::Pow:
-    return "pow";
-  case BinaryOp::Maximum:
-    return "maximum";
-  case BinaryOp::Minimum:
-    return "minimum";
-  case BinaryOp::FloorMod:
-    return "floor_mod";
-  case BinaryOp::FloorDiv:
-    return "floor_div";
-  case BinaryOp::Equal:
-    return "equal";
-  case BinaryOp::NotEqual:
-    return "not_equal";
-  case BinaryOp::Less:
-    return "less";
-  case BinaryOp::LessEqual:
-    return "less_equal";
-  case BinaryOp::Greater:
-    return "greater";
-  case BinaryOp::GreaterEqual:
-    return "greater_equal";
-  case BinaryOp::LogicalAnd:
-    return "logical_and";
-  case BinaryOp::LogicalOr:
-    return "logical_or";
+#define FNC_BINARY_OP(KIND, CLASS, API, ...)                                   \
+  case BinaryOp::KIND:                                                         \
+    return #API;
+#define FNC_COMPARE_OP(KIND, PREDICATE, API, ...)                              \
+  case BinaryOp::KIND:                                                         \
+    return #API;
+#include "fnc/Dialect/Fnc/IR/FncOpTable.inc"
   }
   return "?";
 }
 
 bool isComparison(BinaryOp op) {
   switch (op) {
-  case BinaryOp::Equal:
-  case BinaryOp::NotEqual:
-  case BinaryOp::Less:
-  case BinaryOp::LessEqual:
-  case BinaryOp::Greater:
-  case BinaryOp::GreaterEqual:
+#define FNC_COMPARE_OP(KIND, ...)                                              \
+  case BinaryOp::KIND:                                                         \
     return true;
+#include "fnc/Dialect/Fnc/IR/FncOpTable.inc"
   default:
     return false;
   }
 }
 
-bool binaryOpSupports(BinaryOp op, DType dtype) {
+scalar::DTypes binaryOpDTypes(BinaryOp op) {
   switch (op) {
-  case BinaryOp::LogicalAnd:
-  case BinaryOp::LogicalOr:
-    return dtype == DType::i1;
-  case BinaryOp::Equal:
-  case BinaryOp::NotEqual:
-    return true;
-  default:
-    return dtype != DType::i1;
+#define FNC_BINARY_OP(KIND, CLASS, API, DTYPES, ...)                           \
+  case BinaryOp::KIND:                                                         \
+    return scalar::DTypes::DTYPES;
+#define FNC_COMPARE_OP(KIND, PREDICATE, API, DTYPES)                           \
+  case BinaryOp::KIND:                                                         \
+    return scalar::DTypes::DTYPES;
+#include "fnc/Dialect/Fnc/IR/FncOpTable.inc"
   }
+  return scalar::DTypes::Any;
 }
 
 void binary(BinaryOp op, const Array &a, const Array &b, Array &out) {
@@ -394,64 +171,53 @@ void binary(BinaryOp op, const Array &a, const Array &b, Array &out) {
   if (out.dtype != want || !binaryOpSupports(op, a.dtype))
     internalError(std::string("binary op ") + binaryOpName(op) +
                   " with a wrong dtype");
-  dispatch(a.dtype,
-           [&](auto tag) { binaryTyped<decltype(tag)>(op, a, b, out); });
+  dispatch(a.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    switch (op) {
+#define FNC_BINARY_OP(KIND, CLASS, API, DTYPES, ...)                           \
+  case BinaryOp::KIND:                                                         \
+    return binaryTyped<scalar::KIND, scalar::DTypes::DTYPES, T>(op, a, b, out);
+#define FNC_COMPARE_OP(KIND, PREDICATE, API, DTYPES)                           \
+  case BinaryOp::KIND:                                                         \
+    return compareTyped<scalar::KIND, scalar::DTypes::DTYPES, T>(op, a, b, out);
+#include "fnc/Dialect/Fnc/IR/FncOpTable.inc"
+    }
+  });
 }
 
 const char *unaryOpName(UnaryOp op) {
   switch (op) {
-  case UnaryOp::Neg:
-    return "neg";
-  case UnaryOp::Abs:
-    return "abs";
-  case UnaryOp::Exp:
-    return "exp";
-  case UnaryOp::Log:
-    return "log";
-  case UnaryOp::Sqrt:
-    return "sqrt";
-  case UnaryOp::Rsqrt:
-    return "rsqrt";
-  case UnaryOp::Tanh:
-    return "tanh";
-  case UnaryOp::Sigmoid:
-    return "sigmoid";
-  case UnaryOp::Relu:
-    return "relu";
-  case UnaryOp::Square:
-    return "square";
-  case UnaryOp::Sign:
-    return "sign";
-  case UnaryOp::Floor:
-    return "floor";
-  case UnaryOp::Ceil:
-    return "ceil";
-  case UnaryOp::LogicalNot:
-    return "logical_not";
+#define FNC_UNARY_OP(KIND, CLASS, API, ...)                                    \
+  case UnaryOp::KIND:                                                          \
+    return #API;
+#include "fnc/Dialect/Fnc/IR/FncOpTable.inc"
   }
   return "?";
 }
 
-bool unaryOpSupports(UnaryOp op, DType dtype) {
+scalar::DTypes unaryOpDTypes(UnaryOp op) {
   switch (op) {
-  case UnaryOp::LogicalNot:
-    return dtype == DType::i1;
-  case UnaryOp::Neg:
-  case UnaryOp::Abs:
-  case UnaryOp::Relu:
-  case UnaryOp::Square:
-  case UnaryOp::Sign:
-    return dtype != DType::i1;
-  default:
-    return isFloat(dtype);
+#define FNC_UNARY_OP(KIND, CLASS, API, DTYPES, ...)                            \
+  case UnaryOp::KIND:                                                          \
+    return scalar::DTypes::DTYPES;
+#include "fnc/Dialect/Fnc/IR/FncOpTable.inc"
   }
+  return scalar::DTypes::Any;
 }
 
 void unary(UnaryOp op, const Array &x, Array &out) {
   if (out.dtype != x.dtype || out.numElements() != x.numElements())
     internalError(std::string("unary op ") + unaryOpName(op) +
                   " with a wrong result");
-  dispatch(x.dtype, [&](auto tag) { unaryTyped<decltype(tag)>(op, x, out); });
+  dispatch(x.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    switch (op) {
+#define FNC_UNARY_OP(KIND, CLASS, API, DTYPES, ...)                            \
+  case UnaryOp::KIND:                                                          \
+    return unaryTyped<scalar::KIND, scalar::DTypes::DTYPES, T>(op, x, out);
+#include "fnc/Dialect/Fnc/IR/FncOpTable.inc"
+    }
+  });
 }
 
 void select(const Array &cond, const Array &a, const Array &b, Array &out) {

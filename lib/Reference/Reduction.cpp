@@ -187,16 +187,10 @@ void reduceAny(const Array &x, const std::vector<int64_t> &axes, Array &out) {
 
 const char *reduceOpName(ReduceOp op) {
   switch (op) {
-  case ReduceOp::Sum:
-    return "reduce_sum";
-  case ReduceOp::Mean:
-    return "reduce_mean";
-  case ReduceOp::Max:
-    return "reduce_max";
-  case ReduceOp::Min:
-    return "reduce_min";
-  case ReduceOp::Prod:
-    return "reduce_prod";
+#define FNC_REDUCE_OP(KIND, CLASS, API, ...)                                   \
+  case ReduceOp::KIND:                                                         \
+    return #API;
+#include "fnc/Dialect/Fnc/IR/FncOpTable.inc"
   case ReduceOp::Any:
     return "reduce_any";
   case ReduceOp::All:
@@ -205,10 +199,17 @@ const char *reduceOpName(ReduceOp op) {
   return "?";
 }
 
-bool reduceOpSupports(ReduceOp op, DType dtype) {
-  if (op == ReduceOp::Any || op == ReduceOp::All)
-    return dtype == DType::i1;
-  return dtype != DType::i1;
+scalar::DTypes reduceOpDTypes(ReduceOp op) {
+  switch (op) {
+#define FNC_REDUCE_OP(KIND, CLASS, API, DTYPES, ...)                           \
+  case ReduceOp::KIND:                                                         \
+    return scalar::DTypes::DTYPES;
+#include "fnc/Dialect/Fnc/IR/FncOpTable.inc"
+  case ReduceOp::Any:
+  case ReduceOp::All:
+    return scalar::DTypes::Bool;
+  }
+  return scalar::DTypes::Any;
 }
 
 void reduce(ReduceOp op, const Array &x, const std::vector<int64_t> &axes,

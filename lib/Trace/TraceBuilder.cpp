@@ -564,49 +564,22 @@ public:
     return result;
   }
 
+  /// The op of the op table for `op` (FncOpTable.inc).
   Value binary(ref::BinaryOp op, Type type, Value x, Value y) {
     OpBuilder &b = *builder_;
     using mlir::fnc::ComparePredicate;
-    auto cmp = [&](ComparePredicate p) -> Value {
-      return mlir::fnc::CompareOp::create(
-          b, loc_, type,
-          mlir::fnc::ComparePredicateAttr::get(context_.get(), p), x, y);
-    };
     switch (op) {
-    case ref::BinaryOp::Add:
-      return mlir::fnc::AddOp::create(b, loc_, type, x, y);
-    case ref::BinaryOp::Sub:
-      return mlir::fnc::SubOp::create(b, loc_, type, x, y);
-    case ref::BinaryOp::Mul:
-      return mlir::fnc::MulOp::create(b, loc_, type, x, y);
-    case ref::BinaryOp::Div:
-      return mlir::fnc::DivOp::create(b, loc_, type, x, y);
-    case ref::BinaryOp::Pow:
-      return mlir::fnc::PowOp::create(b, loc_, type, x, y);
-    case ref::BinaryOp::Maximum:
-      return mlir::fnc::MaximumOp::create(b, loc_, type, x, y);
-    case ref::BinaryOp::Minimum:
-      return mlir::fnc::MinimumOp::create(b, loc_, type, x, y);
-    case ref::BinaryOp::FloorMod:
-      return mlir::fnc::FloorModOp::create(b, loc_, type, x, y);
-    case ref::BinaryOp::FloorDiv:
-      return mlir::fnc::FloorDivOp::create(b, loc_, type, x, y);
-    case ref::BinaryOp::LogicalAnd:
-      return mlir::fnc::LogicalAndOp::create(b, loc_, type, x, y);
-    case ref::BinaryOp::LogicalOr:
-      return mlir::fnc::LogicalOrOp::create(b, loc_, type, x, y);
-    case ref::BinaryOp::Equal:
-      return cmp(ComparePredicate::eq);
-    case ref::BinaryOp::NotEqual:
-      return cmp(ComparePredicate::ne);
-    case ref::BinaryOp::Less:
-      return cmp(ComparePredicate::lt);
-    case ref::BinaryOp::LessEqual:
-      return cmp(ComparePredicate::le);
-    case ref::BinaryOp::Greater:
-      return cmp(ComparePredicate::gt);
-    case ref::BinaryOp::GreaterEqual:
-      return cmp(ComparePredicate::ge);
+#define FNC_BINARY_OP(KIND, CLASS, ...)                                        \
+  case ref::BinaryOp::KIND:                                                    \
+    return mlir::fnc::CLASS::create(b, loc_, type, x, y);
+#define FNC_COMPARE_OP(KIND, PREDICATE, ...)                                   \
+  case ref::BinaryOp::KIND:                                                    \
+    return mlir::fnc::CompareOp::create(                                       \
+        b, loc_, type,                                                         \
+        mlir::fnc::ComparePredicateAttr::get(context_.get(),                   \
+                                             ComparePredicate::PREDICATE),     \
+        x, y);
+#include "fnc/Dialect/Fnc/IR/FncOpTable.inc"
     }
     return {};
   }
@@ -614,34 +587,10 @@ public:
   Value unary(ref::UnaryOp op, Type type, Value x) {
     OpBuilder &b = *builder_;
     switch (op) {
-    case ref::UnaryOp::Neg:
-      return mlir::fnc::NegOp::create(b, loc_, type, x);
-    case ref::UnaryOp::Abs:
-      return mlir::fnc::AbsOp::create(b, loc_, type, x);
-    case ref::UnaryOp::Exp:
-      return mlir::fnc::ExpOp::create(b, loc_, type, x);
-    case ref::UnaryOp::Log:
-      return mlir::fnc::LogOp::create(b, loc_, type, x);
-    case ref::UnaryOp::Sqrt:
-      return mlir::fnc::SqrtOp::create(b, loc_, type, x);
-    case ref::UnaryOp::Rsqrt:
-      return mlir::fnc::RsqrtOp::create(b, loc_, type, x);
-    case ref::UnaryOp::Tanh:
-      return mlir::fnc::TanhOp::create(b, loc_, type, x);
-    case ref::UnaryOp::Sigmoid:
-      return mlir::fnc::SigmoidOp::create(b, loc_, type, x);
-    case ref::UnaryOp::Relu:
-      return mlir::fnc::ReluOp::create(b, loc_, type, x);
-    case ref::UnaryOp::Square:
-      return mlir::fnc::SquareOp::create(b, loc_, type, x);
-    case ref::UnaryOp::Sign:
-      return mlir::fnc::SignOp::create(b, loc_, type, x);
-    case ref::UnaryOp::Floor:
-      return mlir::fnc::FloorOp::create(b, loc_, type, x);
-    case ref::UnaryOp::Ceil:
-      return mlir::fnc::CeilOp::create(b, loc_, type, x);
-    case ref::UnaryOp::LogicalNot:
-      return mlir::fnc::LogicalNotOp::create(b, loc_, type, x);
+#define FNC_UNARY_OP(KIND, CLASS, ...)                                         \
+  case ref::UnaryOp::KIND:                                                     \
+    return mlir::fnc::CLASS::create(b, loc_, type, x);
+#include "fnc/Dialect/Fnc/IR/FncOpTable.inc"
     }
     return {};
   }
@@ -674,21 +623,11 @@ public:
     }
     Value r;
     switch (kind) {
-    case ref::ReduceOp::Sum:
-      r = mlir::fnc::SumOp::create(b, loc_, type, x, axes, keep);
-      break;
-    case ref::ReduceOp::Mean:
-      r = mlir::fnc::MeanOp::create(b, loc_, type, x, axes, keep);
-      break;
-    case ref::ReduceOp::Max:
-      r = mlir::fnc::MaxOp::create(b, loc_, type, x, axes, keep);
-      break;
-    case ref::ReduceOp::Min:
-      r = mlir::fnc::MinOp::create(b, loc_, type, x, axes, keep);
-      break;
-    case ref::ReduceOp::Prod:
-      r = mlir::fnc::ProdOp::create(b, loc_, type, x, axes, keep);
-      break;
+#define FNC_REDUCE_OP(KIND, CLASS, ...)                                        \
+  case ref::ReduceOp::KIND:                                                    \
+    r = mlir::fnc::CLASS::create(b, loc_, type, x, axes, keep);                \
+    break;
+#include "fnc/Dialect/Fnc/IR/FncOpTable.inc"
     default:
       return {};
     }

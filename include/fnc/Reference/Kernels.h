@@ -24,6 +24,7 @@
 
 #include "fnc/DType.h"
 #include "fnc/Error.h"
+#include "fnc/Reference/Scalar.h"
 
 #include <array>
 #include <cstdint>
@@ -95,59 +96,43 @@ void cast(const Array &x, Array &out);
 // Elementwise (Elementwise.cpp)
 //===----------------------------------------------------------------------===//
 
+/// The binary ops of the op table (FncOpTable.inc, generated from FncOps.td),
+/// then its comparisons.
 enum class BinaryOp {
-  Add,
-  Sub,
-  Mul,
-  Div,
-  Pow,
-  Maximum,
-  Minimum,
-  FloorMod,
-  FloorDiv,
-  Equal,
-  NotEqual,
-  Less,
-  LessEqual,
-  Greater,
-  GreaterEqual,
-  LogicalAnd,
-  LogicalOr,
+#define FNC_BINARY_OP(KIND, ...) KIND,
+#define FNC_COMPARE_OP(KIND, ...) KIND,
+#include "fnc/Dialect/Fnc/IR/FncOpTable.inc"
 };
 
 /// The op's API name ("add", "floor_mod", ...).
 const char *binaryOpName(BinaryOp op);
 /// True for the comparisons (result dtype bool).
 bool isComparison(BinaryOp op);
+/// The dtypes the op's operands may have.
+scalar::DTypes binaryOpDTypes(BinaryOp op);
 /// True if `op` is defined on operands of `dtype`.
-bool binaryOpSupports(BinaryOp op, DType dtype);
+inline bool binaryOpSupports(BinaryOp op, DType dtype) {
+  return scalar::accepts(binaryOpDTypes(op), dtype);
+}
 
-/// out = op(a, b) with numpy broadcasting. a and b have the same dtype; out
-/// has the broadcast shape and dtype bool for comparisons, a's otherwise.
-/// Throws OutOfRange for an integer division or modulo by zero and
-/// InvalidArgument for an integer pow with a negative exponent. Integer
-/// add/sub/mul/neg wrap around on overflow.
+/// out = op(a, b) with numpy broadcasting, element by element as
+/// fnc/Reference/Scalar.h defines. a and b have the same dtype; out has the
+/// broadcast shape and dtype bool for comparisons, a's otherwise. Throws
+/// InvalidArgument for an integer division or modulo by zero and for an
+/// integer pow with a negative exponent.
 void binary(BinaryOp op, const Array &a, const Array &b, Array &out);
 
+/// The unary ops of the op table.
 enum class UnaryOp {
-  Neg,
-  Abs,
-  Exp,
-  Log,
-  Sqrt,
-  Rsqrt,
-  Tanh,
-  Sigmoid,
-  Relu,
-  Square,
-  Sign,
-  Floor,
-  Ceil,
-  LogicalNot,
+#define FNC_UNARY_OP(KIND, ...) KIND,
+#include "fnc/Dialect/Fnc/IR/FncOpTable.inc"
 };
 
 const char *unaryOpName(UnaryOp op);
-bool unaryOpSupports(UnaryOp op, DType dtype);
+scalar::DTypes unaryOpDTypes(UnaryOp op);
+inline bool unaryOpSupports(UnaryOp op, DType dtype) {
+  return scalar::accepts(unaryOpDTypes(op), dtype);
+}
 
 /// out = op(x); same shape and dtype.
 void unary(UnaryOp op, const Array &x, Array &out);
@@ -163,10 +148,20 @@ void broadcastTo(const Array &x, Array &out);
 // Reductions (Reduction.cpp)
 //===----------------------------------------------------------------------===//
 
-enum class ReduceOp { Sum, Mean, Max, Min, Prod, Any, All };
+/// The reductions of the op table, then reduce_any and reduce_all (which
+/// are not dialect ops: a trace records them as max and min over int32).
+enum class ReduceOp {
+#define FNC_REDUCE_OP(KIND, ...) KIND,
+#include "fnc/Dialect/Fnc/IR/FncOpTable.inc"
+  Any,
+  All,
+};
 
 const char *reduceOpName(ReduceOp op);
-bool reduceOpSupports(ReduceOp op, DType dtype);
+scalar::DTypes reduceOpDTypes(ReduceOp op);
+inline bool reduceOpSupports(ReduceOp op, DType dtype) {
+  return scalar::accepts(reduceOpDTypes(op), dtype);
+}
 
 /// Reduces x over `axes` (normalized, sorted, unique; as returned by
 /// shapes::reductionAxes). out holds the result with or without the kept

@@ -1,7 +1,8 @@
 //===- Elementwise.cpp - Lowering of creation and elementwise fnc ops -----===//
 //
 // Each elementwise op becomes one linalg.generic (buildElementwise) whose
-// body is the scalar computation below, with the op's exact semantics:
+// body is the scalar computation below, with the op's exact semantics (those
+// of fnc/Reference/Scalar.h, which the differential tests hold it to):
 // integer division truncates and floor_div/floor_mod round toward -inf,
 // division by zero raises a run-time error instead of trapping, maximum and
 // minimum propagate NaN.
@@ -207,6 +208,9 @@ Value lowering::buildScalarOp(OpBuilder &b, Location loc, Operation *op,
                   : (Value)arith::MinSIOp::create(b, loc, x, y);
       })
       .Case([&](FloorModOp) { return k.floorMod(x, y); })
+      .Case([&](Atan2Op) {
+        return (Value)math::Atan2Op::create(b, loc, x, y);
+      })
       .Case([&](FloorDivOp) {
         if (!fp)
           return k.divInt<arith::FloorDivSIOp>(x, y);
@@ -265,6 +269,23 @@ Value lowering::buildScalarOp(OpBuilder &b, Location loc, Operation *op,
       .Case([&](SignOp) { return k.sign(x); })
       .Case([&](FloorOp) { return (Value)math::FloorOp::create(b, loc, x); })
       .Case([&](CeilOp) { return (Value)math::CeilOp::create(b, loc, x); })
+      .Case([&](RoundOp) {
+        return (Value)math::RoundEvenOp::create(b, loc, x);
+      })
+      .Case([&](SinOp) { return (Value)math::SinOp::create(b, loc, x); })
+      .Case([&](CosOp) { return (Value)math::CosOp::create(b, loc, x); })
+      .Case([&](ErfOp) { return (Value)math::ErfOp::create(b, loc, x); })
+      .Case([&](Log1pOp) { return (Value)math::Log1pOp::create(b, loc, x); })
+      .Case([&](Expm1Op) { return (Value)math::ExpM1Op::create(b, loc, x); })
+      .Case([&](SoftplusOp) {
+        // max(x, 0) + log1p(e^-|x|), as fnc::scalar::Softplus.
+        Value negAbs =
+            arith::NegFOp::create(b, loc, math::AbsFOp::create(b, loc, x));
+        Value tail = math::Log1pOp::create(
+            b, loc, math::ExpOp::create(b, loc, negAbs));
+        Value positive = arith::MaximumFOp::create(b, loc, x, k.constant(0));
+        return (Value)arith::AddFOp::create(b, loc, positive, tail);
+      })
       .Case([&](LogicalNotOp) {
         return (Value)arith::XOrIOp::create(b, loc, x, k.constant(1));
       })
@@ -383,19 +404,13 @@ void lowering::populateElementwisePatterns(RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<ConstantLowering, FillLowering, IotaLowering<RangeOp>,
                IotaLowering<EyeOp>>(ctx);
-  patterns.add<
-      ElementwiseLowering<AddOp>, ElementwiseLowering<SubOp>,
-      ElementwiseLowering<MulOp>, ElementwiseLowering<DivOp>,
-      ElementwiseLowering<PowOp>, ElementwiseLowering<MaximumOp>,
-      ElementwiseLowering<MinimumOp>, ElementwiseLowering<FloorModOp>,
-      ElementwiseLowering<FloorDivOp>, ElementwiseLowering<LogicalAndOp>,
-      ElementwiseLowering<LogicalOrOp>, ElementwiseLowering<CompareOp>,
-      ElementwiseLowering<SelectOp>, ElementwiseLowering<CastOp>,
-      ElementwiseLowering<NegOp>, ElementwiseLowering<AbsOp>,
-      ElementwiseLowering<ExpOp>, ElementwiseLowering<LogOp>,
-      ElementwiseLowering<SqrtOp>, ElementwiseLowering<RsqrtOp>,
-      ElementwiseLowering<TanhOp>, ElementwiseLowering<SigmoidOp>,
-      ElementwiseLowering<ReluOp>, ElementwiseLowering<SquareOp>,
-      ElementwiseLowering<SignOp>, ElementwiseLowering<FloorOp>,
-      ElementwiseLowering<CeilOp>, ElementwiseLowering<LogicalNotOp>>(ctx);
+  patterns.add<ElementwiseLowering<CompareOp>, ElementwiseLowering<SelectOp>,
+               ElementwiseLowering<CastOp>>(ctx);
+  // The elementwise ops of the op table (FncOpTable.inc); buildScalarOp
+  // has the scalar computation of each.
+#define FNC_UNARY_OP(KIND, CLASS, ...)                                         \
+  patterns.add<ElementwiseLowering<CLASS>>(ctx);
+#define FNC_BINARY_OP(KIND, CLASS, ...)                                        \
+  patterns.add<ElementwiseLowering<CLASS>>(ctx);
+#include "fnc/Dialect/Fnc/IR/FncOpTable.inc"
 }

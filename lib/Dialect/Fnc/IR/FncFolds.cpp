@@ -3,13 +3,14 @@
 // Constant folding of elementwise ops on small (or splat) constants, the
 // algebraic identities that are exact (x + 0 and x * 0 for integers, x - 0,
 // x * 1, x / 1), no-op shape ops, transpose/reshape chains, and the static
-// cases of cond and while. Constant folding evaluates with the semantics of
-// the eager reference kernels: floats in double precision rounded to the
-// element type, integers with two's-complement wrap-around.
+// cases of cond and while. Constant folding computes each element with the
+// scalar function of fnc/Reference/Scalar.h in the element's own C++ type,
+// as the eager reference kernels do, so the two agree bit for bit.
 //
 //===----------------------------------------------------------------------===//
 
 #include "fnc/Dialect/Fnc/IR/FncOps.h"
+#include "fnc/Reference/Scalar.h"
 
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/TypeUtilities.h"
@@ -30,30 +31,6 @@ static constexpr int64_t kMaxFoldElements = 1024;
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// The elements of a constant operand as doubles or int64 (bool as 0/1).
-template <typename T>
-SmallVector<T> valuesOf(DenseElementsAttr attr, int64_t count);
-
-template <>
-SmallVector<double> valuesOf<double>(DenseElementsAttr attr, int64_t count) {
-  SmallVector<double> out;
-  out.reserve(count);
-  for (const APFloat &v : llvm::make_range(attr.value_begin<APFloat>(),
-                                           attr.value_begin<APFloat>() + count))
-    out.push_back(v.convertToDouble());
-  return out;
-}
-
-template <>
-SmallVector<int64_t> valuesOf<int64_t>(DenseElementsAttr attr, int64_t count) {
-  SmallVector<int64_t> out;
-  out.reserve(count);
-  for (const APInt &v : llvm::make_range(attr.value_begin<APInt>(),
-                                         attr.value_begin<APInt>() + count))
-    out.push_back(v.getBitWidth() == 1 ? v.getZExtValue() : v.getSExtValue());
-  return out;
-}
-
 /// A constant of `type` (float element type) from double values.
 DenseElementsAttr makeElements(ShapedType type, ArrayRef<double> values) {
   Type element = type.getElementType();
@@ -107,12 +84,27 @@ SmallVector<int64_t> broadcastMap(ArrayRef<int64_t> from,
   return map;
 }
 
-/// Evaluates `fn` elementwise over constant operands with numpy
-/// broadcasting, in the domain `In` (double or int64). `fn` returns
-/// std::optional<Out>; nullopt (e.g. an integer division by zero) means
-/// "do not fold". Returns null when the operands are not all constants or
-/// the result is too large to fold.
-template <typename In, typename Fn>
+/// Calls `fn(T{})` with the C++ type T of the fnc element type `type`.
+template <typename Fn> Attribute withElementType(Type type, Fn fn) {
+  if (type.isF32())
+    return fn(float());
+  if (type.isF64())
+    return fn(double());
+  if (type.isSignlessInteger(1))
+    return fn(bool());
+  if (type.isSignlessInteger(32))
+    return fn(int32_t());
+  if (type.isSignlessInteger(64))
+    return fn(int64_t());
+  return {};
+}
+
+/// Evaluates `fn` elementwise over constant operands of element type In
+/// with numpy broadcasting; `fn` returns std::optional<Out>, nullopt (an
+/// element without a result, such as an integer division by zero: a
+/// run-time error, not a constant) meaning "do not fold". Returns null when
+/// the operands are not all constants or the result is too large to fold.
+template <typename In, typename Out, typename Fn>
 Attribute evaluate(Type resultType, ArrayRef<Attribute> operands, Fn fn) {
   auto type = dyn_cast<RankedTensorType>(resultType);
   if (!type || !type.hasStaticShape())
@@ -133,57 +125,76 @@ Attribute evaluate(Type resultType, ArrayRef<Attribute> operands, Fn fn) {
   SmallVector<SmallVector<In>> values;
   SmallVector<SmallVector<int64_t>> maps;
   for (DenseElementsAttr a : attrs) {
-    int64_t n = allSplat ? 1 : a.getNumElements();
-    values.push_back(valuesOf<In>(a, n));
+    auto all = a.getValues<In>();
+    values.emplace_back(all.begin(),
+                        all.begin() + (allSplat ? 1 : a.getNumElements()));
     maps.push_back(allSplat ? SmallVector<int64_t>{0}
                             : broadcastMap(a.getType().getShape(),
                                            type.getShape()));
   }
 
-  using Out = typename decltype(fn(ArrayRef<In>()))::value_type;
   SmallVector<Out> results;
   results.reserve(count);
   SmallVector<In> args(attrs.size());
   for (int64_t k = 0; k < count; ++k) {
     for (size_t o = 0; o < attrs.size(); ++o)
       args[o] = values[o][maps[o][k]];
-    std::optional<Out> r = fn(args);
+    std::optional<Out> r = fn(ArrayRef<In>(args));
     if (!r)
       return {};
     results.push_back(*r);
   }
-  if (allSplat) {
-    auto single = makeElements(RankedTensorType::get({}, type.getElementType()),
-                               results);
-    return single ? DenseElementsAttr::get(type, single.template getSplatValue<Attribute>())
-                  : Attribute();
-  }
-  return makeElements(type, results);
+  if (allSplat)
+    return DenseElementsAttr::get(type, ArrayRef<Out>(results[0]));
+  return DenseElementsAttr::get(type, ArrayRef<Out>(results));
 }
 
-/// Dispatches on the operands' element type: `floatFn` on doubles or
-/// `intFn` on int64 values.
-template <typename FloatFn, typename IntFn>
-Attribute evaluateTyped(Type resultType, Type operandType,
-                        ArrayRef<Attribute> operands, FloatFn floatFn,
-                        IntFn intFn) {
-  if (isa<FloatType>(getElementTypeOrSelf(operandType)))
-    return evaluate<double>(resultType, operands, floatFn);
-  return evaluate<int64_t>(resultType, operands, intFn);
+/// Constant folding of the table op F (dtype class D) through its scalar
+/// function, the one the reference kernels use.
+template <typename F, ::fnc::scalar::DTypes D>
+Attribute foldUnaryOp(Type resultType, ArrayRef<Attribute> operands) {
+  return withElementType(getElementTypeOrSelf(resultType), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (!::fnc::scalar::accepts<T>(D))
+      return Attribute();
+    else
+      return evaluate<T, T>(resultType, operands,
+                            [](ArrayRef<T> x) -> std::optional<T> {
+                              return F::apply(x[0]);
+                            });
+  });
 }
 
-/// Two's-complement arithmetic on int64 without undefined behaviour.
-int64_t wrapAdd(int64_t a, int64_t b) {
-  return static_cast<int64_t>(static_cast<uint64_t>(a) +
-                              static_cast<uint64_t>(b));
+template <typename F, ::fnc::scalar::DTypes D>
+Attribute foldBinaryOp(Type resultType, Type operandType,
+                       ArrayRef<Attribute> operands) {
+  return withElementType(getElementTypeOrSelf(operandType), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (!::fnc::scalar::accepts<T>(D))
+      return Attribute();
+    else
+      return evaluate<T, T>(resultType, operands,
+                            [](ArrayRef<T> x) -> std::optional<T> {
+                              ::fnc::scalar::Trap trap;
+                              T r = F::apply(x[0], x[1], trap);
+                              return trap ? std::nullopt : std::optional<T>(r);
+                            });
+  });
 }
-int64_t wrapSub(int64_t a, int64_t b) {
-  return static_cast<int64_t>(static_cast<uint64_t>(a) -
-                              static_cast<uint64_t>(b));
-}
-int64_t wrapMul(int64_t a, int64_t b) {
-  return static_cast<int64_t>(static_cast<uint64_t>(a) *
-                              static_cast<uint64_t>(b));
+
+template <typename F, ::fnc::scalar::DTypes D>
+Attribute foldCompareOp(Type resultType, Type operandType,
+                        ArrayRef<Attribute> operands) {
+  return withElementType(getElementTypeOrSelf(operandType), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (!::fnc::scalar::accepts<T>(D))
+      return Attribute();
+    else
+      return evaluate<T, bool>(resultType, operands,
+                               [](ArrayRef<T> x) -> std::optional<bool> {
+                                 return F::apply(x[0], x[1]);
+                               });
+  });
 }
 
 /// True if `attr` is a splat constant equal to `value`; for floats, -0.0
@@ -205,10 +216,6 @@ bool isSplat(Attribute attr, double value, bool negativeZero = false) {
 
 bool isFloat(Type type) { return isa<FloatType>(getElementTypeOrSelf(type)); }
 
-/// `value` if it already has `type` (so replacing the op keeps the type).
-OpFoldResult sameTypeOrNull(Value value, Type type) {
-  return value.getType() == type ? OpFoldResult(value) : OpFoldResult();
-}
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -232,212 +239,104 @@ OpFoldResult FillOp::fold(FoldAdaptor) {
 OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType())
     return getInput();
+  Type from = getInput().getType().getElementType();
   Type to = getType().getElementType();
-  bool toBool = to.isSignlessInteger(1);
-  bool toFloat = isa<FloatType>(to);
-  unsigned width = toFloat ? 0 : to.getIntOrFloatBitWidth();
-  auto fromFloat = [&](ArrayRef<double> x) -> std::optional<double> {
-    if (toBool || toFloat)
-      return toBool ? double(x[0] != 0) : x[0];
-    // Float to integer truncates; out-of-range values are not folded.
-    double t = std::trunc(x[0]);
-    double limit = std::ldexp(1.0, width - 1);
-    if (!(t >= -limit && t < limit))
-      return std::nullopt;
-    return t;
-  };
-  auto fromInt = [&](ArrayRef<int64_t> x) -> std::optional<double> {
-    return toBool ? double(x[0] != 0) : double(x[0]);
-  };
-  if (toFloat)
-    return evaluateTyped(getType(), getInput().getType(), adaptor.getOperands(),
-                         fromFloat, fromInt);
-  // Integer results: evaluate in int64.
-  auto fromFloatInt = [&](ArrayRef<double> x) -> std::optional<int64_t> {
-    auto r = fromFloat(x);
-    return r ? std::optional<int64_t>(static_cast<int64_t>(*r)) : std::nullopt;
-  };
-  auto fromIntInt = [&](ArrayRef<int64_t> x) -> std::optional<int64_t> {
-    return toBool ? int64_t(x[0] != 0) : x[0];
-  };
-  return evaluateTyped(getType(), getInput().getType(), adaptor.getOperands(),
-                       fromFloatInt, fromIntInt);
+  return withElementType(from, [&](auto fromTag) {
+    using From = decltype(fromTag);
+    return withElementType(to, [&](auto toTag) {
+      using To = decltype(toTag);
+      // Saturating conversions are left to run time.
+      return evaluate<From, To>(
+          getType(), adaptor.getOperands(),
+          [](ArrayRef<From> x) -> std::optional<To> {
+            if (!::fnc::scalar::inRange<To>(x[0]))
+              return std::nullopt;
+            return ::fnc::scalar::convert<To>(x[0]);
+          });
+    });
+  });
 }
 
 //===----------------------------------------------------------------------===//
-// Binary elementwise ops
+// Elementwise ops
 //===----------------------------------------------------------------------===//
 
-using Doubles = ArrayRef<double>;
-using Ints = ArrayRef<int64_t>;
-using OptD = std::optional<double>;
-using OptI = std::optional<int64_t>;
+// Every elementwise op of the op table folds constants through its scalar
+// function; some also fold an identity first. The identities are exact:
+// x + 0 only for integers (for floats only x + (-0.0) is), x - 0, x * 1,
+// x / 1, pow(x, 1), and x * 0 -> 0 for integers.
 
-OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
-  // x + 0 -> x is exact for integers; for floats only x + (-0.0) is.
-  bool fp = isFloat(getType());
-  if (isSplat(adaptor.getRhs(), 0, /*negativeZero=*/fp))
-    if (OpFoldResult r = sameTypeOrNull(getLhs(), getType()))
-      return r;
-  return evaluateTyped(
-      getType(), getLhs().getType(), adaptor.getOperands(),
-      [](Doubles x) -> OptD { return x[0] + x[1]; },
-      [](Ints x) -> OptI { return wrapAdd(x[0], x[1]); });
+/// No identity (the default).
+template <typename OpTy>
+static OpFoldResult foldIdentity(OpTy, typename OpTy::FoldAdaptor) {
+  return {};
 }
 
-OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
+/// `value` if it already has `type` (so replacing the op keeps the type).
+static OpFoldResult sameTypeOrNull(Value value, Type type) {
+  return value.getType() == type ? OpFoldResult(value) : OpFoldResult();
+}
+
+static OpFoldResult foldIdentity(AddOp op, AddOp::FoldAdaptor adaptor) {
+  if (isSplat(adaptor.getRhs(), 0, /*negativeZero=*/isFloat(op.getType())))
+    return sameTypeOrNull(op.getLhs(), op.getType());
+  return {};
+}
+
+static OpFoldResult foldIdentity(SubOp op, SubOp::FoldAdaptor adaptor) {
   if (isSplat(adaptor.getRhs(), 0))
-    if (OpFoldResult r = sameTypeOrNull(getLhs(), getType()))
-      return r;
-  return evaluateTyped(
-      getType(), getLhs().getType(), adaptor.getOperands(),
-      [](Doubles x) -> OptD { return x[0] - x[1]; },
-      [](Ints x) -> OptI { return wrapSub(x[0], x[1]); });
+    return sameTypeOrNull(op.getLhs(), op.getType());
+  return {};
 }
 
-OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
+static OpFoldResult foldIdentity(MulOp op, MulOp::FoldAdaptor adaptor) {
   if (isSplat(adaptor.getRhs(), 1))
-    if (OpFoldResult r = sameTypeOrNull(getLhs(), getType()))
+    if (OpFoldResult r = sameTypeOrNull(op.getLhs(), op.getType()))
       return r;
   // x * 0 -> 0 only for integers (floats: NaN * 0 is NaN, -x * 0 is -0).
-  if (!isFloat(getType()) && isSplat(adaptor.getRhs(), 0) &&
-      getType().hasStaticShape())
+  if (!isFloat(op.getType()) && isSplat(adaptor.getRhs(), 0) &&
+      op.getType().hasStaticShape())
     return DenseElementsAttr::get(
-        getType(), cast<DenseElementsAttr>(adaptor.getRhs())
-                       .getSplatValue<Attribute>());
-  return evaluateTyped(
-      getType(), getLhs().getType(), adaptor.getOperands(),
-      [](Doubles x) -> OptD { return x[0] * x[1]; },
-      [](Ints x) -> OptI { return wrapMul(x[0], x[1]); });
+        op.getType(),
+        cast<DenseElementsAttr>(adaptor.getRhs()).getSplatValue<Attribute>());
+  return {};
 }
 
-OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
+static OpFoldResult foldIdentity(DivOp op, DivOp::FoldAdaptor adaptor) {
   if (isSplat(adaptor.getRhs(), 1))
-    if (OpFoldResult r = sameTypeOrNull(getLhs(), getType()))
-      return r;
-  return evaluateTyped(
-      getType(), getLhs().getType(), adaptor.getOperands(),
-      [](Doubles x) -> OptD { return x[0] / x[1]; },
-      [](Ints x) -> OptI {
-        if (x[1] == 0 || (x[1] == -1 && x[0] == INT64_MIN))
-          return std::nullopt; // a run-time error, not a constant
-        return x[0] / x[1];
-      });
+    return sameTypeOrNull(op.getLhs(), op.getType());
+  return {};
 }
 
-OpFoldResult PowOp::fold(FoldAdaptor adaptor) {
+static OpFoldResult foldIdentity(PowOp op, PowOp::FoldAdaptor adaptor) {
   if (isSplat(adaptor.getRhs(), 1))
-    if (OpFoldResult r = sameTypeOrNull(getLhs(), getType()))
-      return r;
-  return evaluateTyped(
-      getType(), getLhs().getType(), adaptor.getOperands(),
-      [](Doubles x) -> OptD { return std::pow(x[0], x[1]); },
-      [](Ints x) -> OptI {
-        if (x[1] < 0)
-          return std::nullopt;
-        int64_t result = 1, base = x[0];
-        for (int64_t e = x[1]; e; e >>= 1) {
-          if (e & 1)
-            result = wrapMul(result, base);
-          base = wrapMul(base, base);
-        }
-        return result;
-      });
+    return sameTypeOrNull(op.getLhs(), op.getType());
+  return {};
 }
 
-/// NaN-propagating maximum/minimum that orders -0.0 below +0.0.
-static double nanMax(double a, double b, bool isMax) {
-  if (std::isnan(a) || std::isnan(b))
-    return std::nan("");
-  if (a == b)
-    return (std::signbit(a) == isMax) ? b : a;
-  return (a > b) == isMax ? a : b;
-}
-
-OpFoldResult MaximumOp::fold(FoldAdaptor adaptor) {
-  return evaluateTyped(
-      getType(), getLhs().getType(), adaptor.getOperands(),
-      [](Doubles x) -> OptD { return nanMax(x[0], x[1], true); },
-      [](Ints x) -> OptI { return std::max(x[0], x[1]); });
-}
-
-OpFoldResult MinimumOp::fold(FoldAdaptor adaptor) {
-  return evaluateTyped(
-      getType(), getLhs().getType(), adaptor.getOperands(),
-      [](Doubles x) -> OptD { return nanMax(x[0], x[1], false); },
-      [](Ints x) -> OptI { return std::min(x[0], x[1]); });
-}
-
-OpFoldResult FloorModOp::fold(FoldAdaptor adaptor) {
-  return evaluateTyped(
-      getType(), getLhs().getType(), adaptor.getOperands(),
-      [](Doubles x) -> OptD {
-        double r = std::fmod(x[0], x[1]);
-        if (r != 0 && (r < 0) != (x[1] < 0))
-          r += x[1];
-        return r == 0 ? std::copysign(0.0, x[1]) : r;
-      },
-      [](Ints x) -> OptI {
-        if (x[1] == 0)
-          return std::nullopt;
-        if (x[1] == -1)
-          return 0;
-        int64_t r = x[0] % x[1];
-        if (r != 0 && (r < 0) != (x[1] < 0))
-          r += x[1];
-        return r;
-      });
-}
-
-OpFoldResult FloorDivOp::fold(FoldAdaptor adaptor) {
-  return evaluateTyped(
-      getType(), getLhs().getType(), adaptor.getOperands(),
-      [](Doubles x) -> OptD { return std::floor(x[0] / x[1]); },
-      [](Ints x) -> OptI {
-        if (x[1] == 0 || (x[1] == -1 && x[0] == INT64_MIN))
-          return std::nullopt;
-        int64_t q = x[0] / x[1];
-        if (x[0] % x[1] != 0 && ((x[0] < 0) != (x[1] < 0)))
-          --q;
-        return q;
-      });
-}
-
-OpFoldResult LogicalAndOp::fold(FoldAdaptor adaptor) {
-  return evaluate<int64_t>(getType(), adaptor.getOperands(),
-                           [](Ints x) -> OptI { return x[0] && x[1]; });
-}
-
-OpFoldResult LogicalOrOp::fold(FoldAdaptor adaptor) {
-  return evaluate<int64_t>(getType(), adaptor.getOperands(),
-                           [](Ints x) -> OptI { return x[0] || x[1]; });
-}
-
-template <typename T>
-static bool comparePredicate(ComparePredicate predicate, T a, T b) {
-  switch (predicate) {
-  case ComparePredicate::eq:
-    return a == b;
-  case ComparePredicate::ne:
-    return a != b;
-  case ComparePredicate::lt:
-    return a < b;
-  case ComparePredicate::le:
-    return a <= b;
-  case ComparePredicate::gt:
-    return a > b;
-  case ComparePredicate::ge:
-    return a >= b;
+#define FNC_BINARY_OP(KIND, CLASS, API, DTYPES, ...)                           \
+  OpFoldResult CLASS::fold(FoldAdaptor adaptor) {                              \
+    if (OpFoldResult r = foldIdentity(*this, adaptor))                         \
+      return r;                                                                \
+    return foldBinaryOp<::fnc::scalar::KIND, ::fnc::scalar::DTypes::DTYPES>(   \
+        getType(), getLhs().getType(), adaptor.getOperands());                 \
   }
-  llvm_unreachable("unknown compare predicate");
-}
+#define FNC_UNARY_OP(KIND, CLASS, API, DTYPES, ...)                            \
+  OpFoldResult CLASS::fold(FoldAdaptor adaptor) {                              \
+    return foldUnaryOp<::fnc::scalar::KIND, ::fnc::scalar::DTypes::DTYPES>(    \
+        getType(), adaptor.getOperands());                                     \
+  }
+#include "fnc/Dialect/Fnc/IR/FncOpTable.inc"
 
 OpFoldResult CompareOp::fold(FoldAdaptor adaptor) {
-  ComparePredicate p = getPredicate();
-  return evaluateTyped(
-      getType(), getLhs().getType(), adaptor.getOperands(),
-      [p](Doubles x) -> OptI { return comparePredicate(p, x[0], x[1]); },
-      [p](Ints x) -> OptI { return comparePredicate(p, x[0], x[1]); });
+  switch (getPredicate()) {
+#define FNC_COMPARE_OP(KIND, PREDICATE, API, DTYPES)                           \
+  case ComparePredicate::PREDICATE:                                            \
+    return foldCompareOp<::fnc::scalar::KIND, ::fnc::scalar::DTypes::DTYPES>(  \
+        getType(), getLhs().getType(), adaptor.getOperands());
+#include "fnc/Dialect/Fnc/IR/FncOpTable.inc"
+  }
+  return {};
 }
 
 OpFoldResult SelectOp::fold(FoldAdaptor adaptor) {
@@ -449,43 +348,6 @@ OpFoldResult SelectOp::fold(FoldAdaptor adaptor) {
     return sameTypeOrNull(getRhs(), getType());
   return {};
 }
-
-//===----------------------------------------------------------------------===//
-// Unary elementwise ops
-//===----------------------------------------------------------------------===//
-
-#define FNC_FOLD_UNARY(OP, FLOAT_EXPR, INT_EXPR)                               \
-  OpFoldResult OP::fold(FoldAdaptor adaptor) {                                 \
-    return evaluateTyped(                                                      \
-        getType(), getType(), adaptor.getOperands(),                           \
-        [](Doubles a) -> OptD {                                                \
-          double x = a[0];                                                     \
-          (void)x;                                                             \
-          return FLOAT_EXPR;                                                   \
-        },                                                                     \
-        [](Ints a) -> OptI {                                                   \
-          int64_t x = a[0];                                                    \
-          (void)x;                                                             \
-          return INT_EXPR;                                                     \
-        });                                                                    \
-  }
-
-FNC_FOLD_UNARY(NegOp, -x, wrapSub(0, x))
-FNC_FOLD_UNARY(AbsOp, std::fabs(x), x < 0 ? wrapSub(0, x) : x)
-FNC_FOLD_UNARY(ExpOp, std::exp(x), std::nullopt)
-FNC_FOLD_UNARY(LogOp, std::log(x), std::nullopt)
-FNC_FOLD_UNARY(SqrtOp, std::sqrt(x), std::nullopt)
-FNC_FOLD_UNARY(RsqrtOp, 1.0 / std::sqrt(x), std::nullopt)
-FNC_FOLD_UNARY(TanhOp, std::tanh(x), std::nullopt)
-FNC_FOLD_UNARY(SigmoidOp, 1.0 / (1.0 + std::exp(-x)), std::nullopt)
-FNC_FOLD_UNARY(ReluOp, nanMax(x, 0.0, true), std::max<int64_t>(x, 0))
-FNC_FOLD_UNARY(SquareOp, x *x, wrapMul(x, x))
-FNC_FOLD_UNARY(SignOp, x > 0 ? 1.0 : (x < 0 ? -1.0 : x),
-               int64_t(x > 0) - int64_t(x < 0))
-FNC_FOLD_UNARY(FloorOp, std::floor(x), std::nullopt)
-FNC_FOLD_UNARY(CeilOp, std::ceil(x), std::nullopt)
-FNC_FOLD_UNARY(LogicalNotOp, std::nullopt, int64_t(!x))
-#undef FNC_FOLD_UNARY
 
 //===----------------------------------------------------------------------===//
 // Shape ops

@@ -141,27 +141,16 @@ LogicalResult EyeOp::verify() {
 // Elementwise ops
 //===----------------------------------------------------------------------===//
 
-#define FNC_INFER_BINARY(OP)                                                   \
-  LogicalResult OP::inferReturnTypes(MLIRContext *,                            \
-                                     std::optional<Location> loc,              \
-                                     Adaptor adaptor,                          \
-                                     SmallVectorImpl<Type> &inferred) {        \
+#define FNC_BINARY_OP(KIND, CLASS, ...)                                        \
+  LogicalResult CLASS::inferReturnTypes(MLIRContext *,                         \
+                                        std::optional<Location> loc,           \
+                                        Adaptor adaptor,                       \
+                                        SmallVectorImpl<Type> &inferred) {     \
     return inferBroadcast(loc, getOperationName(), adaptor.getOperands(),      \
                           getElementTypeOrSelf(adaptor.getLhs().getType()),    \
                           inferred);                                           \
   }
-FNC_INFER_BINARY(AddOp)
-FNC_INFER_BINARY(SubOp)
-FNC_INFER_BINARY(MulOp)
-FNC_INFER_BINARY(DivOp)
-FNC_INFER_BINARY(PowOp)
-FNC_INFER_BINARY(MaximumOp)
-FNC_INFER_BINARY(MinimumOp)
-FNC_INFER_BINARY(FloorModOp)
-FNC_INFER_BINARY(FloorDivOp)
-FNC_INFER_BINARY(LogicalAndOp)
-FNC_INFER_BINARY(LogicalOrOp)
-#undef FNC_INFER_BINARY
+#include "fnc/Dialect/Fnc/IR/FncOpTable.inc"
 
 LogicalResult CompareOp::inferReturnTypes(MLIRContext *context,
                                           std::optional<Location> loc,

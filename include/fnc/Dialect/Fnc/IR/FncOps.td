@@ -135,13 +135,52 @@ def Fnc_CastOp : Fnc_Op<"cast", [Pure, SameOperandsAndResultShape]> {
 }
 
 //===----------------------------------------------------------------------===//
+// The op table
+//
+// What the layers around the dialect need to know about an op (its eager
+// name, the dtypes it accepts, whether it has a gradient) is written once,
+// here: fnc-tblgen turns every def deriving from Fnc_TableEntry into one line
+// of FncOpTable.inc, an X-macro list that the eager API, the reference
+// kernels, the folders, the tracer, the interpreter and the lowering include
+// instead of keeping lists of their own. docs/Dialect.md says how to add an
+// op.
+//===----------------------------------------------------------------------===//
+
+// The dtypes an op of the table accepts: the ODS type that checks its
+// operands and the name of the class in fnc::scalar::DTypes.
+class Fnc_DTypes<string name, Type tensorType> {
+  string cppName = name;
+  Type tensor = tensorType;
+}
+def Fnc_FloatDTypes : Fnc_DTypes<"Float", Fnc_FloatTensor>;
+def Fnc_NumericDTypes : Fnc_DTypes<"Numeric", Fnc_NumericTensor>;
+def Fnc_BoolDTypes : Fnc_DTypes<"Bool", Fnc_BoolTensor>;
+def Fnc_AnyDTypes : Fnc_DTypes<"Any", Fnc_Tensor>;
+
+// An entry of the op table. `family` is Unary, Binary, Compare or Reduce;
+// `apiName` the eager function (fnc::<apiName>); `differentiable` whether a
+// gradient flows through the op. The entry's kind names its enumerator in
+// the family's C++ enum (fnc::ref::UnaryOp::<kind>, ...) and its scalar
+// function (fnc::scalar::<kind> in fnc/Reference/Scalar.h); it is the op
+// class without "Op" unless `tableKind` says otherwise.
+class Fnc_TableEntry<string family, string apiName, Fnc_DTypes dtypes,
+                     bit differentiable> {
+  string tableFamily = family;
+  string tableKind = "";
+  string tableApiName = apiName;
+  Fnc_DTypes tableDTypes = dtypes;
+  bit tableDifferentiable = differentiable;
+}
+
+//===----------------------------------------------------------------------===//
 // Binary elementwise ops
 //===----------------------------------------------------------------------===//
 
-class Fnc_BinaryOp<string mnemonic, Type operandType, string desc,
-                   list<Trait> traits = []>
+class Fnc_BinaryOp<string mnemonic, Fnc_DTypes dtypes, string desc,
+                   list<Trait> traits = [], bit differentiable = 1>
     : Fnc_Op<mnemonic, !listconcat(traits, [Pure, InferTypeOpAdaptor,
-                                            SameOperandsAndResultElementType])> {
+                                            SameOperandsAndResultElementType])>,
+      Fnc_TableEntry<"Binary", mnemonic, dtypes, differentiable> {
   let description = desc # [{
 
     The operands broadcast with numpy's rules; dynamic dimensions are allowed
@@ -151,56 +190,64 @@ class Fnc_BinaryOp<string mnemonic, Type operandType, string desc,
     %z = fnc.}] # mnemonic # [{ %x, %y : tensor<2x3xf32>, tensor<3xf32>
     ```
   }];
-  let arguments = (ins operandType:$lhs, operandType:$rhs);
-  let results = (outs operandType:$result);
+  let arguments = (ins dtypes.tensor:$lhs, dtypes.tensor:$rhs);
+  let results = (outs dtypes.tensor:$result);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)";
   let hasFolder = 1;
 }
 
-def Fnc_AddOp : Fnc_BinaryOp<"add", Fnc_NumericTensor,
+def Fnc_AddOp : Fnc_BinaryOp<"add", Fnc_NumericDTypes,
     "Elementwise `lhs + rhs`.", [Commutative]> {
   let summary = "Elementwise addition";
 }
-def Fnc_SubOp : Fnc_BinaryOp<"sub", Fnc_NumericTensor,
+def Fnc_SubOp : Fnc_BinaryOp<"sub", Fnc_NumericDTypes,
     "Elementwise `lhs - rhs`."> {
   let summary = "Elementwise subtraction";
 }
-def Fnc_MulOp : Fnc_BinaryOp<"mul", Fnc_NumericTensor,
+def Fnc_MulOp : Fnc_BinaryOp<"mul", Fnc_NumericDTypes,
     "Elementwise `lhs * rhs`.", [Commutative]> {
   let summary = "Elementwise multiplication";
 }
-def Fnc_DivOp : Fnc_BinaryOp<"div", Fnc_NumericTensor,
+def Fnc_DivOp : Fnc_BinaryOp<"div", Fnc_NumericDTypes,
     "Elementwise `lhs / rhs`; integer division truncates toward zero."> {
   let summary = "Elementwise division";
 }
-def Fnc_PowOp : Fnc_BinaryOp<"pow", Fnc_NumericTensor,
+def Fnc_PowOp : Fnc_BinaryOp<"pow", Fnc_NumericDTypes,
     "Elementwise `lhs` to the power `rhs` (integer exponents must be >= 0)."> {
   let summary = "Elementwise power";
   let hasCanonicalizer = 1;
 }
-def Fnc_MaximumOp : Fnc_BinaryOp<"maximum", Fnc_NumericTensor,
-    "Elementwise maximum; NaN wins.", [Commutative]> {
+def Fnc_MaximumOp : Fnc_BinaryOp<"maximum", Fnc_NumericDTypes,
+    "Elementwise maximum; NaN wins, and +0.0 is above -0.0.", [Commutative]> {
   let summary = "Elementwise maximum";
 }
-def Fnc_MinimumOp : Fnc_BinaryOp<"minimum", Fnc_NumericTensor,
-    "Elementwise minimum; NaN wins.", [Commutative]> {
+def Fnc_MinimumOp : Fnc_BinaryOp<"minimum", Fnc_NumericDTypes,
+    "Elementwise minimum; NaN wins, and -0.0 is below +0.0.", [Commutative]> {
   let summary = "Elementwise minimum";
 }
-def Fnc_FloorModOp : Fnc_BinaryOp<"floor_mod", Fnc_NumericTensor,
+def Fnc_FloorModOp : Fnc_BinaryOp<"floor_mod", Fnc_NumericDTypes,
     "Remainder of floor division: the result has the sign of `rhs` "
     "(TensorFlow's floormod, Python's `%`).">{
   let summary = "Elementwise floor modulo";
 }
-def Fnc_FloorDivOp : Fnc_BinaryOp<"floor_div", Fnc_NumericTensor,
-    "`floor(lhs / rhs)` (TensorFlow's floordiv, Python's `//`).">{
+def Fnc_FloorDivOp : Fnc_BinaryOp<"floor_div", Fnc_NumericDTypes,
+    "`floor(lhs / rhs)` (TensorFlow's floordiv, Python's `//`).", [],
+    /*differentiable=*/0>{
   let summary = "Elementwise floor division";
 }
-def Fnc_LogicalAndOp : Fnc_BinaryOp<"logical_and", Fnc_BoolTensor,
-    "Elementwise `lhs && rhs` on bool tensors.", [Commutative]> {
+def Fnc_Atan2Op : Fnc_BinaryOp<"atan2", Fnc_FloatDTypes,
+    "The angle of the point `(rhs, lhs)`: `atan(lhs / rhs)` in the right "
+    "quadrant, in `[-pi, pi]` (`atan2(y, x)` of C and TensorFlow).">{
+  let summary = "Elementwise two-argument arctangent";
+}
+def Fnc_LogicalAndOp : Fnc_BinaryOp<"logical_and", Fnc_BoolDTypes,
+    "Elementwise `lhs && rhs` on bool tensors.", [Commutative],
+    /*differentiable=*/0> {
   let summary = "Elementwise logical and";
 }
-def Fnc_LogicalOrOp : Fnc_BinaryOp<"logical_or", Fnc_BoolTensor,
-    "Elementwise `lhs || rhs` on bool tensors.", [Commutative]> {
+def Fnc_LogicalOrOp : Fnc_BinaryOp<"logical_or", Fnc_BoolDTypes,
+    "Elementwise `lhs || rhs` on bool tensors.", [Commutative],
+    /*differentiable=*/0> {
   let summary = "Elementwise logical or";
 }
 
@@ -225,6 +272,22 @@ def Fnc_CompareOp : Fnc_Op<"compare",
   let hasVerifier = 1;
 }
 
+// The comparisons of the table: each is fnc.compare with one predicate.
+class Fnc_Comparison<string kind, string apiName, string predicate,
+                     Fnc_DTypes dtypes>
+    : Fnc_TableEntry<"Compare", apiName, dtypes, 0> {
+  let tableKind = kind;
+  string tablePredicate = predicate;
+}
+def Fnc_Equal : Fnc_Comparison<"Equal", "equal", "eq", Fnc_AnyDTypes>;
+def Fnc_NotEqual : Fnc_Comparison<"NotEqual", "not_equal", "ne", Fnc_AnyDTypes>;
+def Fnc_Less : Fnc_Comparison<"Less", "less", "lt", Fnc_NumericDTypes>;
+def Fnc_LessEqual
+    : Fnc_Comparison<"LessEqual", "less_equal", "le", Fnc_NumericDTypes>;
+def Fnc_Greater : Fnc_Comparison<"Greater", "greater", "gt", Fnc_NumericDTypes>;
+def Fnc_GreaterEqual
+    : Fnc_Comparison<"GreaterEqual", "greater_equal", "ge", Fnc_NumericDTypes>;
+
 def Fnc_SelectOp : Fnc_Op<"select", [Pure, InferTypeOpAdaptor]> {
   let summary = "Elementwise choice between two tensors";
   let description = [{
@@ -246,71 +309,102 @@ def Fnc_SelectOp : Fnc_Op<"select", [Pure, InferTypeOpAdaptor]> {
 // Unary elementwise ops
 //===----------------------------------------------------------------------===//
 
-class Fnc_UnaryOp<string mnemonic, Type type, string desc>
-    : Fnc_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+class Fnc_UnaryOp<string mnemonic, Fnc_DTypes dtypes, string desc,
+                  bit differentiable = 1>
+    : Fnc_Op<mnemonic, [Pure, SameOperandsAndResultType]>,
+      Fnc_TableEntry<"Unary", mnemonic, dtypes, differentiable> {
   let description = desc # [{
 
     ```mlir
     %y = fnc.}] # mnemonic # [{ %x : tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins type:$input);
-  let results = (outs type:$result);
+  let arguments = (ins dtypes.tensor:$input);
+  let results = (outs dtypes.tensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input)";
   let hasFolder = 1;
 }
 
-def Fnc_NegOp : Fnc_UnaryOp<"neg", Fnc_NumericTensor, "Elementwise `-x`."> {
+def Fnc_NegOp : Fnc_UnaryOp<"neg", Fnc_NumericDTypes, "Elementwise `-x`."> {
   let summary = "Elementwise negation";
 }
-def Fnc_AbsOp : Fnc_UnaryOp<"abs", Fnc_NumericTensor, "Elementwise `|x|`."> {
+def Fnc_AbsOp : Fnc_UnaryOp<"abs", Fnc_NumericDTypes, "Elementwise `|x|`."> {
   let summary = "Elementwise absolute value";
 }
-def Fnc_ExpOp : Fnc_UnaryOp<"exp", Fnc_FloatTensor, "Elementwise `e^x`."> {
+def Fnc_ExpOp : Fnc_UnaryOp<"exp", Fnc_FloatDTypes, "Elementwise `e^x`."> {
   let summary = "Elementwise exponential";
 }
-def Fnc_LogOp : Fnc_UnaryOp<"log", Fnc_FloatTensor,
+def Fnc_LogOp : Fnc_UnaryOp<"log", Fnc_FloatDTypes,
     "Elementwise natural logarithm."> {
   let summary = "Elementwise natural logarithm";
 }
-def Fnc_SqrtOp : Fnc_UnaryOp<"sqrt", Fnc_FloatTensor,
+def Fnc_SqrtOp : Fnc_UnaryOp<"sqrt", Fnc_FloatDTypes,
     "Elementwise square root."> {
   let summary = "Elementwise square root";
 }
-def Fnc_RsqrtOp : Fnc_UnaryOp<"rsqrt", Fnc_FloatTensor,
+def Fnc_RsqrtOp : Fnc_UnaryOp<"rsqrt", Fnc_FloatDTypes,
     "Elementwise `1 / sqrt(x)`."> {
   let summary = "Elementwise reciprocal square root";
 }
-def Fnc_TanhOp : Fnc_UnaryOp<"tanh", Fnc_FloatTensor,
+def Fnc_TanhOp : Fnc_UnaryOp<"tanh", Fnc_FloatDTypes,
     "Elementwise hyperbolic tangent."> {
   let summary = "Elementwise hyperbolic tangent";
 }
-def Fnc_SigmoidOp : Fnc_UnaryOp<"sigmoid", Fnc_FloatTensor,
+def Fnc_SigmoidOp : Fnc_UnaryOp<"sigmoid", Fnc_FloatDTypes,
     "Elementwise `1 / (1 + e^-x)`."> {
   let summary = "Elementwise logistic sigmoid";
 }
-def Fnc_ReluOp : Fnc_UnaryOp<"relu", Fnc_NumericTensor,
+def Fnc_ReluOp : Fnc_UnaryOp<"relu", Fnc_NumericDTypes,
     "Elementwise `maximum(x, 0)` (NaN stays NaN)."> {
   let summary = "Elementwise rectified linear unit";
 }
-def Fnc_SquareOp : Fnc_UnaryOp<"square", Fnc_NumericTensor,
+def Fnc_SquareOp : Fnc_UnaryOp<"square", Fnc_NumericDTypes,
     "Elementwise `x * x`."> {
   let summary = "Elementwise square";
 }
-def Fnc_SignOp : Fnc_UnaryOp<"sign", Fnc_NumericTensor,
-    "Elementwise -1, 0 or 1 (NaN for NaN)."> {
+def Fnc_SignOp : Fnc_UnaryOp<"sign", Fnc_NumericDTypes,
+    "Elementwise -1, 0 or 1 (NaN for NaN, and a zero keeps its sign)."> {
   let summary = "Elementwise sign";
 }
-def Fnc_FloorOp : Fnc_UnaryOp<"floor", Fnc_FloatTensor,
-    "Elementwise rounding toward -inf."> {
+def Fnc_FloorOp : Fnc_UnaryOp<"floor", Fnc_FloatDTypes,
+    "Elementwise rounding toward -inf.", /*differentiable=*/0> {
   let summary = "Elementwise floor";
 }
-def Fnc_CeilOp : Fnc_UnaryOp<"ceil", Fnc_FloatTensor,
-    "Elementwise rounding toward +inf."> {
+def Fnc_CeilOp : Fnc_UnaryOp<"ceil", Fnc_FloatDTypes,
+    "Elementwise rounding toward +inf.", /*differentiable=*/0> {
   let summary = "Elementwise ceiling";
 }
-def Fnc_LogicalNotOp : Fnc_UnaryOp<"logical_not", Fnc_BoolTensor,
-    "Elementwise `!x` on bool tensors."> {
+def Fnc_RoundOp : Fnc_UnaryOp<"round", Fnc_FloatDTypes,
+    "Elementwise rounding to the nearest integer, halves to even "
+    "(TensorFlow's `round`: 0.5 -> 0, 1.5 -> 2, -2.5 -> -2).",
+    /*differentiable=*/0> {
+  let summary = "Elementwise rounding, half to even";
+}
+def Fnc_SinOp : Fnc_UnaryOp<"sin", Fnc_FloatDTypes, "Elementwise sine."> {
+  let summary = "Elementwise sine";
+}
+def Fnc_CosOp : Fnc_UnaryOp<"cos", Fnc_FloatDTypes, "Elementwise cosine."> {
+  let summary = "Elementwise cosine";
+}
+def Fnc_ErfOp : Fnc_UnaryOp<"erf", Fnc_FloatDTypes,
+    "Elementwise Gauss error function."> {
+  let summary = "Elementwise error function";
+}
+def Fnc_Log1pOp : Fnc_UnaryOp<"log1p", Fnc_FloatDTypes,
+    "Elementwise `log(1 + x)`, accurate for small `x`."> {
+  let summary = "Elementwise log(1 + x)";
+}
+def Fnc_Expm1Op : Fnc_UnaryOp<"expm1", Fnc_FloatDTypes,
+    "Elementwise `e^x - 1`, accurate for small `x`."> {
+  let summary = "Elementwise e^x - 1";
+}
+def Fnc_SoftplusOp : Fnc_UnaryOp<"softplus", Fnc_FloatDTypes,
+    "Elementwise `log(1 + e^x)`, computed as `max(x, 0) + log1p(e^-|x|)` "
+    "so that it neither overflows nor loses small values."> {
+  let summary = "Elementwise softplus";
+}
+def Fnc_LogicalNotOp : Fnc_UnaryOp<"logical_not", Fnc_BoolDTypes,
+    "Elementwise `!x` on bool tensors.", /*differentiable=*/0> {
   let summary = "Elementwise logical not";
 }
 
@@ -587,7 +681,8 @@ def Fnc_OneHotOp : Fnc_Op<"one_hot", [Pure]> {
 
 class Fnc_ReduceOp<string mnemonic, string desc>
     : Fnc_Op<mnemonic, [Pure, InferTypeOpAdaptor,
-                        SameOperandsAndResultElementType]> {
+                        SameOperandsAndResultElementType]>,
+      Fnc_TableEntry<"Reduce", "reduce_" # mnemonic, Fnc_NumericDTypes, 1> {
   let description = desc # [{
 
     Reduces over `axes` (negative allowed; empty means all axes). With

@@ -1,0 +1,28 @@
+//===- Arrays.h - Eager tensors as reference arrays -------------*- C++ -*-===//
+//
+// Internal to fnc; MLIR-free. An eager fnc::Tensor is a handle to a
+// ref::Array. Code that runs the reference kernels on tensors without going
+// through the public ops (the dialect interpreter, the staged features
+// built on the API) converts with these; both share the buffer, nothing is
+// copied.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FNC_API_ARRAYS_H
+#define FNC_API_ARRAYS_H
+
+#include "fnc/Reference/Kernels.h"
+#include "fnc/Tensor.h"
+
+namespace fnc::api {
+
+/// The array behind an eager tensor. Throws InvalidArgument for a null
+/// handle and the leak / "no value while tracing" error for a symbolic one.
+const ref::Array &arrayOf(const Tensor &t);
+
+/// An eager tensor holding `array`.
+Tensor wrap(ref::Array array);
+
+} // namespace fnc::api
+
+#endif // FNC_API_ARRAYS_H
