@@ -405,8 +405,9 @@ void requireDTypes(scalar::DTypes dtypes, DType dtype, const char *name,
                   "fnc::logical_or / fnc::not_equal, or convert with "
                   "fnc::cast(x, fnc::DType::i32)";
   else
-    why = std::string(unary ? "needs a float operand" : "needs float operands") +
-          ", got " + got + "; cast first with fnc::cast(x, fnc::DType::f32)";
+    why =
+        std::string(unary ? "needs a float operand" : "needs float operands") +
+        ", got " + got + "; cast first with fnc::cast(x, fnc::DType::f32)";
   fail(ErrorKind::InvalidArgument, name, why, operands);
 }
 

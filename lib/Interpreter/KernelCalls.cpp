@@ -173,8 +173,8 @@ KernelResult binary(ref::BinaryOp op, const Tensor &x,
   return guard([&] {
     const ref::Array &a = arrayOf(x), &b = arrayOf(y);
     const char *name = ref::binaryOpName(op);
-    shapes::Shape shape = checked(shapes::broadcast(a.shape, b.shape), name,
-                                  {&a, &b});
+    shapes::Shape shape =
+        checked(shapes::broadcast(a.shape, b.shape), name, {&a, &b});
     ref::Array out = ref::Array::allocate(
         ref::isComparison(op) ? DType::i1 : a.dtype, std::move(shape));
     ref::binary(op, a, b, out);
@@ -195,8 +195,8 @@ KernelResult select(const Tensor &cond, const Tensor &x,
                     const Tensor &y) noexcept {
   return guard([&] {
     const ref::Array &c = arrayOf(cond), &a = arrayOf(x), &b = arrayOf(y);
-    shapes::Shape shape = checked(shapes::broadcast({c.shape, a.shape, b.shape}),
-                                  "select", {&c, &a, &b});
+    shapes::Shape shape = checked(
+        shapes::broadcast({c.shape, a.shape, b.shape}), "select", {&c, &a, &b});
     ref::Array out = ref::Array::allocate(a.dtype, std::move(shape));
     ref::select(c, a, b, out);
     return wrap(std::move(out));
@@ -221,9 +221,9 @@ KernelResult conv2d(const Tensor &input, const Tensor &filter,
     const ref::Array &in = arrayOf(input), &f = arrayOf(filter);
     shapes::Padding pad =
         samePadding ? shapes::Padding::Same : shapes::Padding::Valid;
-    shapes::Shape shape = checked(
-        shapes::conv2d(in.shape, f.shape, strides[0], strides[1], pad),
-        "conv2d", {&in, &f});
+    shapes::Shape shape =
+        checked(shapes::conv2d(in.shape, f.shape, strides[0], strides[1], pad),
+                "conv2d", {&in, &f});
     int64_t padTop, padBottom, padLeft, padRight;
     shapes::conv2dPadding(in.shape[1], f.shape[0], strides[0], pad, padTop,
                           padBottom);
@@ -258,8 +258,8 @@ KernelResult reshape(const Tensor &x, const Shape &target) noexcept {
 KernelResult broadcastTo(const Tensor &x, const Shape &target) noexcept {
   return guard([&] {
     const ref::Array &a = arrayOf(x);
-    shapes::Shape shape = checked(shapes::broadcastTo(a.shape, target),
-                                  "broadcast_to", {&a});
+    shapes::Shape shape =
+        checked(shapes::broadcastTo(a.shape, target), "broadcast_to", {&a});
     if (shape == a.shape)
       return x;
     ref::Array out = ref::Array::allocate(a.dtype, std::move(shape));
@@ -282,8 +282,8 @@ KernelResult squeeze(const Tensor &x,
     if (axes.empty())
       throw Error(ErrorKind::Internal, "squeeze with no axes");
     const ref::Array &a = arrayOf(x);
-    return wrap(a.withShape(
-        checked(shapes::squeeze(a.shape, axes), "squeeze", {&a})));
+    return wrap(
+        a.withShape(checked(shapes::squeeze(a.shape, axes), "squeeze", {&a})));
   });
 }
 
@@ -292,8 +292,8 @@ KernelResult slice(const Tensor &x, const std::vector<int64_t> &offsets,
                    const std::vector<int64_t> &strides) noexcept {
   return guard([&] {
     const ref::Array &a = arrayOf(x);
-    shapes::Shape shape = checked(
-        shapes::slice(a.shape, offsets, sizes, strides), "slice", {&a});
+    shapes::Shape shape =
+        checked(shapes::slice(a.shape, offsets, sizes, strides), "slice", {&a});
     ref::Array out = ref::Array::allocate(a.dtype, std::move(shape));
     ref::slice(a, offsets, strides, out);
     return wrap(std::move(out));

@@ -72,8 +72,9 @@ void binaryLoop(const Array &a, const Array &b, Array &out, F f) {
   std::string name = std::string("fnc::") + binaryOpName(op);
   if (trap.kind == scalar::Trap::Kind::NegativeExponent)
     throw Error(ErrorKind::InvalidArgument,
-                name + ": integers to negative integer powers are not "
-                       "allowed (exponent " +
+                name +
+                    ": integers to negative integer powers are not "
+                    "allowed (exponent " +
                     std::to_string(trap.value) +
                     "); cast to a float dtype first");
   throw Error(ErrorKind::InvalidArgument,
@@ -87,8 +88,8 @@ void binaryLoop(const Array &a, const Array &b, Array &out, F f) {
 template <typename F, scalar::DTypes D, typename T>
 void binaryTyped(BinaryOp op, const Array &a, const Array &b, Array &out) {
   if constexpr (!scalar::accepts<T>(D)) {
-    internalError(std::string("binary op ") + binaryOpName(op) +
-                  " on dtype " + dtypeName(a.dtype));
+    internalError(std::string("binary op ") + binaryOpName(op) + " on dtype " +
+                  dtypeName(a.dtype));
   } else {
     scalar::Trap trap;
     binaryLoop<T, T>(a, b, out,
@@ -101,8 +102,8 @@ void binaryTyped(BinaryOp op, const Array &a, const Array &b, Array &out) {
 template <typename F, scalar::DTypes D, typename T>
 void compareTyped(BinaryOp op, const Array &a, const Array &b, Array &out) {
   if constexpr (!scalar::accepts<T>(D))
-    internalError(std::string("comparison ") + binaryOpName(op) +
-                  " on dtype " + dtypeName(a.dtype));
+    internalError(std::string("comparison ") + binaryOpName(op) + " on dtype " +
+                  dtypeName(a.dtype));
   else
     binaryLoop<T, bool>(a, b, out, [](T x, T y) { return F::apply(x, y); });
 }

@@ -77,10 +77,9 @@ bool emitOpTable(raw_ostream &os, const RecordKeeper &records) {
   std::vector<const Record *> entries(
       records.getAllDerivedDefinitions("Fnc_TableEntry"));
   // Definition order, not the records' alphabetical order.
-  std::sort(entries.begin(), entries.end(),
-            [](const Record *a, const Record *b) {
-              return a->getID() < b->getID();
-            });
+  std::sort(
+      entries.begin(), entries.end(),
+      [](const Record *a, const Record *b) { return a->getID() < b->getID(); });
   for (const Family &family : kFamilies) {
     os << "#ifdef " << family.macro << "\n";
     for (const Record *def : entries) {
@@ -113,11 +112,12 @@ bool emitOpTable(raw_ostream &os, const RecordKeeper &records) {
 int main(int argc, char **argv) {
   InitLLVM y(argc, argv);
   cl::ParseCommandLineOptions(argc, argv);
-  return TableGenMain(argv[0], [](raw_ostream &os, const RecordKeeper &records) {
-    switch (action) {
-    case Action::OpTable:
-      return emitOpTable(os, records);
-    }
-    return true;
-  });
+  return TableGenMain(argv[0],
+                      [](raw_ostream &os, const RecordKeeper &records) {
+                        switch (action) {
+                        case Action::OpTable:
+                          return emitOpTable(os, records);
+                        }
+                        return true;
+                      });
 }

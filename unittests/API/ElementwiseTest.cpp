@@ -332,4 +332,90 @@ TEST(UnaryTest, Errors) {
   EXPECT_FNC_ERROR(logical_not(i), InvalidArgument, "fnc::logical_not");
 }
 
+// The ops added through the op table: each eager result equals the C
+// library's function on random inputs (the scalar definitions call it), and
+// the definitions that are not a single libm call are checked by hand.
+TEST(UnaryTest, TableOpsMatchLibmOnRandomInputs) {
+  std::mt19937 rng(7);
+  Tensor x = randomFloat(rng, {64}, -6, 6);
+  Tensor pos = randomFloat(rng, {64}, 0.01f, 6);
+  std::vector<float> vx = vec<float>(x), vp = vec<float>(pos);
+  struct Case {
+    const char *name;
+    Tensor (*op)(const Tensor &);
+    float (*libm)(float);
+    bool positive;
+  };
+  const Case cases[] = {
+      {"sin", sin, [](float v) { return std::sin(v); }, false},
+      {"cos", cos, [](float v) { return std::cos(v); }, false},
+      {"erf", erf, [](float v) { return std::erf(v); }, false},
+      {"expm1", expm1, [](float v) { return std::expm1(v); }, false},
+      {"log1p", log1p, [](float v) { return std::log1p(v); }, true},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::vector<float> &in = c.positive ? vp : vx;
+    std::vector<float> got = vec<float>(c.op(c.positive ? pos : x));
+    for (size_t i = 0; i < in.size(); ++i)
+      EXPECT_EQ(got[i], c.libm(in[i])) << "x = " << in[i];
+  }
+  std::vector<double> y =
+      vec<double>(atan2(cast(x, DType::f64), cast(pos - 3.f, DType::f64)));
+  for (size_t i = 0; i < vx.size(); ++i)
+    EXPECT_EQ(y[i], std::atan2(double(vx[i]), double(vp[i] - 3.f)));
+}
+
+TEST(UnaryTest, RoundHalvesToEven) {
+  Tensor x = {-2.5f, -1.5f,       -0.5f, 0.5f,     1.5f,
+              2.5f,  0.49999997f, -3.7f, 8388609.f};
+  EXPECT_EQ(vec<float>(round(x)),
+            (std::vector<float>{-2.f, -2.f, -0.f, 0.f, 2.f, 2.f, 0.f, -4.f,
+                                8388609.f}));
+  EXPECT_TRUE(std::signbit(round(Tensor(-0.5)).item<double>()));
+  EXPECT_TRUE(std::isnan(
+      round(Tensor(std::numeric_limits<double>::quiet_NaN())).item<double>()));
+}
+
+TEST(UnaryTest, SoftplusIsStable) {
+  Tensor x = {-100.f, -20.f, 0.f, 20.f, 100.f, 1e30f};
+  std::vector<float> got = vec<float>(softplus(x));
+  EXPECT_FLOAT_EQ(got[0], std::exp(-100.f)); // not 0: log1p keeps it
+  EXPECT_FLOAT_EQ(got[1], std::log1p(std::exp(-20.f)));
+  EXPECT_FLOAT_EQ(got[2], std::log(2.f));
+  EXPECT_FLOAT_EQ(got[3], 20.f);
+  EXPECT_EQ(got[4], 100.f); // log(1 + e^100) would overflow
+  EXPECT_EQ(got[5], 1e30f);
+}
+
+TEST(BinaryTest, Atan2Quadrants) {
+  const double pi = std::acos(-1.0);
+  Tensor y = {1.0, 1.0, -1.0, -1.0, 0.0, -0.0};
+  Tensor x = {1.0, -1.0, -1.0, 1.0, -1.0, -1.0};
+  std::vector<double> got = vec<double>(atan2(y, x));
+  EXPECT_DOUBLE_EQ(got[0], pi / 4);
+  EXPECT_DOUBLE_EQ(got[1], 3 * pi / 4);
+  EXPECT_DOUBLE_EQ(got[2], -3 * pi / 4);
+  EXPECT_DOUBLE_EQ(got[3], -pi / 4);
+  EXPECT_DOUBLE_EQ(got[4], pi);
+  EXPECT_DOUBLE_EQ(got[5], -pi);
+  // Broadcasting like every binary op.
+  EXPECT_EQ(atan2(Tensor({1.f, 2.f}), Tensor(1.f)).shape(),
+            (std::vector<int64_t>{2}));
+}
+
+TEST(UnaryTest, TableOpErrors) {
+  Tensor i = {1, 2};
+  for (Tensor (*op)(const Tensor &) :
+       {sin, cos, erf, log1p, expm1, softplus, round})
+    EXPECT_FNC_ERROR(op(i), InvalidArgument,
+                     "needs a float operand, got int32; cast first");
+  EXPECT_FNC_ERROR(sin(Tensor{true}), InvalidArgument,
+                   "fnc::sin: is not defined for bool");
+  EXPECT_FNC_ERROR(atan2(i, i), InvalidArgument,
+                   "fnc::atan2: needs float operands, got int32");
+  EXPECT_FNC_ERROR(atan2(Tensor{1.f}, Tensor{1.0}), InvalidArgument,
+                   "operands have different dtypes");
+}
+
 } // namespace

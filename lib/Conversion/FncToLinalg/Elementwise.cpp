@@ -208,9 +208,7 @@ Value lowering::buildScalarOp(OpBuilder &b, Location loc, Operation *op,
                   : (Value)arith::MinSIOp::create(b, loc, x, y);
       })
       .Case([&](FloorModOp) { return k.floorMod(x, y); })
-      .Case([&](Atan2Op) {
-        return (Value)math::Atan2Op::create(b, loc, x, y);
-      })
+      .Case([&](Atan2Op) { return (Value)math::Atan2Op::create(b, loc, x, y); })
       .Case([&](FloorDivOp) {
         if (!fp)
           return k.divInt<arith::FloorDivSIOp>(x, y);
@@ -223,9 +221,8 @@ Value lowering::buildScalarOp(OpBuilder &b, Location loc, Operation *op,
       .Case([&](LogicalOrOp) {
         return (Value)arith::OrIOp::create(b, loc, x, y);
       })
-      .Case([&](CompareOp c) {
-        return compare(b, loc, c.getPredicate(), x, y);
-      })
+      .Case(
+          [&](CompareOp c) { return compare(b, loc, c.getPredicate(), x, y); })
       .Case([&](SelectOp) {
         return (Value)arith::SelectOp::create(b, loc, s[0], s[1], s[2]);
       })
@@ -269,9 +266,8 @@ Value lowering::buildScalarOp(OpBuilder &b, Location loc, Operation *op,
       .Case([&](SignOp) { return k.sign(x); })
       .Case([&](FloorOp) { return (Value)math::FloorOp::create(b, loc, x); })
       .Case([&](CeilOp) { return (Value)math::CeilOp::create(b, loc, x); })
-      .Case([&](RoundOp) {
-        return (Value)math::RoundEvenOp::create(b, loc, x);
-      })
+      .Case(
+          [&](RoundOp) { return (Value)math::RoundEvenOp::create(b, loc, x); })
       .Case([&](SinOp) { return (Value)math::SinOp::create(b, loc, x); })
       .Case([&](CosOp) { return (Value)math::CosOp::create(b, loc, x); })
       .Case([&](ErfOp) { return (Value)math::ErfOp::create(b, loc, x); })
@@ -281,8 +277,8 @@ Value lowering::buildScalarOp(OpBuilder &b, Location loc, Operation *op,
         // max(x, 0) + log1p(e^-|x|), as fnc::scalar::Softplus.
         Value negAbs =
             arith::NegFOp::create(b, loc, math::AbsFOp::create(b, loc, x));
-        Value tail = math::Log1pOp::create(
-            b, loc, math::ExpOp::create(b, loc, negAbs));
+        Value tail =
+            math::Log1pOp::create(b, loc, math::ExpOp::create(b, loc, negAbs));
         Value positive = arith::MaximumFOp::create(b, loc, x, k.constant(0));
         return (Value)arith::AddFOp::create(b, loc, positive, tail);
       })

@@ -158,10 +158,9 @@ Attribute foldUnaryOp(Type resultType, ArrayRef<Attribute> operands) {
     if constexpr (!::fnc::scalar::accepts<T>(D))
       return Attribute();
     else
-      return evaluate<T, T>(resultType, operands,
-                            [](ArrayRef<T> x) -> std::optional<T> {
-                              return F::apply(x[0]);
-                            });
+      return evaluate<T, T>(
+          resultType, operands,
+          [](ArrayRef<T> x) -> std::optional<T> { return F::apply(x[0]); });
   });
 }
 
@@ -246,13 +245,12 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
     return withElementType(to, [&](auto toTag) {
       using To = decltype(toTag);
       // Saturating conversions are left to run time.
-      return evaluate<From, To>(
-          getType(), adaptor.getOperands(),
-          [](ArrayRef<From> x) -> std::optional<To> {
-            if (!::fnc::scalar::inRange<To>(x[0]))
-              return std::nullopt;
-            return ::fnc::scalar::convert<To>(x[0]);
-          });
+      return evaluate<From, To>(getType(), adaptor.getOperands(),
+                                [](ArrayRef<From> x) -> std::optional<To> {
+                                  if (!::fnc::scalar::inRange<To>(x[0]))
+                                    return std::nullopt;
+                                  return ::fnc::scalar::convert<To>(x[0]);
+                                });
     });
   });
 }
