@@ -64,6 +64,7 @@
 #ifndef FNC_FUNCTION_H
 #define FNC_FUNCTION_H
 
+#include "fnc/CheckNumerics.h"
 #include "fnc/Tensor.h"
 
 #include <array>
@@ -141,16 +142,6 @@ struct FunctionOptions {
 /// Makes every fnc::Function run its callable eagerly (for debugging).
 void run_functions_eagerly(bool enable);
 bool functions_run_eagerly();
-
-/// Check-numerics mode, for debugging (off by default; a process-wide
-/// setting like run_functions_eagerly). While it is on, every eager op
-/// checks its float result and throws fnc::Error (FailedPrecondition)
-/// naming the op if it holds a NaN or an Inf; a function traced while it is
-/// on is compiled with the same check after every float op, and a call
-/// reports the first op that produced one. Concrete functions traced while
-/// it was off keep running without checks.
-void enable_check_numerics(bool enable);
-bool check_numerics_enabled();
 
 /// Where warnings go (e.g. excessive retracing); nullptr restores the
 /// default (stderr, prefixed "fnc: warning: ").

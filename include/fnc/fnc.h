@@ -10,6 +10,7 @@
 #ifndef FNC_FNC_H
 #define FNC_FNC_H
 
+#include "fnc/CheckNumerics.h"
 #include "fnc/Control.h"
 #include "fnc/DType.h"
 #include "fnc/Effects.h"

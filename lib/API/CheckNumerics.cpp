@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fnc/CheckNumerics.h"
 #include "OpSupport.h"
-#include "fnc/Function.h"
 
 #include <atomic>
 #include <cmath>

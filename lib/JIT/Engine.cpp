@@ -30,7 +30,6 @@
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/DynamicLibrary.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 
@@ -42,12 +41,12 @@ using namespace fnc;
 using namespace fnc::jit;
 using mlir::fnc::PipelineOptions;
 
-/// Where Debian's libomp-22-dev puts the OpenMP runtime.
-static const char kLibOmp[] = "/usr/lib/llvm-22/lib/libomp.so";
-/// MLIR's C runner utilities (memrefCopy for strided copies), from
-/// libmlir-22-dev.
-static const char kLibRunnerUtils[] =
-    "/usr/lib/llvm-22/lib/libmlir_c_runner_utils.so";
+/// The libraries generated code calls into besides the runtime: the OpenMP
+/// runtime of the LLVM fnc is built with, and MLIR's C runner utilities
+/// (memrefCopy for strided copies). Their paths are found when fnc is
+/// configured (lib/JIT/CMakeLists.txt).
+static const char *const kSharedLibraries[] = {FNC_LIBOMP_PATH,
+                                               FNC_MLIR_C_RUNNER_UTILS_PATH};
 
 //===----------------------------------------------------------------------===//
 // Signatures
@@ -453,9 +452,13 @@ private:
 
   static llvm::Expected<std::unique_ptr<Session>> create() {
     initializeLLVM();
-    for (const char *lib : {kLibOmp, kLibRunnerUtils})
-      if (llvm::sys::fs::exists(lib))
-        llvm::sys::DynamicLibrary::LoadLibraryPermanently(lib);
+    for (const char *lib : kSharedLibraries) {
+      std::string error;
+      if (llvm::sys::DynamicLibrary::LoadLibraryPermanently(lib, &error))
+        return makeError(llvm::Twine("cannot load ") + lib + ": " + error +
+                         " (the path was found when fnc was configured; "
+                         "reinstall the library or reconfigure fnc)");
+    }
     auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
     if (!jtmb)
       return jtmb.takeError();

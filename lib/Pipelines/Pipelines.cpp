@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fnc/Pipelines/Pipelines.h"
+#include "fnc/Codegen/Passes.h"
 #include "fnc/Conversion/Passes.h"
 #include "fnc/Dialect/Fnc/Transforms/Passes.h"
 

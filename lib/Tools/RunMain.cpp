@@ -9,15 +9,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "fnc/Tools/RunMain.h"
-#include "fnc/Tools/ErrorHandlers.h"
+#include "fnc/Interpreter/Interpreter.h"
 #include "fnc/JIT/Engine.h"
 #include "fnc/Pipelines/Pipelines.h"
 #include "fnc/Runtime/Runtime.h"
+#include "fnc/Tools/ErrorHandlers.h"
 #include "fnc/Tools/RunSupport.h"
-
-#ifdef FNC_HAVE_INTERPRETER
-#include "fnc/Interpreter/Interpreter.h"
-#endif
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -330,7 +327,6 @@ int runJIT(mlir::ModuleOp module, const mlir::fnc::PipelineOptions &options,
 
 int runInterpreter(mlir::ModuleOp module, const RunConfig &config,
                    OutputFiles &outputs) {
-#ifdef FNC_HAVE_INTERPRETER
   auto start = std::chrono::steady_clock::now();
   mlir::fnc::InterpreterOptions options;
   if (config.seed)
@@ -381,13 +377,6 @@ int runInterpreter(mlir::ModuleOp module, const RunConfig &config,
   if (config.benchmark)
     printTimes(setupSeconds, times);
   return 0;
-#else
-  (void)module;
-  (void)config;
-  (void)outputs;
-  return fail("--interpret is not available: this fnc-run was built without "
-              "the interpreter (lib/Interpreter)");
-#endif
 }
 
 enum class EmitKind { None, Fnc, Linalg, LLVM, LLVMIR };

@@ -591,8 +591,9 @@ mostSpecific(const std::vector<std::shared_ptr<ConcreteImpl>> &concretes,
   return best;
 }
 
-} // namespace
-
+/// Runs `thunk` on symbolic tensors of the specs in `key`, recording a new
+/// trace (variables may only be created on the `firstTrace`), and compiles
+/// it; throws fnc::Error when the callable or the compilation fails.
 std::shared_ptr<const ConcreteImpl>
 traceConcrete(const std::string &name, const FunctionOptions &options,
               const Words &key, const TraceThunk &thunk,
@@ -650,7 +651,6 @@ traceConcrete(const std::string &name, const FunctionOptions &options,
   return impl;
 }
 
-namespace {
 std::shared_ptr<ConcreteImpl> lookupOrTrace(FunctionCore::State &s,
                                             const CallKey &key,
                                             const TraceThunk &thunk,

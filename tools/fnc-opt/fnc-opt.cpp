@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fnc/Codegen/Passes.h"
 #include "fnc/Conversion/Passes.h"
 #include "fnc/Dialect/Fnc/Transforms/Passes.h"
 #include "fnc/Pipelines/Pipelines.h"
@@ -22,6 +23,7 @@ int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::fnc::registerFncConversionPasses();
   mlir::fnc::registerFncTransformsPasses();
+  mlir::fnc::registerFncCodegenPasses();
   mlir::fnc::registerFncPipeline();
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "fnc optimizer driver: runs fnc and MLIR passes\n",

@@ -1,6 +1,6 @@
 //===- Engine.h - JIT compilation and calls of fnc modules ------*- C++ -*-===//
 //
-// Internal to fnc (used by fnc-run and, later, the embedding API). A
+// Internal to fnc (used by fnc-run and the embedding API's fnc::function). A
 // CompiledModule takes an MLIR module once through the fnc pipeline
 // (fnc -> linalg -> bufferized loops -> LLVM dialect), translates it to LLVM
 // IR, compiles it to an object file and links that into the process's one

@@ -1,4 +1,4 @@
-//===- Passes.h - fnc transformation passes ---------------------*- C++ -*-===//
+//===- Passes.h - Passes on fnc dialect ops ---------------------*- C++ -*-===//
 
 #ifndef FNC_DIALECT_FNC_TRANSFORMS_PASSES_H
 #define FNC_DIALECT_FNC_TRANSFORMS_PASSES_H
@@ -6,10 +6,6 @@
 #include "mlir/Pass/Pass.h"
 
 namespace mlir {
-namespace func {
-class FuncOp;
-} // namespace func
-
 namespace fnc {
 
 #define GEN_PASS_DECL

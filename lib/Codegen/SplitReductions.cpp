@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "fnc/Dialect/Fnc/Transforms/Passes.h"
+#include "fnc/Codegen/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -18,7 +18,7 @@
 
 namespace mlir::fnc {
 #define GEN_PASS_DEF_FNCSPLITREDUCTIONS
-#include "fnc/Dialect/Fnc/Transforms/Passes.h.inc"
+#include "fnc/Codegen/Passes.h.inc"
 } // namespace mlir::fnc
 
 using namespace mlir;

@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "fnc/Dialect/Fnc/Transforms/Passes.h"
+#include "fnc/Codegen/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -16,7 +16,7 @@
 
 namespace mlir::fnc {
 #define GEN_PASS_DEF_FNCAPPROXIMATEMATH
-#include "fnc/Dialect/Fnc/Transforms/Passes.h.inc"
+#include "fnc/Codegen/Passes.h.inc"
 } // namespace mlir::fnc
 
 using namespace mlir;

@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "fnc/Dialect/Fnc/Transforms/Passes.h"
+#include "fnc/Codegen/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -17,7 +17,7 @@
 
 namespace mlir::fnc {
 #define GEN_PASS_DEF_FNCPARALLELTHRESHOLD
-#include "fnc/Dialect/Fnc/Transforms/Passes.h.inc"
+#include "fnc/Codegen/Passes.h.inc"
 } // namespace mlir::fnc
 
 using namespace mlir;

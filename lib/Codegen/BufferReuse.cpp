@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "fnc/Dialect/Fnc/Transforms/Passes.h"
+#include "fnc/Codegen/Passes.h"
 
 #include "mlir/Dialect/Bufferization/Transforms/BufferViewFlowAnalysis.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -21,7 +21,7 @@ namespace mlir::fnc {
 #define GEN_PASS_DEF_FNCBUFFERREUSE
 #define GEN_PASS_DEF_FNCSHAREBUFFERS
 #define GEN_PASS_DEF_FNCPRINTBUFFERPLAN
-#include "fnc/Dialect/Fnc/Transforms/Passes.h.inc"
+#include "fnc/Codegen/Passes.h.inc"
 } // namespace mlir::fnc
 
 using namespace mlir;

@@ -1,0 +1,311 @@
+//===- Passes.td - fnc code generation passes --------------*- tablegen -*-===//
+//
+// Passes on the upstream dialects after -fnc-lower-to-linalg (linalg,
+// tensor, memref, scf, arith, math): fusion, reductions, buffer reuse, loop
+// order, the parallel threshold. None of them sees an fnc op.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FNC_CODEGEN_PASSES
+#define FNC_CODEGEN_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def FncScalarize : Pass<"fnc-scalarize", "::mlir::func::FuncOp"> {
+  let summary = "Compute 0-d tensors of loops and branches as scalars";
+  let description = [{
+    Loop counters, loop conditions and branch predicates are 0-d tensors in
+    the fnc dialect, and lower to 0-d `linalg.generic` ops on 0-d tensors
+    carried by `scf.while`. Bufferized, each is a heap buffer allocated and
+    freed on every iteration. This pass, run on the linalg form before
+    bufferization:
+
+    - carries every 0-d tensor of an `scf.while` (inits, `scf.condition`
+      operands, `scf.yield` operands) as its scalar, wrapping it back with
+      `tensor.from_elements` inside the regions and after the loop;
+    - rewrites `tensor.extract` of a 0-d `linalg.generic` into the
+      generic's scalar body applied to the extracted inputs.
+
+    Folding `tensor.extract(tensor.from_elements)` then leaves scalar
+    arithmetic where the loop counter and the predicate were buffers. A
+    counted loop (a compare of a scalar counter before, its increment by a
+    constant > 0 after: a staged `for_range`) then becomes an `scf.for`
+    (upstream's uplift),
+    which bufferizes without copying its carried tensors every iteration;
+    loops whose counter is used after the loop stay `scf.while`.
+
+    Before:
+    ```mlir
+    %r:2 = scf.while (%i = %c0, %x = %x0) : (tensor<i32>, tensor<4xf32>) -> ... {
+      %p = linalg.generic {...} ins(%i : tensor<i32>) outs(%e : tensor<i1>) {
+        ^bb0(%in: i32, %out: i1):
+          %lt = arith.cmpi slt, %in, %c1000 : i32
+          linalg.yield %lt : i1
+      } -> tensor<i1>
+      %b = tensor.extract %p[] : tensor<i1>
+      scf.condition(%b) %i, %x : tensor<i32>, tensor<4xf32>
+    } do { ... }
+    ```
+    After:
+    ```mlir
+    %r:2 = scf.while (%i = %c0_i32, %x = %x0) : (i32, tensor<4xf32>) -> ... {
+      %lt = arith.cmpi slt, %i, %c1000 : i32
+      scf.condition(%lt) %i, %x : i32, tensor<4xf32>
+    } do { ... }
+    ```
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+}
+
+def FncParallelThreshold : Pass<"fnc-parallel-threshold", "::mlir::func::FuncOp"> {
+  let summary = "Keep loop nests below a work threshold sequential";
+  let description = [{
+    Runs before `convert-scf-to-openmp`, which turns every `scf.parallel`
+    into an OpenMP region whose fork/join costs microseconds. For each
+    outermost `scf.parallel`, this pass estimates the work of its loop nest
+    (the product of the trip counts of the parallel loop and of the nested
+    loops whose bounds do not depend on it):
+
+    - known and below `grain`: the nest becomes sequential `scf.for`s;
+    - known and at least `grain`: it stays parallel;
+    - only known at run time: the nest is versioned,
+      `scf.if (work >= grain) { parallel } else { sequential }`.
+
+    Upstream has the rewrite (`parallelForToNestedFors`) but no cost gate;
+    this pass is the gate.
+
+    Before (grain = 1024):
+    ```mlir
+    scf.parallel (%i) = (%c0) to (%c16) step (%c1) { ... }
+    ```
+    After:
+    ```mlir
+    scf.for %i = %c0 to %c16 step %c1 { ... }
+    ```
+  }];
+  let options = [
+    Option<"grain", "grain", "int64_t", /*default=*/"65536",
+           "Minimum number of loop iterations of a nest to run it in parallel">,
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def FncFuseElementwise : Pass<"fnc-fuse-elementwise", "::mlir::func::FuncOp"> {
+  let summary = "Elementwise fusion, including cheap multi-use producers";
+  let description = [{
+    Upstream's elementwise fusion patterns (`populateElementwiseOpsFusionPatterns`,
+    which also fold producers into reductions) with fnc's profitability
+    rule: a producer is fused into a consumer when it has one use, as
+    upstream's `linalg-fuse-elementwise-ops` does, and also when it has
+    several uses, all of them elementwise `linalg.generic`s it can fuse into,
+    and a cheap body (at most `max-recompute` ops), as long as the fused
+    body stays small (at most 4 x `max-recompute` ops, which bounds the
+    growth when shared values feed each other). Then every consumer
+    recomputes it, the producer dies, and its intermediate tensor is never
+    written to memory: recomputing a few arithmetic ops costs less than a
+    round trip through memory.
+
+    An `extract_slice` of a single-use linalg result is moved above the op
+    (`populateBubbleUpExtractSliceOpPatterns`): the lowering views operands
+    whose unknown dims must agree at the smallest size, and moved up to the
+    arguments these views no longer separate producers from consumers.
+  }];
+  let options = [
+    Option<"maxRecompute", "max-recompute", "unsigned", /*default=*/"8",
+           "Largest producer body (ops) recomputed by several consumers">,
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::affine::AffineDialect"];
+}
+
+def FncApproximateMath : Pass<"fnc-approximate-math", "::mlir::func::FuncOp"> {
+  let summary = "Replace f32 math.tanh with a polynomial approximation";
+  let description = [{
+    Without this pass `convert-math-to-libm` turns every `math.tanh` into a
+    scalar call of libm's `tanhf`, which no loop vectorizer can widen and
+    which dominates small compute-bound loops (16 `tanhf` calls cost about
+    250 ns). This pass applies upstream's polynomial approximation of tanh
+    (`populatePolynomialApproximateTanhPattern`: a rational approximation on
+    [-7.99, 7.99], clamped to +-1 outside, with exact odd symmetry): plain
+    arith ops that LLVM vectorizes. The approximation's `math.fma`s become
+    a contractable `arith.mulf` + `arith.addf` (one FMA instruction), since
+    `convert-math-to-libm` would otherwise call `fmaf`. The result differs
+    from libm's by at most 2.6e-7 relative (about 3 ulp, measured by the
+    TanhApproximationSweep differential test); NaN stays NaN and +-inf
+    gives +-1.
+    The pipeline runs it under `fast-math` only, so `fast-math=false` keeps
+    libm's results bit for bit.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
+def FncSplitReductions : Pass<"fnc-split-reductions", "::mlir::func::FuncOp"> {
+  let summary = "Make full reductions parallel: partial results, then a "
+                "small final reduction";
+  let description = [{
+    `convert-linalg-to-parallel-loops` keeps reduction dimensions
+    sequential, so a reduction to a scalar (or to a few values) would run on
+    one core. On linalg on tensors, this pass rewrites a `linalg.generic`
+    with little parallel work (fewer than 64 parallel iterations) whose
+    outermost reduction dimension has a static size of at least 64, and
+    whose body combines into its accumulator with one associative op
+    (add, mul, max, min), into two generics: the first makes that dimension
+    parallel and writes one partial result per index of it (initialized to
+    the combiner's identity), the second reduces the partials into the
+    original accumulator. Float reductions are only split under
+    `fast-math`, since the order of the additions changes.
+
+    Upstream's `linalg::splitReduction` needs the split factor to divide
+    the dimension and inserts reshapes; splitting a whole dimension is
+    simpler and enough here.
+  }];
+  let options = [
+    Option<"fastMath", "fast-math", "bool", /*default=*/"true",
+           "Allow reassociating float reductions">,
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def FncLowerToOrderedLoops
+    : Pass<"fnc-lower-to-ordered-loops", "::mlir::func::FuncOp"> {
+  let summary = "Lower linalg ops with reductions before parallel dims to "
+                "loops in dimension order";
+  let description = [{
+    `convert-linalg-to-parallel-loops` hoists every parallel dimension into
+    one outer `scf.parallel` and nests the reductions inside it. For a
+    matmul written as loops (m, k, n) that turns the cache-friendly order
+    (innermost loop walking rows of B and C contiguously, so it vectorizes)
+    into (m, n, k), whose innermost loop strides down columns of B.
+
+    This pass lowers, on buffers, each linalg op whose iterators have a
+    reduction dimension before a parallel one to loops in dimension order,
+    and turns the leading parallel loops into one `scf.parallel`; other
+    ops are left to `convert-linalg-to-parallel-loops`. A 2-D f32 matmul
+    whose column count is a multiple of 64 gets a register-blocked kernel
+    instead: each row of C is computed in blocks of 4 vectors of 16 lanes
+    that stay in registers across the whole k loop (`vector.fma` of a
+    broadcast element of A and a row segment of B), stored once. An NHWC
+    f32 conv2d with static shapes and a filter count that is a multiple of
+    16 gets the same treatment: a tile of up to 4 output pixels times up to
+    4 vectors of filters stays in registers across the (kh, kw, c) loops.
+    Under `fast-math`, a 2-D f32 matrix-vector product (C is M x 1) whose K
+    is a static multiple of 16 becomes one dot product per row: 16-lane
+    FMAs of a row segment of A and a segment of B, reduced once (the
+    order of the additions changes, hence fast-math only).
+
+    Before: `linalg.generic` with iterators [parallel, reduction, parallel].
+    After:
+    ```mlir
+    scf.parallel (%m) = ... {
+      scf.for %k = ... {
+        scf.for %n = ... { ... }
+      }
+    }
+    ```
+  }];
+  let options = [
+    Option<"fastMath", "fast-math", "bool", /*default=*/"true",
+           "Allow the matrix-vector kernel to reassociate its sums">,
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def FncBufferReuse : Pass<"fnc-buffer-reuse", "::mlir::func::FuncOp"> {
+  let summary = "Let elementwise ops write into the buffer of a dead input";
+  let description = [{
+    Runs on linalg on tensors, before One-Shot Bufferize. An elementwise
+    `linalg.generic` whose destination is a fresh `tensor.empty` gets, as
+    its destination instead, an input of the same type that is read through
+    the identity map and has no other use: the input dies at this op, so
+    One-Shot Bufferize writes the result in place into its buffer and
+    allocates nothing. Function arguments (the caller's data) and constants
+    are never chosen.
+
+    Upstream One-Shot Bufferize decides in-place writes for the destinations
+    it is given but never picks a different destination; this pass does.
+
+    Before:
+    ```mlir
+    %e = tensor.empty() : tensor<4xf32>
+    %r = linalg.generic ... ins(%t, %u : ...) outs(%e : tensor<4xf32>)
+    ```
+    After (`%t` has no other use):
+    ```mlir
+    %r = linalg.generic ... ins(%t, %u : ...) outs(%t : tensor<4xf32>)
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def FncShareBuffers : Pass<"fnc-share-buffers", "::mlir::func::FuncOp"> {
+  let summary = "Let a new buffer take the place of a dead one of its type";
+  let description = [{
+    Runs on bufferized code, before the deallocation pipeline. Walking the
+    function body in order, each statically shaped `memref.alloc` reuses a
+    buffer allocated earlier in the same block, of the same element type and
+    at least as many elements, whose last use (through every view of it,
+    found with `BufferViewFlowAnalysis`) comes before the new allocation:
+    the same buffer for the same type, else a `memref.reinterpret_cast` view
+    of its first elements (the smallest such buffer is chosen). Buffers
+    that escape (returned) are never given away. The ownership-based
+    deallocation then frees the shared buffer after its last use.
+
+    This complements `-fnc-buffer-reuse` (elementwise ops writing in place)
+    for ops that cannot update in place, such as a chain of matmuls, whose
+    results otherwise each get a fresh buffer. Upstream has no such pass
+    for the default (non-static) memory planning.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
+def FncCheckAllocations : Pass<"fnc-check-allocations", "::mlir::ModuleOp"> {
+  let summary = "Check the byte size of every dynamically sized allocation";
+  let description = [{
+    Runs on bufferized code whose functions take the call's runtime context
+    first (as `-fnc-lower-to-linalg` makes them). Before each `memref.alloc`
+    with dynamic sizes, computes its byte size with 64-bit overflow checks
+    (`arith.mului_extended`); on overflow, calls the runtime's
+    `fncSizeOverflow(ctx, dim)`, which reports the error and abandons the
+    call, so the allocation never happens with a wrapped-around size. A
+    statically sized allocation whose byte size overflows is a compile-time
+    error. (Allocation failures themselves are caught by the runtime's
+    `malloc`, see docs/Runtime.md.) Upstream has no such check.
+
+    Before:
+    ```mlir
+    %m = memref.alloc(%n, %k) : memref<?x?xf32>
+    ```
+    After (schematically):
+    ```mlir
+    %lo, %hi = arith.mului_extended %c4, %n : i64   // and so on per dim
+    scf.if %overflow { func.call @fncSizeOverflow(%ctx, %dim) }
+    %m = memref.alloc(%n, %k) : memref<?x?xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def FncPrintBufferPlan : Pass<"fnc-print-buffer-plan", "::mlir::func::FuncOp"> {
+  let summary = "Print the buffers a bufferized function allocates and reuses";
+  let description = [{
+    An analysis printer for tests and for users tuning memory: on a
+    bufferized function it prints each `memref.alloc`/`memref.alloca` with
+    its shape and size in bytes, then, for every linalg op, the buffer each
+    of its outputs writes (`arg N`, `alloc N`, or a view of one), so in-place
+    reuse is visible. Ends with the total number of bytes allocated.
+  }];
+}
+
+#endif // FNC_CODEGEN_PASSES
