@@ -600,11 +600,6 @@ public:
     DenseI64ArrayAttr axes = b.getDenseI64ArrayAttr(op.ints);
     UnitAttr keep = op.flag ? b.getUnitAttr() : UnitAttr();
     auto kind = static_cast<ref::ReduceOp>(op.kind);
-    // Reducing no axes (a rank-0 input) is the identity; record nothing.
-    // (This also sidesteps a miscompile of zero-axis fnc.sum fused into a
-    // later elementwise op; see the report of issue 5.)
-    if (op.ints.empty() && x.getType() == type)
-      return x;
     if (kind == ref::ReduceOp::Any || kind == ref::ReduceOp::All) {
       // any = max over 0/1, all = min over 0/1, computed in i32.
       auto inType = cast<RankedTensorType>(x.getType());

@@ -408,4 +408,23 @@ TEST(FunctionTest, NamesOfCFunctionsAreFine) {
   }
 }
 
+// A reduction of a rank-0 value reduces no axes. The tracer records it like
+// any other (it used to skip it to sidestep a miscompile once fused into
+// the elementwise ops around it); staged it must still be the identity.
+TEST(FunctionTest, ReductionsOfAScalarFuseIntoElementwiseOps) {
+  using Reduction = Tensor (*)(const Tensor &, const std::vector<int64_t> &,
+                               bool);
+  for (Reduction reduce :
+       {reduce_sum, reduce_mean, reduce_max, reduce_min, reduce_prod})
+    for (bool keep : {false, true}) {
+      auto f = fnc::function([reduce, keep](Tensor s, Tensor y) {
+        return reduce(s * s, {}, keep) + y;
+      });
+      EXPECT_EQ(f(Tensor(3.f), Tensor{1.f, 2.f, 3.f}).to_vector<float>(),
+                (std::vector<float>{10.f, 11.f, 12.f}));
+      EXPECT_EQ(f(Tensor(-2), Tensor{1, 2}).to_vector<int32_t>(),
+                (std::vector<int32_t>{5, 6}));
+    }
+}
+
 } // namespace

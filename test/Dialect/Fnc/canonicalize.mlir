@@ -334,3 +334,32 @@ func.func @fold_shape_of(%x: tensor<2x3xf32>, %d: tensor<?x3xf32>) -> (tensor<2x
   // CHECK: return %[[S]], %[[X]], %[[ONES]], %[[DS]]
   return %s, %0, %1, %2 : tensor<2xi64>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2xi32>
 }
+
+// -----
+
+// The ops added through the op table fold with their scalar definitions:
+// round halves to even, softplus does not overflow, atan2 picks the
+// quadrant; maximum orders -0.0 below +0.0 and sign keeps a zero's sign.
+// CHECK-LABEL: func @fold_table_ops
+func.func @fold_table_ops() -> (tensor<4xf32>, tensor<2xf32>, tensor<f64>, tensor<2xf32>, tensor<2xf32>) {
+  %h = fnc.constant dense<[-2.5, -0.5, 0.5, 1.5]> : tensor<4xf32>
+  %0 = fnc.round %h : tensor<4xf32>
+  %big = fnc.constant dense<[100.0, 0.0]> : tensor<2xf32>
+  %1 = fnc.softplus %big : tensor<2xf32>
+  %y = fnc.constant dense<1.0> : tensor<f64>
+  %x = fnc.constant dense<-1.0> : tensor<f64>
+  %2 = fnc.atan2 %y, %x : tensor<f64>, tensor<f64>
+  %z = fnc.constant dense<[-0.0, 0.0]> : tensor<2xf32>
+  %zr = fnc.constant dense<[0.0, -0.0]> : tensor<2xf32>
+  %3 = fnc.maximum %z, %zr : tensor<2xf32>, tensor<2xf32>
+  %4 = fnc.sign %z : tensor<2xf32>
+  // CHECK-DAG: fnc.constant dense<[-2.000000e+00, -0.000000e+00, 0.000000e+00, 2.000000e+00]> : tensor<4xf32>
+  // CHECK-DAG: fnc.constant dense<[1.000000e+02, 0.693147182]> : tensor<2xf32>
+  // CHECK-DAG: fnc.constant dense<2.3561944901923448> : tensor<f64>
+  // CHECK-DAG: fnc.constant dense<0.000000e+00> : tensor<2xf32>
+  // CHECK-DAG: fnc.constant dense<[-0.000000e+00, 0.000000e+00]> : tensor<2xf32>
+  // CHECK-NOT: fnc.round
+  // CHECK-NOT: fnc.softplus
+  // CHECK-NOT: fnc.atan2
+  return %0, %1, %2, %3, %4 : tensor<4xf32>, tensor<2xf32>, tensor<f64>, tensor<2xf32>, tensor<2xf32>
+}
