@@ -232,6 +232,7 @@ Tensor tanh(const Tensor &x);
 Tensor sigmoid(const Tensor &x);
 Tensor sin(const Tensor &x);
 Tensor cos(const Tensor &x);
+Tensor tan(const Tensor &x);
 /// The Gauss error function.
 Tensor erf(const Tensor &x);
 /// log(1 + x) and e^x - 1, accurate for small x.

@@ -328,6 +328,9 @@ struct Sin {
 struct Cos {
   template <typename T> static T apply(T x) { return std::cos(x); }
 };
+struct Tan {
+  template <typename T> static T apply(T x) { return std::tan(x); }
+};
 struct Erf {
   template <typename T> static T apply(T x) { return std::erf(x); }
 };

@@ -270,6 +270,7 @@ Value lowering::buildScalarOp(OpBuilder &b, Location loc, Operation *op,
           [&](RoundOp) { return (Value)math::RoundEvenOp::create(b, loc, x); })
       .Case([&](SinOp) { return (Value)math::SinOp::create(b, loc, x); })
       .Case([&](CosOp) { return (Value)math::CosOp::create(b, loc, x); })
+      .Case([&](TanOp) { return (Value)math::TanOp::create(b, loc, x); })
       .Case([&](ErfOp) { return (Value)math::ErfOp::create(b, loc, x); })
       .Case([&](Log1pOp) { return (Value)math::Log1pOp::create(b, loc, x); })
       .Case([&](Expm1Op) { return (Value)math::ExpM1Op::create(b, loc, x); })

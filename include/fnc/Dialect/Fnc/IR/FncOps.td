@@ -386,6 +386,9 @@ def Fnc_SinOp : Fnc_UnaryOp<"sin", Fnc_FloatDTypes, "Elementwise sine."> {
 def Fnc_CosOp : Fnc_UnaryOp<"cos", Fnc_FloatDTypes, "Elementwise cosine."> {
   let summary = "Elementwise cosine";
 }
+def Fnc_TanOp : Fnc_UnaryOp<"tan", Fnc_FloatDTypes, "Elementwise tangent."> {
+  let summary = "Elementwise tangent";
+}
 def Fnc_ErfOp : Fnc_UnaryOp<"erf", Fnc_FloatDTypes,
     "Elementwise Gauss error function."> {
   let summary = "Elementwise error function";
