@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fnc/CheckNumerics.h"
-#include "OpSupport.h"
+#include "fnc/API/OpSupport.h"
 
 #include <atomic>
 #include <cmath>

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "OpSupport.h"
+#include "fnc/API/OpSupport.h"
 
 #include <algorithm>
 #include <cmath>

@@ -15,7 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "OpSupport.h"
+#include "fnc/API/OpSupport.h"
 
 #include <algorithm>
 #include <charconv>

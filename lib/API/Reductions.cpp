@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "OpSupport.h"
+#include "fnc/API/OpSupport.h"
 
 namespace fnc {
 

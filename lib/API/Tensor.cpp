@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "TensorImpl.h"
+#include "fnc/API/TensorImpl.h"
 #include "fnc/API/Arrays.h"
 #include "fnc/Shape/ShapeRules.h"
 

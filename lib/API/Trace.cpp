@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "OpSupport.h"
+#include "fnc/API/OpSupport.h"
 
 namespace fnc {
 

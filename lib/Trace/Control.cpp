@@ -11,7 +11,7 @@
 
 #include "fnc/Control.h"
 
-#include "OpSupport.h"
+#include "fnc/API/OpSupport.h"
 #include "fnc/Ops.h"
 
 #include <algorithm>

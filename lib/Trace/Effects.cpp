@@ -9,7 +9,7 @@
 
 #include "fnc/Effects.h"
 
-#include "OpSupport.h"
+#include "fnc/API/OpSupport.h"
 #include "fnc/Runtime/Runtime.h"
 
 #include <limits>

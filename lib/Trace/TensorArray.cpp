@@ -13,7 +13,7 @@
 
 #include "fnc/TensorArray.h"
 
-#include "OpSupport.h"
+#include "fnc/API/OpSupport.h"
 #include "fnc/Ops.h"
 
 namespace fnc {

@@ -10,7 +10,7 @@
 
 #include "fnc/Variable.h"
 
-#include "OpSupport.h"
+#include "fnc/API/OpSupport.h"
 #include "fnc/Ops.h"
 
 #include <atomic>

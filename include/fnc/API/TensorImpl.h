@@ -1,6 +1,7 @@
 //===- TensorImpl.h - What a fnc::Tensor handle points to -------*- C++ -*-===//
 //
-// Private to the API library. A TensorImpl is the shared state behind
+// Internal to fnc (the API library and OpSupport.h). A TensorImpl is the
+// shared state behind
 // fnc::Tensor handles. It is either *concrete* (a reference-kernel array
 // holding a buffer) or *symbolic*: produced while tracing a fnc::function,
 // it has a dtype and a shape whose dims may be unknown (shapes::kDynamic),
@@ -10,8 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef FNC_LIB_API_TENSORIMPL_H
-#define FNC_LIB_API_TENSORIMPL_H
+#ifndef FNC_API_TENSORIMPL_H
+#define FNC_API_TENSORIMPL_H
 
 #include "fnc/Reference/Kernels.h"
 #include "fnc/Tensor.h"
@@ -82,4 +83,4 @@ struct TensorAccess {
 
 } // namespace fnc
 
-#endif // FNC_LIB_API_TENSORIMPL_H
+#endif // FNC_API_TENSORIMPL_H

@@ -1,6 +1,9 @@
 //===- OpSupport.h - Shared plumbing of the eager op entry points -*- C++ -*-=//
 //
-// Private to the API library. Every public op follows the same three steps:
+// Internal to fnc: the plumbing of the eager op entry points, shared by the
+// API library and the features built on it that run eagerly and staged
+// (fnc::Variable, fnc::cond/while_loop, fnc::TensorArray, print and random
+// in lib/Trace). Every public op follows the same three steps:
 // validate the operands' dtypes, compute the result shape with the shared
 // shape rules (fnc/Shape/ShapeRules.h), then run the reference kernel. The
 // helpers here build the errors of the first two steps so every op reports
@@ -16,10 +19,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef FNC_LIB_API_OPSUPPORT_H
-#define FNC_LIB_API_OPSUPPORT_H
+#ifndef FNC_API_OPSUPPORT_H
+#define FNC_API_OPSUPPORT_H
 
-#include "TensorImpl.h"
+#include "fnc/API/TensorImpl.h"
 #include "fnc/API/Arrays.h"
 #include "fnc/Ops.h"
 #include "fnc/Shape/ShapeRules.h"
@@ -91,4 +94,4 @@ std::string symbolicStr(const Tensor &t);
 
 } // namespace fnc::api
 
-#endif // FNC_LIB_API_OPSUPPORT_H
+#endif // FNC_API_OPSUPPORT_H
