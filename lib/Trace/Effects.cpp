@@ -36,9 +36,7 @@ void printImpl(const std::string &format, const std::vector<Tensor> &tensors) {
                     std::to_string(tensors.size()) +
                     " tensors were given; pass one tensor per `{}`");
   if (trace::Recorder *r = api::recording()) {
-    trace::OpRecord rec;
-    rec.code = trace::OpCode::Print;
-    rec.text = format;
+    trace::OpRecord rec{trace::ops::Print{format}};
     for (const Tensor &t : tensors)
       rec.operands.push_back(r->valueOf(t, "print"));
     std::string error;
@@ -100,16 +98,10 @@ Tensor randomOp(const char *op, bool normal, const Shape &shape, double a,
     throw Error(ErrorKind::InvalidArgument,
                 std::string("fnc::") + op + ": stddev must be >= 0");
   if (trace::Recorder *r = api::recording()) {
-    trace::OpRecord rec;
-    rec.code = normal ? trace::OpCode::RandomNormal
-                      : trace::OpCode::RandomUniform;
-    rec.f0 = a;
-    rec.f1 = b;
-    rec.flag = seed.has_value();
-    rec.i0 = seed.value_or(0);
-    rec.dtype = dtype;
-    rec.shape = shape;
-    return api::record(*r, rec, {}, op);
+    trace::OpAttrs attrs = trace::ops::RandomUniform{a, b, seed};
+    if (normal)
+      attrs = trace::ops::RandomNormal{a, b, seed};
+    return api::record(*r, std::move(attrs), dtype, shape, {}, op);
   }
   ref::Array out = ref::Array::allocate(dtype, shape);
   int64_t n = out.numElements();
