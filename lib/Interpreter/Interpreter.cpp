@@ -50,20 +50,6 @@ Error mlir::fnc::opError(Operation *op, const llvm::Twine &message) {
                    op->getName().getStringRef() + "': " + message);
 }
 
-std::optional<DType> mlir::fnc::dtypeOf(Type type) {
-  if (type.isF32())
-    return DType::f32;
-  if (type.isF64())
-    return DType::f64;
-  if (type.isSignlessInteger(1))
-    return DType::i1;
-  if (type.isSignlessInteger(32))
-    return DType::i32;
-  if (type.isSignlessInteger(64))
-    return DType::i64;
-  return std::nullopt;
-}
-
 std::string mlir::fnc::describe(const TensorValue &t) {
   if (!t.defined())
     return "<null tensor>";

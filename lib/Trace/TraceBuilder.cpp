@@ -12,6 +12,7 @@
 #include "fnc/Function.h"
 
 #include "fnc/Conversion/Passes.h"
+#include "fnc/Dialect/Fnc/IR/DTypes.h"
 #include "fnc/Dialect/Fnc/IR/FncOps.h"
 #include "fnc/JIT/Engine.h"
 #include "fnc/Pipelines/Pipelines.h"
@@ -37,32 +38,12 @@ using namespace mlir;
 namespace fnc::trace {
 namespace {
 
-Type elementType(MLIRContext *ctx, DType dtype) {
-  switch (dtype) {
-  case DType::f32:
-    return Float32Type::get(ctx);
-  case DType::f64:
-    return Float64Type::get(ctx);
-  case DType::i1:
-    return IntegerType::get(ctx, 1);
-  case DType::i32:
-    return IntegerType::get(ctx, 32);
-  case DType::i64:
-    return IntegerType::get(ctx, 64);
-  }
-  return {};
-}
-
-DType dtypeOfType(Type t) {
-  if (t.isF32())
-    return DType::f32;
-  if (t.isF64())
-    return DType::f64;
-  if (t.isInteger(1))
-    return DType::i1;
-  if (t.isInteger(32))
-    return DType::i32;
-  return DType::i64;
+/// The dtype of a tensor value of the trace (all are built from dtypes).
+DType dtypeOfValue(Value v) {
+  std::optional<DType> dtype =
+      mlir::fnc::dtypeOf(cast<RankedTensorType>(v.getType()).getElementType());
+  assert(dtype && "a traced tensor without an fnc dtype");
+  return *dtype;
 }
 
 /// The visitor of an OpRecord: one lambda per op family.
@@ -128,7 +109,8 @@ public:
 
   RankedTensorType tensorType(DType dtype, const std::vector<int64_t> &shape) {
     // shapes::kDynamic == ShapedType::kDynamic.
-    return RankedTensorType::get(shape, elementType(context_.get(), dtype));
+    return RankedTensorType::get(shape,
+                                 mlir::fnc::typeOf(dtype, context_.get()));
   }
 
   int64_t add(Value v) { return add(v, open_.back()); }
@@ -537,8 +519,7 @@ public:
               Value x = in(0);
               // argmin(x) == argmax(-x) (floats), argmax(-x - 1) (ints)
               if (a.argmin) {
-                DType dt = dtypeOfType(
-                    cast<RankedTensorType>(x.getType()).getElementType());
+                DType dt = dtypeOfValue(x);
                 if (isInteger(dt)) {
                   Value one = scalar(dt, 1); // at the top of the function
                   x = mark(mlir::fnc::NegOp::create(b, loc_, x.getType(), x));
@@ -695,7 +676,7 @@ public:
   void typeOf(int64_t id, DType &dtype,
               std::vector<int64_t> &shape) const override {
     auto t = cast<RankedTensorType>(values_[id].getType());
-    dtype = dtypeOfType(t.getElementType());
+    dtype = dtypeOfValue(values_[id]);
     shape.assign(t.getShape().begin(), t.getShape().end());
   }
 
