@@ -12,11 +12,16 @@
 #include "fnc/JIT/Engine.h"
 #include "fnc/Runtime/Runtime.h"
 
+#include "mlir/IR/BuiltinTypeInterfaces.h"
+
 #include <cstdlib>
 #include <cstring>
 
 using namespace fnc;
 using namespace fnc::jit;
+
+static_assert(TensorType::kDynamic == mlir::ShapedType::kDynamic,
+              "jit::TensorType and MLIR types share the unknown-dim sentinel");
 
 //===----------------------------------------------------------------------===//
 // Types
