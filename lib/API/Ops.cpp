@@ -22,14 +22,7 @@ namespace api {
 std::string describe(const Tensor &t) {
   if (!t.defined())
     return "<null tensor>";
-  std::string s = dtypeName(t.dtype());
-  s += "[";
-  const Shape &shape = t.shape();
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? "," : "") + (shapes::isDynamic(shape[i])
-                               ? std::string("?")
-                               : std::to_string(shape[i]));
-  return s + "]";
+  return shapes::describe(t.dtype(), t.shape());
 }
 
 void fail(ErrorKind kind, const char *op, const std::string &message,

@@ -13,6 +13,7 @@
 #include "InterpreterImpl.h"
 
 #include "fnc/Dialect/Fnc/IR/FncOps.h"
+#include "fnc/Shape/ShapeRules.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
@@ -53,12 +54,7 @@ Error mlir::fnc::opError(Operation *op, const llvm::Twine &message) {
 std::string mlir::fnc::describe(const TensorValue &t) {
   if (!t.defined())
     return "<null tensor>";
-  std::string s = ::fnc::dtypeName(t.dtype());
-  s += "[";
-  const std::vector<int64_t> &shape = t.shape();
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? "," : "") + std::to_string(shape[i]);
-  return s + "]";
+  return ::fnc::shapes::describe(t.dtype(), t.shape());
 }
 
 bool mlir::fnc::matchesType(const TensorValue &t, RankedTensorType type) {

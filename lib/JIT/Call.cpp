@@ -52,12 +52,7 @@ bool TensorType::isStatic() const {
   return true;
 }
 
-int64_t TensorType::numElements() const {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  return n;
-}
+int64_t TensorType::numElements() const { return shapes::numElements(shape); }
 
 std::string ArgSpec::str() const {
   if (kind == ArgKind::Variable)
