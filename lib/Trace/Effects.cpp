@@ -10,6 +10,7 @@
 #include "fnc/Effects.h"
 
 #include "OpSupport.h"
+#include "fnc/API/Print.h"
 #include "fnc/Runtime/Runtime.h"
 
 #include <limits>
@@ -17,8 +18,6 @@
 namespace fnc {
 
 namespace detail {
-std::string formatValues(const Tensor &t); // lib/API/Print.cpp
-
 void printImpl(const std::string &format, const std::vector<Tensor> &tensors) {
   for (size_t i = 0; i < tensors.size(); ++i)
     if (!tensors[i].defined())
