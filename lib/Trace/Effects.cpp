@@ -35,7 +35,8 @@ void printImpl(const std::string &format, const std::vector<Tensor> &tensors) {
                     std::to_string(tensors.size()) +
                     " tensors were given; pass one tensor per `{}`");
   if (trace::Recorder *r = api::recording()) {
-    trace::OpRecord rec{trace::ops::Print{format}};
+    trace::OpRecord rec; // no result: dtype and shape stay unset
+    rec.op = trace::ops::Print{format};
     for (const Tensor &t : tensors)
       rec.operands.push_back(r->valueOf(t, "print"));
     std::string error;

@@ -159,8 +159,9 @@ Tensor updateVar(const Variable &v,
   detail::VariableState &s = stateOf(sp, op);
   Tensor x = conformed(s, value, op);
   if (trace::Recorder *r = api::recording()) {
-    trace::OpRecord rec{trace::ops::VarUpdate{mode},
-                        {r->variableOf(s.uid, s.alias), r->valueOf(x, op)}};
+    trace::OpRecord rec; // no result: dtype and shape stay unset
+    rec.op = trace::ops::VarUpdate{mode};
+    rec.operands = {r->variableOf(s.uid, s.alias), r->valueOf(x, op)};
     std::string error;
     if (r->record(rec, error) < 0)
       throw Error(ErrorKind::Unimplemented,
