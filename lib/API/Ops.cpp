@@ -22,14 +22,7 @@ namespace api {
 std::string describe(const Tensor &t) {
   if (!t.defined())
     return "<null tensor>";
-  std::string s = dtypeName(t.dtype());
-  s += "[";
-  const Shape &shape = t.shape();
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? "," : "") + (shapes::isDynamic(shape[i])
-                               ? std::string("?")
-                               : std::to_string(shape[i]));
-  return s + "]";
+  return shapes::describe(t.dtype(), t.shape());
 }
 
 void fail(ErrorKind kind, const char *op, const std::string &message,
@@ -171,11 +164,8 @@ Tensor fill(const Shape &shape, const Tensor &value) {
   requireFillValue("fill", value);
   // Dispatch point.
   if (trace::Recorder *r = recording()) {
-    trace::OpRecord op;
-    op.code = trace::OpCode::BroadcastTo;
-    op.dtype = value.dtype();
-    op.shape = shape;
-    return record(*r, std::move(op), {&value}, "fill");
+    return record(*r, trace::ops::BroadcastTo{}, value.dtype(), shape, {&value},
+                  "fill");
   }
   ref::Array out = ref::Array::allocate(value.dtype(), shape);
   ref::broadcastTo(arrayOf(value), out);
@@ -203,11 +193,8 @@ Tensor setRow(const Tensor &x, const Tensor &index, const Tensor &value) {
   if (trace::Recorder *r = recording();
       r && (trace::isSymbolic(x) || trace::isSymbolic(index) ||
             trace::isSymbolic(value))) {
-    trace::OpRecord op;
-    op.code = trace::OpCode::SetRow;
-    op.dtype = x.dtype();
-    op.shape = x.shape();
-    return record(*r, std::move(op), {&x, &index, &value}, "set_row");
+    return record(*r, trace::ops::SetRow{}, x.dtype(), x.shape(),
+                  {&x, &index, &value}, "set_row");
   }
   const ref::Array &in = arrayOf(x);
   int64_t i = arrayOf(index).getInt(0), rows = in.shape.at(0);
@@ -241,11 +228,8 @@ Tensor shape(const Tensor &x, DType dtype) {
   // Dispatch point: a shape with an unknown dim is read at run time; a
   // known one is a constant, eagerly and in a trace.
   if (trace::Recorder *r = recording(); r && !known) {
-    trace::OpRecord op;
-    op.code = trace::OpCode::ShapeOf;
-    op.dtype = dtype;
-    op.shape = {static_cast<int64_t>(dims.size())};
-    Tensor t = record(*r, std::move(op), {&x}, "shape");
+    Tensor t = record(*r, trace::ops::ShapeOf{}, dtype,
+                      {static_cast<int64_t>(dims.size())}, {&x}, "shape");
     noteShapeValues(t, dims);
     return t;
   }
@@ -288,14 +272,12 @@ Tensor fillFromShapeTensor(const Tensor &shapeTensor, const Tensor &value,
   if (!r)
     impl.array(op); // a leaked symbolic tensor: throws the leak error
   int64_t id = r->valueOf(shapeTensor, op);
-  trace::OpRecord rec;
-  rec.code = trace::OpCode::BroadcastToShape;
-  rec.dtype = value.dtype();
-  rec.shape.assign(static_cast<size_t>(s[0]), shapes::kDynamic);
+  std::vector<int64_t> shape(static_cast<size_t>(s[0]), shapes::kDynamic);
   for (const auto &[known, dims] : r->shapeValues)
     if (known == id)
-      rec.shape = dims;
-  return record(*r, std::move(rec), {&value, &shapeTensor}, op);
+      shape = dims;
+  return record(*r, trace::ops::BroadcastToShape{}, value.dtype(),
+                std::move(shape), {&value, &shapeTensor}, op);
 }
 
 Tensor fillFromShapeTensor(const Tensor &shape, double value, DType dtype,
@@ -331,12 +313,8 @@ Tensor range(double start, double limit, double delta, DType dtype) {
   Shape shape = checked(r, "range", {});
   // Dispatch point.
   if (trace::Recorder *r = recording()) {
-    trace::OpRecord op;
-    op.code = trace::OpCode::Range;
-    op.f0 = start, op.f1 = limit, op.f2 = delta;
-    op.dtype = dtype;
-    op.shape = shape;
-    return record(*r, std::move(op), {}, "range");
+    return record(*r, trace::ops::Range{start, limit, delta}, dtype, shape, {},
+                  "range");
   }
   ref::Array out = ref::Array::allocate(dtype, shape);
   ref::range(start, delta, out);
@@ -351,11 +329,7 @@ Tensor eye(int64_t n, int64_t m, DType dtype) {
          "the number of rows must be >= 0, got " + std::to_string(n), {});
   // Dispatch point.
   if (trace::Recorder *r = recording()) {
-    trace::OpRecord op;
-    op.code = trace::OpCode::Eye;
-    op.dtype = dtype;
-    op.shape = {n, m};
-    return record(*r, std::move(op), {}, "eye");
+    return record(*r, trace::ops::Eye{}, dtype, {n, m}, {}, "eye");
   }
   ref::Array out = ref::Array::allocate(dtype, {n, m});
   ref::eye(out);
@@ -367,11 +341,7 @@ Tensor cast(const Tensor &x, DType dtype) {
     return x;
   // Dispatch point.
   if (trace::Recorder *r = recording()) {
-    trace::OpRecord op;
-    op.code = trace::OpCode::Cast;
-    op.dtype = dtype;
-    op.shape = x.shape();
-    return record(*r, std::move(op), {&x}, "cast");
+    return record(*r, trace::ops::Cast{}, dtype, x.shape(), {&x}, "cast");
   }
   ref::Array out = ref::Array::allocate(dtype, x.shape());
   ref::cast(arrayOf(x), out);
@@ -420,12 +390,8 @@ Tensor binaryOp(ref::BinaryOp op, const Tensor &x, const Tensor &y) {
   DType resultDType = ref::isComparison(op) ? DType::i1 : dtype;
   // Dispatch point.
   if (trace::Recorder *r = recording()) {
-    trace::OpRecord rec;
-    rec.code = trace::OpCode::Binary;
-    rec.kind = static_cast<int>(op);
-    rec.dtype = resultDType;
-    rec.shape = std::move(shape);
-    return record(*r, std::move(rec), {&x, &y}, name);
+    return record(*r, trace::ops::Binary{op}, resultDType, std::move(shape),
+                  {&x, &y}, name);
   }
   ref::Array out = ref::Array::allocate(resultDType, std::move(shape));
   ref::binary(op, arrayOf(x), arrayOf(y), out);
@@ -438,12 +404,7 @@ Tensor unaryOp(ref::UnaryOp op, const Tensor &x) {
   requireDTypes(ref::unaryOpDTypes(op), dtype, name, {&x});
   // Dispatch point.
   if (trace::Recorder *r = recording()) {
-    trace::OpRecord rec;
-    rec.code = trace::OpCode::Unary;
-    rec.kind = static_cast<int>(op);
-    rec.dtype = dtype;
-    rec.shape = x.shape();
-    return record(*r, std::move(rec), {&x}, name);
+    return record(*r, trace::ops::Unary{op}, dtype, x.shape(), {&x}, name);
   }
   ref::Array out = ref::Array::allocate(dtype, x.shape());
   ref::unary(op, arrayOf(x), out);
@@ -477,11 +438,8 @@ Tensor select(const Tensor &cond, const Tensor &a, const Tensor &b) {
                         "select", {&cond, &a, &b});
   // Dispatch point.
   if (trace::Recorder *r = recording()) {
-    trace::OpRecord op;
-    op.code = trace::OpCode::Select;
-    op.dtype = a.dtype();
-    op.shape = std::move(shape);
-    return record(*r, std::move(op), {&cond, &a, &b}, "select");
+    return record(*r, trace::ops::Select{}, a.dtype(), std::move(shape),
+                  {&cond, &a, &b}, "select");
   }
   ref::Array out = ref::Array::allocate(a.dtype(), std::move(shape));
   ref::select(arrayOf(cond), arrayOf(a), arrayOf(b), out);
@@ -502,11 +460,8 @@ Tensor matmul(const Tensor &a, const Tensor &b) {
       checked(shapes::matmul(a.shape(), b.shape()), "matmul", {&a, &b});
   // Dispatch point.
   if (trace::Recorder *r = recording()) {
-    trace::OpRecord op;
-    op.code = trace::OpCode::Matmul;
-    op.dtype = a.dtype();
-    op.shape = std::move(shape);
-    return record(*r, std::move(op), {&a, &b}, "matmul");
+    return record(*r, trace::ops::Matmul{}, a.dtype(), std::move(shape),
+                  {&a, &b}, "matmul");
   }
   ref::Array out = ref::Array::allocate(a.dtype(), std::move(shape));
   ref::matmul(arrayOf(a), arrayOf(b), out);
@@ -539,13 +494,8 @@ Tensor conv2d(const Tensor &input, const Tensor &filter,
       "conv2d", {&input, &filter});
   // Dispatch point.
   if (trace::Recorder *r = recording()) {
-    trace::OpRecord op;
-    op.code = trace::OpCode::Conv2D;
-    op.ints = strides;
-    op.flag = pad == shapes::Padding::Same;
-    op.dtype = input.dtype();
-    op.shape = std::move(shape);
-    return record(*r, std::move(op), {&input, &filter}, "conv2d");
+    return record(*r, trace::ops::Conv2D{strides, pad == shapes::Padding::Same},
+                  input.dtype(), std::move(shape), {&input, &filter}, "conv2d");
   }
   int64_t padTop, padBottom, padLeft, padRight;
   shapes::conv2dPadding(input.shape()[1], filter.shape()[0], strides[0], pad,

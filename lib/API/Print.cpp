@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fnc/API/OpSupport.h"
+#include "fnc/API/Print.h"
 
 #include <algorithm>
 #include <charconv>
@@ -407,9 +408,6 @@ std::string shapeText(const std::vector<int64_t> &shape) {
 } // namespace
 
 namespace detail {
-/// The values of `t` as Tensor::str() shows them inside `fnc.Tensor(...)`,
-/// without the wrapper (a multi-line body has no leading newline). Used by
-/// the runtime's print functions (lib/Runtime).
 std::string formatValues(const Tensor &t) {
   return arrayText(TensorAccess::array(t));
 }

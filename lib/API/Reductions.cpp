@@ -30,16 +30,11 @@ Tensor reduceOp(ref::ReduceOp op, const Tensor &x,
   Shape shape = checked(shapes::reduce(x.shape(), axes, keepdims), name, {&x});
   // Dispatch point.
   if (trace::Recorder *r = recording()) {
-    trace::OpRecord rec;
-    rec.code = trace::OpCode::Reduce;
-    rec.kind = static_cast<int>(op);
-    rec.ints = normalized;
-    rec.flag = keepdims;
-    rec.dtype = op == ref::ReduceOp::Any || op == ref::ReduceOp::All
-                    ? DType::i1
-                    : x.dtype();
-    rec.shape = std::move(shape);
-    return record(*r, std::move(rec), {&x}, name);
+    DType dtype = op == ref::ReduceOp::Any || op == ref::ReduceOp::All
+                      ? DType::i1
+                      : x.dtype();
+    return record(*r, trace::ops::Reduce{op, normalized, keepdims}, dtype,
+                  std::move(shape), {&x}, name);
   }
   ref::Array out = ref::Array::allocate(
       op == ref::ReduceOp::Any || op == ref::ReduceOp::All ? DType::i1
@@ -72,13 +67,8 @@ Tensor argOp(bool isMax, const Tensor &x, int64_t axis, DType outputType) {
          {&x});
   // Dispatch point.
   if (trace::Recorder *r = recording()) {
-    trace::OpRecord op;
-    op.code = trace::OpCode::ArgMax;
-    op.axis = a;
-    op.flag = !isMax;
-    op.dtype = outputType;
-    op.shape = std::move(shape);
-    return record(*r, std::move(op), {&x}, name);
+    return record(*r, trace::ops::ArgMax{a, !isMax}, outputType,
+                  std::move(shape), {&x}, name);
   }
   ref::Array out = ref::Array::allocate(outputType, std::move(shape));
   ref::argExtreme(isMax, arrayOf(x), a, out);
@@ -98,13 +88,8 @@ Tensor softmaxOp(bool log, const Tensor &x, int64_t axis) {
   shapes::normalizeAxis(axis, x.rank(), a);
   // Dispatch point.
   if (trace::Recorder *r = recording()) {
-    trace::OpRecord op;
-    op.code = trace::OpCode::Softmax;
-    op.axis = a;
-    op.flag = log;
-    op.dtype = x.dtype();
-    op.shape = x.shape();
-    return record(*r, std::move(op), {&x}, name);
+    return record(*r, trace::ops::Softmax{a, log}, x.dtype(), x.shape(), {&x},
+                  name);
   }
   ref::Array out = ref::Array::allocate(x.dtype(), x.shape());
   ref::softmax(arrayOf(x), a, log, out);

@@ -35,12 +35,8 @@ Tensor transpose(const Tensor &x, const std::vector<int64_t> &perm) {
   Shape shape = checked(shapes::transpose(x.shape(), p), "transpose", {&x});
   // Dispatch point.
   if (trace::Recorder *r = recording()) {
-    trace::OpRecord op;
-    op.code = trace::OpCode::Transpose;
-    op.ints = p;
-    op.dtype = x.dtype();
-    op.shape = std::move(shape);
-    return record(*r, std::move(op), {&x}, "transpose");
+    return record(*r, trace::ops::Transpose{p}, x.dtype(), std::move(shape),
+                  {&x}, "transpose");
   }
   ref::Array out = ref::Array::allocate(x.dtype(), std::move(shape));
   ref::transpose(arrayOf(x), p, out);
@@ -58,11 +54,8 @@ Tensor reshape(const Tensor &x, const Shape &target) {
   Shape shape = checked(shapes::reshape(x.shape(), target), "reshape", {&x});
   // Dispatch point.
   if (trace::Recorder *r = recording()) {
-    trace::OpRecord op;
-    op.code = trace::OpCode::Reshape;
-    op.dtype = x.dtype();
-    op.shape = std::move(shape);
-    return record(*r, std::move(op), {&x}, "reshape");
+    return record(*r, trace::ops::Reshape{}, x.dtype(), std::move(shape), {&x},
+                  "reshape");
   }
   return wrap(arrayOf(x).withShape(std::move(shape)));
 }
@@ -80,11 +73,8 @@ Tensor broadcast_to(const Tensor &x, const Shape &target) {
   if (shape == x.shape())
     return x;
   if (trace::Recorder *r = recording()) {
-    trace::OpRecord op;
-    op.code = trace::OpCode::BroadcastTo;
-    op.dtype = x.dtype();
-    op.shape = std::move(shape);
-    return record(*r, std::move(op), {&x}, "broadcast_to");
+    return record(*r, trace::ops::BroadcastTo{}, x.dtype(), std::move(shape),
+                  {&x}, "broadcast_to");
   }
   ref::Array out = ref::Array::allocate(x.dtype(), std::move(shape));
   ref::broadcastTo(arrayOf(x), out);
@@ -96,12 +86,8 @@ Tensor expand_dims(const Tensor &x, int64_t axis) {
       checked(shapes::expandDims(x.shape(), axis), "expand_dims", {&x});
   // Dispatch point.
   if (trace::Recorder *r = recording()) {
-    trace::OpRecord op;
-    op.code = trace::OpCode::ExpandDims;
-    op.axis = axis;
-    op.dtype = x.dtype();
-    op.shape = std::move(shape);
-    return record(*r, std::move(op), {&x}, "expand_dims");
+    return record(*r, trace::ops::ExpandDims{axis}, x.dtype(), std::move(shape),
+                  {&x}, "expand_dims");
   }
   return wrap(arrayOf(x).withShape(std::move(shape)));
 }
@@ -110,12 +96,8 @@ Tensor squeeze(const Tensor &x, const std::vector<int64_t> &axes) {
   Shape shape = checked(shapes::squeeze(x.shape(), axes), "squeeze", {&x});
   // Dispatch point.
   if (trace::Recorder *r = recording()) {
-    trace::OpRecord op;
-    op.code = trace::OpCode::Squeeze;
-    op.ints = axes;
-    op.dtype = x.dtype();
-    op.shape = std::move(shape);
-    return record(*r, std::move(op), {&x}, "squeeze");
+    return record(*r, trace::ops::Squeeze{axes}, x.dtype(), std::move(shape),
+                  {&x}, "squeeze");
   }
   return wrap(arrayOf(x).withShape(std::move(shape)));
 }
@@ -145,14 +127,8 @@ Tensor slice(const Tensor &x, const std::vector<int64_t> &begin,
   Shape shape = checked(shapes::slice(in, begin, sizes, st), "slice", {&x});
   // Dispatch point.
   if (trace::Recorder *r = recording()) {
-    trace::OpRecord op;
-    op.code = trace::OpCode::Slice;
-    op.ints = begin;
-    op.ints2 = sizes;
-    op.ints3 = st;
-    op.dtype = x.dtype();
-    op.shape = std::move(shape);
-    return record(*r, std::move(op), {&x}, "slice");
+    return record(*r, trace::ops::Slice{begin, sizes, st}, x.dtype(),
+                  std::move(shape), {&x}, "slice");
   }
   ref::Array out = ref::Array::allocate(x.dtype(), std::move(shape));
   ref::slice(arrayOf(x), begin, st, out);
@@ -180,15 +156,11 @@ Tensor concat(const std::vector<Tensor> &values, int64_t axis) {
   shapes::normalizeAxis(axis, values[0].rank(), a);
   // Dispatch point.
   if (trace::Recorder *rec = recording()) {
-    trace::OpRecord op;
-    op.code = trace::OpCode::Concat;
-    op.axis = a;
-    op.dtype = values[0].dtype();
-    op.shape = r.shape;
     std::vector<const Tensor *> operands;
     for (const Tensor &t : values)
       operands.push_back(&t);
-    return record(*rec, std::move(op), operands, "concat");
+    return record(*rec, trace::ops::Concat{a}, values[0].dtype(), r.shape,
+                  operands, "concat");
   }
   std::vector<ref::Array> arrays;
   for (const Tensor &t : values)
@@ -206,12 +178,8 @@ Tensor gather(const Tensor &params, const Tensor &indices, int64_t axis) {
   shapes::normalizeAxis(axis, params.rank(), a);
   // Dispatch point.
   if (trace::Recorder *r = recording()) {
-    trace::OpRecord op;
-    op.code = trace::OpCode::Gather;
-    op.axis = a;
-    op.dtype = params.dtype();
-    op.shape = std::move(shape);
-    return record(*r, std::move(op), {&params, &indices}, "gather");
+    return record(*r, trace::ops::Gather{a}, params.dtype(), std::move(shape),
+                  {&params, &indices}, "gather");
   }
   ref::Array out = ref::Array::allocate(params.dtype(), std::move(shape));
   ref::gather(arrayOf(params), arrayOf(indices), a, out);
@@ -230,14 +198,8 @@ Tensor one_hot(const Tensor &indices, int64_t depth, double on, double off,
   scalarArray(dtype, off, "one_hot", "off value");
   // Dispatch point.
   if (trace::Recorder *r = recording()) {
-    trace::OpRecord op;
-    op.code = trace::OpCode::OneHot;
-    op.i0 = depth;
-    op.axis = a;
-    op.f0 = on, op.f1 = off;
-    op.dtype = dtype;
-    op.shape = std::move(shape);
-    return record(*r, std::move(op), {&indices}, "one_hot");
+    return record(*r, trace::ops::OneHot{depth, a, on, off}, dtype,
+                  std::move(shape), {&indices}, "one_hot");
   }
   ref::Array out = ref::Array::allocate(dtype, std::move(shape));
   ref::oneHot(arrayOf(indices), a, on, off, out);

@@ -144,18 +144,19 @@ Tensor adoptBuffer(DType dtype, std::vector<int64_t> shape,
 
 namespace api {
 
-Tensor record(trace::Recorder &recorder, trace::OpRecord op,
+Tensor record(trace::Recorder &recorder, trace::OpAttrs op, DType dtype,
+              std::vector<int64_t> shape,
               const std::vector<const Tensor *> &operands, const char *name) {
+  trace::OpRecord rec{std::move(op), {}, dtype, std::move(shape)};
   for (const Tensor *t : operands)
-    op.operands.push_back(recorder.valueOf(*t, name));
+    rec.operands.push_back(recorder.valueOf(*t, name));
   std::string error;
-  int64_t id = recorder.record(op, error);
+  int64_t id = recorder.record(rec, error);
   if (id < 0)
     throw Error(ErrorKind::Unimplemented,
                 std::string("fnc::") + name + ": cannot be traced in `" +
                     recorder.token()->functionName + "`: " + error);
-  DType dtype = op.dtype;
-  return trace::makeSymbolic(dtype, std::move(op.shape), recorder.token(), id,
+  return trace::makeSymbolic(dtype, std::move(rec.shape), recorder.token(), id,
                              name);
 }
 

@@ -13,6 +13,7 @@
 #include "InterpreterImpl.h"
 
 #include "fnc/Dialect/Fnc/IR/FncOps.h"
+#include "fnc/Shape/ShapeRules.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
@@ -50,29 +51,10 @@ Error mlir::fnc::opError(Operation *op, const llvm::Twine &message) {
                    op->getName().getStringRef() + "': " + message);
 }
 
-std::optional<DType> mlir::fnc::dtypeOf(Type type) {
-  if (type.isF32())
-    return DType::f32;
-  if (type.isF64())
-    return DType::f64;
-  if (type.isSignlessInteger(1))
-    return DType::i1;
-  if (type.isSignlessInteger(32))
-    return DType::i32;
-  if (type.isSignlessInteger(64))
-    return DType::i64;
-  return std::nullopt;
-}
-
 std::string mlir::fnc::describe(const TensorValue &t) {
   if (!t.defined())
     return "<null tensor>";
-  std::string s = ::fnc::dtypeName(t.dtype());
-  s += "[";
-  const std::vector<int64_t> &shape = t.shape();
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? "," : "") + std::to_string(shape[i]);
-  return s + "]";
+  return ::fnc::shapes::describe(t.dtype(), t.shape());
 }
 
 bool mlir::fnc::matchesType(const TensorValue &t, RankedTensorType type) {

@@ -15,6 +15,7 @@
 #define FNC_LIB_INTERPRETER_INTERPRETERIMPL_H
 
 #include "KernelCalls.h"
+#include "fnc/Dialect/Fnc/IR/DTypes.h"
 #include "fnc/Interpreter/Interpreter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -79,9 +80,6 @@ std::string locationString(Location loc);
 
 /// An error "<loc>: '<op name>': <message>".
 llvm::Error opError(Operation *op, const llvm::Twine &message);
-
-/// The fnc dtype of an MLIR element type, if it is one.
-std::optional<DType> dtypeOf(Type type);
 
 /// "float32[2,3]".
 std::string describe(const TensorValue &t);

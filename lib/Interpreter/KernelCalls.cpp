@@ -49,14 +49,6 @@ using api::arrayOf;
 using api::wrap;
 using Arrays = std::initializer_list<const ref::Array *>;
 
-/// "float32[2,3]".
-std::string describe(const ref::Array &a) {
-  std::string s = std::string(dtypeName(a.dtype)) + "[";
-  for (size_t i = 0; i < a.shape.size(); ++i)
-    s += (i ? "," : "") + std::to_string(a.shape[i]);
-  return s + "]";
-}
-
 /// The shape of a successful rule, else InvalidArgument in the eager
 /// format: "fnc::<op>: <message> (operands float32[2,3], ...)".
 shapes::Shape checked(const shapes::ShapeResult &r, const char *op,
@@ -68,7 +60,7 @@ shapes::Shape checked(const shapes::ShapeResult &r, const char *op,
     message += operands.size() == 1 ? " (operand " : " (operands ";
     bool first = true;
     for (const ref::Array *a : operands) {
-      message += (first ? "" : ", ") + describe(*a);
+      message += (first ? "" : ", ") + shapes::describe(a->dtype, a->shape);
       first = false;
     }
     message += ")";

@@ -12,11 +12,16 @@
 #include "fnc/JIT/Engine.h"
 #include "fnc/Runtime/Runtime.h"
 
+#include "mlir/IR/BuiltinTypeInterfaces.h"
+
 #include <cstdlib>
 #include <cstring>
 
 using namespace fnc;
 using namespace fnc::jit;
+
+static_assert(TensorType::kDynamic == mlir::ShapedType::kDynamic,
+              "jit::TensorType and MLIR types share the unknown-dim sentinel");
 
 //===----------------------------------------------------------------------===//
 // Types
@@ -47,12 +52,7 @@ bool TensorType::isStatic() const {
   return true;
 }
 
-int64_t TensorType::numElements() const {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  return n;
-}
+int64_t TensorType::numElements() const { return shapes::numElements(shape); }
 
 std::string ArgSpec::str() const {
   if (kind == ArgKind::Variable)

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Dispatch.h"
+#include "fnc/Shape/ShapeRules.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -133,12 +134,7 @@ Array Array::scalarInt(DType dtype, int64_t value) {
   return scalarOf(dtype, value);
 }
 
-int64_t Array::numElements() const {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  return n;
-}
+int64_t Array::numElements() const { return shapes::numElements(shape); }
 
 Array Array::withShape(Shape newShape) const {
   Array a = *this;

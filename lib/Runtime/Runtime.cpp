@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fnc/Runtime/Runtime.h"
+#include "fnc/API/Print.h"
 #include "fnc/Tensor.h"
 
 #include <atomic>
@@ -19,12 +20,6 @@
 #include <mutex>
 #include <random>
 #include <unordered_map>
-
-namespace fnc::detail {
-// Defined in lib/API/Print.cpp: the body of Tensor::str() without the
-// `fnc.Tensor(...)` wrapper.
-std::string formatValues(const Tensor &t);
-} // namespace fnc::detail
 
 using namespace fnc;
 using namespace fnc::runtime;

@@ -23,6 +23,14 @@ std::string toString(const Shape &shape) {
   return s + "]";
 }
 
+std::string describe(DType dtype, const Shape &shape) {
+  std::string s = std::string(dtypeName(dtype)) + "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? "," : "") +
+         (isDynamic(shape[i]) ? std::string("?") : std::to_string(shape[i]));
+  return s + "]";
+}
+
 int64_t numElements(const Shape &shape) {
   int64_t n = 1;
   bool overflow = false;

@@ -379,8 +379,6 @@ int runInterpreter(mlir::ModuleOp module, const RunConfig &config,
   return 0;
 }
 
-enum class EmitKind { None, Fnc, Linalg, LLVM, LLVMIR };
-
 } // namespace
 
 int fnc::tools::runMain(int argc, char **argv) {
@@ -410,14 +408,15 @@ int fnc::tools::runMain(int argc, char **argv) {
       cl::desc("Call the function N times and print the compile time and the "
                "median, min and max time per call"),
       cl::value_desc("N"), cl::init(0), cl::cat(category));
-  static cl::opt<EmitKind> runEmit(
+  static cl::opt<jit::Stage> runEmit(
       "emit", cl::desc("Print the IR at a stage instead of running"),
-      cl::values(clEnumValN(EmitKind::Fnc, "fnc", "the input module"),
-                 clEnumValN(EmitKind::Linalg, "linalg",
-                            "after lowering to linalg on tensors"),
-                 clEnumValN(EmitKind::LLVM, "llvm", "the LLVM dialect"),
-                 clEnumValN(EmitKind::LLVMIR, "llvm-ir", "optimized LLVM IR")),
-      cl::init(EmitKind::None), cl::cat(category));
+      cl::values(
+          clEnumValN(jit::Stage::Fnc, "fnc", "the input module"),
+          clEnumValN(jit::Stage::Linalg, "linalg",
+                     "after lowering to linalg on tensors"),
+          clEnumValN(jit::Stage::LLVMDialect, "llvm", "the LLVM dialect"),
+          clEnumValN(jit::Stage::LLVMIR, "llvm-ir", "optimized LLVM IR")),
+      cl::cat(category));
   static cl::opt<bool> runInterpret(
       "interpret", cl::desc("Run with the reference interpreter, not the JIT"),
       cl::cat(category));
@@ -498,12 +497,8 @@ int fnc::tools::runMain(int argc, char **argv) {
   options.checkNumerics = runCheckNumerics;
   options.threads = runThreads;
 
-  if (runEmit != EmitKind::None) {
-    jit::Stage stage = runEmit == EmitKind::Fnc      ? jit::Stage::Fnc
-                       : runEmit == EmitKind::Linalg ? jit::Stage::Linalg
-                       : runEmit == EmitKind::LLVM   ? jit::Stage::LLVMDialect
-                                                     : jit::Stage::LLVMIR;
-    auto text = jit::emitStage(*module, options, stage);
+  if (runEmit.getNumOccurrences()) {
+    auto text = jit::emitStage(*module, options, runEmit);
     if (!text)
       return fail(text.takeError());
     std::cout << *text;

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fnc/Tools/RunSupport.h"
+#include "fnc/Shape/ShapeRules.h"
 
 #include <cerrno>
 #include <cmath>
@@ -18,12 +19,7 @@
 using namespace fnc;
 using namespace fnc::tools;
 
-int64_t HostTensor::numElements() const {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  return n;
-}
+int64_t HostTensor::numElements() const { return shapes::numElements(shape); }
 
 namespace {
 

@@ -10,6 +10,7 @@
 #include "fnc/Effects.h"
 
 #include "fnc/API/OpSupport.h"
+#include "fnc/API/Print.h"
 #include "fnc/Runtime/Runtime.h"
 
 #include <limits>
@@ -17,8 +18,6 @@
 namespace fnc {
 
 namespace detail {
-std::string formatValues(const Tensor &t); // lib/API/Print.cpp
-
 void printImpl(const std::string &format, const std::vector<Tensor> &tensors) {
   for (size_t i = 0; i < tensors.size(); ++i)
     if (!tensors[i].defined())
@@ -36,9 +35,8 @@ void printImpl(const std::string &format, const std::vector<Tensor> &tensors) {
                     std::to_string(tensors.size()) +
                     " tensors were given; pass one tensor per `{}`");
   if (trace::Recorder *r = api::recording()) {
-    trace::OpRecord rec;
-    rec.code = trace::OpCode::Print;
-    rec.text = format;
+    trace::OpRecord rec; // no result: dtype and shape stay unset
+    rec.op = trace::ops::Print{format};
     for (const Tensor &t : tensors)
       rec.operands.push_back(r->valueOf(t, "print"));
     std::string error;
@@ -100,16 +98,10 @@ Tensor randomOp(const char *op, bool normal, const Shape &shape, double a,
     throw Error(ErrorKind::InvalidArgument,
                 std::string("fnc::") + op + ": stddev must be >= 0");
   if (trace::Recorder *r = api::recording()) {
-    trace::OpRecord rec;
-    rec.code = normal ? trace::OpCode::RandomNormal
-                      : trace::OpCode::RandomUniform;
-    rec.f0 = a;
-    rec.f1 = b;
-    rec.flag = seed.has_value();
-    rec.i0 = seed.value_or(0);
-    rec.dtype = dtype;
-    rec.shape = shape;
-    return api::record(*r, rec, {}, op);
+    trace::OpAttrs attrs = trace::ops::RandomUniform{a, b, seed};
+    if (normal)
+      attrs = trace::ops::RandomNormal{a, b, seed};
+    return api::record(*r, std::move(attrs), dtype, shape, {}, op);
   }
   ref::Array out = ref::Array::allocate(dtype, shape);
   int64_t n = out.numElements();

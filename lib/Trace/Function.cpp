@@ -924,6 +924,18 @@ double ConcreteFunction::compile_seconds() const {
   return implOf(impl_).builder->compileSeconds();
 }
 
+// The public IRStage names the stages of jit::Stage (fnc/Function.h must not
+// include the JIT's header); they convert by value.
+static_assert(static_cast<int>(IRStage::Fnc) ==
+                      static_cast<int>(jit::Stage::Fnc) &&
+                  static_cast<int>(IRStage::Linalg) ==
+                      static_cast<int>(jit::Stage::Linalg) &&
+                  static_cast<int>(IRStage::LLVMDialect) ==
+                      static_cast<int>(jit::Stage::LLVMDialect) &&
+                  static_cast<int>(IRStage::LLVMIR) ==
+                      static_cast<int>(jit::Stage::LLVMIR),
+              "IRStage and jit::Stage must list the same stages in order");
+
 std::string ConcreteFunction::ir(IRStage stage) const {
   const detail::ConcreteImpl &c = implOf(impl_);
   std::string out;

@@ -12,6 +12,7 @@
 #include "fnc/Function.h"
 
 #include "fnc/Conversion/Passes.h"
+#include "fnc/Dialect/Fnc/IR/DTypes.h"
 #include "fnc/Dialect/Fnc/IR/FncOps.h"
 #include "fnc/JIT/Engine.h"
 #include "fnc/Pipelines/Pipelines.h"
@@ -29,39 +30,27 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
+#include <variant>
 
 using namespace mlir;
 
 namespace fnc::trace {
 namespace {
 
-Type elementType(MLIRContext *ctx, DType dtype) {
-  switch (dtype) {
-  case DType::f32:
-    return Float32Type::get(ctx);
-  case DType::f64:
-    return Float64Type::get(ctx);
-  case DType::i1:
-    return IntegerType::get(ctx, 1);
-  case DType::i32:
-    return IntegerType::get(ctx, 32);
-  case DType::i64:
-    return IntegerType::get(ctx, 64);
-  }
-  return {};
+/// The dtype of a tensor value of the trace (all are built from dtypes).
+DType dtypeOfValue(Value v) {
+  std::optional<DType> dtype =
+      mlir::fnc::dtypeOf(cast<RankedTensorType>(v.getType()).getElementType());
+  assert(dtype && "a traced tensor without an fnc dtype");
+  return *dtype;
 }
 
-DType dtypeOfType(Type t) {
-  if (t.isF32())
-    return DType::f32;
-  if (t.isF64())
-    return DType::f64;
-  if (t.isInteger(1))
-    return DType::i1;
-  if (t.isInteger(32))
-    return DType::i32;
-  return DType::i64;
-}
+/// The visitor of an OpRecord: one lambda per op family.
+template <typename... Fs> struct overloaded : Fs... {
+  using Fs::operator()...;
+};
+template <typename... Fs> overloaded(Fs...) -> overloaded<Fs...>;
 
 std::string symbolName(const std::string &name) {
   std::string s;
@@ -120,7 +109,8 @@ public:
 
   RankedTensorType tensorType(DType dtype, const std::vector<int64_t> &shape) {
     // shapes::kDynamic == ShapedType::kDynamic.
-    return RankedTensorType::get(shape, elementType(context_.get(), dtype));
+    return RankedTensorType::get(shape,
+                                 mlir::fnc::typeOf(dtype, context_.get()));
   }
 
   int64_t add(Value v) { return add(v, open_.back()); }
@@ -259,27 +249,34 @@ public:
     return true;
   }
 
-  /// Builds an op without results (variable updates, print).
+  /// Builds an op without results (variable updates, print); null for the
+  /// other ops.
   Operation *buildEffect(const OpRecord &op) {
     OpBuilder &b = *builder_;
     auto in = [&](size_t i) { return values_[op.operands[i]]; };
-    switch (op.code) {
-    case OpCode::VarAssign:
-      return mlir::fnc::VarAssignOp::create(b, loc_, in(0), in(1));
-    case OpCode::VarAssignAdd:
-      return mlir::fnc::VarAssignAddOp::create(b, loc_, in(0), in(1));
-    case OpCode::VarAssignSub:
-      return mlir::fnc::VarAssignSubOp::create(b, loc_, in(0), in(1));
-    case OpCode::Print: {
-      SmallVector<Value> inputs;
-      for (size_t i = 0; i < op.operands.size(); ++i)
-        inputs.push_back(in(i));
-      return mlir::fnc::PrintOp::create(b, loc_, b.getStringAttr(op.text),
-                                        inputs);
-    }
-    default:
-      return nullptr;
-    }
+    return std::visit(
+        overloaded{
+            [&](const ops::VarUpdate &u) -> Operation * {
+              switch (u.mode) {
+              case ops::VarUpdate::Mode::Assign:
+                return mlir::fnc::VarAssignOp::create(b, loc_, in(0), in(1));
+              case ops::VarUpdate::Mode::Add:
+                return mlir::fnc::VarAssignAddOp::create(b, loc_, in(0), in(1));
+              case ops::VarUpdate::Mode::Sub:
+                return mlir::fnc::VarAssignSubOp::create(b, loc_, in(0), in(1));
+              }
+              llvm_unreachable("unknown variable update");
+            },
+            [&](const ops::Print &p) -> Operation * {
+              SmallVector<Value> inputs;
+              for (size_t i = 0; i < op.operands.size(); ++i)
+                inputs.push_back(in(i));
+              return mlir::fnc::PrintOp::create(
+                  b, loc_, b.getStringAttr(p.format), inputs);
+            },
+            [](const auto &) -> Operation * { return nullptr; },
+        },
+        op.op);
   }
 
   int64_t hiddenArgument(DType dtype,
@@ -395,147 +392,170 @@ public:
     MLIRContext *ctx = context_.get();
     Type type = tensorType(op.dtype, op.shape);
     auto in = [&](size_t i) { return values_[op.operands[i]]; };
+    auto inputs = [&] {
+      SmallVector<Value> values;
+      for (size_t i = 0; i < op.operands.size(); ++i)
+        values.push_back(in(i));
+      return values;
+    };
     auto mark = [&](Value v) {
       if (!first)
         first = v.getDefiningOp();
       return v;
     };
     auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
+    auto f64 = [&](double v) { return b.getF64FloatAttr(v); };
     auto arr = [&](const std::vector<int64_t> &v) {
       return b.getDenseI64ArrayAttr(v);
     };
-    switch (op.code) {
-    case OpCode::Fill:
-      return mark(mlir::fnc::FillOp::create(b, loc_, type, b.getF64FloatAttr(op.f0),
-                                       ValueRange{}));
-    case OpCode::Range:
-      return mark(mlir::fnc::RangeOp::create(
-          b, loc_, type, b.getF64FloatAttr(op.f0), b.getF64FloatAttr(op.f1),
-          b.getF64FloatAttr(op.f2)));
-    case OpCode::Eye:
-      return mark(mlir::fnc::EyeOp::create(b, loc_, type));
-    case OpCode::Cast:
-      return elementwise({in(0)},
-                         mark(mlir::fnc::CastOp::create(b, loc_, type, in(0))));
-    case OpCode::Binary:
-      return elementwise({in(0), in(1)},
-                         mark(binary(static_cast<ref::BinaryOp>(op.kind), type,
-                                     in(0), in(1))));
-    case OpCode::Unary:
-      return elementwise(
-          {in(0)},
-          mark(unary(static_cast<ref::UnaryOp>(op.kind), type, in(0))));
-    case OpCode::Select:
-      return elementwise({in(0), in(1), in(2)},
-                         mark(mlir::fnc::SelectOp::create(b, loc_, type, in(0),
-                                                          in(1), in(2))));
-    case OpCode::Matmul: {
-      Value r = mark(mlir::fnc::MatmulOp::create(b, loc_, type, in(0), in(1)));
-      noteMatmul(in(0), in(1), r);
-      return r;
-    }
-    case OpCode::Conv2D:
-      return mark(mlir::fnc::Conv2DOp::create(
-          b, loc_, type, in(0), in(1), arr(op.ints),
-          mlir::fnc::PaddingAttr::get(ctx, op.flag ? mlir::fnc::Padding::same
-                                                   : mlir::fnc::Padding::valid)));
-    case OpCode::Transpose:
-      return mark(
-          mlir::fnc::TransposeOp::create(b, loc_, type, in(0), arr(op.ints)));
-    case OpCode::Reshape:
-      return mark(mlir::fnc::ReshapeOp::create(b, loc_, type, in(0)));
-    case OpCode::BroadcastTo:
-      for (int64_t d : op.shape)
-        if (ShapedType::isDynamic(d)) {
-          error = "a broadcast to a shape with an unknown dim is not supported";
-          return {};
-        }
-      return mark(mlir::fnc::BroadcastToOp::create(b, loc_, type, in(0),
-                                                   ValueRange{}));
-    case OpCode::ShapeOf: {
-      Value shape = mark(mlir::fnc::ShapeOfOp::create(b, loc_, type, in(0)));
-      ArrayRef<int64_t> symbols = dimSymbols(in(0));
-      shapeSymbols_[shape].assign(symbols.begin(), symbols.end());
-      return shape;
-    }
-    case OpCode::BroadcastToShape: {
-      Value r = mark(mlir::fnc::BroadcastToShapeOp::create(b, loc_, type,
-                                                           in(0), in(1)));
-      // The dims of fnc::zeros(fnc::shape(x)) are x's.
-      auto known = shapeSymbols_.find(in(1));
-      if (known != shapeSymbols_.end())
-        dimSymbols_[r] = known->second;
-      return r;
-    }
-    case OpCode::SetRow:
-      return mark(mlir::fnc::SetRowOp::create(b, loc_, type, in(0), in(1),
-                                              in(2)));
-    case OpCode::ExpandDims:
-      return mark(
-          mlir::fnc::ExpandDimsOp::create(b, loc_, type, in(0), i64(op.axis)));
-    case OpCode::Squeeze:
-      return mark(
-          mlir::fnc::SqueezeOp::create(b, loc_, type, in(0), arr(op.ints)));
-    case OpCode::Slice:
-      return mark(mlir::fnc::SliceOp::create(b, loc_, type, in(0), arr(op.ints),
-                                             arr(op.ints2), arr(op.ints3)));
-    case OpCode::Concat: {
-      SmallVector<Value> inputs;
-      for (size_t i = 0; i < op.operands.size(); ++i)
-        inputs.push_back(in(i));
-      return mark(
-          mlir::fnc::ConcatOp::create(b, loc_, type, inputs, i64(op.axis)));
-    }
-    case OpCode::Gather:
-      return mark(mlir::fnc::GatherOp::create(b, loc_, type, in(0), in(1),
-                                              i64(op.axis)));
-    case OpCode::OneHot:
-      return mark(mlir::fnc::OneHotOp::create(
-          b, loc_, type, in(0), i64(op.i0), i64(op.axis),
-          b.getF64FloatAttr(op.f0), b.getF64FloatAttr(op.f1)));
-    case OpCode::Reduce:
-      return reduce(op, type, in(0), first);
-    case OpCode::ArgMax: {
-      Value x = in(0);
-      if (op.flag) { // argmin(x) == argmax(-x) (floats), argmax(-x - 1) (ints)
-        DType dt = dtypeOfType(cast<RankedTensorType>(x.getType())
-                                   .getElementType());
-        if (isInteger(dt)) {
-          Value one = scalar(dt, 1); // at the top of the function
-          x = mark(mlir::fnc::NegOp::create(b, loc_, x.getType(), x));
-          x = mlir::fnc::SubOp::create(b, loc_, x.getType(), x, one);
-        } else {
-          x = mark(mlir::fnc::NegOp::create(b, loc_, x.getType(), x));
-        }
-      }
-      return mark(mlir::fnc::ArgmaxOp::create(b, loc_, type, x, i64(op.axis)));
-    }
-    case OpCode::VarRead:
-      return mark(mlir::fnc::VarReadOp::create(b, loc_, type, in(0)));
-    case OpCode::RandomUniform:
-    case OpCode::RandomNormal: {
-      IntegerAttr seed = op.flag ? b.getI64IntegerAttr(op.i0) : IntegerAttr();
-      if (op.code == OpCode::RandomUniform)
-        return mark(mlir::fnc::RandomUniformOp::create(
-            b, loc_, type, b.getF64FloatAttr(op.f0), b.getF64FloatAttr(op.f1),
-            seed, ValueRange{}));
-      return mark(mlir::fnc::RandomNormalOp::create(
-          b, loc_, type, b.getF64FloatAttr(op.f0), b.getF64FloatAttr(op.f1),
-          seed, ValueRange{}));
-    }
-    case OpCode::VarAssign:
-    case OpCode::VarAssignAdd:
-    case OpCode::VarAssignSub:
-    case OpCode::Print:
-      return {}; // buildEffect
-    case OpCode::Softmax:
-      if (op.flag)
-        return mark(mlir::fnc::LogSoftmaxOp::create(b, loc_, type, in(0),
-                                                    i64(op.axis)));
-      return mark(
-          mlir::fnc::SoftmaxOp::create(b, loc_, type, in(0), i64(op.axis)));
-    }
-    return {};
+    auto seedAttr = [&](std::optional<int64_t> seed) {
+      return seed ? b.getI64IntegerAttr(*seed) : IntegerAttr();
+    };
+    return std::visit(
+        overloaded{
+            [&](const ops::Range &r) -> Value {
+              return mark(mlir::fnc::RangeOp::create(
+                  b, loc_, type, f64(r.start), f64(r.limit), f64(r.delta)));
+            },
+            [&](const ops::Eye &) -> Value {
+              return mark(mlir::fnc::EyeOp::create(b, loc_, type));
+            },
+            [&](const ops::Cast &) -> Value {
+              return elementwise({in(0)}, mark(mlir::fnc::CastOp::create(
+                                              b, loc_, type, in(0))));
+            },
+            [&](const ops::Binary &o) -> Value {
+              return elementwise({in(0), in(1)},
+                                 mark(binary(o.kind, type, in(0), in(1))));
+            },
+            [&](const ops::Unary &o) -> Value {
+              return elementwise({in(0)}, mark(unary(o.kind, type, in(0))));
+            },
+            [&](const ops::Select &) -> Value {
+              return elementwise({in(0), in(1), in(2)},
+                                 mark(mlir::fnc::SelectOp::create(
+                                     b, loc_, type, in(0), in(1), in(2))));
+            },
+            [&](const ops::Matmul &) -> Value {
+              Value r = mark(
+                  mlir::fnc::MatmulOp::create(b, loc_, type, in(0), in(1)));
+              noteMatmul(in(0), in(1), r);
+              return r;
+            },
+            [&](const ops::Conv2D &c) -> Value {
+              auto padding = c.samePadding ? mlir::fnc::Padding::same
+                                           : mlir::fnc::Padding::valid;
+              return mark(mlir::fnc::Conv2DOp::create(
+                  b, loc_, type, in(0), in(1), arr(c.strides),
+                  mlir::fnc::PaddingAttr::get(ctx, padding)));
+            },
+            [&](const ops::Transpose &t) -> Value {
+              return mark(mlir::fnc::TransposeOp::create(b, loc_, type, in(0),
+                                                         arr(t.perm)));
+            },
+            [&](const ops::Reshape &) -> Value {
+              return mark(mlir::fnc::ReshapeOp::create(b, loc_, type, in(0)));
+            },
+            [&](const ops::BroadcastTo &) -> Value {
+              for (int64_t d : op.shape)
+                if (ShapedType::isDynamic(d)) {
+                  error = "a broadcast to a shape with an unknown dim is not "
+                          "supported";
+                  return {};
+                }
+              return mark(mlir::fnc::BroadcastToOp::create(b, loc_, type, in(0),
+                                                           ValueRange{}));
+            },
+            [&](const ops::ShapeOf &) -> Value {
+              Value shape =
+                  mark(mlir::fnc::ShapeOfOp::create(b, loc_, type, in(0)));
+              ArrayRef<int64_t> symbols = dimSymbols(in(0));
+              shapeSymbols_[shape].assign(symbols.begin(), symbols.end());
+              return shape;
+            },
+            [&](const ops::BroadcastToShape &) -> Value {
+              Value r = mark(mlir::fnc::BroadcastToShapeOp::create(
+                  b, loc_, type, in(0), in(1)));
+              // The dims of fnc::zeros(fnc::shape(x)) are x's.
+              auto known = shapeSymbols_.find(in(1));
+              if (known != shapeSymbols_.end())
+                dimSymbols_[r] = known->second;
+              return r;
+            },
+            [&](const ops::SetRow &) -> Value {
+              return mark(mlir::fnc::SetRowOp::create(b, loc_, type, in(0),
+                                                      in(1), in(2)));
+            },
+            [&](const ops::ExpandDims &e) -> Value {
+              return mark(mlir::fnc::ExpandDimsOp::create(b, loc_, type, in(0),
+                                                          i64(e.axis)));
+            },
+            [&](const ops::Squeeze &s) -> Value {
+              return mark(mlir::fnc::SqueezeOp::create(b, loc_, type, in(0),
+                                                       arr(s.axes)));
+            },
+            [&](const ops::Slice &s) -> Value {
+              return mark(mlir::fnc::SliceOp::create(
+                  b, loc_, type, in(0), arr(s.offsets), arr(s.sizes),
+                  arr(s.strides)));
+            },
+            [&](const ops::Concat &c) -> Value {
+              return mark(mlir::fnc::ConcatOp::create(b, loc_, type, inputs(),
+                                                      i64(c.axis)));
+            },
+            [&](const ops::Gather &g) -> Value {
+              return mark(mlir::fnc::GatherOp::create(b, loc_, type, in(0),
+                                                      in(1), i64(g.axis)));
+            },
+            [&](const ops::OneHot &o) -> Value {
+              return mark(mlir::fnc::OneHotOp::create(b, loc_, type, in(0),
+                                                      i64(o.depth), i64(o.axis),
+                                                      f64(o.on), f64(o.off)));
+            },
+            [&](const ops::Reduce &r) -> Value {
+              return reduce(r, type, in(0), first);
+            },
+            [&](const ops::ArgMax &a) -> Value {
+              Value x = in(0);
+              // argmin(x) == argmax(-x) (floats), argmax(-x - 1) (ints)
+              if (a.argmin) {
+                DType dt = dtypeOfValue(x);
+                if (isInteger(dt)) {
+                  Value one = scalar(dt, 1); // at the top of the function
+                  x = mark(mlir::fnc::NegOp::create(b, loc_, x.getType(), x));
+                  x = mlir::fnc::SubOp::create(b, loc_, x.getType(), x, one);
+                } else {
+                  x = mark(mlir::fnc::NegOp::create(b, loc_, x.getType(), x));
+                }
+              }
+              return mark(
+                  mlir::fnc::ArgmaxOp::create(b, loc_, type, x, i64(a.axis)));
+            },
+            [&](const ops::Softmax &s) -> Value {
+              if (s.log)
+                return mark(mlir::fnc::LogSoftmaxOp::create(
+                    b, loc_, type, in(0), i64(s.axis)));
+              return mark(mlir::fnc::SoftmaxOp::create(b, loc_, type, in(0),
+                                                       i64(s.axis)));
+            },
+            [&](const ops::VarRead &) -> Value {
+              return mark(mlir::fnc::VarReadOp::create(b, loc_, type, in(0)));
+            },
+            [&](const ops::RandomUniform &r) -> Value {
+              return mark(mlir::fnc::RandomUniformOp::create(
+                  b, loc_, type, f64(r.min), f64(r.max), seedAttr(r.seed),
+                  ValueRange{}));
+            },
+            [&](const ops::RandomNormal &r) -> Value {
+              return mark(mlir::fnc::RandomNormalOp::create(
+                  b, loc_, type, f64(r.mean), f64(r.stddev), seedAttr(r.seed),
+                  ValueRange{}));
+            },
+            // Effects: buildEffect.
+            [](const ops::VarUpdate &) -> Value { return {}; },
+            [](const ops::Print &) -> Value { return {}; },
+        },
+        op.op);
   }
 
   /// The batch dims of a matmul broadcast like an elementwise op's; its
@@ -595,11 +615,11 @@ public:
     return {};
   }
 
-  Value reduce(const OpRecord &op, Type type, Value x, Operation *&first) {
+  Value reduce(const ops::Reduce &op, Type type, Value x, Operation *&first) {
     OpBuilder &b = *builder_;
-    DenseI64ArrayAttr axes = b.getDenseI64ArrayAttr(op.ints);
-    UnitAttr keep = op.flag ? b.getUnitAttr() : UnitAttr();
-    auto kind = static_cast<ref::ReduceOp>(op.kind);
+    DenseI64ArrayAttr axes = b.getDenseI64ArrayAttr(op.axes);
+    UnitAttr keep = op.keepDims ? b.getUnitAttr() : UnitAttr();
+    ref::ReduceOp kind = op.kind;
     if (kind == ref::ReduceOp::Any || kind == ref::ReduceOp::All) {
       // any = max over 0/1, all = min over 0/1, computed in i32.
       auto inType = cast<RankedTensorType>(x.getType());
@@ -651,7 +671,7 @@ public:
   void typeOf(int64_t id, DType &dtype,
               std::vector<int64_t> &shape) const override {
     auto t = cast<RankedTensorType>(values_[id].getType());
-    dtype = dtypeOfType(t.getElementType());
+    dtype = dtypeOfValue(values_[id]);
     shape.assign(t.getShape().begin(), t.getShape().end());
   }
 

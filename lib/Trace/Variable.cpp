@@ -135,11 +135,10 @@ uint64_t Variable::id() const { return stateOf(state_, "id").uid; }
 Tensor Variable::read_value() const {
   detail::VariableState &s = stateOf(state_, "read_value");
   if (trace::Recorder *r = api::recording()) {
-    trace::OpRecord rec;
-    rec.code = trace::OpCode::VarRead;
-    rec.operands = {r->variableOf(s.uid, s.alias)};
-    rec.dtype = s.dtype;
-    rec.shape = s.shape;
+    trace::OpRecord rec{trace::ops::VarRead{},
+                        {r->variableOf(s.uid, s.alias)},
+                        s.dtype,
+                        s.shape};
     std::string error;
     int64_t id = r->record(rec, error);
     if (id < 0)
@@ -154,12 +153,14 @@ Tensor Variable::read_value() const {
 namespace {
 Tensor updateVar(const Variable &v,
                  const std::shared_ptr<detail::VariableState> &sp,
-                 const Tensor &value, trace::OpCode code, const char *op) {
+                 const Tensor &value, trace::ops::VarUpdate::Mode mode,
+                 const char *op) {
+  using Mode = trace::ops::VarUpdate::Mode;
   detail::VariableState &s = stateOf(sp, op);
   Tensor x = conformed(s, value, op);
   if (trace::Recorder *r = api::recording()) {
-    trace::OpRecord rec;
-    rec.code = code;
+    trace::OpRecord rec; // no result: dtype and shape stay unset
+    rec.op = trace::ops::VarUpdate{mode};
     rec.operands = {r->variableOf(s.uid, s.alias), r->valueOf(x, op)};
     std::string error;
     if (r->record(rec, error) < 0)
@@ -167,10 +168,9 @@ Tensor updateVar(const Variable &v,
                   std::string("fnc::Variable::") + op + ": " + error);
     return v.read_value();
   }
-  Tensor next = code == trace::OpCode::VarAssign ? x
-                : code == trace::OpCode::VarAssignAdd
-                    ? add(s.alias, x)
-                    : sub(s.alias, x);
+  Tensor next = mode == Mode::Assign ? x
+                : mode == Mode::Add  ? add(s.alias, x)
+                                     : sub(s.alias, x);
   const ref::Array &dst = api::arrayOf(s.alias);
   const ref::Array &src = api::arrayOf(next);
   if (dst.numBytes())
@@ -181,14 +181,15 @@ Tensor updateVar(const Variable &v,
 } // namespace
 
 Tensor Variable::assign(const Tensor &value) const {
-  return updateVar(*this, state_, value, trace::OpCode::VarAssign, "assign");
+  return updateVar(*this, state_, value, trace::ops::VarUpdate::Mode::Assign,
+                   "assign");
 }
 Tensor Variable::assign_add(const Tensor &value) const {
-  return updateVar(*this, state_, value, trace::OpCode::VarAssignAdd,
+  return updateVar(*this, state_, value, trace::ops::VarUpdate::Mode::Add,
                    "assign_add");
 }
 Tensor Variable::assign_sub(const Tensor &value) const {
-  return updateVar(*this, state_, value, trace::OpCode::VarAssignSub,
+  return updateVar(*this, state_, value, trace::ops::VarUpdate::Mode::Sub,
                    "assign_sub");
 }
 

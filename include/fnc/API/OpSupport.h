@@ -83,10 +83,11 @@ Tensor setRow(const Tensor &x, const Tensor &index, const Tensor &value);
 /// The recorder of the trace active on this thread, or null when eager.
 inline trace::Recorder *recording() { return trace::activeRecorder(); }
 
-/// Records `op` (whose result dtype and shape are set) on `operands` and
+/// Records `op` on `operands` with a result of `dtype` and `shape` and
 /// returns the symbolic result; eager operands are captured. Throws the leak
 /// error for a symbolic operand of another trace.
-Tensor record(trace::Recorder &recorder, trace::OpRecord op,
+Tensor record(trace::Recorder &recorder, trace::OpAttrs op, DType dtype,
+              std::vector<int64_t> shape,
               const std::vector<const Tensor *> &operands, const char *name);
 
 /// `fnc.Tensor("name", shape=(None, 3), dtype=float32)` for a symbolic tensor.

@@ -30,6 +30,7 @@
 #define FNC_JIT_ENGINE_H
 
 #include "fnc/DType.h"
+#include "fnc/Shape/ShapeRules.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
@@ -59,7 +60,10 @@ namespace fnc::jit {
 
 /// A ranked tensor type of a signature.
 struct TensorType {
-  static constexpr int64_t kDynamic = -1;
+  /// An unknown dim: the sentinel of the shape rules and of MLIR
+  /// (shapes::kDynamic == mlir::ShapedType::kDynamic), so that dims pass
+  /// between the tracer, the JIT and MLIR types unconverted.
+  static constexpr int64_t kDynamic = shapes::kDynamic;
   DType dtype = DType::f32;
   /// Dims; kDynamic for an unknown one.
   std::vector<int64_t> shape;

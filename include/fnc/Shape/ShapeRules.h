@@ -15,6 +15,8 @@
 #ifndef FNC_SHAPE_SHAPERULES_H
 #define FNC_SHAPE_SHAPERULES_H
 
+#include "fnc/DType.h"
+
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -44,6 +46,9 @@ struct ShapeResult {
 
 /// "[2, ?, 3]".
 std::string toString(const Shape &shape);
+
+/// A tensor type as messages show it: "float32[2,?,3]".
+std::string describe(DType dtype, const Shape &shape);
 
 /// Number of elements, or kDynamic if a dimension is unknown; INT64_MAX if
 /// the count overflows (0 if a dim is 0, whatever the others).

@@ -3,10 +3,11 @@
 // Internal to fnc; MLIR-free. While fnc::function traces a callable, a
 // Recorder is *active* on the tracing thread. Every public op checks for it at
 // its dispatch point (lib/API): after the same dtype and shape checks as
-// eager execution, it describes itself as an OpRecord and asks the recorder
-// for a value id instead of running its kernel; the result is a *symbolic*
-// tensor (dtype, shape with possibly unknown dims, no buffer) that carries
-// the id and the TraceToken of its trace.
+// eager execution, it describes itself as an OpRecord (a struct per op
+// family, namespace ops, with named attributes) and asks the recorder for a
+// value id instead of running its kernel; the result is a *symbolic* tensor
+// (dtype, shape with possibly unknown dims, no buffer) that carries the id and
+// the TraceToken of its trace.
 //
 // Eager tensors used by a recorded op are *captured*: small ones (at most
 // kMaxConstantBytes) become constants of the trace, bigger ones hidden
@@ -24,12 +25,15 @@
 #ifndef FNC_TRACE_RECORDER_H
 #define FNC_TRACE_RECORDER_H
 
+#include "fnc/Reference/Kernels.h"
 #include "fnc/Tensor.h"
 
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace fnc::trace {
@@ -47,54 +51,107 @@ struct TraceToken {
 /// bigger ones become hidden arguments (never baked into machine code).
 constexpr size_t kMaxConstantBytes = 1024;
 
-/// The op families a dispatch point can record.
-enum class OpCode {
-  Fill,      // f0: value; shape: result
-  Range,     // f0, f1, f2: start, limit, delta
-  Eye,       // shape: result
-  Cast,      // operand 0
-  Binary,    // kind: ref::BinaryOp (comparisons included)
-  Unary,     // kind: ref::UnaryOp
-  Select,    // cond, lhs, rhs
-  Matmul,    // lhs, rhs
-  Conv2D,    // ints: strides; flag: SAME padding
-  Transpose, // ints: perm
-  Reshape,   // shape: result
-  BroadcastTo,
-  ExpandDims, // axis
-  Squeeze,    // ints: axes
-  Slice,      // ints: offsets, ints2: sizes, ints3: strides
-  Concat,     // axis (normalized)
-  Gather,     // axis (normalized)
-  OneHot,     // i0: depth, axis (normalized), f0: on, f1: off
-  Reduce,     // kind: ref::ReduceOp, ints: normalized axes, flag: keepdims
-  ArgMax,     // axis (normalized); flag: argmin instead
-  Softmax,    // axis (normalized); flag: log_softmax
-  // State and effects (fnc/Variable.h, fnc/Control.h).
-  VarRead,       // operand 0: a variable (variableArgument)
-  VarAssign,     // variable, value; no result (record returns 0)
-  VarAssignAdd,  // variable, value; no result
-  VarAssignSub,  // variable, value; no result
-  Print,         // text: format; operands: tensors; no result
-  RandomUniform, // f0, f1: min, max; flag: has seed i0
-  RandomNormal,  // f0, f1: mean, stddev; flag: has seed i0
-  // Shapes as values (fnc::shape, fnc::zeros(fnc::shape(x))).
-  ShapeOf,          // operand 0; dtype: i32 or i64
-  BroadcastToShape, // value, shape tensor; shape: result
-  SetRow,           // input, index (0-d integer), value (a row of input)
+/// The ops a dispatch point can record: one struct per op family, holding
+/// its attributes (operands, result dtype and shape are in OpRecord). Axes
+/// are normalized (non-negative) by the dispatch point.
+namespace ops {
+// Creation (fnc::fill records BroadcastTo of its captured scalar).
+struct Range {
+  double start, limit, delta;
 };
+struct Eye {};
+// Elementwise.
+struct Cast {};
+struct Binary {
+  ref::BinaryOp kind; // comparisons included
+};
+struct Unary {
+  ref::UnaryOp kind;
+};
+struct Select {}; // cond, lhs, rhs
+// Linear algebra.
+struct Matmul {};
+struct Conv2D {
+  std::vector<int64_t> strides;
+  bool samePadding;
+};
+// Shapes.
+struct Transpose {
+  std::vector<int64_t> perm;
+};
+struct Reshape {};
+struct BroadcastTo {};
+struct ExpandDims {
+  int64_t axis;
+};
+struct Squeeze {
+  std::vector<int64_t> axes;
+};
+struct Slice {
+  std::vector<int64_t> offsets, sizes, strides;
+};
+struct Concat {
+  int64_t axis;
+};
+struct Gather {
+  int64_t axis;
+};
+struct OneHot {
+  int64_t depth, axis;
+  double on, off;
+};
+// Reductions.
+struct Reduce {
+  ref::ReduceOp kind;
+  std::vector<int64_t> axes;
+  bool keepDims;
+};
+struct ArgMax {
+  int64_t axis;
+  bool argmin;
+};
+struct Softmax {
+  int64_t axis;
+  bool log; // log_softmax
+};
+// State and effects (fnc/Variable.h, fnc/Control.h).
+struct VarRead {}; // operand: a variable (Recorder::variableArgument)
+/// Operands: variable, value. No result (record returns 0).
+struct VarUpdate {
+  enum class Mode { Assign, Add, Sub } mode;
+};
+/// Operands: the tensors to print. No result (record returns 0).
+struct Print {
+  std::string format;
+};
+struct RandomUniform {
+  double min, max;
+  std::optional<int64_t> seed;
+};
+struct RandomNormal {
+  double mean, stddev;
+  std::optional<int64_t> seed;
+};
+// Shapes as values (fnc::shape, fnc::zeros(fnc::shape(x))).
+struct ShapeOf {};          // result dtype i32 or i64
+struct BroadcastToShape {}; // value, shape tensor
+struct SetRow {};           // input, index (0-d integer), a row of input
+} // namespace ops
 
-/// One op to record: its operands (value ids), attributes and the result
-/// type computed by the shared shape rules.
+using OpAttrs =
+    std::variant<ops::Range, ops::Eye, ops::Cast, ops::Binary, ops::Unary,
+                 ops::Select, ops::Matmul, ops::Conv2D, ops::Transpose,
+                 ops::Reshape, ops::BroadcastTo, ops::ExpandDims, ops::Squeeze,
+                 ops::Slice, ops::Concat, ops::Gather, ops::OneHot, ops::Reduce,
+                 ops::ArgMax, ops::Softmax, ops::VarRead, ops::VarUpdate,
+                 ops::Print, ops::RandomUniform, ops::RandomNormal,
+                 ops::ShapeOf, ops::BroadcastToShape, ops::SetRow>;
+
+/// One op to record: what it is, its operands (value ids) and the result
+/// type computed by the shared shape rules (unused by VarUpdate and Print).
 struct OpRecord {
-  OpCode code = OpCode::Cast;
-  int kind = 0;
+  OpAttrs op;
   std::vector<int64_t> operands;
-  std::vector<int64_t> ints, ints2, ints3;
-  int64_t axis = 0, i0 = 0;
-  double f0 = 0, f1 = 0, f2 = 0;
-  bool flag = false;
-  std::string text;
   DType dtype = DType::f32;
   std::vector<int64_t> shape; // unknown dims are shapes::kDynamic
 };
