@@ -2,7 +2,7 @@
 //
 // Staged control flow (fnc/Control.h). Outside a trace the callables simply
 // run. In a trace each branch / body is traced once into a detached block of
-// the TraceBuilder (Recorder::beginBlock), and the blocks become the regions
+// the TraceRecorder (Recorder::beginBlock), and the blocks become the regions
 // of a fnc.cond or fnc.while. The structural checks (same results on both
 // branches, loop variables keeping dtype and shape) happen here, eagerly and
 // staged alike, so both report the same errors. No MLIR here.

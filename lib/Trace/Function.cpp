@@ -3,7 +3,7 @@
 // FunctionCore: keys, the subtype check and the choice of the most specific
 // concrete function, input signatures, reduced retracing, the retracing
 // warning, single-flight tracing, and calls of compiled traces. Tracing
-// itself runs the callable under a TraceBuilder (lib/Trace/TraceBuilder.cpp)
+// itself runs the callable under a TraceRecorder (lib/Trace/TraceRecorder.cpp)
 // made active with RecorderScope. Built with exceptions; the MLIR side
 // reports its failures as values, turned into fnc::Error here.
 //
@@ -12,7 +12,8 @@
 #include "fnc/Function.h"
 
 #include "fnc/JIT/Engine.h"
-#include "fnc/Trace/TraceBuilder.h"
+#include "fnc/Trace/CompiledTrace.h"
+#include "fnc/Trace/TraceRecorder.h"
 
 #include <algorithm>
 #include <atomic>
@@ -365,13 +366,12 @@ struct ConcreteImpl {
   Words key;
   // A dim of size 1 of a call does not match the unknown dims of this
   // trace: two of them may meet in a broadcast, which compiled code cannot
-  // stretch (TraceBuilder::unknownDimsMeet).
+  // stretch (TraceRecorder::unknownDimsMeet).
   bool onesExact = false;
   ParsedKey parsed;
   std::vector<TensorSpec> inputs, outputs;
   std::vector<std::string> paramNames;
-  std::unique_ptr<trace::TraceBuilder> builder;
-  const jit::Entry *entry = nullptr;
+  std::unique_ptr<trace::CompiledTrace> trace;
   // When it last served a call (FunctionOptions::max_traces evicts the
   // least recent).
   mutable std::atomic<uint64_t> lastUse{0};
@@ -392,9 +392,9 @@ std::vector<Tensor> ConcreteImpl::run(const Tensor *const *tensors,
   };
   for (size_t i = 0; i < count; ++i)
     views.push_back(view(*tensors[i]));
-  for (const Tensor &t : builder->hiddenArgs)
+  for (const Tensor &t : trace->hiddenArgs())
     views.push_back(view(t));
-  if (llvm::Error err = entry->call(views, results))
+  if (llvm::Error err = trace->entry().call(views, results))
     throw Error(ErrorKind::InvalidArgument,
                 "fnc::function `" + name + "`: " + llvm::toString(std::move(err)));
   std::vector<Tensor> outs;
@@ -604,14 +604,15 @@ traceConcrete(const std::string &name, const FunctionOptions &options,
   impl->parsed = KeyParser(key.data(), key.size(), options.arg_names).parse();
 
   auto token = std::make_shared<trace::TraceToken>(name);
-  impl->builder = trace::TraceBuilder::create(name, token);
-  trace::TraceBuilder &builder = *impl->builder;
+  std::unique_ptr<trace::TraceRecorder> recorderOwner =
+      trace::TraceRecorder::create(name, token);
+  trace::TraceRecorder &recorder = *recorderOwner;
   // The singleton rule (fnc/Variable.h): variables only on the first trace.
-  builder.allowVariableCreation = firstTrace;
+  recorder.allowVariableCreation = firstTrace;
   std::vector<Tensor> symbolic;
   for (const TensorArg &t : impl->parsed.tensors) {
     // Unknown dims are kUnknownDim == shapes::kDynamic.
-    int64_t id = builder.addArgument(t.spec.dtype, t.spec.shape);
+    int64_t id = recorder.addArgument(t.spec.dtype, t.spec.shape);
     symbolic.push_back(
         trace::makeSymbolic(t.spec.dtype, t.spec.shape, token, id, t.name));
     impl->inputs.push_back(t.spec);
@@ -623,7 +624,7 @@ traceConcrete(const std::string &name, const FunctionOptions &options,
   } endOfTrace{*token};
   std::vector<int64_t> resultIds;
   {
-    trace::RecorderScope scope(&builder);
+    trace::RecorderScope scope(&recorder);
     std::vector<Tensor> outs = thunk.run(thunk.context, symbolic);
     for (size_t i = 0; i < outs.size(); ++i) {
       if (!outs[i].defined())
@@ -631,23 +632,24 @@ traceConcrete(const std::string &name, const FunctionOptions &options,
                     "fnc::function `" + name + "`: result #" +
                         std::to_string(i) +
                         " is a null fnc::Tensor; return defined tensors");
-      resultIds.push_back(builder.valueOf(outs[i], "return"));
+      resultIds.push_back(recorder.valueOf(outs[i], "return"));
     }
   }
   std::string error;
-  if (!builder.finish(resultIds, error))
+  if (!recorder.finish(resultIds, error))
     throw Error(ErrorKind::Internal, "fnc::function `" + name + "`: " + error);
   for (int64_t id : resultIds) {
     DType dtype;
     std::vector<int64_t> shape;
-    builder.typeOf(id, dtype, shape);
+    recorder.typeOf(id, dtype, shape);
     impl->outputs.emplace_back(shape, dtype);
   }
-  if (!builder.compile(error))
+  impl->onesExact = recorder.unknownDimsMeet;
+  impl->trace = recorder.compile(error);
+  if (!impl->trace)
     throw Error(ErrorKind::Unimplemented,
                 "fnc::function `" + name +
                     "`: the trace could not be compiled: " + error);
-  impl->entry = builder.entry();
   return impl;
 }
 
@@ -847,7 +849,6 @@ std::shared_ptr<ConcreteImpl> lookupOrTrace(FunctionCore::State &s,
     }
     auto c = std::const_pointer_cast<ConcreteImpl>(made);
     c->paramNames = s.paramNames();
-    c->onesExact = c->builder->unknownDimsMeet;
     lock.lock();
     noteRetrace(s, c->key);
     evictForOneMore(s);
@@ -918,10 +919,10 @@ const std::vector<TensorSpec> &ConcreteFunction::output_specs() const {
   return implOf(impl_).outputs;
 }
 int64_t ConcreteFunction::op_count() const {
-  return implOf(impl_).builder->opCount();
+  return implOf(impl_).trace->opCount();
 }
 double ConcreteFunction::compile_seconds() const {
-  return implOf(impl_).builder->compileSeconds();
+  return implOf(impl_).trace->compileSeconds();
 }
 
 // The public IRStage names the stages of jit::Stage (fnc/Function.h must not
@@ -939,7 +940,7 @@ static_assert(static_cast<int>(IRStage::Fnc) ==
 std::string ConcreteFunction::ir(IRStage stage) const {
   const detail::ConcreteImpl &c = implOf(impl_);
   std::string out;
-  if (!c.builder->emit(static_cast<jit::Stage>(stage), out))
+  if (!c.trace->emit(static_cast<jit::Stage>(stage), out))
     throw Error(ErrorKind::Internal, "fnc::ConcreteFunction `" + c.name +
                                          "`: could not emit the IR: " + out);
   return out;

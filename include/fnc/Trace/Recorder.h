@@ -16,7 +16,7 @@
 // away and used after the trace ended, or used by another thread) is an
 // error that says it leaked and how to fix it.
 //
-// The recorder implementation (lib/Trace/TraceBuilder.cpp) is MLIR code
+// The recorder implementation (lib/Trace/TraceRecorder.cpp) is MLIR code
 // built without exceptions: it returns errors as values; the throwing side
 // is here, in the API library.
 //

@@ -1,15 +1,17 @@
-//===- TraceBuilder.cpp - Records a trace into a fnc-dialect function -----===//
+//===- TraceRecorder.cpp - Records a trace into a fnc-dialect function ----===//
 //
 // The MLIR side of tracing: one MLIRContext and module per trace, one fnc op
 // per recorded OpRecord (ops without a dialect counterpart, such as
 // reduce_any or argmin, are composed of several), verification of every op
-// as it is built, and JIT compilation through fnc::jit. Built without
-// exceptions; errors are returned as values (see TraceBuilder.h).
+// as it is built, and JIT compilation through fnc::jit into a
+// CompiledTrace. Built without exceptions; errors are returned as values
+// (see TraceRecorder.h).
 //
 //===----------------------------------------------------------------------===//
 
-#include "fnc/Trace/TraceBuilder.h"
-#include "fnc/Function.h"
+#include "fnc/Trace/TraceRecorder.h"
+#include "fnc/CheckNumerics.h"
+#include "fnc/Trace/CompiledTrace.h"
 
 #include "fnc/Conversion/Passes.h"
 #include "fnc/Dialect/Fnc/IR/DTypes.h"
@@ -25,7 +27,6 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
 #include "mlir/IR/Verifier.h"
 
 #include <algorithm>
@@ -63,10 +64,10 @@ std::string symbolName(const std::string &name) {
   return s;
 }
 
-class TraceBuilderImpl : public TraceBuilder {
+class TraceRecorderImpl : public TraceRecorder {
 public:
-  TraceBuilderImpl(const std::string &name, std::shared_ptr<TraceToken> token)
-      : TraceBuilder(std::move(token)), symbol_(symbolName(name)) {
+  TraceRecorderImpl(const std::string &name, std::shared_ptr<TraceToken> token)
+      : TraceRecorder(std::move(token)), symbol_(symbolName(name)) {
     DialectRegistry registry;
     mlir::fnc::registerPipelineDialects(registry);
     context_ = std::make_unique<MLIRContext>(registry,
@@ -91,7 +92,7 @@ public:
     builder_->setInsertionPointToEnd(block_);
   }
 
-  ~TraceBuilderImpl() override {
+  ~TraceRecorderImpl() override {
     // Blocks of a trace that failed inside fnc::cond / a loop body were never
     // moved into an op: drop their uses first, then delete them.
     // (Blocks inside them go with them, so find the detached ones first.)
@@ -103,7 +104,6 @@ public:
       b->dropAllReferences();
     for (Block *b : detached)
       delete b;
-    compiled_.reset();
     module_ = nullptr;
   }
 
@@ -675,7 +675,7 @@ public:
     shape.assign(t.getShape().begin(), t.getShape().end());
   }
 
-  bool compile(std::string &error) override {
+  std::unique_ptr<CompiledTrace> compile(std::string &error) override {
     diagText_.clear();
     auto start = std::chrono::steady_clock::now();
     mlir::fnc::PipelineOptions options;
@@ -685,29 +685,31 @@ public:
       error = llvm::toString(compiled.takeError());
       if (!diagText_.empty())
         error += "\n" + diagText_;
-      return false;
+      return nullptr;
     }
-    compiled_ = std::move(*compiled);
-    auto e = compiled_->lookup(symbol_);
-    if (!e) {
-      error = llvm::toString(e.takeError());
-      return false;
+    auto entry = (*compiled)->lookup(symbol_);
+    if (!entry) {
+      error = llvm::toString(entry.takeError());
+      return nullptr;
     }
-    entry_ = *e;
-    compileSeconds_ = std::chrono::duration<double>(
-                          std::chrono::steady_clock::now() - start)
-                          .count();
+    CompiledTrace::Parts parts;
+    parts.module = std::move(*compiled);
+    parts.entry = *entry;
+    parts.compileSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    parts.opCount = countOps();
+    llvm::raw_string_ostream os(parts.fncText);
+    module_->print(os);
+    parts.hiddenArgs = std::move(hiddenArgs);
+    parts.ownedState = std::move(ownedState);
     releaseIR();
-    return true;
+    return std::make_unique<CompiledTrace>(std::move(parts));
   }
 
-  /// A compiled trace keeps only its machine code and the text of its fnc
-  /// IR: the MLIRContext, with its loaded dialects, is most of a trace's
-  /// memory, and emit() parses the text again when asked.
+  /// Drops the MLIRContext, with its loaded dialects and the module: most
+  /// of a trace's memory, and no longer needed once compiled.
   void releaseIR() {
-    opCount_ = countOps();
-    llvm::raw_string_ostream os(fncText_);
-    module_->print(os);
     values_.clear();
     dimSymbols_.clear();
     shapeSymbols_.clear();
@@ -722,43 +724,6 @@ public:
     context_.reset();
   }
 
-  const jit::Entry *entry() const override { return entry_; }
-
-  bool emit(jit::Stage stage, std::string &out) const override {
-    if (!context_) { // compiled: parse the kept text in a context of its own
-      if (stage == jit::Stage::Fnc) {
-        out = fncText_;
-        return true;
-      }
-      DialectRegistry registry;
-      mlir::fnc::registerPipelineDialects(registry);
-      MLIRContext context(registry, MLIRContext::Threading::DISABLED);
-      OwningOpRef<ModuleOp> module =
-          parseSourceString<ModuleOp>(fncText_, &context);
-      if (!module) {
-        out = "internal error: the trace's IR does not parse again";
-        return false;
-      }
-      return emit(*module, stage, out);
-    }
-    return emit(*module_, stage, out);
-  }
-
-  static bool emit(ModuleOp module, jit::Stage stage, std::string &out) {
-    mlir::fnc::PipelineOptions options;
-    auto text = jit::emitStage(module, options, stage);
-    if (!text) {
-      out = llvm::toString(text.takeError());
-      return false;
-    }
-    out = std::move(*text);
-    return true;
-  }
-
-  int64_t opCount() const override {
-    return context_ ? countOps() : opCount_;
-  }
-
   int64_t countOps() const {
     int64_t n = 0;
     func::FuncOp fn = func_;
@@ -768,8 +733,6 @@ public:
     });
     return n;
   }
-
-  double compileSeconds() const override { return compileSeconds_; }
 
 private:
   std::string symbol_;
@@ -791,20 +754,14 @@ private:
   int64_t lastScope_ = 0;
   std::vector<Block *> blocks_;
   std::vector<OpBuilder::InsertPoint> insertionStack_;
-  std::unique_ptr<jit::CompiledModule> compiled_;
-  const jit::Entry *entry_ = nullptr;
-  double compileSeconds_ = 0;
-  // After compile(): what releaseIR() kept.
-  std::string fncText_;
-  int64_t opCount_ = 0;
 };
 
 } // namespace
 
-std::unique_ptr<TraceBuilder>
-TraceBuilder::create(const std::string &name,
-                     std::shared_ptr<TraceToken> token) {
-  return std::make_unique<TraceBuilderImpl>(name, std::move(token));
+std::unique_ptr<TraceRecorder>
+TraceRecorder::create(const std::string &name,
+                      std::shared_ptr<TraceToken> token) {
+  return std::make_unique<TraceRecorderImpl>(name, std::move(token));
 }
 
 } // namespace fnc::trace

@@ -1,0 +1,71 @@
+//===- CompiledTrace.h - A trace compiled to machine code -------*- C++ -*-===//
+//
+// Internal to fnc; MLIR-free interface. What a concrete function of
+// fnc::function keeps once its trace is compiled: the JIT's code and entry
+// point, the eager tensors passed as hidden arguments on every call, the
+// variables the trace created (kept alive by it), and the text of its fnc
+// IR. The MLIRContext the trace was recorded in is gone by then (it is most
+// of a trace's memory); emit() parses the text again in a context of its
+// own when the IR of a later stage is asked for.
+//
+// Thread-safety: immutable after construction; entry() may be called and
+// emit() run from any number of threads at once.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FNC_TRACE_COMPILEDTRACE_H
+#define FNC_TRACE_COMPILEDTRACE_H
+
+#include "fnc/Tensor.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace fnc::jit {
+class CompiledModule;
+class Entry;
+enum class Stage;
+} // namespace fnc::jit
+
+namespace fnc::trace {
+
+class CompiledTrace {
+public:
+  struct Parts {
+    std::unique_ptr<jit::CompiledModule> module;
+    const jit::Entry *entry = nullptr;
+    /// The fnc IR as traced.
+    std::string fncText;
+    /// Ops of the traced function (without the return).
+    int64_t opCount = 0;
+    double compileSeconds = 0;
+    std::vector<Tensor> hiddenArgs;
+    std::vector<std::shared_ptr<void>> ownedState;
+  };
+
+  explicit CompiledTrace(Parts parts);
+  ~CompiledTrace();
+  CompiledTrace(const CompiledTrace &) = delete;
+  CompiledTrace &operator=(const CompiledTrace &) = delete;
+
+  /// The compiled function; its arguments are the trace's tensor arguments
+  /// followed by hiddenArgs().
+  const jit::Entry &entry() const { return *parts_.entry; }
+  /// The eager tensors behind the hidden trailing arguments, in order.
+  const std::vector<Tensor> &hiddenArgs() const { return parts_.hiddenArgs; }
+  int64_t opCount() const { return parts_.opCount; }
+  double compileSeconds() const { return parts_.compileSeconds; }
+
+  /// The IR at `stage`: the fnc dialect as traced, or after the pipeline
+  /// up to `stage`. False with the message in `out` if it fails.
+  bool emit(jit::Stage stage, std::string &out) const;
+
+private:
+  Parts parts_;
+};
+
+} // namespace fnc::trace
+
+#endif // FNC_TRACE_COMPILEDTRACE_H
