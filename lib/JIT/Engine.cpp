@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fnc/JIT/Engine.h"
+#include "fnc/Dialect/Fnc/IR/DTypes.h"
 #include "fnc/Dialect/Fnc/IR/FncOps.h"
 #include "fnc/Pipelines/Pipelines.h"
 #include "fnc/Runtime/Runtime.h"
@@ -63,32 +64,18 @@ static std::string typeString(mlir::Type type) {
   return s;
 }
 
-static std::optional<DType> elementDType(mlir::Type t) {
-  if (t.isF32())
-    return DType::f32;
-  if (t.isF64())
-    return DType::f64;
-  if (t.isSignlessInteger(1))
-    return DType::i1;
-  if (t.isSignlessInteger(32))
-    return DType::i32;
-  if (t.isSignlessInteger(64))
-    return DType::i64;
-  return std::nullopt;
-}
-
 static std::optional<TensorType> tensorTypeOf(mlir::Type t) {
   auto ranked = llvm::dyn_cast<mlir::RankedTensorType>(t);
   if (!ranked)
     return std::nullopt;
-  std::optional<DType> dtype = elementDType(ranked.getElementType());
+  std::optional<DType> dtype = mlir::fnc::dtypeOf(ranked.getElementType());
   if (!dtype)
     return std::nullopt;
   TensorType result;
   result.dtype = *dtype;
-  for (int64_t d : ranked.getShape())
-    result.shape.push_back(mlir::ShapedType::isDynamic(d) ? TensorType::kDynamic
-                                                          : d);
+  // Unknown dims keep their value: TensorType::kDynamic is
+  // mlir::ShapedType::kDynamic.
+  result.shape.assign(ranked.getShape().begin(), ranked.getShape().end());
   return result;
 }
 

@@ -1,6 +1,6 @@
 //===- CheckNumericsTest.cpp - The check-numerics debugging mode ----------===//
 
-#include "fnc/Function.h"
+#include "fnc/CheckNumerics.h"
 #include "fnc/Ops.h"
 
 #include "gtest/gtest.h"

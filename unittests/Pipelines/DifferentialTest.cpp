@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fnc/Dialect/Fnc/IR/DTypes.h"
 #include "fnc/Dialect/Fnc/IR/FncOps.h"
 #include "fnc/Interpreter/Interpreter.h"
 #include "fnc/JIT/Engine.h"
@@ -61,19 +62,7 @@ using BuildFn = std::function<SmallVector<Value>(OpBuilder &, Location,
                                                  ValueRange)>;
 
 Type elementType(OpBuilder &b, DType d) {
-  switch (d) {
-  case DType::f32:
-    return b.getF32Type();
-  case DType::f64:
-    return b.getF64Type();
-  case DType::i1:
-    return b.getI1Type();
-  case DType::i32:
-    return b.getI32Type();
-  case DType::i64:
-    return b.getI64Type();
-  }
-  return {};
+  return mlir::fnc::typeOf(d, b.getContext());
 }
 
 class Differential : public ::testing::Test {
