@@ -149,50 +149,21 @@ Attribute evaluate(Type resultType, ArrayRef<Attribute> operands, Fn fn) {
   return DenseElementsAttr::get(type, ArrayRef<Out>(results));
 }
 
-/// Constant folding of the table op F (dtype class D) through its scalar
-/// function, the one the reference kernels use.
-template <typename F, ::fnc::scalar::DTypes D>
-Attribute foldUnaryOp(Type resultType, ArrayRef<Attribute> operands) {
-  return withElementType(getElementTypeOrSelf(resultType), [&](auto tag) {
-    using T = decltype(tag);
-    if constexpr (!::fnc::scalar::accepts<T>(D))
-      return Attribute();
-    else
-      return evaluate<T, T>(
-          resultType, operands,
-          [](ArrayRef<T> x) -> std::optional<T> { return F::apply(x[0]); });
-  });
-}
-
-template <typename F, ::fnc::scalar::DTypes D>
-Attribute foldBinaryOp(Type resultType, Type operandType,
-                       ArrayRef<Attribute> operands) {
+/// Constant folding of an op of the op table whose operands must be of
+/// `D`: `element(x)` computes a result element from the operands' elements
+/// x (of their C++ type) with the op's scalar function, the one the
+/// reference kernels use, or returns std::nullopt where there is none.
+template <::fnc::scalar::DTypes D, typename Element>
+Attribute foldTableOp(Type resultType, Type operandType,
+                      ArrayRef<Attribute> operands, Element element) {
   return withElementType(getElementTypeOrSelf(operandType), [&](auto tag) {
     using T = decltype(tag);
-    if constexpr (!::fnc::scalar::accepts<T>(D))
+    if constexpr (!::fnc::scalar::accepts<T>(D)) {
       return Attribute();
-    else
-      return evaluate<T, T>(resultType, operands,
-                            [](ArrayRef<T> x) -> std::optional<T> {
-                              ::fnc::scalar::Trap trap;
-                              T r = F::apply(x[0], x[1], trap);
-                              return trap ? std::nullopt : std::optional<T>(r);
-                            });
-  });
-}
-
-template <typename F, ::fnc::scalar::DTypes D>
-Attribute foldCompareOp(Type resultType, Type operandType,
-                        ArrayRef<Attribute> operands) {
-  return withElementType(getElementTypeOrSelf(operandType), [&](auto tag) {
-    using T = decltype(tag);
-    if constexpr (!::fnc::scalar::accepts<T>(D))
-      return Attribute();
-    else
-      return evaluate<T, bool>(resultType, operands,
-                               [](ArrayRef<T> x) -> std::optional<bool> {
-                                 return F::apply(x[0], x[1]);
-                               });
+    } else {
+      using Out = typename decltype(element(ArrayRef<T>()))::value_type;
+      return evaluate<T, Out>(resultType, operands, element);
+    }
   });
 }
 
@@ -316,13 +287,19 @@ static OpFoldResult foldIdentity(PowOp op, PowOp::FoldAdaptor adaptor) {
   OpFoldResult CLASS::fold(FoldAdaptor adaptor) {                              \
     if (OpFoldResult r = foldIdentity(*this, adaptor))                         \
       return r;                                                                \
-    return foldBinaryOp<::fnc::scalar::KIND, ::fnc::scalar::DTypes::DTYPES>(   \
-        getType(), getLhs().getType(), adaptor.getOperands());                 \
+    return foldTableOp<::fnc::scalar::DTypes::DTYPES>(                         \
+        getType(), getLhs().getType(), adaptor.getOperands(), [](auto x) {     \
+          ::fnc::scalar::Trap trap;                                            \
+          auto r = ::fnc::scalar::KIND::apply(x[0], x[1], trap);               \
+          return trap ? std::nullopt : std::optional(r);                       \
+        });                                                                    \
   }
 #define FNC_UNARY_OP(KIND, CLASS, API, DTYPES, ...)                            \
   OpFoldResult CLASS::fold(FoldAdaptor adaptor) {                              \
-    return foldUnaryOp<::fnc::scalar::KIND, ::fnc::scalar::DTypes::DTYPES>(    \
-        getType(), adaptor.getOperands());                                     \
+    return foldTableOp<::fnc::scalar::DTypes::DTYPES>(                         \
+        getType(), getType(), adaptor.getOperands(), [](auto x) {              \
+          return std::optional(::fnc::scalar::KIND::apply(x[0]));              \
+        });                                                                    \
   }
 #include "fnc/Dialect/Fnc/IR/FncOpTable.inc"
 
@@ -330,8 +307,10 @@ OpFoldResult CompareOp::fold(FoldAdaptor adaptor) {
   switch (getPredicate()) {
 #define FNC_COMPARE_OP(KIND, PREDICATE, API, DTYPES)                           \
   case ComparePredicate::PREDICATE:                                            \
-    return foldCompareOp<::fnc::scalar::KIND, ::fnc::scalar::DTypes::DTYPES>(  \
-        getType(), getLhs().getType(), adaptor.getOperands());
+    return foldTableOp<::fnc::scalar::DTypes::DTYPES>(                         \
+        getType(), getLhs().getType(), adaptor.getOperands(), [](auto x) {     \
+          return std::optional(::fnc::scalar::KIND::apply(x[0], x[1]));        \
+        });
 #include "fnc/Dialect/Fnc/IR/FncOpTable.inc"
   }
   return {};
