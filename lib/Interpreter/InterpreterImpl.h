@@ -123,6 +123,37 @@ public:
 
   llvm::Error runTensorOp(Operation *op, Frame &frame, bool &handled);
 
+  /// The result of the one-result tensor op `op` on its tensor operands
+  /// `in`: the ops of the op table, then one function per op family.
+  llvm::Expected<TensorValue>
+  evalTensorOp(Operation *op, const std::vector<TensorValue> &in, Frame &frame);
+  /// constant, fill, range, eye, cast, select.
+  llvm::Expected<TensorValue> evalCreationOp(Operation *op,
+                                             const std::vector<TensorValue> &in,
+                                             Frame &frame);
+  /// matmul, conv2d.
+  llvm::Expected<TensorValue> evalLinalgOp(Operation *op,
+                                           const std::vector<TensorValue> &in);
+  /// transpose, reshape, broadcast_to, shape_of, broadcast_to_shape,
+  /// expand_dims, squeeze.
+  llvm::Expected<TensorValue>
+  evalShapeOp(Operation *op, const std::vector<TensorValue> &in, Frame &frame);
+  llvm::Expected<TensorValue> evalShapeOf(Operation *op,
+                                          const TensorValue &input);
+  llvm::Expected<TensorValue>
+  evalBroadcastToShape(Operation *op, const TensorValue &input,
+                       const TensorValue &shapeOperand);
+  /// set_row, slice, concat, gather, one_hot.
+  llvm::Expected<TensorValue>
+  evalIndexingOp(Operation *op, const std::vector<TensorValue> &in);
+  llvm::Expected<TensorValue> evalSetRow(Operation *op,
+                                         const TensorValue &input,
+                                         const TensorValue &indexOperand,
+                                         const TensorValue &value);
+  /// argmax, softmax, log_softmax: along one axis.
+  llvm::Expected<TensorValue> evalAxisOp(Operation *op,
+                                         const std::vector<TensorValue> &in);
+
   //===--- Value access --------------------------------------------------===//
 
   /// The tensor of `value`; the verifier guarantees the kind, so a missing
