@@ -16,6 +16,7 @@
 
 #include "KernelCalls.h"
 #include "fnc/Dialect/Fnc/IR/DTypes.h"
+#include "fnc/Dialect/Fnc/IR/FncOps.h"
 #include "fnc/Interpreter/Interpreter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -117,6 +118,15 @@ public:
 
   llvm::Error runControlFlowOrEffect(Operation *op, Frame &frame,
                                      bool &handled);
+  llvm::Error runCond(CondOp cond, Frame &frame);
+  llvm::Error runWhile(WhileOp loop, Frame &frame);
+  llvm::Error runCall(func::CallOp call, Frame &frame);
+  llvm::Error runVarRead(VarReadOp read, Frame &frame);
+  /// fnc.var_assign, fnc.var_assign_add, fnc.var_assign_sub.
+  llvm::Error runVarAssign(Operation *op, Frame &frame);
+  llvm::Error runPrint(PrintOp print, Frame &frame);
+  /// fnc.random_uniform, fnc.random_normal.
+  llvm::Error runRandom(Operation *op, Frame &frame);
   llvm::Error runUpstreamOp(Operation *op, Frame &frame, bool &handled);
 
   //===--- Tensor ops (TensorOps.cpp) ------------------------------------===//
