@@ -102,6 +102,24 @@ public:
   call(llvm::StringRef entry, llvm::ArrayRef<TensorValue> args,
        llvm::ArrayRef<TensorValue *> variables);
 
+  //===--- The entry (Interpreter.cpp) -----------------------------------===//
+
+  /// The function `entry` of the module, which must have a body.
+  llvm::Expected<func::FuncOp> lookupEntry(llvm::StringRef entry);
+  /// Checks that the caller passes one tensor per tensor or index argument
+  /// of `fn` and one variable per variable argument without fnc.bind.
+  llvm::Error checkArgumentCounts(func::FuncOp fn, size_t numArgs,
+                                  size_t numVariables);
+  /// The run-time values of the arguments of `fn`: bound variables from the
+  /// module's, the others from `args` and `variables` in order, each checked
+  /// against its type.
+  llvm::Error bindArguments(func::FuncOp fn, llvm::ArrayRef<TensorValue> args,
+                            llvm::ArrayRef<TensorValue *> variables,
+                            llvm::SmallVectorImpl<RtValue> &rtArgs);
+  /// The results of the entry `fn` as tensors (index results as 0-D int64).
+  llvm::Expected<std::vector<TensorValue>>
+  entryResults(func::FuncOp fn, llvm::ArrayRef<RtValue> results);
+
   //===--- Execution (Interpreter.cpp, ControlFlow.cpp, UpstreamOps.cpp) -===//
 
   /// Runs `fn` on `args` (one per argument) into `results`.
