@@ -214,6 +214,21 @@ Error Interpreter::Impl::initialize() {
 Expected<std::vector<TensorValue>>
 Interpreter::Impl::call(llvm::StringRef entry, llvm::ArrayRef<TensorValue> args,
                         llvm::ArrayRef<TensorValue *> variables) {
+  Expected<func::FuncOp> fn = lookupEntry(entry);
+  if (!fn)
+    return fn.takeError();
+  if (Error err = checkArgumentCounts(*fn, args.size(), variables.size()))
+    return std::move(err);
+  llvm::SmallVector<RtValue> rtArgs;
+  if (Error err = bindArguments(*fn, args, variables, rtArgs))
+    return std::move(err);
+  llvm::SmallVector<RtValue> results;
+  if (Error err = callFunction(*fn, rtArgs, results))
+    return std::move(err);
+  return entryResults(*fn, results);
+}
+
+Expected<func::FuncOp> Interpreter::Impl::lookupEntry(llvm::StringRef entry) {
   auto fn = module.lookupSymbol<func::FuncOp>(entry);
   if (!fn) {
     std::string names;
@@ -226,7 +241,11 @@ Interpreter::Impl::call(llvm::StringRef entry, llvm::ArrayRef<TensorValue> args,
   }
   if (fn.isExternal())
     return makeError("@" + entry + " is a declaration without a body");
+  return fn;
+}
 
+Error Interpreter::Impl::checkArgumentCounts(func::FuncOp fn, size_t numArgs,
+                                             size_t numVariables) {
   FunctionType type = fn.getFunctionType();
   // What the caller must pass, for the messages.
   size_t tensorArgs = 0, unboundVars = 0;
@@ -243,17 +262,24 @@ Interpreter::Impl::call(llvm::StringRef entry, llvm::ArrayRef<TensorValue> args,
                                    : typeString(t));
     ++tensorArgs;
   }
-  std::string name = "@" + entry.str();
-  if (args.size() != tensorArgs)
+  std::string name = "@" + fn.getSymName().str();
+  if (numArgs != tensorArgs)
     return makeError(name + " takes " + llvm::Twine(tensorArgs) +
                      " tensor argument(s) (" + expected + "), got " +
-                     llvm::Twine(args.size()));
-  if (variables.size() != unboundVars)
+                     llvm::Twine(numArgs));
+  if (numVariables != unboundVars)
     return makeError(name + " takes " + llvm::Twine(unboundVars) +
                      " variable argument(s) without fnc.bind, got " +
-                     llvm::Twine(variables.size()));
+                     llvm::Twine(numVariables));
+  return Error::success();
+}
 
-  llvm::SmallVector<RtValue> rtArgs;
+Error Interpreter::Impl::bindArguments(func::FuncOp fn,
+                                       llvm::ArrayRef<TensorValue> args,
+                                       llvm::ArrayRef<TensorValue *> variables,
+                                       llvm::SmallVectorImpl<RtValue> &rtArgs) {
+  FunctionType type = fn.getFunctionType();
+  std::string name = "@" + fn.getSymName().str();
   size_t nextArg = 0, nextVar = 0;
   for (unsigned i = 0; i < type.getNumInputs(); ++i) {
     Type t = type.getInput(i);
@@ -309,10 +335,13 @@ Interpreter::Impl::call(llvm::StringRef entry, llvm::ArrayRef<TensorValue> args,
                        ", got " + describe(arg));
     rtArgs.push_back(RtValue::ofTensor(arg));
   }
+  return Error::success();
+}
 
-  llvm::SmallVector<RtValue> results;
-  if (Error err = callFunction(fn, rtArgs, results))
-    return std::move(err);
+Expected<std::vector<TensorValue>>
+Interpreter::Impl::entryResults(func::FuncOp fn,
+                                llvm::ArrayRef<RtValue> results) {
+  std::string name = "@" + fn.getSymName().str();
   std::vector<TensorValue> out;
   for (auto [i, r] : llvm::enumerate(results)) {
     switch (r.kind) {

@@ -16,6 +16,7 @@
 
 #include "KernelCalls.h"
 #include "fnc/Dialect/Fnc/IR/DTypes.h"
+#include "fnc/Dialect/Fnc/IR/FncOps.h"
 #include "fnc/Interpreter/Interpreter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -101,6 +102,24 @@ public:
   call(llvm::StringRef entry, llvm::ArrayRef<TensorValue> args,
        llvm::ArrayRef<TensorValue *> variables);
 
+  //===--- The entry (Interpreter.cpp) -----------------------------------===//
+
+  /// The function `entry` of the module, which must have a body.
+  llvm::Expected<func::FuncOp> lookupEntry(llvm::StringRef entry);
+  /// Checks that the caller passes one tensor per tensor or index argument
+  /// of `fn` and one variable per variable argument without fnc.bind.
+  llvm::Error checkArgumentCounts(func::FuncOp fn, size_t numArgs,
+                                  size_t numVariables);
+  /// The run-time values of the arguments of `fn`: bound variables from the
+  /// module's, the others from `args` and `variables` in order, each checked
+  /// against its type.
+  llvm::Error bindArguments(func::FuncOp fn, llvm::ArrayRef<TensorValue> args,
+                            llvm::ArrayRef<TensorValue *> variables,
+                            llvm::SmallVectorImpl<RtValue> &rtArgs);
+  /// The results of the entry `fn` as tensors (index results as 0-D int64).
+  llvm::Expected<std::vector<TensorValue>>
+  entryResults(func::FuncOp fn, llvm::ArrayRef<RtValue> results);
+
   //===--- Execution (Interpreter.cpp, ControlFlow.cpp, UpstreamOps.cpp) -===//
 
   /// Runs `fn` on `args` (one per argument) into `results`.
@@ -117,11 +136,51 @@ public:
 
   llvm::Error runControlFlowOrEffect(Operation *op, Frame &frame,
                                      bool &handled);
+  llvm::Error runCond(CondOp cond, Frame &frame);
+  llvm::Error runWhile(WhileOp loop, Frame &frame);
+  llvm::Error runCall(func::CallOp call, Frame &frame);
+  llvm::Error runVarRead(VarReadOp read, Frame &frame);
+  /// fnc.var_assign, fnc.var_assign_add, fnc.var_assign_sub.
+  llvm::Error runVarAssign(Operation *op, Frame &frame);
+  llvm::Error runPrint(PrintOp print, Frame &frame);
+  /// fnc.random_uniform, fnc.random_normal.
+  llvm::Error runRandom(Operation *op, Frame &frame);
   llvm::Error runUpstreamOp(Operation *op, Frame &frame, bool &handled);
 
   //===--- Tensor ops (TensorOps.cpp) ------------------------------------===//
 
   llvm::Error runTensorOp(Operation *op, Frame &frame, bool &handled);
+
+  /// The result of the one-result tensor op `op` on its tensor operands
+  /// `in`: the ops of the op table, then one function per op family.
+  llvm::Expected<TensorValue>
+  evalTensorOp(Operation *op, const std::vector<TensorValue> &in, Frame &frame);
+  /// constant, fill, range, eye, cast, select.
+  llvm::Expected<TensorValue> evalCreationOp(Operation *op,
+                                             const std::vector<TensorValue> &in,
+                                             Frame &frame);
+  /// matmul, conv2d.
+  llvm::Expected<TensorValue> evalLinalgOp(Operation *op,
+                                           const std::vector<TensorValue> &in);
+  /// transpose, reshape, broadcast_to, shape_of, broadcast_to_shape,
+  /// expand_dims, squeeze.
+  llvm::Expected<TensorValue>
+  evalShapeOp(Operation *op, const std::vector<TensorValue> &in, Frame &frame);
+  llvm::Expected<TensorValue> evalShapeOf(Operation *op,
+                                          const TensorValue &input);
+  llvm::Expected<TensorValue>
+  evalBroadcastToShape(Operation *op, const TensorValue &input,
+                       const TensorValue &shapeOperand);
+  /// set_row, slice, concat, gather, one_hot.
+  llvm::Expected<TensorValue>
+  evalIndexingOp(Operation *op, const std::vector<TensorValue> &in);
+  llvm::Expected<TensorValue> evalSetRow(Operation *op,
+                                         const TensorValue &input,
+                                         const TensorValue &indexOperand,
+                                         const TensorValue &value);
+  /// argmax, softmax, log_softmax: along one axis.
+  llvm::Expected<TensorValue> evalAxisOp(Operation *op,
+                                         const std::vector<TensorValue> &in);
 
   //===--- Value access --------------------------------------------------===//
 

@@ -1,9 +1,10 @@
 //===- TensorOps.cpp - The tensor ops of fnc on the eager kernels ---------===//
 //
-// One case per op family of FncOps.td (the ops of the op table through
-// FncOpTable.inc): decode the attributes and result type into plain C++,
-// run the shape rule and reference kernel through KernelCalls.h, store the
-// result. Where the dialect and the eager API differ in a detail, the
+// The ops of the op table (FncOpTable.inc) by their kind, the others by one
+// function per op family of FncOps.td (creation, linear algebra, shape,
+// indexing, along an axis): decode the attributes and result type into plain
+// C++, run the shape rule and reference kernel through KernelCalls.h, store
+// the result. Where the dialect and the eager API differ in a detail, the
 // dialect's description wins and the difference is handled here (e.g.
 // fnc.fill converts its value instead of requiring it to be representable;
 // fnc.squeeze with no axes removes the dims of static size 1 only).
@@ -100,194 +101,250 @@ Error Interpreter::Impl::runTensorOp(Operation *op, Frame &frame,
     in.push_back(*t);
   }
 
-  Expected<TensorValue> result = [&]() -> Expected<TensorValue> {
-    if (std::optional<BinaryOp> kind = binaryKind(op))
-      return check(op, interp::binary(*kind, in[0], in[1]));
-    if (std::optional<UnaryOp> kind = unaryKind(op))
-      return check(op, interp::unary(*kind, in[0]));
-    if (std::optional<ReduceOp> kind = reduceKind(op)) {
-      auto axes =
-          toVector(op->getAttrOfType<DenseI64ArrayAttr>("axes").asArrayRef());
-      bool keepDims = op->hasAttr("keepdims");
-      return check(op, interp::reduce(*kind, in[0], axes, keepDims));
-    }
-    return llvm::TypeSwitch<Operation *, Expected<TensorValue>>(op)
-        // Creation.
-        .Case([&](ConstantOp c) -> Expected<TensorValue> {
-          Expected<TensorValue> t = tensorFromAttr(c.getValue());
-          if (!t)
-            return opError(op, llvm::toString(t.takeError()));
-          return t;
-        })
-        .Case([&](FillOp fill) -> Expected<TensorValue> {
-          Expected<::fnc::Shape> shape =
-              shapeOf(op, fill.getType(), fill.getDynamicDims(), frame);
-          if (!shape)
-            return shape.takeError();
-          return check(op, interp::fill(resultDType(op), *shape,
-                                        fill.getValue().convertToDouble()));
-        })
-        .Case([&](RangeOp range) {
-          return check(op, interp::range(resultDType(op),
-                                         range.getStart().convertToDouble(),
-                                         range.getDelta().convertToDouble(),
-                                         resultType(op).getDimSize(0)));
-        })
-        .Case([&](EyeOp) {
-          RankedTensorType type = resultType(op);
-          return check(op, interp::eye(resultDType(op), type.getDimSize(0),
-                                       type.getDimSize(1)));
-        })
-        .Case([&](CastOp) {
-          return check(op, interp::cast(in[0], resultDType(op)));
-        })
-        .Case([&](SelectOp) {
-          return check(op, interp::select(in[0], in[1], in[2]));
-        })
-        // Linear algebra.
-        .Case([&](MatmulOp) { return check(op, interp::matmul(in[0], in[1])); })
-        .Case([&](Conv2DOp conv) {
-          return check(op,
-                       interp::conv2d(in[0], in[1], toVector(conv.getStrides()),
-                                      conv.getPadding() == Padding::same));
-        })
-        // Shape ops.
-        .Case([&](TransposeOp t) {
-          return check(op, interp::transpose(in[0], toVector(t.getPerm())));
-        })
-        .Case([&](ReshapeOp) {
-          ::fnc::Shape target;
-          for (int64_t d : resultType(op).getShape())
-            target.push_back(ShapedType::isDynamic(d) ? -1 : d);
-          return check(op, interp::reshape(in[0], target));
-        })
-        .Case([&](BroadcastToOp b) -> Expected<TensorValue> {
-          Expected<::fnc::Shape> shape =
-              shapeOf(op, resultType(op), b.getDynamicDims(), frame);
-          if (!shape)
-            return shape.takeError();
-          return check(op, interp::broadcastTo(in[0], *shape));
-        })
-        .Case([&](ShapeOfOp) {
-          const ::fnc::Shape &dims = in[0].shape();
-          DType dtype = resultDType(op);
-          std::vector<int32_t> narrow(dims.begin(), dims.end());
-          const void *data = dtype == DType::i32
-                                 ? static_cast<const void *>(narrow.data())
-                                 : static_cast<const void *>(dims.data());
-          return check(op, interp::makeTensor(
-                               dtype, {static_cast<int64_t>(dims.size())},
-                               data));
-        })
-        .Case([&](BroadcastToShapeOp) -> Expected<TensorValue> {
-          RankedTensorType type = resultType(op);
-          ::fnc::Shape shape;
-          for (int64_t i = 0; i < type.getRank(); ++i) {
-            int64_t size;
-            std::string error;
-            if (!interp::readInt(in[1], i, size, error))
-              return opError(op, "the shape operand: " + error);
-            if (size < 0)
-              return opError(op, "a shape holds the negative size " +
-                                     llvm::Twine(size) + " (at index " +
-                                     llvm::Twine(i) + "); sizes must be >= 0");
-            if (!type.isDynamicDim(i) && type.getDimSize(i) != size)
-              return opError(op, "dynamic dimension mismatch: " +
-                                     llvm::Twine(size) + " vs " +
-                                     llvm::Twine(type.getDimSize(i)));
-            shape.push_back(size);
-          }
-          return check(op, interp::broadcastTo(in[0], shape));
-        })
-        .Case([&](SetRowOp) -> Expected<TensorValue> {
-          const TensorValue &input = in[0], &value = in[2];
-          int64_t index, rows = input.shape()[0];
-          std::string error;
-          if (!interp::readInt(in[1], 0, index, error))
-            return opError(op, "the index: " + error);
-          if (index < 0 || index >= rows)
-            return opError(op, "row index " + llvm::Twine(index) +
-                                   " is out of range [0, " + llvm::Twine(rows) +
-                                   ")");
-          ::fnc::Shape row(input.shape().begin() + 1, input.shape().end());
-          if (value.shape() != row)
-            return opError(op, "the value's shape does not match a row");
-          // input[:index] ++ [value] ++ input[index + 1:]
-          auto part = [&](int64_t from, int64_t count) {
-            std::vector<int64_t> offsets(input.shape().size(), 0),
-                sizes = input.shape(), strides(input.shape().size(), 1);
-            offsets[0] = from;
-            sizes[0] = count;
-            return interp::slice(input, offsets, sizes, strides);
-          };
-          interp::KernelResult before = part(0, index),
-                               after = part(index + 1, rows - index - 1),
-                               middle = interp::expandDims(value, 0);
-          for (const interp::KernelResult *r : {&before, &after, &middle})
-            if (!r->ok)
-              return check(op, *r);
-          return check(op, interp::concat(
-                               {before.value, middle.value, after.value}, 0));
-        })
-        .Case([&](ExpandDimsOp e) {
-          return check(
-              op, interp::expandDims(in[0], static_cast<int64_t>(e.getAxis())));
-        })
-        .Case([&](SqueezeOp s) -> Expected<TensorValue> {
-          std::vector<int64_t> axes = toVector(s.getAxes());
-          if (axes.empty()) {
-            // Only the dims of static size 1 in the operand's type.
-            auto type = cast<RankedTensorType>(s.getInput().getType());
-            for (int64_t i = 0; i < type.getRank(); ++i)
-              if (type.getDimSize(i) == 1)
-                axes.push_back(i);
-            if (axes.empty())
-              return in[0];
-          }
-          return check(op, interp::squeeze(in[0], axes));
-        })
-        .Case([&](SliceOp s) {
-          return check(op, interp::slice(in[0], toVector(s.getOffsets()),
-                                         toVector(s.getSizes()),
-                                         toVector(s.getStrides())));
-        })
-        .Case([&](ConcatOp c) {
-          return check(op,
-                       interp::concat(in, static_cast<int64_t>(c.getAxis())));
-        })
-        .Case([&](GatherOp g) {
-          return check(op, interp::gather(in[0], in[1],
-                                          static_cast<int64_t>(g.getAxis())));
-        })
-        .Case([&](OneHotOp h) {
-          return check(op, interp::oneHot(
-                               in[0], static_cast<int64_t>(h.getDepth()),
-                               static_cast<int64_t>(h.getAxis()),
-                               h.getOn().convertToDouble(),
-                               h.getOff().convertToDouble(), resultDType(op)));
-        })
-        // Reductions along one axis.
-        .Case([&](ArgmaxOp a) {
-          return check(op,
-                       interp::argmax(in[0], static_cast<int64_t>(a.getAxis()),
-                                      resultDType(op)));
-        })
-        .Case([&](SoftmaxOp s) {
-          return check(op,
-                       interp::softmax(in[0], static_cast<int64_t>(s.getAxis()),
-                                       /*log=*/false));
-        })
-        .Case([&](LogSoftmaxOp s) {
-          return check(op,
-                       interp::softmax(in[0], static_cast<int64_t>(s.getAxis()),
-                                       /*log=*/true));
-        })
-        .Default([&](Operation *) -> Expected<TensorValue> {
-          return opError(op, "op not supported by the interpreter");
-        });
-  }();
+  Expected<TensorValue> result = evalTensorOp(op, in, frame);
   if (!result)
     return result.takeError();
   frame[op->getResult(0)] = RtValue::ofTensor(std::move(*result));
   return Error::success();
+}
+
+Expected<TensorValue> Interpreter::Impl::evalTensorOp(
+    Operation *op, const std::vector<TensorValue> &in, Frame &frame) {
+  if (std::optional<BinaryOp> kind = binaryKind(op))
+    return check(op, interp::binary(*kind, in[0], in[1]));
+  if (std::optional<UnaryOp> kind = unaryKind(op))
+    return check(op, interp::unary(*kind, in[0]));
+  if (std::optional<ReduceOp> kind = reduceKind(op)) {
+    auto axes =
+        toVector(op->getAttrOfType<DenseI64ArrayAttr>("axes").asArrayRef());
+    bool keepDims = op->hasAttr("keepdims");
+    return check(op, interp::reduce(*kind, in[0], axes, keepDims));
+  }
+  return llvm::TypeSwitch<Operation *, Expected<TensorValue>>(op)
+      .Case<ConstantOp, FillOp, RangeOp, EyeOp, CastOp, SelectOp>(
+          [&](auto) { return evalCreationOp(op, in, frame); })
+      .Case<MatmulOp, Conv2DOp>([&](auto) { return evalLinalgOp(op, in); })
+      .Case<TransposeOp, ReshapeOp, BroadcastToOp, ShapeOfOp,
+            BroadcastToShapeOp, ExpandDimsOp, SqueezeOp>(
+          [&](auto) { return evalShapeOp(op, in, frame); })
+      .Case<SetRowOp, SliceOp, ConcatOp, GatherOp, OneHotOp>(
+          [&](auto) { return evalIndexingOp(op, in); })
+      .Case<ArgmaxOp, SoftmaxOp, LogSoftmaxOp>(
+          [&](auto) { return evalAxisOp(op, in); })
+      .Default([&](Operation *) -> Expected<TensorValue> {
+        return opError(op, "op not supported by the interpreter");
+      });
+}
+
+Expected<TensorValue> Interpreter::Impl::evalCreationOp(
+    Operation *op, const std::vector<TensorValue> &in, Frame &frame) {
+  return llvm::TypeSwitch<Operation *, Expected<TensorValue>>(op)
+      .Case([&](ConstantOp c) -> Expected<TensorValue> {
+        Expected<TensorValue> t = tensorFromAttr(c.getValue());
+        if (!t)
+          return opError(op, llvm::toString(t.takeError()));
+        return t;
+      })
+      .Case([&](FillOp fill) -> Expected<TensorValue> {
+        Expected<::fnc::Shape> shape =
+            shapeOf(op, fill.getType(), fill.getDynamicDims(), frame);
+        if (!shape)
+          return shape.takeError();
+        return check(op, interp::fill(resultDType(op), *shape,
+                                      fill.getValue().convertToDouble()));
+      })
+      .Case([&](RangeOp range) {
+        return check(op, interp::range(resultDType(op),
+                                       range.getStart().convertToDouble(),
+                                       range.getDelta().convertToDouble(),
+                                       resultType(op).getDimSize(0)));
+      })
+      .Case([&](EyeOp) {
+        RankedTensorType type = resultType(op);
+        return check(op, interp::eye(resultDType(op), type.getDimSize(0),
+                                     type.getDimSize(1)));
+      })
+      .Case([&](CastOp) {
+        return check(op, interp::cast(in[0], resultDType(op)));
+      })
+      .Case([&](SelectOp) {
+        return check(op, interp::select(in[0], in[1], in[2]));
+      })
+      .Default([](Operation *) -> Expected<TensorValue> {
+        llvm_unreachable("not a creation op");
+      });
+}
+
+Expected<TensorValue>
+Interpreter::Impl::evalLinalgOp(Operation *op,
+                                const std::vector<TensorValue> &in) {
+  if (isa<MatmulOp>(op))
+    return check(op, interp::matmul(in[0], in[1]));
+  auto conv = cast<Conv2DOp>(op);
+  return check(op, interp::conv2d(in[0], in[1], toVector(conv.getStrides()),
+                                  conv.getPadding() == Padding::same));
+}
+
+Expected<TensorValue> Interpreter::Impl::evalShapeOp(
+    Operation *op, const std::vector<TensorValue> &in, Frame &frame) {
+  return llvm::TypeSwitch<Operation *, Expected<TensorValue>>(op)
+      .Case([&](TransposeOp t) {
+        return check(op, interp::transpose(in[0], toVector(t.getPerm())));
+      })
+      .Case([&](ReshapeOp) {
+        ::fnc::Shape target;
+        for (int64_t d : resultType(op).getShape())
+          target.push_back(ShapedType::isDynamic(d) ? -1 : d);
+        return check(op, interp::reshape(in[0], target));
+      })
+      .Case([&](BroadcastToOp b) -> Expected<TensorValue> {
+        Expected<::fnc::Shape> shape =
+            shapeOf(op, resultType(op), b.getDynamicDims(), frame);
+        if (!shape)
+          return shape.takeError();
+        return check(op, interp::broadcastTo(in[0], *shape));
+      })
+      .Case([&](ShapeOfOp) { return evalShapeOf(op, in[0]); })
+      .Case([&](BroadcastToShapeOp) {
+        return evalBroadcastToShape(op, in[0], in[1]);
+      })
+      .Case([&](ExpandDimsOp e) {
+        return check(
+            op, interp::expandDims(in[0], static_cast<int64_t>(e.getAxis())));
+      })
+      .Case([&](SqueezeOp s) -> Expected<TensorValue> {
+        std::vector<int64_t> axes = toVector(s.getAxes());
+        if (axes.empty()) {
+          // Only the dims of static size 1 in the operand's type.
+          auto type = cast<RankedTensorType>(s.getInput().getType());
+          for (int64_t i = 0; i < type.getRank(); ++i)
+            if (type.getDimSize(i) == 1)
+              axes.push_back(i);
+          if (axes.empty())
+            return in[0];
+        }
+        return check(op, interp::squeeze(in[0], axes));
+      })
+      .Default([](Operation *) -> Expected<TensorValue> {
+        llvm_unreachable("not a shape op");
+      });
+}
+
+Expected<TensorValue> Interpreter::Impl::evalShapeOf(Operation *op,
+                                                     const TensorValue &input) {
+  const ::fnc::Shape &dims = input.shape();
+  DType dtype = resultDType(op);
+  std::vector<int32_t> narrow(dims.begin(), dims.end());
+  const void *data = dtype == DType::i32
+                         ? static_cast<const void *>(narrow.data())
+                         : static_cast<const void *>(dims.data());
+  return check(
+      op, interp::makeTensor(dtype, {static_cast<int64_t>(dims.size())}, data));
+}
+
+Expected<TensorValue>
+Interpreter::Impl::evalBroadcastToShape(Operation *op, const TensorValue &input,
+                                        const TensorValue &shapeOperand) {
+  RankedTensorType type = resultType(op);
+  ::fnc::Shape shape;
+  for (int64_t i = 0; i < type.getRank(); ++i) {
+    int64_t size;
+    std::string error;
+    if (!interp::readInt(shapeOperand, i, size, error))
+      return opError(op, "the shape operand: " + error);
+    if (size < 0)
+      return opError(op, "a shape holds the negative size " +
+                             llvm::Twine(size) + " (at index " +
+                             llvm::Twine(i) + "); sizes must be >= 0");
+    if (!type.isDynamicDim(i) && type.getDimSize(i) != size)
+      return opError(op, "dynamic dimension mismatch: " + llvm::Twine(size) +
+                             " vs " + llvm::Twine(type.getDimSize(i)));
+    shape.push_back(size);
+  }
+  return check(op, interp::broadcastTo(input, shape));
+}
+
+Expected<TensorValue>
+Interpreter::Impl::evalIndexingOp(Operation *op,
+                                  const std::vector<TensorValue> &in) {
+  return llvm::TypeSwitch<Operation *, Expected<TensorValue>>(op)
+      .Case([&](SetRowOp) { return evalSetRow(op, in[0], in[1], in[2]); })
+      .Case([&](SliceOp s) {
+        return check(op, interp::slice(in[0], toVector(s.getOffsets()),
+                                       toVector(s.getSizes()),
+                                       toVector(s.getStrides())));
+      })
+      .Case([&](ConcatOp c) {
+        return check(op, interp::concat(in, static_cast<int64_t>(c.getAxis())));
+      })
+      .Case([&](GatherOp g) {
+        return check(op, interp::gather(in[0], in[1],
+                                        static_cast<int64_t>(g.getAxis())));
+      })
+      .Case([&](OneHotOp h) {
+        return check(
+            op, interp::oneHot(in[0], static_cast<int64_t>(h.getDepth()),
+                               static_cast<int64_t>(h.getAxis()),
+                               h.getOn().convertToDouble(),
+                               h.getOff().convertToDouble(), resultDType(op)));
+      })
+      .Default([](Operation *) -> Expected<TensorValue> {
+        llvm_unreachable("not an indexing op");
+      });
+}
+
+Expected<TensorValue>
+Interpreter::Impl::evalSetRow(Operation *op, const TensorValue &input,
+                              const TensorValue &indexOperand,
+                              const TensorValue &value) {
+  int64_t index, rows = input.shape()[0];
+  std::string error;
+  if (!interp::readInt(indexOperand, 0, index, error))
+    return opError(op, "the index: " + error);
+  if (index < 0 || index >= rows)
+    return opError(op, "row index " + llvm::Twine(index) +
+                           " is out of range [0, " + llvm::Twine(rows) + ")");
+  ::fnc::Shape row(input.shape().begin() + 1, input.shape().end());
+  if (value.shape() != row)
+    return opError(op, "the value's shape does not match a row");
+  // input[:index] ++ [value] ++ input[index + 1:]
+  auto part = [&](int64_t from, int64_t count) {
+    std::vector<int64_t> offsets(input.shape().size(), 0),
+        sizes = input.shape(), strides(input.shape().size(), 1);
+    offsets[0] = from;
+    sizes[0] = count;
+    return interp::slice(input, offsets, sizes, strides);
+  };
+  interp::KernelResult before = part(0, index),
+                       after = part(index + 1, rows - index - 1),
+                       middle = interp::expandDims(value, 0);
+  for (const interp::KernelResult *r : {&before, &after, &middle})
+    if (!r->ok)
+      return check(op, *r);
+  return check(op,
+               interp::concat({before.value, middle.value, after.value}, 0));
+}
+
+Expected<TensorValue>
+Interpreter::Impl::evalAxisOp(Operation *op,
+                              const std::vector<TensorValue> &in) {
+  return llvm::TypeSwitch<Operation *, Expected<TensorValue>>(op)
+      .Case([&](ArgmaxOp a) {
+        return check(op,
+                     interp::argmax(in[0], static_cast<int64_t>(a.getAxis()),
+                                    resultDType(op)));
+      })
+      .Case([&](SoftmaxOp s) {
+        return check(op,
+                     interp::softmax(in[0], static_cast<int64_t>(s.getAxis()),
+                                     /*log=*/false));
+      })
+      .Case([&](LogSoftmaxOp s) {
+        return check(op,
+                     interp::softmax(in[0], static_cast<int64_t>(s.getAxis()),
+                                     /*log=*/true));
+      })
+      .Default([](Operation *) -> Expected<TensorValue> {
+        llvm_unreachable("not an axis op");
+      });
 }

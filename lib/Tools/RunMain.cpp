@@ -379,11 +379,41 @@ int runInterpreter(mlir::ModuleOp module, const RunConfig &config,
   return 0;
 }
 
-} // namespace
+/// What the command line asks for.
+struct CommandLine {
+  std::string file;
+  /// The --entry asked for; empty to choose one (see chooseEntry).
+  std::string entry;
+  std::vector<std::string> outputs;
+  std::optional<jit::Stage> emit;
+  bool interpret = false;
+  unsigned optLevel = 3;
+  bool checkNumerics = false;
+  unsigned threads = 0;
+  /// Everything but the entry, which chooseEntry fills in.
+  RunConfig run;
+};
 
-int fnc::tools::runMain(int argc, char **argv) {
-  llvm::InitLLVM initLLVM(argc, argv);
-  installErrorHandlers("fnc-run");
+/// Takes `--threads=N` out of `argv` into `threads`; the other arguments go
+/// to `rest`. libLLVM already registers a top-level `--threads`, so ours is
+/// taken out of the command line before cl sees it.
+llvm::Error takeThreadsOption(int argc, char **argv, unsigned &threads,
+                              std::vector<char *> &rest) {
+  for (int i = 0; i < argc; ++i) {
+    llvm::StringRef arg = argv[i];
+    if (i > 0 &&
+        (arg.consume_front("--threads=") || arg.consume_front("-threads="))) {
+      if (arg.getAsInteger(10, threads))
+        return llvm::createStringError(
+            "--threads expects a non-negative integer, not '" + arg + "'");
+      continue;
+    }
+    rest.push_back(argv[i]);
+  }
+  return llvm::Error::success();
+}
+
+llvm::Expected<CommandLine> parseCommandLine(int argc, char **argv) {
   static cl::OptionCategory category("fnc-run options");
   static cl::opt<std::string> runFile(cl::Positional, cl::Required,
                                       cl::desc("<module.mlir>"),
@@ -431,47 +461,124 @@ int fnc::tools::runMain(int argc, char **argv) {
       "seed", cl::desc("Global seed of the random ops (reproducible runs)"),
       cl::cat(category));
 
-  // libLLVM already registers a top-level `--threads`, so ours is taken out
-  // of the command line before cl sees it.
-  unsigned runThreads = 0;
+  CommandLine cmd;
   std::vector<char *> args;
-  for (int i = 0; i < argc; ++i) {
-    llvm::StringRef arg = argv[i];
-    if (i > 0 &&
-        (arg.consume_front("--threads=") || arg.consume_front("-threads="))) {
-      if (arg.getAsInteger(10, runThreads))
-        return fail("--threads expects a non-negative integer, not '" + arg +
-                    "'");
-      continue;
-    }
-    args.push_back(argv[i]);
-  }
+  if (llvm::Error err = takeThreadsOption(argc, argv, cmd.threads, args))
+    return std::move(err);
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       static_cast<int>(args.size()), args.data(),
       "fnc-run: JIT-compile a function of an fnc module and run it\n\n"
       "  --threads=<N>  threads of parallel loops (1: sequential, 0: all "
       "cores)\n");
-
   if (runOptLevel > 3)
-    return fail("--opt-level must be 0, 1, 2 or 3");
+    return llvm::createStringError("--opt-level must be 0, 1, 2 or 3");
+
+  cmd.file = runFile;
+  cmd.entry = runEntry;
+  cmd.outputs.assign(runOutputs.begin(), runOutputs.end());
+  if (runEmit.getNumOccurrences())
+    cmd.emit = runEmit.getValue();
+  cmd.interpret = runInterpret;
+  cmd.optLevel = runOptLevel;
+  cmd.checkNumerics = runCheckNumerics;
+  cmd.run.inputs.assign(runInputs.begin(), runInputs.end());
+  cmd.run.benchmark = runBenchmark;
+  if (runSeed.getNumOccurrences())
+    cmd.run.seed = runSeed.getValue();
+  return cmd;
+}
+
+/// Creates the temporary file of every `--output` (a path or `@path`).
+llvm::Error createOutputFiles(llvm::ArrayRef<std::string> specs,
+                              OutputFiles &outputs) {
+  for (const std::string &out : specs) {
+    std::string path = !out.empty() && out[0] == '@' ? out.substr(1) : out;
+    if (path.empty())
+      return llvm::createStringError(
+          "--output needs a file name (--output=@out.npy)");
+    if (llvm::Error err = outputs.add(path))
+      return err;
+  }
+  return llvm::Error::success();
+}
+
+/// Parses the module in `path`; `firstError` is the first error diagnostic
+/// the caller's handler collected, if any.
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+parseModule(const std::string &path, mlir::MLIRContext &context,
+            const std::string &firstError) {
+  std::string errorMessage;
+  std::unique_ptr<llvm::MemoryBuffer> file =
+      mlir::openInputFile(path, &errorMessage);
+  if (!file)
+    return llvm::createStringError("cannot open '" + path +
+                                   "': " + errorMessage);
+  auto sourceMgr = std::make_shared<llvm::SourceMgr>();
+  sourceMgr->AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  mlir::ParserConfig parserConfig(&context);
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, parserConfig);
+  if (!module)
+    return llvm::createStringError(
+        firstError.empty() ? "cannot parse '" + path + "'" : firstError);
+  return module;
+}
+
+/// Prints the IR of `module` at `stage` (--emit).
+int printStage(mlir::ModuleOp module, const mlir::fnc::PipelineOptions &options,
+               jit::Stage stage) {
+  auto text = jit::emitStage(module, options, stage);
+  if (!text)
+    return fail(text.takeError());
+  std::cout << *text;
+  if (!text->empty() && text->back() != '\n')
+    std::cout << "\n";
+  std::cout.flush();
+  return 0;
+}
+
+/// The function to run: --entry, else the only public function, else @main.
+llvm::Expected<std::string> chooseEntry(mlir::ModuleOp module,
+                                        const std::string &file,
+                                        const std::string &requested) {
+  std::vector<std::string> publics = jit::publicFunctions(module);
+  std::string names;
+  for (const std::string &n : publics)
+    names += (names.empty() ? "@" : ", @") + n;
+  if (!requested.empty()) {
+    if (std::find(publics.begin(), publics.end(), requested) == publics.end())
+      return llvm::createStringError(
+          "no public function @" + requested + " in '" + file + "'" +
+          (names.empty() ? "" : "; it has " + names));
+    return requested;
+  }
+  if (publics.size() == 1)
+    return publics[0];
+  if (std::find(publics.begin(), publics.end(), "main") != publics.end())
+    return std::string("main");
+  if (publics.empty())
+    return llvm::createStringError("'" + file +
+                                   "' has no public function to run");
+  return llvm::createStringError("'" + file +
+                                 "' has several public functions (" + names +
+                                 "); choose one with --entry");
+}
+
+} // namespace
+
+int fnc::tools::runMain(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  installErrorHandlers("fnc-run");
+  llvm::Expected<CommandLine> cmd = parseCommandLine(argc, argv);
+  if (!cmd)
+    return fail(cmd.takeError());
 
   // The output files are created first: an unwritable path fails before
   // any work, and nothing is left behind on a later failure.
   OutputFiles outputs;
-  for (const std::string &out : runOutputs) {
-    std::string path = !out.empty() && out[0] == '@' ? out.substr(1) : out;
-    if (path.empty())
-      return fail("--output needs a file name (--output=@out.npy)");
-    if (llvm::Error err = outputs.add(path))
-      return fail(std::move(err));
-  }
-
-  std::string errorMessage;
-  std::unique_ptr<llvm::MemoryBuffer> file =
-      mlir::openInputFile(runFile, &errorMessage);
-  if (!file)
-    return fail("cannot open '" + runFile + "': " + errorMessage);
+  if (llvm::Error err = createOutputFiles(cmd->outputs, outputs))
+    return fail(std::move(err));
 
   mlir::DialectRegistry registry;
   mlir::fnc::registerPipelineDialects(registry);
@@ -483,59 +590,24 @@ int fnc::tools::runMain(int argc, char **argv) {
       firstError = formatDiagnostic(d);
     return mlir::success();
   });
-  auto sourceMgr = std::make_shared<llvm::SourceMgr>();
-  sourceMgr->AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  mlir::ParserConfig parserConfig(&context);
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, parserConfig);
+  auto module = parseModule(cmd->file, context, firstError);
   if (!module)
-    return fail(firstError.empty() ? "cannot parse '" + runFile + "'"
-                                   : firstError);
+    return fail(module.takeError());
 
   mlir::fnc::PipelineOptions options;
-  options.optLevel = runOptLevel;
-  options.checkNumerics = runCheckNumerics;
-  options.threads = runThreads;
+  options.optLevel = cmd->optLevel;
+  options.checkNumerics = cmd->checkNumerics;
+  options.threads = cmd->threads;
+  if (cmd->emit)
+    return printStage(**module, options, *cmd->emit);
 
-  if (runEmit.getNumOccurrences()) {
-    auto text = jit::emitStage(*module, options, runEmit);
-    if (!text)
-      return fail(text.takeError());
-    std::cout << *text;
-    if (!text->empty() && text->back() != '\n')
-      std::cout << "\n";
-    std::cout.flush();
-    return 0;
-  }
-
-  // The entry: --entry, else the only public function, else @main.
-  RunConfig config;
-  std::vector<std::string> publics = jit::publicFunctions(*module);
-  std::string names;
-  for (const std::string &n : publics)
-    names += (names.empty() ? "@" : ", @") + n;
-  if (!runEntry.empty()) {
-    if (std::find(publics.begin(), publics.end(), runEntry) == publics.end())
-      return fail("no public function @" + runEntry + " in '" + runFile + "'" +
-                  (names.empty() ? "" : "; it has " + names));
-    config.entry = runEntry;
-  } else if (publics.size() == 1) {
-    config.entry = publics[0];
-  } else if (std::find(publics.begin(), publics.end(), "main") !=
-             publics.end()) {
-    config.entry = "main";
-  } else if (publics.empty()) {
-    return fail("'" + runFile + "' has no public function to run");
-  } else {
-    return fail("'" + runFile + "' has several public functions (" + names +
-                "); choose one with --entry");
-  }
-  config.inputs.assign(runInputs.begin(), runInputs.end());
-  config.benchmark = runBenchmark;
-  if (runSeed.getNumOccurrences())
-    config.seed = runSeed;
-
-  if (runInterpret)
-    return runInterpreter(*module, config, outputs);
-  return runJIT(*module, options, config, outputs);
+  RunConfig &config = cmd->run;
+  llvm::Expected<std::string> entry =
+      chooseEntry(**module, cmd->file, cmd->entry);
+  if (!entry)
+    return fail(entry.takeError());
+  config.entry = *entry;
+  if (cmd->interpret)
+    return runInterpreter(**module, config, outputs);
+  return runJIT(**module, options, config, outputs);
 }
