@@ -5,7 +5,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "fnc/API/TensorImpl.h"
-#include "fnc/API/Arrays.h"
 #include "fnc/Shape/ShapeRules.h"
 
 #include <cstring>
@@ -19,15 +18,6 @@ Tensor scalarTensor(DType dtype, const void *value) {
   return detail::TensorAccess::wrap(std::move(a));
 }
 } // namespace
-
-namespace api {
-const ref::Array &arrayOf(const Tensor &t) {
-  return detail::TensorAccess::array(t);
-}
-Tensor wrap(ref::Array array) {
-  return detail::TensorAccess::wrap(std::move(array));
-}
-} // namespace api
 
 Tensor::Tensor(float value) : Tensor(scalarTensor(DType::f32, &value)) {}
 Tensor::Tensor(double value) : Tensor(scalarTensor(DType::f64, &value)) {}

@@ -129,43 +129,6 @@ void checkSameDType(const Array &a, const Array &b, const char *op) {
 
 } // namespace
 
-const char *binaryOpName(BinaryOp op) {
-  switch (op) {
-#define FNC_BINARY_OP(KIND, CLASS, API, ...)                                   \
-  case BinaryOp::KIND:                                                         \
-    return #API;
-#define FNC_COMPARE_OP(KIND, PREDICATE, API, ...)                              \
-  case BinaryOp::KIND:                                                         \
-    return #API;
-#include "fnc/Dialect/Fnc/IR/FncOpTable.inc"
-  }
-  return "?";
-}
-
-bool isComparison(BinaryOp op) {
-  switch (op) {
-#define FNC_COMPARE_OP(KIND, ...)                                              \
-  case BinaryOp::KIND:                                                         \
-    return true;
-#include "fnc/Dialect/Fnc/IR/FncOpTable.inc"
-  default:
-    return false;
-  }
-}
-
-scalar::DTypes binaryOpDTypes(BinaryOp op) {
-  switch (op) {
-#define FNC_BINARY_OP(KIND, CLASS, API, DTYPES, ...)                           \
-  case BinaryOp::KIND:                                                         \
-    return scalar::DTypes::DTYPES;
-#define FNC_COMPARE_OP(KIND, PREDICATE, API, DTYPES)                           \
-  case BinaryOp::KIND:                                                         \
-    return scalar::DTypes::DTYPES;
-#include "fnc/Dialect/Fnc/IR/FncOpTable.inc"
-  }
-  return scalar::DTypes::Any;
-}
-
 void binary(BinaryOp op, const Array &a, const Array &b, Array &out) {
   checkSameDType(a, b, binaryOpName(op));
   DType want = isComparison(op) ? DType::i1 : a.dtype;
@@ -184,26 +147,6 @@ void binary(BinaryOp op, const Array &a, const Array &b, Array &out) {
 #include "fnc/Dialect/Fnc/IR/FncOpTable.inc"
     }
   });
-}
-
-const char *unaryOpName(UnaryOp op) {
-  switch (op) {
-#define FNC_UNARY_OP(KIND, CLASS, API, ...)                                    \
-  case UnaryOp::KIND:                                                          \
-    return #API;
-#include "fnc/Dialect/Fnc/IR/FncOpTable.inc"
-  }
-  return "?";
-}
-
-scalar::DTypes unaryOpDTypes(UnaryOp op) {
-  switch (op) {
-#define FNC_UNARY_OP(KIND, CLASS, API, DTYPES, ...)                            \
-  case UnaryOp::KIND:                                                          \
-    return scalar::DTypes::DTYPES;
-#include "fnc/Dialect/Fnc/IR/FncOpTable.inc"
-  }
-  return scalar::DTypes::Any;
 }
 
 void unary(UnaryOp op, const Array &x, Array &out) {

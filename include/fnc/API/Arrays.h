@@ -11,6 +11,7 @@
 #ifndef FNC_API_ARRAYS_H
 #define FNC_API_ARRAYS_H
 
+#include "fnc/API/TensorImpl.h"
 #include "fnc/Reference/Kernels.h"
 #include "fnc/Tensor.h"
 
@@ -18,10 +19,14 @@ namespace fnc::api {
 
 /// The array behind an eager tensor. Throws InvalidArgument for a null
 /// handle and the leak / "no value while tracing" error for a symbolic one.
-const ref::Array &arrayOf(const Tensor &t);
+inline const ref::Array &arrayOf(const Tensor &t) {
+  return detail::TensorAccess::array(t);
+}
 
 /// An eager tensor holding `array`.
-Tensor wrap(ref::Array array);
+inline Tensor wrap(ref::Array array) {
+  return detail::TensorAccess::wrap(std::move(array));
+}
 
 } // namespace fnc::api
 

@@ -104,12 +104,43 @@ enum class BinaryOp {
 #include "fnc/Dialect/Fnc/IR/FncOpTable.inc"
 };
 
+namespace detail {
+/// What the op table says of each BinaryOp, in enum order.
+struct BinaryOpInfo {
+  const char *name;
+  scalar::DTypes dtypes;
+  bool comparison;
+};
+inline constexpr BinaryOpInfo kBinaryOps[] = {
+#define FNC_BINARY_OP(KIND, CLASS, API, DTYPES, ...)                           \
+  {#API, scalar::DTypes::DTYPES, false},
+#define FNC_COMPARE_OP(KIND, PREDICATE, API, DTYPES)                           \
+  {#API, scalar::DTypes::DTYPES, true},
+#include "fnc/Dialect/Fnc/IR/FncOpTable.inc"
+};
+struct UnaryOpInfo {
+  const char *name;
+  scalar::DTypes dtypes;
+};
+inline constexpr UnaryOpInfo kUnaryOps[] = {
+#define FNC_UNARY_OP(KIND, CLASS, API, DTYPES, ...)                            \
+  {#API, scalar::DTypes::DTYPES},
+#include "fnc/Dialect/Fnc/IR/FncOpTable.inc"
+};
+} // namespace detail
+
 /// The op's API name ("add", "floor_mod", ...).
-const char *binaryOpName(BinaryOp op);
+inline const char *binaryOpName(BinaryOp op) {
+  return detail::kBinaryOps[static_cast<int>(op)].name;
+}
 /// True for the comparisons (result dtype bool).
-bool isComparison(BinaryOp op);
+inline bool isComparison(BinaryOp op) {
+  return detail::kBinaryOps[static_cast<int>(op)].comparison;
+}
 /// The dtypes the op's operands may have.
-scalar::DTypes binaryOpDTypes(BinaryOp op);
+inline scalar::DTypes binaryOpDTypes(BinaryOp op) {
+  return detail::kBinaryOps[static_cast<int>(op)].dtypes;
+}
 /// True if `op` is defined on operands of `dtype`.
 inline bool binaryOpSupports(BinaryOp op, DType dtype) {
   return scalar::accepts(binaryOpDTypes(op), dtype);
@@ -128,8 +159,12 @@ enum class UnaryOp {
 #include "fnc/Dialect/Fnc/IR/FncOpTable.inc"
 };
 
-const char *unaryOpName(UnaryOp op);
-scalar::DTypes unaryOpDTypes(UnaryOp op);
+inline const char *unaryOpName(UnaryOp op) {
+  return detail::kUnaryOps[static_cast<int>(op)].name;
+}
+inline scalar::DTypes unaryOpDTypes(UnaryOp op) {
+  return detail::kUnaryOps[static_cast<int>(op)].dtypes;
+}
 inline bool unaryOpSupports(UnaryOp op, DType dtype) {
   return scalar::accepts(unaryOpDTypes(op), dtype);
 }
