@@ -16,6 +16,7 @@
 #include "fnc/Effects.h"
 #include "fnc/Error.h"
 #include "fnc/Function.h"
+#include "fnc/GradientTape.h"
 #include "fnc/Ops.h"
 #include "fnc/Tensor.h"
 #include "fnc/TensorArray.h"

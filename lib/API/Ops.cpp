@@ -163,13 +163,17 @@ Tensor fill(const Shape &shape, const Tensor &value) {
   requireValidShape("fill", shape);
   requireFillValue("fill", value);
   // Dispatch point.
+  Tensor out;
   if (trace::Recorder *r = recording()) {
-    return record(*r, trace::ops::BroadcastTo{}, value.dtype(), shape, {&value},
+    out = record(*r, trace::ops::BroadcastTo{}, value.dtype(), shape, {&value},
                   "fill");
+  } else {
+    ref::Array array = ref::Array::allocate(value.dtype(), shape);
+    ref::broadcastTo(arrayOf(value), array);
+    out = wrap(std::move(array));
   }
-  ref::Array out = ref::Array::allocate(value.dtype(), shape);
-  ref::broadcastTo(arrayOf(value), out);
-  return wrap(std::move(out));
+  return taped(std::move(out), {&value},
+               [&] { return trace::ops::BroadcastTo{}; });
 }
 
 Tensor fill(const Shape &shape, double value, DType dtype) {
@@ -340,12 +344,16 @@ Tensor cast(const Tensor &x, DType dtype) {
   if (x.dtype() == dtype)
     return x;
   // Dispatch point.
+  Tensor out;
   if (trace::Recorder *r = recording()) {
-    return record(*r, trace::ops::Cast{}, dtype, x.shape(), {&x}, "cast");
+    out = record(*r, trace::ops::Cast{}, dtype, x.shape(), {&x}, "cast");
+  } else {
+    ref::Array array = ref::Array::allocate(dtype, x.shape());
+    ref::cast(arrayOf(x), array);
+    out = wrap(std::move(array));
   }
-  ref::Array out = ref::Array::allocate(dtype, x.shape());
-  ref::cast(arrayOf(x), out);
-  return wrap(std::move(out));
+  return taped(std::move(out), {&x},
+               [&] { return trace::ops::Cast{}; });
 }
 
 //===----------------------------------------------------------------------===//
@@ -389,13 +397,17 @@ Tensor binaryOp(ref::BinaryOp op, const Tensor &x, const Tensor &y) {
   Shape shape = checked(shapes::broadcast(x.shape(), y.shape()), name, {&x, &y});
   DType resultDType = ref::isComparison(op) ? DType::i1 : dtype;
   // Dispatch point.
+  Tensor out;
   if (trace::Recorder *r = recording()) {
-    return record(*r, trace::ops::Binary{op}, resultDType, std::move(shape),
+    out = record(*r, trace::ops::Binary{op}, resultDType, std::move(shape),
                   {&x, &y}, name);
+  } else {
+    ref::Array array = ref::Array::allocate(resultDType, std::move(shape));
+    ref::binary(op, arrayOf(x), arrayOf(y), array);
+    out = result(std::move(array), name, {&x, &y});
   }
-  ref::Array out = ref::Array::allocate(resultDType, std::move(shape));
-  ref::binary(op, arrayOf(x), arrayOf(y), out);
-  return result(std::move(out), name, {&x, &y});
+  return taped(std::move(out), {&x, &y},
+               [&] { return trace::ops::Binary{op}; });
 }
 
 Tensor unaryOp(ref::UnaryOp op, const Tensor &x) {
@@ -403,12 +415,16 @@ Tensor unaryOp(ref::UnaryOp op, const Tensor &x) {
   DType dtype = x.dtype();
   requireDTypes(ref::unaryOpDTypes(op), dtype, name, {&x});
   // Dispatch point.
+  Tensor out;
   if (trace::Recorder *r = recording()) {
-    return record(*r, trace::ops::Unary{op}, dtype, x.shape(), {&x}, name);
+    out = record(*r, trace::ops::Unary{op}, dtype, x.shape(), {&x}, name);
+  } else {
+    ref::Array array = ref::Array::allocate(dtype, x.shape());
+    ref::unary(op, arrayOf(x), array);
+    out = result(std::move(array), name, {&x});
   }
-  ref::Array out = ref::Array::allocate(dtype, x.shape());
-  ref::unary(op, arrayOf(x), out);
-  return result(std::move(out), name, {&x});
+  return taped(std::move(out), {&x},
+               [&] { return trace::ops::Unary{op}; });
 }
 
 } // namespace
@@ -437,13 +453,17 @@ Tensor select(const Tensor &cond, const Tensor &a, const Tensor &b) {
   Shape shape = checked(shapes::broadcast({cond.shape(), a.shape(), b.shape()}),
                         "select", {&cond, &a, &b});
   // Dispatch point.
+  Tensor out;
   if (trace::Recorder *r = recording()) {
-    return record(*r, trace::ops::Select{}, a.dtype(), std::move(shape),
+    out = record(*r, trace::ops::Select{}, a.dtype(), std::move(shape),
                   {&cond, &a, &b}, "select");
+  } else {
+    ref::Array array = ref::Array::allocate(a.dtype(), std::move(shape));
+    ref::select(arrayOf(cond), arrayOf(a), arrayOf(b), array);
+    out = wrap(std::move(array));
   }
-  ref::Array out = ref::Array::allocate(a.dtype(), std::move(shape));
-  ref::select(arrayOf(cond), arrayOf(a), arrayOf(b), out);
-  return wrap(std::move(out));
+  return taped(std::move(out), {&cond, &a, &b},
+               [&] { return trace::ops::Select{}; });
 }
 
 //===----------------------------------------------------------------------===//
@@ -459,13 +479,17 @@ Tensor matmul(const Tensor &a, const Tensor &b) {
   Shape shape =
       checked(shapes::matmul(a.shape(), b.shape()), "matmul", {&a, &b});
   // Dispatch point.
+  Tensor out;
   if (trace::Recorder *r = recording()) {
-    return record(*r, trace::ops::Matmul{}, a.dtype(), std::move(shape),
+    out = record(*r, trace::ops::Matmul{}, a.dtype(), std::move(shape),
                   {&a, &b}, "matmul");
+  } else {
+    ref::Array array = ref::Array::allocate(a.dtype(), std::move(shape));
+    ref::matmul(arrayOf(a), arrayOf(b), array);
+    out = result(std::move(array), "matmul", {&a, &b});
   }
-  ref::Array out = ref::Array::allocate(a.dtype(), std::move(shape));
-  ref::matmul(arrayOf(a), arrayOf(b), out);
-  return result(std::move(out), "matmul", {&a, &b});
+  return taped(std::move(out), {&a, &b},
+               [&] { return trace::ops::Matmul{}; });
 }
 
 Tensor conv2d(const Tensor &input, const Tensor &filter,
@@ -493,19 +517,23 @@ Tensor conv2d(const Tensor &input, const Tensor &filter,
       shapes::conv2d(input.shape(), filter.shape(), strides[0], strides[1], pad),
       "conv2d", {&input, &filter});
   // Dispatch point.
+  Tensor out;
   if (trace::Recorder *r = recording()) {
-    return record(*r, trace::ops::Conv2D{strides, pad == shapes::Padding::Same},
+    out = record(*r, trace::ops::Conv2D{strides, pad == shapes::Padding::Same},
                   input.dtype(), std::move(shape), {&input, &filter}, "conv2d");
+  } else {
+    int64_t padTop, padBottom, padLeft, padRight;
+    shapes::conv2dPadding(input.shape()[1], filter.shape()[0], strides[0], pad,
+                         padTop, padBottom);
+    shapes::conv2dPadding(input.shape()[2], filter.shape()[1], strides[1], pad,
+                         padLeft, padRight);
+    ref::Array array = ref::Array::allocate(input.dtype(), std::move(shape));
+    ref::conv2d(arrayOf(input), arrayOf(filter), strides[0], strides[1], padTop,
+                padLeft, array);
+    out = result(std::move(array), "conv2d", {&input, &filter});
   }
-  int64_t padTop, padBottom, padLeft, padRight;
-  shapes::conv2dPadding(input.shape()[1], filter.shape()[0], strides[0], pad,
-                       padTop, padBottom);
-  shapes::conv2dPadding(input.shape()[2], filter.shape()[1], strides[1], pad,
-                       padLeft, padRight);
-  ref::Array out = ref::Array::allocate(input.dtype(), std::move(shape));
-  ref::conv2d(arrayOf(input), arrayOf(filter), strides[0], strides[1], padTop,
-              padLeft, out);
-  return result(std::move(out), "conv2d", {&input, &filter});
+  return taped(std::move(out), {&input, &filter},
+               [&] { return trace::ops::Conv2D{strides, pad == shapes::Padding::Same}; });
 }
 
 } // namespace fnc

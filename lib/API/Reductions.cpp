@@ -29,19 +29,24 @@ Tensor reduceOp(ref::ReduceOp op, const Tensor &x,
   Shape normalized = checked(shapes::reductionAxes(x.shape(), axes), name, {&x});
   Shape shape = checked(shapes::reduce(x.shape(), axes, keepdims), name, {&x});
   // Dispatch point.
+  Tensor out;
   if (trace::Recorder *r = recording()) {
+
     DType dtype = op == ref::ReduceOp::Any || op == ref::ReduceOp::All
                       ? DType::i1
                       : x.dtype();
-    return record(*r, trace::ops::Reduce{op, normalized, keepdims}, dtype,
+    out = record(*r, trace::ops::Reduce{op, normalized, keepdims}, dtype,
                   std::move(shape), {&x}, name);
+  } else {
+    ref::Array array = ref::Array::allocate(
+        op == ref::ReduceOp::Any || op == ref::ReduceOp::All ? DType::i1
+                                                             : x.dtype(),
+        std::move(shape));
+    ref::reduce(op, arrayOf(x), normalized, array);
+    out = result(std::move(array), name, {&x});
   }
-  ref::Array out = ref::Array::allocate(
-      op == ref::ReduceOp::Any || op == ref::ReduceOp::All ? DType::i1
-                                                           : x.dtype(),
-      std::move(shape));
-  ref::reduce(op, arrayOf(x), normalized, out);
-  return result(std::move(out), name, {&x});
+  return taped(std::move(out), {&x},
+               [&] { return trace::ops::Reduce{op, normalized, keepdims}; });
 }
 
 Tensor argOp(bool isMax, const Tensor &x, int64_t axis, DType outputType) {
@@ -87,13 +92,17 @@ Tensor softmaxOp(bool log, const Tensor &x, int64_t axis) {
   int64_t a;
   shapes::normalizeAxis(axis, x.rank(), a);
   // Dispatch point.
+  Tensor out;
   if (trace::Recorder *r = recording()) {
-    return record(*r, trace::ops::Softmax{a, log}, x.dtype(), x.shape(), {&x},
+    out = record(*r, trace::ops::Softmax{a, log}, x.dtype(), x.shape(), {&x},
                   name);
+  } else {
+    ref::Array array = ref::Array::allocate(x.dtype(), x.shape());
+    ref::softmax(arrayOf(x), a, log, array);
+    out = result(std::move(array), name, {&x});
   }
-  ref::Array out = ref::Array::allocate(x.dtype(), x.shape());
-  ref::softmax(arrayOf(x), a, log, out);
-  return result(std::move(out), name, {&x});
+  return taped(std::move(out), {&x},
+               [&] { return trace::ops::Softmax{a, log}; });
 }
 
 } // namespace

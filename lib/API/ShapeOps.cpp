@@ -34,13 +34,17 @@ Tensor transpose(const Tensor &x, const std::vector<int64_t> &perm) {
       p.push_back(i);
   Shape shape = checked(shapes::transpose(x.shape(), p), "transpose", {&x});
   // Dispatch point.
+  Tensor out;
   if (trace::Recorder *r = recording()) {
-    return record(*r, trace::ops::Transpose{p}, x.dtype(), std::move(shape),
+    out = record(*r, trace::ops::Transpose{p}, x.dtype(), std::move(shape),
                   {&x}, "transpose");
+  } else {
+    ref::Array array = ref::Array::allocate(x.dtype(), std::move(shape));
+    ref::transpose(arrayOf(x), p, array);
+    out = wrap(std::move(array));
   }
-  ref::Array out = ref::Array::allocate(x.dtype(), std::move(shape));
-  ref::transpose(arrayOf(x), p, out);
-  return wrap(std::move(out));
+  return taped(std::move(out), {&x},
+               [&] { return trace::ops::Transpose{p}; });
 }
 
 Tensor reshape(const Tensor &x, const Shape &target) {
@@ -53,11 +57,15 @@ Tensor reshape(const Tensor &x, const Shape &target) {
            {&x});
   Shape shape = checked(shapes::reshape(x.shape(), target), "reshape", {&x});
   // Dispatch point.
+  Tensor out;
   if (trace::Recorder *r = recording()) {
-    return record(*r, trace::ops::Reshape{}, x.dtype(), std::move(shape), {&x},
+    out = record(*r, trace::ops::Reshape{}, x.dtype(), std::move(shape), {&x},
                   "reshape");
+  } else {
+    out = wrap(arrayOf(x).withShape(std::move(shape)));
   }
-  return wrap(arrayOf(x).withShape(std::move(shape)));
+  return taped(std::move(out), {&x},
+               [&] { return trace::ops::Reshape{}; });
 }
 
 Tensor broadcast_to(const Tensor &x, const Shape &target) {
@@ -69,37 +77,49 @@ Tensor broadcast_to(const Tensor &x, const Shape &target) {
            {&x});
   Shape shape =
       checked(shapes::broadcastTo(x.shape(), target), "broadcast_to", {&x});
-  // Dispatch point.
   if (shape == x.shape())
     return x;
+  // Dispatch point.
+  Tensor out;
   if (trace::Recorder *r = recording()) {
-    return record(*r, trace::ops::BroadcastTo{}, x.dtype(), std::move(shape),
+    out = record(*r, trace::ops::BroadcastTo{}, x.dtype(), std::move(shape),
                   {&x}, "broadcast_to");
+  } else {
+    ref::Array array = ref::Array::allocate(x.dtype(), std::move(shape));
+    ref::broadcastTo(arrayOf(x), array);
+    out = wrap(std::move(array));
   }
-  ref::Array out = ref::Array::allocate(x.dtype(), std::move(shape));
-  ref::broadcastTo(arrayOf(x), out);
-  return wrap(std::move(out));
+  return taped(std::move(out), {&x},
+               [&] { return trace::ops::BroadcastTo{}; });
 }
 
 Tensor expand_dims(const Tensor &x, int64_t axis) {
   Shape shape =
       checked(shapes::expandDims(x.shape(), axis), "expand_dims", {&x});
   // Dispatch point.
+  Tensor out;
   if (trace::Recorder *r = recording()) {
-    return record(*r, trace::ops::ExpandDims{axis}, x.dtype(), std::move(shape),
+    out = record(*r, trace::ops::ExpandDims{axis}, x.dtype(), std::move(shape),
                   {&x}, "expand_dims");
+  } else {
+    out = wrap(arrayOf(x).withShape(std::move(shape)));
   }
-  return wrap(arrayOf(x).withShape(std::move(shape)));
+  return taped(std::move(out), {&x},
+               [&] { return trace::ops::ExpandDims{axis}; });
 }
 
 Tensor squeeze(const Tensor &x, const std::vector<int64_t> &axes) {
   Shape shape = checked(shapes::squeeze(x.shape(), axes), "squeeze", {&x});
   // Dispatch point.
+  Tensor out;
   if (trace::Recorder *r = recording()) {
-    return record(*r, trace::ops::Squeeze{axes}, x.dtype(), std::move(shape),
+    out = record(*r, trace::ops::Squeeze{axes}, x.dtype(), std::move(shape),
                   {&x}, "squeeze");
+  } else {
+    out = wrap(arrayOf(x).withShape(std::move(shape)));
   }
-  return wrap(arrayOf(x).withShape(std::move(shape)));
+  return taped(std::move(out), {&x},
+               [&] { return trace::ops::Squeeze{axes}; });
 }
 
 Tensor slice(const Tensor &x, const std::vector<int64_t> &begin,
@@ -126,13 +146,17 @@ Tensor slice(const Tensor &x, const std::vector<int64_t> &begin,
       }
   Shape shape = checked(shapes::slice(in, begin, sizes, st), "slice", {&x});
   // Dispatch point.
+  Tensor out;
   if (trace::Recorder *r = recording()) {
-    return record(*r, trace::ops::Slice{begin, sizes, st}, x.dtype(),
+    out = record(*r, trace::ops::Slice{begin, sizes, st}, x.dtype(),
                   std::move(shape), {&x}, "slice");
+  } else {
+    ref::Array array = ref::Array::allocate(x.dtype(), std::move(shape));
+    ref::slice(arrayOf(x), begin, st, array);
+    out = wrap(std::move(array));
   }
-  ref::Array out = ref::Array::allocate(x.dtype(), std::move(shape));
-  ref::slice(arrayOf(x), begin, st, out);
-  return wrap(std::move(out));
+  return taped(std::move(out), {&x},
+               [&] { return trace::ops::Slice{begin, sizes, st}; });
 }
 
 Tensor concat(const std::vector<Tensor> &values, int64_t axis) {
@@ -155,19 +179,24 @@ Tensor concat(const std::vector<Tensor> &values, int64_t axis) {
   int64_t a;
   shapes::normalizeAxis(axis, values[0].rank(), a);
   // Dispatch point.
-  if (trace::Recorder *rec = recording()) {
-    std::vector<const Tensor *> operands;
-    for (const Tensor &t : values)
-      operands.push_back(&t);
-    return record(*rec, trace::ops::Concat{a}, values[0].dtype(), r.shape,
-                  operands, "concat");
-  }
-  std::vector<ref::Array> arrays;
+  std::vector<const Tensor *> operands;
   for (const Tensor &t : values)
-    arrays.push_back(arrayOf(t));
-  ref::Array out = ref::Array::allocate(values[0].dtype(), r.shape);
-  ref::concat(arrays, a, out);
-  return wrap(std::move(out));
+    operands.push_back(&t);
+  Tensor out;
+  if (trace::Recorder *rec = recording()) {
+    out = record(*rec, trace::ops::Concat{a}, values[0].dtype(), r.shape,
+                 operands, "concat");
+  } else {
+    std::vector<ref::Array> arrays;
+    for (const Tensor &t : values)
+      arrays.push_back(arrayOf(t));
+    ref::Array array = ref::Array::allocate(values[0].dtype(), r.shape);
+    ref::concat(arrays, a, array);
+    out = wrap(std::move(array));
+  }
+  if (tape::anyActive() && isFloat(out.dtype()))
+    tape::noteOp(trace::ops::Concat{a}, operands, out);
+  return out;
 }
 
 Tensor gather(const Tensor &params, const Tensor &indices, int64_t axis) {
@@ -177,13 +206,17 @@ Tensor gather(const Tensor &params, const Tensor &indices, int64_t axis) {
   int64_t a;
   shapes::normalizeAxis(axis, params.rank(), a);
   // Dispatch point.
+  Tensor out;
   if (trace::Recorder *r = recording()) {
-    return record(*r, trace::ops::Gather{a}, params.dtype(), std::move(shape),
+    out = record(*r, trace::ops::Gather{a}, params.dtype(), std::move(shape),
                   {&params, &indices}, "gather");
+  } else {
+    ref::Array array = ref::Array::allocate(params.dtype(), std::move(shape));
+    ref::gather(arrayOf(params), arrayOf(indices), a, array);
+    out = wrap(std::move(array));
   }
-  ref::Array out = ref::Array::allocate(params.dtype(), std::move(shape));
-  ref::gather(arrayOf(params), arrayOf(indices), a, out);
-  return wrap(std::move(out));
+  return taped(std::move(out), {&params, &indices},
+               [&] { return trace::ops::Gather{a}; });
 }
 
 Tensor one_hot(const Tensor &indices, int64_t depth, double on, double off,

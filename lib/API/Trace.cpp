@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fnc/API/OpSupport.h"
+#include "fnc/API/Tape.h"
 
 namespace fnc {
 
@@ -54,6 +55,10 @@ void TensorImpl::symbolicError(const char *what) const {
                   "fnc::select (data-dependent branches: fnc::cond), or "
                   "debug eagerly with fnc::run_functions_eagerly(true)");
 }
+
+namespace tape {
+Observer::~Observer() = default;
+} // namespace tape
 
 namespace trace {
 

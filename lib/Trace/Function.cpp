@@ -11,6 +11,8 @@
 
 #include "fnc/Function.h"
 
+#include "fnc/API/Tape.h"
+
 #include "fnc/JIT/Engine.h"
 #include "fnc/Trace/CompiledTrace.h"
 #include "fnc/Trace/TraceRecorder.h"
@@ -522,8 +524,10 @@ FunctionCore::FunctionCore(FunctionOptions options,
 FunctionCore::~FunctionCore() = default;
 
 bool FunctionCore::runCallableDirectly() {
+  // Inside a trace the callable is inlined; under a gradient tape it runs
+  // eagerly, so that the tape sees its ops.
   return runEagerly.load(std::memory_order_relaxed) ||
-         trace::activeRecorder() != nullptr;
+         trace::activeRecorder() != nullptr || tape::anyActive();
 }
 
 const std::string &FunctionCore::name() const { return state_->name; }

@@ -144,10 +144,16 @@ Tensor Variable::read_value() const {
     if (id < 0)
       throw Error(ErrorKind::Unimplemented,
                   "fnc::Variable::read_value: " + error);
-    return trace::makeSymbolic(s.dtype, s.shape, r->token(), id,
-                               s.name.empty() ? "read_value" : s.name);
+    Tensor value = trace::makeSymbolic(s.dtype, s.shape, r->token(), id,
+                                       s.name.empty() ? "read_value" : s.name);
+    if (tape::anyActive())
+      tape::noteVariableRead(s.uid, value);
+    return value;
   }
-  return copyOf(s.alias);
+  Tensor value = copyOf(s.alias);
+  if (tape::anyActive())
+    tape::noteVariableRead(s.uid, value);
+  return value;
 }
 
 namespace {

@@ -24,6 +24,7 @@
 
 #include "fnc/API/TensorImpl.h"
 #include "fnc/API/Arrays.h"
+#include "fnc/API/Tape.h"
 #include "fnc/Ops.h"
 #include "fnc/Shape/ShapeRules.h"
 
@@ -89,6 +90,18 @@ inline trace::Recorder *recording() { return trace::activeRecorder(); }
 Tensor record(trace::Recorder &recorder, trace::OpAttrs op, DType dtype,
               std::vector<int64_t> shape,
               const std::vector<const Tensor *> &operands, const char *name);
+
+/// Reports `out` = op(inputs) to the gradient tapes of this thread (see
+/// fnc/API/Tape.h) and returns `out`. `attrs()` makes the op's OpAttrs; it
+/// is called only when a tape is alive, and only a float result is
+/// reported (nothing else carries a gradient).
+template <typename MakeAttrs>
+Tensor taped(Tensor out, std::initializer_list<const Tensor *> inputs,
+             MakeAttrs attrs) {
+  if (tape::anyActive() && isFloat(out.dtype()))
+    tape::noteOp(attrs(), std::vector<const Tensor *>(inputs), out);
+  return out;
+}
 
 /// `fnc.Tensor("name", shape=(None, 3), dtype=float32)` for a symbolic tensor.
 std::string symbolicStr(const Tensor &t);

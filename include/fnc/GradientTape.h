@@ -1,0 +1,131 @@
+//===- GradientTape.h - Reverse-mode automatic differentiation -*- C++ -*-===//
+//
+// fnc::GradientTape is the C++ form of `with tf.GradientTape() as tape:`.
+// While the tape object is alive it records, on the thread that created it,
+// the differentiable ops applied to the values it watches: tensors given to
+// watch(), the float variables read while it records (unless
+// watch_accessed_variables is false), and everything computed from them.
+// gradient() then runs the ops' gradient rules backwards:
+//
+//   fnc::Variable w(fnc::Tensor{1.f, 2.f}, "w");
+//   fnc::Tensor x = {3.f, 4.f};
+//   fnc::GradientTape tape;
+//   fnc::Tensor loss = fnc::reduce_sum(w * x);
+//   fnc::Tensor dw = tape.gradient(loss, w);   // [3, 4]
+//
+// The rules are written against the public ops, so the same tape works
+// eagerly and inside a fnc::function: there the backward ops are recorded
+// into the trace, and one concrete function holds forward, backward and the
+// variable updates. A fnc::function called eagerly under a recording tape
+// runs its callable directly, so its ops are recorded too.
+//
+// - A non-scalar target is summed first (TF's rule), or weighted by
+//   GradientOptions::output_gradients.
+// - A non-persistent tape computes gradients once; a persistent one any
+//   number of times.
+// - Tapes nest: the outer tape records the ops an inner tape's gradient()
+//   runs, which gives higher derivatives (d2/dx2 of x^3 is 6x).
+// - fnc::stop_gradient(x) is x, through which no gradient flows.
+// - A source the target does not depend on gets a null Tensor, or zeros
+//   with UnconnectedGradients::Zero.
+// - Only float values carry gradients; a non-float target or source is an
+//   fnc::Error that names it, and so is a gradient that must flow through an
+//   op without a gradient rule.
+//
+// Thread-safety: a tape belongs to the thread that created it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FNC_GRADIENTTAPE_H
+#define FNC_GRADIENTTAPE_H
+
+#include "fnc/Tensor.h"
+#include "fnc/Variable.h"
+
+#include <memory>
+#include <tuple>
+#include <vector>
+
+namespace fnc {
+
+/// What the gradient of a source the target does not depend on is.
+enum class UnconnectedGradients {
+  None, ///< a null fnc::Tensor (defined() is false)
+  Zero, ///< zeros of the source's shape
+};
+
+struct GradientOptions {
+  /// Weights of the target's elements (its dtype and shape): the gradient
+  /// is that of sum(output_gradients * target). Null: all ones.
+  Tensor output_gradients;
+  UnconnectedGradients unconnected_gradients = UnconnectedGradients::None;
+};
+
+namespace detail {
+struct TapeState;
+} // namespace detail
+
+class GradientTape {
+public:
+  explicit GradientTape(bool persistent = false,
+                        bool watch_accessed_variables = true);
+  ~GradientTape();
+  GradientTape(const GradientTape &) = delete;
+  GradientTape &operator=(const GradientTape &) = delete;
+
+  /// Records the ops computed from `x` (or from the reads of `v`) from now
+  /// on. Non-float tensors carry no gradient and are not watched.
+  void watch(const Tensor &x);
+  void watch(const std::vector<Tensor> &xs);
+  void watch(const Variable &v);
+
+  /// The gradient of `target` with respect to each source, in the
+  /// sources' structure: a Tensor or Variable, a std::vector of either,
+  /// or a std::tuple mixing them.
+  Tensor gradient(const Tensor &target, const Tensor &source,
+                  const GradientOptions &options = {});
+  Tensor gradient(const Tensor &target, const Variable &source,
+                  const GradientOptions &options = {});
+  std::vector<Tensor> gradient(const Tensor &target,
+                               const std::vector<Tensor> &sources,
+                               const GradientOptions &options = {});
+  std::vector<Tensor> gradient(const Tensor &target,
+                               const std::vector<Variable> &sources,
+                               const GradientOptions &options = {});
+  template <typename... Sources>
+  auto gradient(const Tensor &target, const std::tuple<Sources...> &sources,
+                const GradientOptions &options = {}) {
+    std::vector<Source> list;
+    std::apply([&](const auto &...s) { (list.push_back(sourceOf(s)), ...); },
+               sources);
+    std::vector<Tensor> grads = gradients(target, list, options);
+    return toTuple(grads, std::index_sequence_for<Sources...>());
+  }
+
+private:
+  /// A tensor or a variable to differentiate with respect to.
+  struct Source {
+    const Tensor *tensor = nullptr;
+    const Variable *variable = nullptr;
+  };
+  static Source sourceOf(const Tensor &t) { return {&t, nullptr}; }
+  static Source sourceOf(const Variable &v) { return {nullptr, &v}; }
+  template <size_t... I>
+  static auto toTuple(const std::vector<Tensor> &g, std::index_sequence<I...>) {
+    return std::make_tuple(((void)I, g[I])...);
+  }
+
+  std::vector<Tensor> gradients(const Tensor &target,
+                                const std::vector<Source> &sources,
+                                const GradientOptions &options);
+
+  std::unique_ptr<detail::TapeState> state_;
+};
+
+/// `x`, through which no gradient flows (tf.stop_gradient): the same
+/// values, invisible to every tape.
+Tensor stop_gradient(const Tensor &x);
+
+} // namespace fnc
+
+#endif // FNC_GRADIENTTAPE_H

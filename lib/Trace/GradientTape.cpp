@@ -1,0 +1,273 @@
+//===- GradientTape.cpp - Reverse-mode automatic differentiation ----------===//
+//
+// A tape is a tape::Observer (fnc/API/Tape.h): the dispatch points of the
+// differentiable ops report `output = op(inputs)`, and the tape keeps the
+// ops that touch a value it watches, in order, watching their outputs in
+// turn. Values are told apart by the identity of their TensorImpl, which
+// every op result has fresh. gradient() walks the kept ops backwards
+// (later ops first: a value's users are always recorded after it), running
+// each op's rule (Gradients.cpp) with the tape paused, so that only outer
+// tapes see the backward ops: that is how nested tapes give higher
+// derivatives.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fnc/GradientTape.h"
+
+#include "Gradients.h"
+
+#include "fnc/API/OpSupport.h"
+#include "fnc/API/Tape.h"
+#include "fnc/Ops.h"
+
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace fnc {
+
+namespace detail {
+
+struct TapeState : tape::Observer {
+  struct Entry {
+    trace::OpAttrs op;
+    std::vector<Tensor> inputs;
+    Tensor output;
+  };
+
+  bool persistent = false;
+  bool watchAccessedVariables = true;
+  bool used = false;
+  bool paused = false;
+  std::vector<Entry> entries;
+  /// The watched values (TensorImpl identities), kept alive by `values`.
+  std::unordered_set<const void *> watched;
+  std::vector<Tensor> values;
+  /// The values read from each variable while recording.
+  std::unordered_map<uint64_t, std::vector<Tensor>> reads;
+  /// Variables watched explicitly.
+  std::unordered_set<uint64_t> watchedVariables;
+
+  static const void *key(const Tensor &t) {
+    return &TensorAccess::impl(t);
+  }
+
+  void watchValue(const Tensor &t) {
+    if (watched.insert(key(t)).second)
+      values.push_back(t);
+  }
+
+  void noteOp(const trace::OpAttrs &op,
+              const std::vector<const Tensor *> &inputs,
+              const Tensor &output) override {
+    if (paused)
+      return;
+    bool touches = std::any_of(inputs.begin(), inputs.end(),
+                               [&](const Tensor *t) {
+                                 return watched.count(key(*t)) != 0;
+                               });
+    if (!touches)
+      return;
+    Entry e{op, {}, output};
+    for (const Tensor *t : inputs)
+      e.inputs.push_back(*t);
+    entries.push_back(std::move(e));
+    watchValue(output);
+  }
+
+  void noteVariableRead(uint64_t variable, const Tensor &value) override {
+    if (paused || !isFloat(value.dtype()))
+      return;
+    if (!watchAccessedVariables && !watchedVariables.count(variable))
+      return;
+    reads[variable].push_back(value);
+    watchValue(value);
+  }
+};
+
+} // namespace detail
+
+namespace {
+
+using detail::TapeState;
+
+/// Pauses a tape for its lifetime.
+struct Paused {
+  explicit Paused(TapeState &s) : state(s), was(s.paused) { s.paused = true; }
+  ~Paused() { state.paused = was; }
+  TapeState &state;
+  bool was;
+};
+
+std::string describe(const Tensor &t) {
+  return t.defined() ? shapes::describe(t.dtype(), t.shape()) : "a null tensor";
+}
+
+[[noreturn]] void fail(ErrorKind kind, const std::string &message) {
+  throw Error(kind, "fnc::GradientTape::gradient: " + message);
+}
+
+/// Adds `g` to the gradient accumulated for `t`.
+void accumulate(std::unordered_map<const void *, Tensor> &grads,
+                const Tensor &t, const Tensor &g) {
+  auto [it, inserted] = grads.emplace(TapeState::key(t), g);
+  if (!inserted)
+    it->second = it->second + g;
+}
+
+} // namespace
+
+GradientTape::GradientTape(bool persistent, bool watchAccessedVariables)
+    : state_(std::make_unique<TapeState>()) {
+  state_->persistent = persistent;
+  state_->watchAccessedVariables = watchAccessedVariables;
+  tape::active.push_back(state_.get());
+}
+
+GradientTape::~GradientTape() {
+  auto &active = tape::active;
+  auto it = std::find(active.begin(), active.end(), state_.get());
+  if (it != active.end())
+    active.erase(it);
+}
+
+void GradientTape::watch(const Tensor &x) {
+  if (!x.defined())
+    throw Error(ErrorKind::InvalidArgument,
+                "fnc::GradientTape::watch: the tensor is a null fnc::Tensor");
+  if (isFloat(x.dtype()))
+    state_->watchValue(x);
+}
+
+void GradientTape::watch(const std::vector<Tensor> &xs) {
+  for (const Tensor &x : xs)
+    watch(x);
+}
+
+void GradientTape::watch(const Variable &v) {
+  state_->watchedVariables.insert(v.id());
+}
+
+Tensor GradientTape::gradient(const Tensor &target, const Tensor &source,
+                              const GradientOptions &options) {
+  return gradients(target, {sourceOf(source)}, options)[0];
+}
+
+Tensor GradientTape::gradient(const Tensor &target, const Variable &source,
+                              const GradientOptions &options) {
+  return gradients(target, {sourceOf(source)}, options)[0];
+}
+
+std::vector<Tensor> GradientTape::gradient(const Tensor &target,
+                                           const std::vector<Tensor> &sources,
+                                           const GradientOptions &options) {
+  std::vector<Source> list;
+  for (const Tensor &s : sources)
+    list.push_back(sourceOf(s));
+  return gradients(target, list, options);
+}
+
+std::vector<Tensor>
+GradientTape::gradient(const Tensor &target,
+                       const std::vector<Variable> &sources,
+                       const GradientOptions &options) {
+  std::vector<Source> list;
+  for (const Variable &s : sources)
+    list.push_back(sourceOf(s));
+  return gradients(target, list, options);
+}
+
+std::vector<Tensor> GradientTape::gradients(const Tensor &target,
+                                            const std::vector<Source> &sources,
+                                            const GradientOptions &options) {
+  TapeState &s = *state_;
+  if (s.used && !s.persistent)
+    fail(ErrorKind::FailedPrecondition,
+         "a non-persistent tape computes gradients only once; create it "
+         "with fnc::GradientTape(/*persistent=*/true) to call gradient() "
+         "several times");
+  if (!target.defined() || !isFloat(target.dtype()))
+    fail(ErrorKind::InvalidArgument,
+         "the target is " + describe(target) +
+             "; only float values are differentiable (cast integers with "
+             "fnc::cast(x, fnc::DType::f32) before the ops to differentiate)");
+  for (size_t i = 0; i < sources.size(); ++i) {
+    const Source &src = sources[i];
+    DType dtype = src.tensor ? (src.tensor->defined() ? src.tensor->dtype()
+                                                      : DType::i1)
+                             : src.variable->dtype();
+    if (src.tensor ? !src.tensor->defined() || !isFloat(dtype)
+                   : !isFloat(dtype))
+      fail(ErrorKind::InvalidArgument,
+           "source #" + std::to_string(i) + " (" +
+               (src.tensor ? describe(*src.tensor)
+                           : "the variable '" + src.variable->name() +
+                                 "' of " +
+                                 shapes::describe(dtype,
+                                                  src.variable->shape())) +
+               ") is not differentiable: only float values carry "
+               "gradients; cast it with fnc::cast(x, fnc::DType::f32) "
+               "before the ops to differentiate");
+  }
+  Tensor seed = options.output_gradients;
+  if (seed.defined()) {
+    if (seed.dtype() != target.dtype() || seed.shape() != target.shape())
+      fail(ErrorKind::InvalidArgument,
+           "output_gradients is " + describe(seed) +
+               " but the target is " + describe(target) +
+               "; give one weight per element of the target");
+  }
+  s.used = true;
+  Paused paused(s);
+  if (!seed.defined())
+    seed = ones_like(target);
+
+  std::unordered_map<const void *, Tensor> grads;
+  accumulate(grads, target, seed);
+  for (auto e = s.entries.rbegin(); e != s.entries.rend(); ++e) {
+    auto it = grads.find(TapeState::key(e->output));
+    if (it == grads.end())
+      continue;
+    std::vector<Tensor> inputGrads =
+        grad::gradientsOf(e->op, e->inputs, e->output, it->second);
+    for (size_t i = 0; i < e->inputs.size(); ++i)
+      if (inputGrads[i].defined() && isFloat(e->inputs[i].dtype()))
+        accumulate(grads, e->inputs[i], inputGrads[i]);
+  }
+
+  std::vector<Tensor> result;
+  for (const Source &src : sources) {
+    Tensor g;
+    if (src.tensor) {
+      // Only a watched tensor (or one computed from one) has a gradient, as
+      // in TF: the others are constants to the tape.
+      auto it = grads.find(TapeState::key(*src.tensor));
+      if (it != grads.end() && s.watched.count(TapeState::key(*src.tensor)))
+        g = it->second;
+    } else {
+      auto reads = s.reads.find(src.variable->id());
+      if (reads != s.reads.end())
+        for (const Tensor &value : reads->second) {
+          auto it = grads.find(TapeState::key(value));
+          if (it != grads.end())
+            g = g.defined() ? g + it->second : it->second;
+        }
+    }
+    if (!g.defined() &&
+        options.unconnected_gradients == UnconnectedGradients::Zero)
+      g = src.tensor ? zeros_like(*src.tensor)
+                     : zeros(src.variable->shape(), src.variable->dtype());
+    result.push_back(std::move(g));
+  }
+  return result;
+}
+
+Tensor stop_gradient(const Tensor &x) {
+  const TensorImpl &impl = detail::TensorAccess::impl(x);
+  if (!impl.symbolic())
+    return api::wrap(impl.array());
+  return trace::makeSymbolic(impl.dtype(), impl.shape(), impl.token(),
+                             impl.id(), impl.name());
+}
+
+} // namespace fnc

@@ -1,0 +1,541 @@
+//===- Gradients.cpp - The gradient rule of every differentiable op -------===//
+//
+// Each rule maps the gradient g of an op's output to the gradients of its
+// inputs with public ops only, so the same code runs eagerly and records
+// the backward ops while tracing. The elementwise ops are those of the op
+// table (FncOpTable.inc): every kind the table marks differentiable must
+// have a specialization of unaryRule / binaryRule here (a missing one does
+// not compile); the others pass no gradient. Broadcast operands get g
+// summed back to their shape (unbroadcast).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Gradients.h"
+
+#include "fnc/Ops.h"
+#include "fnc/Shape/ShapeRules.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <variant>
+
+namespace fnc::grad {
+
+namespace {
+
+using ref::BinaryOp;
+using ref::UnaryOp;
+
+[[noreturn]] void noRule(const std::string &op, const std::string &why) {
+  throw Error(ErrorKind::Unimplemented,
+              "fnc::GradientTape::gradient: no gradient through fnc::" + op +
+                  " " + why);
+}
+
+bool knownShape(const Shape &shape) {
+  return std::none_of(shape.begin(), shape.end(), shapes::isDynamic);
+}
+
+/// g, of a broadcast result's shape, summed back to `shape` (numpy's
+/// broadcasting in reverse). A dim unknown while tracing is taken as not
+/// broadcast.
+Tensor unbroadcast(const Tensor &g, const Shape &shape) {
+  const Shape &gs = g.shape();
+  if (gs == shape)
+    return g;
+  int64_t lead = static_cast<int64_t>(gs.size() - shape.size());
+  std::vector<int64_t> axes;
+  for (int64_t i = 0; i < lead; ++i)
+    axes.push_back(i);
+  for (size_t i = 0; i < shape.size(); ++i)
+    if (shape[i] == 1 && gs[lead + i] != 1)
+      axes.push_back(lead + static_cast<int64_t>(i));
+  if (axes.empty())
+    return g;
+  Tensor r = reduce_sum(g, axes, /*keepdims=*/true);
+  if (lead == 0)
+    return r;
+  std::vector<int64_t> leading(lead);
+  std::iota(leading.begin(), leading.end(), 0);
+  return squeeze(r, leading);
+}
+
+/// x with the last two dims swapped.
+Tensor transposeLast2(const Tensor &x) {
+  std::vector<int64_t> perm(x.rank());
+  std::iota(perm.begin(), perm.end(), 0);
+  std::swap(perm[perm.size() - 2], perm[perm.size() - 1]);
+  return transpose(x, perm);
+}
+
+/// g reshaped to `shape`, which may hold one dim unknown while tracing.
+Tensor reshapeTo(const Tensor &g, const Shape &shape, const char *op) {
+  Shape target = shape;
+  int unknown = 0;
+  for (int64_t &d : target)
+    if (shapes::isDynamic(d)) {
+      d = -1;
+      ++unknown;
+    }
+  if (unknown > 1)
+    noRule(op, "from a shape with several dims unknown while tracing (" +
+                   shapes::toString(shape) +
+                   "); give the function an input_signature with known dims");
+  return reshape(g, target);
+}
+
+/// The reduced result (or its gradient) with the reduced dims back as 1s.
+Tensor keepReducedDims(const Tensor &t, const trace::ops::Reduce &r) {
+  if (r.keepDims)
+    return t;
+  Tensor e = t;
+  for (int64_t axis : r.axes) // normalized and sorted
+    e = expand_dims(e, axis);
+  return e;
+}
+
+/// `t` (with x's rank) broadcast to x's shape, also for dims that are
+/// unknown while tracing.
+Tensor broadcastLike(const Tensor &t, const Tensor &x) {
+  if (knownShape(x.shape()))
+    return broadcast_to(t, x.shape());
+  return t * ones_like(x);
+}
+
+Tensor asFloatMask(const Tensor &condition, DType dtype) {
+  return cast(condition, dtype);
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise ops of the op table
+//===----------------------------------------------------------------------===//
+
+/// d op(x) / dx times g, given y = op(x).
+template <UnaryOp K>
+Tensor unaryRule(const Tensor &x, const Tensor &y, const Tensor &g) = delete;
+
+template <> Tensor unaryRule<UnaryOp::Neg>(const Tensor &, const Tensor &,
+                                           const Tensor &g) {
+  return -g;
+}
+template <> Tensor unaryRule<UnaryOp::Abs>(const Tensor &x, const Tensor &,
+                                           const Tensor &g) {
+  return g * sign(x);
+}
+template <> Tensor unaryRule<UnaryOp::Exp>(const Tensor &, const Tensor &y,
+                                           const Tensor &g) {
+  return g * y;
+}
+template <> Tensor unaryRule<UnaryOp::Log>(const Tensor &x, const Tensor &,
+                                           const Tensor &g) {
+  return g / x;
+}
+template <> Tensor unaryRule<UnaryOp::Sqrt>(const Tensor &, const Tensor &y,
+                                            const Tensor &g) {
+  return g * 0.5 / y;
+}
+template <> Tensor unaryRule<UnaryOp::Rsqrt>(const Tensor &x, const Tensor &y,
+                                             const Tensor &g) {
+  return g * -0.5 * y / x;
+}
+template <> Tensor unaryRule<UnaryOp::Tanh>(const Tensor &, const Tensor &y,
+                                            const Tensor &g) {
+  return g * (1.0 - y * y);
+}
+template <>
+Tensor unaryRule<UnaryOp::Sigmoid>(const Tensor &, const Tensor &y,
+                                   const Tensor &g) {
+  return g * y * (1.0 - y);
+}
+template <> Tensor unaryRule<UnaryOp::Relu>(const Tensor &x, const Tensor &,
+                                            const Tensor &g) {
+  return g * asFloatMask(x > 0.0, x.dtype());
+}
+template <>
+Tensor unaryRule<UnaryOp::Square>(const Tensor &x, const Tensor &,
+                                  const Tensor &g) {
+  return g * 2.0 * x;
+}
+template <> Tensor unaryRule<UnaryOp::Sign>(const Tensor &, const Tensor &,
+                                            const Tensor &g) {
+  return g * 0.0;
+}
+template <> Tensor unaryRule<UnaryOp::Sin>(const Tensor &x, const Tensor &,
+                                           const Tensor &g) {
+  return g * cos(x);
+}
+template <> Tensor unaryRule<UnaryOp::Cos>(const Tensor &x, const Tensor &,
+                                           const Tensor &g) {
+  return -g * sin(x);
+}
+template <> Tensor unaryRule<UnaryOp::Tan>(const Tensor &, const Tensor &y,
+                                           const Tensor &g) {
+  return g * (1.0 + y * y);
+}
+template <> Tensor unaryRule<UnaryOp::Erf>(const Tensor &x, const Tensor &,
+                                           const Tensor &g) {
+  const double twoOverSqrtPi = 2.0 / std::sqrt(std::acos(-1.0));
+  return g * twoOverSqrtPi * exp(-(x * x));
+}
+template <> Tensor unaryRule<UnaryOp::Log1p>(const Tensor &x, const Tensor &,
+                                             const Tensor &g) {
+  return g / (x + 1.0);
+}
+template <> Tensor unaryRule<UnaryOp::Expm1>(const Tensor &, const Tensor &y,
+                                             const Tensor &g) {
+  return g * (y + 1.0);
+}
+template <>
+Tensor unaryRule<UnaryOp::Softplus>(const Tensor &x, const Tensor &,
+                                    const Tensor &g) {
+  return g * sigmoid(x);
+}
+
+/// The gradients of z = op(x, y) with respect to x and y (before
+/// unbroadcasting), given z and g.
+template <BinaryOp K>
+std::pair<Tensor, Tensor> binaryRule(const Tensor &x, const Tensor &y,
+                                     const Tensor &z, const Tensor &g) = delete;
+
+template <>
+std::pair<Tensor, Tensor> binaryRule<BinaryOp::Add>(const Tensor &,
+                                                    const Tensor &,
+                                                    const Tensor &,
+                                                    const Tensor &g) {
+  return {g, g};
+}
+template <>
+std::pair<Tensor, Tensor> binaryRule<BinaryOp::Sub>(const Tensor &,
+                                                    const Tensor &,
+                                                    const Tensor &,
+                                                    const Tensor &g) {
+  return {g, -g};
+}
+template <>
+std::pair<Tensor, Tensor> binaryRule<BinaryOp::Mul>(const Tensor &x,
+                                                    const Tensor &y,
+                                                    const Tensor &,
+                                                    const Tensor &g) {
+  return {g * y, g * x};
+}
+template <>
+std::pair<Tensor, Tensor> binaryRule<BinaryOp::Div>(const Tensor &x,
+                                                    const Tensor &y,
+                                                    const Tensor &,
+                                                    const Tensor &g) {
+  return {g / y, -g * x / (y * y)};
+}
+/// d/dy is taken as 0 where x <= 0 (TF's rule), where log(x) is undefined.
+template <>
+std::pair<Tensor, Tensor> binaryRule<BinaryOp::Pow>(const Tensor &x,
+                                                    const Tensor &y,
+                                                    const Tensor &z,
+                                                    const Tensor &g) {
+  Tensor dx = g * y * pow(x, y - 1.0);
+  Tensor positive = x > 0.0;
+  Tensor safeX = select(positive, x, ones_like(x));
+  Tensor dy = select(positive, g * z * log(safeX), zeros_like(g));
+  return {dx, dy};
+}
+/// Ties send the gradient to x, as TF does.
+template <>
+std::pair<Tensor, Tensor> binaryRule<BinaryOp::Maximum>(const Tensor &x,
+                                                        const Tensor &y,
+                                                        const Tensor &,
+                                                        const Tensor &g) {
+  Tensor mask = asFloatMask(x >= y, x.dtype());
+  return {g * mask, g * (1.0 - mask)};
+}
+template <>
+std::pair<Tensor, Tensor> binaryRule<BinaryOp::Minimum>(const Tensor &x,
+                                                        const Tensor &y,
+                                                        const Tensor &,
+                                                        const Tensor &g) {
+  Tensor mask = asFloatMask(x <= y, x.dtype());
+  return {g * mask, g * (1.0 - mask)};
+}
+template <>
+std::pair<Tensor, Tensor> binaryRule<BinaryOp::FloorMod>(const Tensor &x,
+                                                         const Tensor &y,
+                                                         const Tensor &,
+                                                         const Tensor &g) {
+  return {g, -g * floor_div(x, y)};
+}
+/// z = atan2(x, y) (the angle of the point (y, x)).
+template <>
+std::pair<Tensor, Tensor> binaryRule<BinaryOp::Atan2>(const Tensor &x,
+                                                      const Tensor &y,
+                                                      const Tensor &,
+                                                      const Tensor &g) {
+  Tensor norm = x * x + y * y;
+  return {g * y / norm, -g * x / norm};
+}
+
+template <UnaryOp K, bool Differentiable>
+Tensor unaryGradient(const Tensor &x, const Tensor &y, const Tensor &g) {
+  if constexpr (Differentiable)
+    return unaryRule<K>(x, y, g);
+  else
+    return Tensor();
+}
+
+template <BinaryOp K, bool Differentiable>
+std::pair<Tensor, Tensor> binaryGradient(const Tensor &x, const Tensor &y,
+                                         const Tensor &z, const Tensor &g) {
+  if constexpr (Differentiable)
+    return binaryRule<K>(x, y, z, g);
+  else
+    return {};
+}
+
+std::vector<Tensor> unary(const trace::ops::Unary &op,
+                          const std::vector<Tensor> &in, const Tensor &out,
+                          const Tensor &g) {
+  switch (op.kind) {
+#define FNC_UNARY_OP(KIND, CLASS, API, DTYPES, DIFFERENTIABLE)                 \
+  case UnaryOp::KIND:                                                          \
+    return {unaryGradient<UnaryOp::KIND, DIFFERENTIABLE>(in[0], out, g)};
+#include "fnc/Dialect/Fnc/IR/FncOpTable.inc"
+  }
+  return {Tensor()};
+}
+
+std::vector<Tensor> binary(const trace::ops::Binary &op,
+                           const std::vector<Tensor> &in, const Tensor &out,
+                           const Tensor &g) {
+  std::pair<Tensor, Tensor> d;
+  switch (op.kind) {
+#define FNC_BINARY_OP(KIND, CLASS, API, DTYPES, DIFFERENTIABLE)                \
+  case BinaryOp::KIND:                                                         \
+    d = binaryGradient<BinaryOp::KIND, DIFFERENTIABLE>(in[0], in[1], out, g);  \
+    break;
+#include "fnc/Dialect/Fnc/IR/FncOpTable.inc"
+  default: // comparisons: a bool result carries no gradient
+    return {Tensor(), Tensor()};
+  }
+  return {d.first.defined() ? unbroadcast(d.first, in[0].shape()) : Tensor(),
+          d.second.defined() ? unbroadcast(d.second, in[1].shape())
+                             : Tensor()};
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions, linear algebra, shapes
+//===----------------------------------------------------------------------===//
+
+std::vector<Tensor> reduction(const trace::ops::Reduce &r,
+                              const std::vector<Tensor> &in, const Tensor &out,
+                              const Tensor &g) {
+  const Tensor &x = in[0];
+  Tensor gk = keepReducedDims(g, r);
+  switch (r.kind) {
+  case ref::ReduceOp::Sum:
+    return {broadcastLike(gk, x)};
+  case ref::ReduceOp::Mean: {
+    int64_t n = 1;
+    bool known = true;
+    for (int64_t axis : r.axes) {
+      known &= !shapes::isDynamic(x.shape()[axis]);
+      n *= known ? x.shape()[axis] : 1;
+    }
+    Tensor sum = broadcastLike(gk, x);
+    if (known)
+      return {sum / static_cast<double>(n)};
+    return {sum / reduce_sum(ones_like(x), r.axes, /*keepdims=*/true)};
+  }
+  case ref::ReduceOp::Max:
+  case ref::ReduceOp::Min: {
+    // Ties share the gradient equally, as in TF.
+    Tensor mask = asFloatMask(equal(x, keepReducedDims(out, r)), x.dtype());
+    Tensor count = reduce_sum(mask, r.axes, /*keepdims=*/true);
+    return {mask * gk / count};
+  }
+  case ref::ReduceOp::Prod:
+    // Exact where x has no zeros.
+    return {broadcastLike(gk * keepReducedDims(out, r), x) / x};
+  default:
+    return {Tensor()};
+  }
+}
+
+std::vector<Tensor> matmulRule(const std::vector<Tensor> &in,
+                               const Tensor &g) {
+  const Tensor &a = in[0], &b = in[1];
+  return {unbroadcast(matmul(g, transposeLast2(b)), a.shape()),
+          unbroadcast(matmul(transposeLast2(a), g), b.shape())};
+}
+
+std::vector<Tensor> softmaxRule(const trace::ops::Softmax &s,
+                                const Tensor &out, const Tensor &g) {
+  std::vector<int64_t> axis = {s.axis};
+  if (s.log)
+    return {g - exp(out) * reduce_sum(g, axis, /*keepdims=*/true)};
+  return {out * (g - reduce_sum(g * out, axis, /*keepdims=*/true))};
+}
+
+/// A tensor of zeros with g's shape and dtype but `size` along `axis`.
+Tensor zerosAlong(const Tensor &g, int64_t axis, int64_t size) {
+  Shape shape = g.shape();
+  shape[axis] = size;
+  return zeros(shape, g.dtype());
+}
+
+std::vector<Tensor> sliceRule(const trace::ops::Slice &s, const Tensor &x,
+                              const Tensor &g) {
+  for (int64_t stride : s.strides)
+    if (stride != 1)
+      noRule("slice", "with strides other than 1 yet");
+  if (!knownShape(x.shape()) || !knownShape(g.shape()))
+    noRule("slice", "of a tensor with dims unknown while tracing yet; give "
+                    "the function an input_signature with known dims");
+  // Pad g with zeros back to x's shape, one dim at a time.
+  Tensor padded = g;
+  for (size_t d = 0; d < x.shape().size(); ++d) {
+    int64_t before = s.offsets[d];
+    int64_t after = x.shape()[d] - s.offsets[d] - s.sizes[d];
+    std::vector<Tensor> parts;
+    if (before > 0)
+      parts.push_back(zerosAlong(padded, d, before));
+    parts.push_back(padded);
+    if (after > 0)
+      parts.push_back(zerosAlong(padded, d, after));
+    if (parts.size() > 1)
+      padded = concat(parts, static_cast<int64_t>(d));
+  }
+  return {padded};
+}
+
+std::vector<Tensor> concatRule(const trace::ops::Concat &c,
+                               const std::vector<Tensor> &in,
+                               const Tensor &g) {
+  std::vector<Tensor> grads;
+  int64_t offset = 0;
+  for (const Tensor &t : in) {
+    if (!knownShape(t.shape()))
+      noRule("concat", "of tensors with dims unknown while tracing yet; "
+                       "give the function an input_signature with known "
+                       "dims");
+    std::vector<int64_t> begin(t.rank(), 0), size = t.shape();
+    begin[c.axis] = offset;
+    offset += t.shape()[c.axis];
+    grads.push_back(isFloat(t.dtype()) ? slice(g, begin, size) : Tensor());
+  }
+  return grads;
+}
+
+/// The gradient of gather: each row of g added into the row of params it
+/// came from, as one_hot(indices)^T @ g.
+std::vector<Tensor> gatherRule(const trace::ops::Gather &op,
+                               const std::vector<Tensor> &in,
+                               const Tensor &g) {
+  const Tensor &params = in[0], &indices = in[1];
+  if (!knownShape(params.shape()) || !knownShape(indices.shape()))
+    noRule("gather", "with dims unknown while tracing yet; give the function "
+                     "an input_signature with known dims");
+  int64_t axis = op.axis, r = indices.rank(), depth = params.shape()[axis];
+  int64_t rank = g.rank(); // axis + r + (params.rank() - axis - 1)
+  // g's dims: [pre (axis) | index dims (r) | post]; bring the index dims
+  // first and flatten to [n, rest].
+  std::vector<int64_t> perm;
+  for (int64_t i = axis; i < axis + r; ++i)
+    perm.push_back(i);
+  for (int64_t i = 0; i < axis; ++i)
+    perm.push_back(i);
+  for (int64_t i = axis + r; i < rank; ++i)
+    perm.push_back(i);
+  Tensor moved = transpose(g, perm);
+  int64_t n = shapes::numElements(indices.shape());
+  Shape pre(params.shape().begin(), params.shape().begin() + axis),
+      post(params.shape().begin() + axis + 1, params.shape().end());
+  int64_t rest = shapes::numElements(pre) * shapes::numElements(post);
+  Tensor flat = reshape(moved, {n, rest});
+  Tensor hot = one_hot(reshape(indices, {n}), depth, 1.0, 0.0, -1, g.dtype());
+  Tensor rows = matmul(transposeLast2(hot), flat); // [depth, rest]
+  Shape grouped = {depth};
+  grouped.insert(grouped.end(), pre.begin(), pre.end());
+  grouped.insert(grouped.end(), post.begin(), post.end());
+  Tensor shaped = reshape(rows, grouped);
+  // Move the depth dim back to `axis`.
+  std::vector<int64_t> back;
+  for (int64_t i = 1; i <= axis; ++i)
+    back.push_back(i);
+  back.push_back(0);
+  for (int64_t i = axis + 1; i < params.rank(); ++i)
+    back.push_back(i);
+  return {transpose(shaped, back), Tensor()};
+}
+
+std::vector<Tensor> squeezeRule(const trace::ops::Squeeze &s, const Tensor &x,
+                                const Tensor &g) {
+  std::vector<int64_t> axes;
+  int64_t rank = x.rank();
+  if (s.axes.empty()) {
+    for (int64_t i = 0; i < rank; ++i)
+      if (x.shape()[i] == 1)
+        axes.push_back(i);
+  } else {
+    for (int64_t a : s.axes)
+      axes.push_back(a < 0 ? a + rank : a);
+  }
+  std::sort(axes.begin(), axes.end());
+  Tensor e = g;
+  for (int64_t a : axes)
+    e = expand_dims(e, a);
+  return {e};
+}
+
+} // namespace
+
+std::vector<Tensor> gradientsOf(const trace::OpAttrs &op,
+                                const std::vector<Tensor> &in,
+                                const Tensor &out, const Tensor &g) {
+  namespace ops = trace::ops;
+  auto none = [&] { return std::vector<Tensor>(in.size()); };
+  return std::visit(
+      [&](const auto &o) -> std::vector<Tensor> {
+        using Op = std::decay_t<decltype(o)>;
+        if constexpr (std::is_same_v<Op, ops::Unary>)
+          return unary(o, in, out, g);
+        else if constexpr (std::is_same_v<Op, ops::Binary>)
+          return binary(o, in, out, g);
+        else if constexpr (std::is_same_v<Op, ops::Reduce>)
+          return reduction(o, in, out, g);
+        else if constexpr (std::is_same_v<Op, ops::Matmul>)
+          return matmulRule(in, g);
+        else if constexpr (std::is_same_v<Op, ops::Softmax>)
+          return softmaxRule(o, out, g);
+        else if constexpr (std::is_same_v<Op, ops::Select>)
+          return {Tensor(),
+                  unbroadcast(select(in[0], g, zeros_like(g)), in[1].shape()),
+                  unbroadcast(select(in[0], zeros_like(g), g), in[2].shape())};
+        else if constexpr (std::is_same_v<Op, ops::Cast>)
+          return {isFloat(in[0].dtype()) ? cast(g, in[0].dtype()) : Tensor()};
+        else if constexpr (std::is_same_v<Op, ops::Transpose>) {
+          std::vector<int64_t> inverse(o.perm.size());
+          for (size_t i = 0; i < o.perm.size(); ++i)
+            inverse[o.perm[i]] = static_cast<int64_t>(i);
+          return {transpose(g, inverse)};
+        } else if constexpr (std::is_same_v<Op, ops::Reshape>)
+          return {reshapeTo(g, in[0].shape(), "reshape")};
+        else if constexpr (std::is_same_v<Op, ops::BroadcastTo>)
+          return {unbroadcast(g, in[0].shape())};
+        else if constexpr (std::is_same_v<Op, ops::ExpandDims>)
+          return {squeeze(g, {o.axis})};
+        else if constexpr (std::is_same_v<Op, ops::Squeeze>)
+          return squeezeRule(o, in[0], g);
+        else if constexpr (std::is_same_v<Op, ops::Slice>)
+          return sliceRule(o, in[0], g);
+        else if constexpr (std::is_same_v<Op, ops::Concat>)
+          return concatRule(o, in, g);
+        else if constexpr (std::is_same_v<Op, ops::Gather>)
+          return gatherRule(o, in, g);
+        else if constexpr (std::is_same_v<Op, ops::Conv2D>)
+          noRule("conv2d", "yet (its input and filter gradients are "
+                           "planned)");
+        else
+          return none(); // not differentiable: no gradient flows
+      },
+      op);
+}
+
+} // namespace fnc::grad

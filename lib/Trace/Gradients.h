@@ -1,0 +1,30 @@
+//===- Gradients.h - The gradient rule of every differentiable op -*- C++ -*-=//
+//
+// Private to the tape (GradientTape.cpp). One rule per op family of
+// trace::OpAttrs, and per kind of the op table's elementwise ops, written
+// against the public ops: run eagerly they compute, run while tracing they
+// are recorded into the trace.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FNC_LIB_TRACE_GRADIENTS_H
+#define FNC_LIB_TRACE_GRADIENTS_H
+
+#include "fnc/Tensor.h"
+#include "fnc/Trace/Recorder.h"
+
+#include <vector>
+
+namespace fnc::grad {
+
+/// The gradients of `output` = op(inputs) with respect to each input, given
+/// the gradient `g` of the output: a null Tensor where none flows (an
+/// integer input, or an op the table marks not differentiable). Throws
+/// fnc::Error (Unimplemented) naming the op when it has no rule.
+std::vector<Tensor> gradientsOf(const trace::OpAttrs &op,
+                                const std::vector<Tensor> &inputs,
+                                const Tensor &output, const Tensor &g);
+
+} // namespace fnc::grad
+
+#endif // FNC_LIB_TRACE_GRADIENTS_H

@@ -1,0 +1,383 @@
+//===- GradientTest.cpp - fnc::GradientTape against finite differences ----===//
+//
+// Every differentiable op of the op table, and the other op families with a
+// gradient rule, checked against central finite differences in float64 on
+// random shapes (broadcasting and size-1 dims included); the tape eagerly,
+// inside a fnc::function, and around a fnc::function must agree; higher
+// derivatives through nested tapes; and every error of the tape.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Support/ExpectError.h"
+#include "fnc/Reference/Scalar.h"
+#include "fnc/fnc.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <random>
+#include <string>
+
+using namespace fnc;
+using fnc::testing::expectError;
+
+namespace {
+
+using Fn = std::function<Tensor(const std::vector<Tensor> &)>;
+
+/// Random float64 values in [lo, hi).
+Tensor randomF64(std::mt19937 &rng, const Shape &shape, double lo = -2,
+                 double hi = 2) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  std::uniform_real_distribution<double> dist(lo, hi);
+  std::vector<double> v(n);
+  for (double &x : v)
+    x = dist(rng);
+  return Tensor(v, shape);
+}
+
+/// sum(f(xs) * w): a scalar whose gradient weights every output element.
+Tensor weighted(const Fn &f, const std::vector<Tensor> &xs, const Tensor &w) {
+  return reduce_sum(f(xs) * w);
+}
+
+/// Checks the tape's gradient of sum(f(xs) * w) with respect to every
+/// float input against central differences.
+void checkAgainstFiniteDifferences(const std::string &what, const Fn &f,
+                                   const std::vector<Tensor> &xs,
+                                   std::mt19937 &rng, double tol = 1e-6,
+                                   double h = 1e-6) {
+  SCOPED_TRACE(what);
+  Tensor w = randomF64(rng, f(xs).shape(), 0.5, 1.5);
+  std::vector<Tensor> grads;
+  {
+    GradientTape tape;
+    tape.watch(xs);
+    Tensor y = weighted(f, xs, w);
+    grads = tape.gradient(y, xs);
+  }
+  for (size_t i = 0; i < xs.size(); ++i) {
+    if (xs[i].dtype() != DType::f64)
+      continue;
+    ASSERT_TRUE(grads[i].defined()) << "no gradient for input #" << i;
+    ASSERT_EQ(grads[i].shape(), xs[i].shape()) << "input #" << i;
+    std::vector<double> x = xs[i].to_vector<double>();
+    std::vector<double> analytic = grads[i].to_vector<double>();
+    for (size_t k = 0; k < x.size(); ++k) {
+      auto at = [&](double v) {
+        std::vector<double> moved = x;
+        moved[k] = v;
+        std::vector<Tensor> args = xs;
+        args[i] = Tensor(moved, xs[i].shape());
+        return weighted(f, args, w).item<double>();
+      };
+      double numeric = (at(x[k] + h) - at(x[k] - h)) / (2 * h);
+      EXPECT_NEAR(analytic[k], numeric, tol * (1 + std::abs(numeric)))
+          << "input #" << i << " element " << k;
+    }
+  }
+}
+
+/// A shape of rank 0-3 with dims in [1, 3], and one that broadcasts to it.
+std::pair<Shape, Shape> broadcastPair(std::mt19937 &rng) {
+  std::uniform_int_distribution<int> rank(0, 3), dim(1, 3), coin(0, 1);
+  Shape full(rank(rng));
+  for (int64_t &d : full)
+    d = dim(rng);
+  Shape part(full.end() - std::uniform_int_distribution<size_t>(
+                              0, full.size())(rng),
+             full.end());
+  for (int64_t &d : part)
+    if (coin(rng))
+      d = 1;
+  if (coin(rng))
+    std::swap(full, part);
+  return {full, part};
+}
+
+//===----------------------------------------------------------------------===//
+// Every op
+//===----------------------------------------------------------------------===//
+
+struct Domain {
+  double lo = -2, hi = 2;
+};
+
+Domain domainOf(const std::string &op) {
+  if (op == "log" || op == "sqrt" || op == "rsqrt" || op == "log1p" ||
+      op == "pow")
+    return {0.5, 2};
+  if (op == "div" || op == "floor_mod")
+    return {0.5, 2};
+  if (op == "tan")
+    return {-1, 1};
+  return {};
+}
+
+TEST(GradientTest, EveryDifferentiableTableOpMatchesFiniteDifferences) {
+  struct TableOp {
+    const char *name;
+    bool differentiable;
+    Tensor (*unary)(const Tensor &);
+    Tensor (*binary)(const Tensor &, const Tensor &);
+  };
+  const TableOp ops[] = {
+#define FNC_UNARY_OP(KIND, CLASS, API, DTYPES, DIFF)                           \
+  {#API, DIFF && scalar::accepts(scalar::DTypes::DTYPES, DType::f64),          \
+   &fnc::API, nullptr},
+#define FNC_BINARY_OP(KIND, CLASS, API, DTYPES, DIFF)                          \
+  {#API, DIFF && scalar::accepts(scalar::DTypes::DTYPES, DType::f64), nullptr, \
+   &fnc::API},
+#include "fnc/Dialect/Fnc/IR/FncOpTable.inc"
+  };
+  std::mt19937 rng(5);
+  int checked = 0;
+  for (const TableOp &op : ops) {
+    if (!op.differentiable)
+      continue;
+    Domain d = domainOf(op.name);
+    for (int trial = 0; trial < 3; ++trial) {
+      auto [a, b] = broadcastPair(rng);
+      if (op.unary) {
+        auto fn = op.unary;
+        checkAgainstFiniteDifferences(
+            op.name, [fn](const std::vector<Tensor> &x) { return fn(x[0]); },
+            {randomF64(rng, a, d.lo, d.hi)}, rng);
+      } else {
+        auto fn = op.binary;
+        checkAgainstFiniteDifferences(
+            op.name,
+            [fn](const std::vector<Tensor> &x) { return fn(x[0], x[1]); },
+            {randomF64(rng, a, d.lo, d.hi), randomF64(rng, b, d.lo, d.hi)},
+            rng);
+      }
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 60);
+}
+
+TEST(GradientTest, OtherOpFamiliesMatchFiniteDifferences) {
+  std::mt19937 rng(11);
+  using V = std::vector<Tensor>;
+  auto x23 = [&] { return randomF64(rng, {2, 3}); };
+  auto positive = [&](const Shape &s) { return randomF64(rng, s, 0.5, 2); };
+  struct Case {
+    std::string name;
+    Fn f;
+    std::vector<Tensor> xs;
+    // Through float32 (a linear function there), a step far above its
+    // precision.
+    double tol = 1e-6, h = 1e-6;
+  };
+  std::vector<Case> cases = {
+      {"reduce_sum", [](const V &x) { return reduce_sum(x[0], {1}); },
+       {x23()}},
+      {"reduce_sum all keepdims",
+       [](const V &x) { return reduce_sum(x[0], {}, true); }, {x23()}},
+      {"reduce_mean", [](const V &x) { return reduce_mean(x[0], {0}); },
+       {x23()}},
+      {"reduce_max", [](const V &x) { return reduce_max(x[0], {-1}); },
+       {x23()}},
+      {"reduce_min", [](const V &x) { return reduce_min(x[0], {0}, true); },
+       {x23()}},
+      {"reduce_prod", [](const V &x) { return reduce_prod(x[0], {1}); },
+       {positive({2, 3})}},
+      {"matmul", [](const V &x) { return matmul(x[0], x[1]); },
+       {x23(), randomF64(rng, {3, 4})}},
+      {"batched matmul", [](const V &x) { return matmul(x[0], x[1]); },
+       {randomF64(rng, {2, 2, 3}), randomF64(rng, {3, 2})}},
+      {"softmax", [](const V &x) { return softmax(x[0], -1); }, {x23()}},
+      {"log_softmax", [](const V &x) { return log_softmax(x[0], 0); },
+       {x23()}},
+      {"select",
+       [](const V &x) { return select(x[0] > 0.0, x[0] * 2.0, x[1]); },
+       {x23(), randomF64(rng, {3})}},
+      {"cast f32 round trip",
+       [](const V &x) {
+         return cast(cast(x[0], DType::f32) * 2.f, DType::f64);
+       },
+       {x23()},
+       1e-3,
+       1e-2},
+      {"transpose", [](const V &x) { return transpose(x[0], {1, 0}) * x[1]; },
+       {x23(), randomF64(rng, {3, 2})}},
+      {"reshape", [](const V &x) { return reshape(x[0], {3, 2}); }, {x23()}},
+      {"expand_dims and squeeze",
+       [](const V &x) { return squeeze(expand_dims(x[0], 1)) * 3.0; },
+       {x23()}},
+      {"broadcast_to", [](const V &x) { return broadcast_to(x[0], {4, 3}); },
+       {randomF64(rng, {1, 3})}},
+      {"slice", [](const V &x) { return slice(x[0], {0, 1}, {2, 2}); },
+       {x23()}},
+      {"concat", [](const V &x) { return concat({x[0], x[1], x[0]}, 0); },
+       {x23(), randomF64(rng, {1, 3})}},
+      {"gather axis 0",
+       [](const V &x) { return gather(x[0], Tensor{2, 0, 2}, 0); },
+       {randomF64(rng, {3, 2})}},
+      {"gather axis 1",
+       [](const V &x) {
+         return gather(x[0], Tensor(std::vector<int32_t>{1, 1, 0, 2}, {2, 2}), 1);
+       },
+       {randomF64(rng, {2, 3, 2})}},
+      {"a small MLP",
+       [](const V &x) {
+         Tensor h = relu(matmul(x[0], x[1]) + x[2]);
+         return log_softmax(matmul(h, x[3]), -1);
+       },
+       {randomF64(rng, {4, 3}), randomF64(rng, {3, 5}), randomF64(rng, {5}),
+        randomF64(rng, {5, 2})}},
+  };
+  for (const Case &c : cases)
+    checkAgainstFiniteDifferences(c.name, c.f, c.xs, rng, c.tol, c.h);
+}
+
+//===----------------------------------------------------------------------===//
+// The tape
+//===----------------------------------------------------------------------===//
+
+TEST(GradientTest, VariablesAreWatchedWhenRead) {
+  Variable w(Tensor{1.f, 2.f}, "w");
+  Variable frozen(Tensor{5.f, 5.f}, "frozen");
+  Tensor x = {3.f, 4.f};
+  GradientTape tape(/*persistent=*/true);
+  Tensor loss = reduce_sum(w * x * w);
+  EXPECT_EQ(tape.gradient(loss, w).to_vector<float>(),
+            (std::vector<float>{6.f, 16.f}));
+  // A variable read twice gets the sum of both paths; one never read gets
+  // nothing.
+  EXPECT_FALSE(tape.gradient(loss, frozen).defined());
+  GradientOptions zero;
+  zero.unconnected_gradients = UnconnectedGradients::Zero;
+  EXPECT_EQ(tape.gradient(loss, frozen, zero).to_vector<float>(),
+            (std::vector<float>{0.f, 0.f}));
+  // Not watched: x was never given to watch().
+  EXPECT_FALSE(tape.gradient(loss, x).defined());
+
+  GradientTape explicitOnly(false, /*watch_accessed_variables=*/false);
+  explicitOnly.watch(frozen);
+  Tensor y = reduce_sum(w * frozen);
+  auto [gw, gf] = explicitOnly.gradient(y, std::make_tuple(w, frozen));
+  EXPECT_FALSE(gw.defined());
+  EXPECT_EQ(gf.to_vector<float>(), (std::vector<float>{1.f, 2.f}));
+}
+
+TEST(GradientTest, TargetsSourcesAndOptions) {
+  Tensor x = {1.0, 2.0, 3.0};
+  GradientTape tape(/*persistent=*/true);
+  tape.watch(x);
+  Tensor y = x * x; // not a scalar: summed
+  EXPECT_EQ(tape.gradient(y, x).to_vector<double>(),
+            (std::vector<double>{2, 4, 6}));
+  GradientOptions weights;
+  weights.output_gradients = Tensor{1.0, 0.0, -1.0};
+  EXPECT_EQ(tape.gradient(y, x, weights).to_vector<double>(),
+            (std::vector<double>{2, 0, -6}));
+  Tensor z = stop_gradient(y) * x;
+  EXPECT_EQ(tape.gradient(z, x).to_vector<double>(),
+            (std::vector<double>{1, 4, 9}));
+  std::vector<Tensor> both = tape.gradient(reduce_sum(y) * 1.0, {x, y});
+  EXPECT_EQ(both[1].to_vector<double>(), (std::vector<double>{1, 1, 1}));
+}
+
+TEST(GradientTest, NestedTapesGiveHigherDerivatives) {
+  Tensor x = {0.5, 2.0};
+  GradientTape outer;
+  outer.watch(x);
+  Tensor dy;
+  {
+    GradientTape inner;
+    inner.watch(x);
+    Tensor y = x * x * x;
+    dy = inner.gradient(y, x); // 3x^2
+  }
+  EXPECT_EQ(dy.to_vector<double>(), (std::vector<double>{0.75, 12.0}));
+  EXPECT_EQ(outer.gradient(dy, x).to_vector<double>(),
+            (std::vector<double>{3.0, 12.0})); // 6x
+}
+
+TEST(GradientTest, Errors) {
+  Tensor x = {1.f, 2.f};
+  Tensor i = {1, 2};
+  GradientTape tape;
+  tape.watch(x);
+  tape.watch(i); // ignored: integers carry no gradient
+  Tensor y = reduce_sum(x * x);
+  expectError([&] { tape.gradient(y, i); }, ErrorKind::InvalidArgument,
+              {"source #0 (int32[2]) is not differentiable"});
+  expectError([&] { tape.gradient(i, x); }, ErrorKind::InvalidArgument,
+              {"the target is int32[2]"});
+  GradientOptions bad;
+  bad.output_gradients = Tensor{1.f};
+  expectError([&] { tape.gradient(y, x, bad); }, ErrorKind::InvalidArgument,
+              {"output_gradients is float32[1] but the target is float32[]"});
+  EXPECT_EQ(tape.gradient(y, x).to_vector<float>(),
+            (std::vector<float>{2.f, 4.f}));
+  expectError([&] { tape.gradient(y, x); }, ErrorKind::FailedPrecondition,
+              {"a non-persistent tape computes gradients only once"});
+
+  Tensor image = ones({1, 3, 3, 1}), filter = ones({2, 2, 1, 1});
+  GradientTape conv;
+  conv.watch(filter);
+  Tensor out = reduce_sum(conv2d(image, filter, {1, 1}, "VALID"));
+  expectError([&] { conv.gradient(out, filter); }, ErrorKind::Unimplemented,
+              {"no gradient through fnc::conv2d"});
+}
+
+//===----------------------------------------------------------------------===//
+// Staged
+//===----------------------------------------------------------------------===//
+
+/// One SGD step of a linear model; returns the loss before the update.
+Tensor trainStep(const Variable &w, const Variable &b, const Tensor &x,
+                 const Tensor &y) {
+  GradientTape tape;
+  Tensor pred = matmul(x, w) + b;
+  Tensor loss = reduce_mean(square(pred - y));
+  auto grads = tape.gradient(loss, std::vector<Variable>{w, b});
+  w.assign_sub(grads[0] * 0.1f);
+  b.assign_sub(grads[1] * 0.1f);
+  return loss;
+}
+
+TEST(GradientTest, TapeInsideAStagedFunctionMatchesEager) {
+  std::mt19937 rng(3);
+  Tensor x = cast(randomF64(rng, {8, 3}), DType::f32);
+  Tensor y = cast(randomF64(rng, {8, 1}), DType::f32);
+  Variable we(zeros({3, 1}), "w"), be(zeros({1}), "b");
+  Variable ws(zeros({3, 1}), "w"), bs(zeros({1}), "b");
+  auto staged = fnc::function(
+      [&](Tensor xs, Tensor ys) { return trainStep(ws, bs, xs, ys); });
+  for (int step = 0; step < 5; ++step) {
+    float eager = trainStep(we, be, x, y).item<float>();
+    float compiled = staged(x, y).item<float>();
+    EXPECT_NEAR(eager, compiled, 1e-5f * (1 + std::abs(eager)))
+        << "step " << step;
+  }
+  EXPECT_EQ(staged.tracing_count(), 1);
+  std::vector<float> a = we.read_value().to_vector<float>(),
+                     c = ws.read_value().to_vector<float>();
+  for (size_t k = 0; k < a.size(); ++k)
+    EXPECT_NEAR(a[k], c[k], 1e-5f);
+  // The loss went down.
+  EXPECT_LT(staged(x, y).item<float>(),
+            reduce_mean(square(y)).item<float>());
+}
+
+TEST(GradientTest, StagedFunctionUnderATapeIsDifferentiated) {
+  auto f = fnc::function([](Tensor a) { return sin(a) * a; });
+  Tensor x = {0.5, 1.0};
+  GradientTape tape;
+  tape.watch(x);
+  Tensor y = f(x);
+  std::vector<double> g = tape.gradient(y, x).to_vector<double>();
+  for (size_t k = 0; k < g.size(); ++k) {
+    double v = x.to_vector<double>()[k];
+    EXPECT_NEAR(g[k], std::cos(v) * v + std::sin(v), 1e-12);
+  }
+}
+
+} // namespace
