@@ -380,29 +380,103 @@ Tensor zerosAlong(const Tensor &g, int64_t axis, int64_t size) {
   return zeros(shape, g.dtype());
 }
 
+/// t with `before` and `after` zeros added along `axis`.
+Tensor padAxis(const Tensor &t, int64_t axis, int64_t before, int64_t after) {
+  std::vector<Tensor> parts;
+  if (before > 0)
+    parts.push_back(zerosAlong(t, axis, before));
+  parts.push_back(t);
+  if (after > 0)
+    parts.push_back(zerosAlong(t, axis, after));
+  return parts.size() == 1 ? t : concat(parts, axis);
+}
+
+/// t with stride - 1 zeros between its elements along `axis`: n elements
+/// become (n - 1) * stride + 1.
+Tensor dilateAxis(const Tensor &t, int64_t axis, int64_t stride) {
+  int64_t n = t.shape()[axis];
+  if (stride == 1 || n <= 1)
+    return t;
+  Tensor column = expand_dims(t, axis + 1); // [..., n, 1, ...]
+  Tensor interleaved =
+      concat({column, zerosAlong(column, axis + 1, stride - 1)}, axis + 1);
+  Shape flat = t.shape();
+  flat[axis] = n * stride;
+  std::vector<int64_t> begin(t.rank(), 0), size = flat;
+  size[axis] = (n - 1) * stride + 1;
+  return slice(reshape(interleaved, flat), begin, size);
+}
+
 std::vector<Tensor> sliceRule(const trace::ops::Slice &s, const Tensor &x,
                               const Tensor &g) {
-  for (int64_t stride : s.strides)
-    if (stride != 1)
-      noRule("slice", "with strides other than 1 yet");
   if (!knownShape(x.shape()) || !knownShape(g.shape()))
     noRule("slice", "of a tensor with dims unknown while tracing yet; give "
                     "the function an input_signature with known dims");
-  // Pad g with zeros back to x's shape, one dim at a time.
-  Tensor padded = g;
+  // Each element of g back to its place in x; zeros elsewhere.
+  Tensor placed = g;
   for (size_t d = 0; d < x.shape().size(); ++d) {
+    int64_t axis = static_cast<int64_t>(d);
+    placed = dilateAxis(placed, axis, s.strides[d]);
     int64_t before = s.offsets[d];
-    int64_t after = x.shape()[d] - s.offsets[d] - s.sizes[d];
-    std::vector<Tensor> parts;
-    if (before > 0)
-      parts.push_back(zerosAlong(padded, d, before));
-    parts.push_back(padded);
-    if (after > 0)
-      parts.push_back(zerosAlong(padded, d, after));
-    if (parts.size() > 1)
-      padded = concat(parts, static_cast<int64_t>(d));
+    int64_t after = x.shape()[d] - before - placed.shape()[d];
+    placed = padAxis(placed, axis, before, after);
   }
-  return {padded};
+  return {placed};
+}
+
+/// The gradients of conv2d (NHWC input, HWCF filter) with respect to the
+/// input (a stride-1 convolution of the dilated, padded output gradient
+/// with the spatially flipped filter) and the filter (one matmul per
+/// filter tap of the strided input window and the output gradient).
+std::vector<Tensor> conv2dRule(const trace::ops::Conv2D &c,
+                               const std::vector<Tensor> &in,
+                               const Tensor &g) {
+  const Tensor &x = in[0], &w = in[1];
+  if (!knownShape(x.shape()) || !knownShape(w.shape()))
+    noRule("conv2d", "with dims unknown while tracing yet; give the "
+                     "function an input_signature with known dims");
+  const Shape &xs = x.shape(), &ws = w.shape(), &gs = g.shape();
+  int64_t n = xs[0], h = xs[1], wd = xs[2], ch = xs[3];
+  int64_t kh = ws[0], kw = ws[1], f = ws[3], oh = gs[1], ow = gs[2];
+  int64_t sh = c.strides[0], sw = c.strides[1];
+  shapes::Padding padding =
+      c.samePadding ? shapes::Padding::Same : shapes::Padding::Valid;
+  int64_t top, bottom, left, right;
+  shapes::conv2dPadding(h, kh, sh, padding, top, bottom);
+  shapes::conv2dPadding(wd, kw, sw, padding, left, right);
+  int64_t hp = h + top + bottom, wp = wd + left + right;
+
+  // Input: rows of the padded input that no window reaches get zeros.
+  Tensor spread = dilateAxis(dilateAxis(g, 1, sh), 2, sw);
+  spread = padAxis(padAxis(spread, 1, kh - 1, kh - 1), 2, kw - 1, kw - 1);
+  std::vector<int32_t> rowsBack(kh), colsBack(kw);
+  std::iota(rowsBack.rbegin(), rowsBack.rend(), 0);
+  std::iota(colsBack.rbegin(), colsBack.rend(), 0);
+  Tensor flipped = gather(gather(w, Tensor(rowsBack, {kh}), 0),
+                          Tensor(colsBack, {kw}), 1);
+  Tensor full = conv2d(spread, transpose(flipped, {0, 1, 3, 2}), {1, 1},
+                       "VALID"); // [n, (oh-1)*sh + kh, (ow-1)*sw + kw, ch]
+  full = padAxis(padAxis(full, 1, 0, hp - full.shape()[1]), 2, 0,
+                 wp - full.shape()[2]);
+  Tensor dx = slice(full, {0, top, left, 0}, {n, h, wd, ch});
+
+  // Filter: tap (i, j) sees the input window starting at (i, j).
+  Tensor padded = padAxis(padAxis(x, 1, top, bottom), 2, left, right);
+  Tensor gFlat = reshape(g, {n * oh * ow, f});
+  std::vector<Tensor> rows;
+  for (int64_t i = 0; i < kh; ++i) {
+    std::vector<Tensor> taps;
+    for (int64_t j = 0; j < kw; ++j) {
+      Tensor window =
+          slice(padded, {0, i, j, 0}, {n, oh, ow, ch}, {1, sh, sw, 1});
+      Tensor tap = matmul(transposeLast2(reshape(window, {n * oh * ow, ch})),
+                          gFlat); // [ch, f]
+      taps.push_back(reshape(tap, {1, 1, ch, f}));
+    }
+    rows.push_back(taps.size() == 1 ? taps[0] : concat(taps, 1));
+  }
+  Tensor dw = rows.size() == 1 ? rows[0] : concat(rows, 0);
+  return {dx, dw};
 }
 
 std::vector<Tensor> concatRule(const trace::ops::Concat &c,
@@ -530,8 +604,7 @@ std::vector<Tensor> gradientsOf(const trace::OpAttrs &op,
         else if constexpr (std::is_same_v<Op, ops::Gather>)
           return gatherRule(o, in, g);
         else if constexpr (std::is_same_v<Op, ops::Conv2D>)
-          noRule("conv2d", "yet (its input and filter gradients are "
-                           "planned)");
+          return conv2dRule(o, in, g);
         else
           return none(); // not differentiable: no gradient flows
       },

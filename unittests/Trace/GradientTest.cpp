@@ -213,6 +213,18 @@ TEST(GradientTest, OtherOpFamiliesMatchFiniteDifferences) {
        {randomF64(rng, {1, 3})}},
       {"slice", [](const V &x) { return slice(x[0], {0, 1}, {2, 2}); },
        {x23()}},
+      {"strided slice",
+       [](const V &x) { return slice(x[0], {1, 0}, {2, 2}, {2, 2}); },
+       {randomF64(rng, {4, 3})}},
+      {"conv2d valid",
+       [](const V &x) { return conv2d(x[0], x[1], {1, 1}, "VALID"); },
+       {randomF64(rng, {2, 4, 5, 2}), randomF64(rng, {2, 3, 2, 3})}},
+      {"conv2d same strided",
+       [](const V &x) { return conv2d(x[0], x[1], {2, 2}, "SAME"); },
+       {randomF64(rng, {1, 5, 4, 2}), randomF64(rng, {3, 2, 2, 2})}},
+      {"conv2d valid strided 1x1",
+       [](const V &x) { return conv2d(x[0], x[1], {2, 3}, "VALID"); },
+       {randomF64(rng, {2, 5, 7, 3}), randomF64(rng, {1, 1, 3, 2})}},
       {"concat", [](const V &x) { return concat({x[0], x[1], x[0]}, 0); },
        {x23(), randomF64(rng, {1, 3})}},
       {"gather axis 0",
@@ -319,12 +331,22 @@ TEST(GradientTest, Errors) {
   expectError([&] { tape.gradient(y, x); }, ErrorKind::FailedPrecondition,
               {"a non-persistent tape computes gradients only once"});
 
-  Tensor image = ones({1, 3, 3, 1}), filter = ones({2, 2, 1, 1});
-  GradientTape conv;
-  conv.watch(filter);
-  Tensor out = reduce_sum(conv2d(image, filter, {1, 1}, "VALID"));
-  expectError([&] { conv.gradient(out, filter); }, ErrorKind::Unimplemented,
-              {"no gradient through fnc::conv2d"});
+}
+
+TEST(GradientTest, RulesThatNeedShapesSayWhatToDo) {
+  // A rule that needs the shapes, in a trace with unknown dims.
+  FunctionOptions options;
+  options.input_signature = {TensorSpec({kUnknownDim}, DType::f32)};
+  auto unknown = fnc::function(
+      [](Tensor a) {
+        GradientTape t;
+        t.watch(a);
+        return t.gradient(reduce_sum(concat({a, a}, 0)), a);
+      },
+      options);
+  expectError([&] { unknown(Tensor{1.f, 2.f}); }, ErrorKind::Unimplemented,
+              {"no gradient through fnc::concat",
+               "input_signature with known dims"});
 }
 
 //===----------------------------------------------------------------------===//
