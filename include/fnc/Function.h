@@ -447,6 +447,21 @@ template <> struct ResultCodec<std::pair<Tensor, Tensor>> {
     return {std::move(v[0]), std::move(v[1])};
   }
 };
+/// fnc::value_and_grad with several argnums: the value, then the gradients.
+template <> struct ResultCodec<std::pair<Tensor, std::vector<Tensor>>> {
+  static std::vector<Tensor>
+  flatten(const std::pair<Tensor, std::vector<Tensor>> &p) {
+    std::vector<Tensor> v = {p.first};
+    v.insert(v.end(), p.second.begin(), p.second.end());
+    return v;
+  }
+  static std::pair<Tensor, std::vector<Tensor>>
+  rebuild(std::vector<Tensor> &&v) {
+    Tensor first = std::move(v[0]);
+    v.erase(v.begin());
+    return {std::move(first), std::move(v)};
+  }
+};
 
 /// Runs the callable with symbolic tensors (type-erased, non-owning).
 struct TraceThunk {

@@ -39,11 +39,14 @@
 #ifndef FNC_GRADIENTTAPE_H
 #define FNC_GRADIENTTAPE_H
 
+#include "fnc/Function.h"
 #include "fnc/Tensor.h"
 #include "fnc/Variable.h"
 
 #include <memory>
 #include <tuple>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace fnc {
@@ -125,6 +128,90 @@ private:
 /// `x`, through which no gradient flows (tf.stop_gradient): the same
 /// values, invisible to every tape.
 Tensor stop_gradient(const Tensor &x);
+
+//===----------------------------------------------------------------------===//
+// Functional forms (JAX's grad and value_and_grad)
+//===----------------------------------------------------------------------===//
+
+namespace detail {
+[[noreturn]] void badArgnum(const char *what, int argnum, size_t arity,
+                            bool isTensor);
+[[noreturn]] void nonScalarValue(const char *what, const Tensor &value);
+
+inline const Tensor *tensorOrNull(const Tensor &t) { return &t; }
+template <typename T> const Tensor *tensorOrNull(const T &) { return nullptr; }
+
+/// f differentiated with respect to its parameters `argnums` (tensors).
+/// A plain callable with f's parameter types, so fnc::function stages it.
+template <typename F, typename Params, bool WithValue, bool Single>
+struct Differentiated;
+template <typename F, typename... Ps, bool WithValue, bool Single>
+struct Differentiated<F, std::tuple<Ps...>, WithValue, Single> {
+  F f;
+  std::vector<int> argnums;
+
+  using Grads = std::conditional_t<Single, Tensor, std::vector<Tensor>>;
+  using Result =
+      std::conditional_t<WithValue, std::pair<Tensor, Grads>, Grads>;
+
+  Result operator()(Ps... args) const {
+    const char *what = WithValue ? "fnc::value_and_grad" : "fnc::grad";
+    std::vector<const Tensor *> params = {tensorOrNull(args)...};
+    GradientTape tape;
+    std::vector<Tensor> sources;
+    for (int i : argnums) {
+      if (i < 0 || static_cast<size_t>(i) >= params.size() || !params[i])
+        badArgnum(what, i, params.size(),
+                  i >= 0 && static_cast<size_t>(i) < params.size());
+      tape.watch(*params[i]);
+      sources.push_back(*params[i]);
+    }
+    Tensor value = f(args...);
+    if (!value.defined() || value.rank() != 0)
+      nonScalarValue(what, value);
+    GradientOptions options;
+    options.unconnected_gradients = UnconnectedGradients::Zero;
+    std::vector<Tensor> grads = tape.gradient(value, sources, options);
+    if constexpr (Single && WithValue)
+      return {value, grads[0]};
+    else if constexpr (Single)
+      return grads[0];
+    else if constexpr (WithValue)
+      return {value, grads};
+    else
+      return grads;
+  }
+};
+
+template <typename F, bool WithValue, bool Single>
+using DifferentiatedOf =
+    Differentiated<F, typename CallableTraits<F>::Params, WithValue, Single>;
+} // namespace detail
+
+/// The gradient of the scalar function `f` with respect to its first
+/// (tensor) parameter, as a callable with f's parameters (JAX's grad):
+///
+///   auto df = fnc::grad([](fnc::Tensor x) { return fnc::reduce_sum(x * x); });
+///   df(x);                        // 2x
+///   auto staged = fnc::function(df);
+///
+/// A source f does not depend on gets zeros. f must return a scalar.
+template <typename F> auto grad(F f) {
+  return detail::DifferentiatedOf<F, false, true>{std::move(f), {0}};
+}
+/// The gradients with respect to the parameters `argnums`, in that order.
+template <typename F> auto grad(F f, std::vector<int> argnums) {
+  return detail::DifferentiatedOf<F, false, false>{std::move(f),
+                                                   std::move(argnums)};
+}
+/// f's value and its gradient (pair): JAX's value_and_grad.
+template <typename F> auto value_and_grad(F f) {
+  return detail::DifferentiatedOf<F, true, true>{std::move(f), {0}};
+}
+template <typename F> auto value_and_grad(F f, std::vector<int> argnums) {
+  return detail::DifferentiatedOf<F, true, false>{std::move(f),
+                                                  std::move(argnums)};
+}
 
 } // namespace fnc
 

@@ -262,6 +262,26 @@ std::vector<Tensor> GradientTape::gradients(const Tensor &target,
   return result;
 }
 
+namespace detail {
+void badArgnum(const char *what, int argnum, size_t arity, bool inRange) {
+  throw Error(ErrorKind::InvalidArgument,
+              std::string(what) + ": argnum " + std::to_string(argnum) +
+                  (inRange ? " is not a fnc::Tensor parameter; "
+                             "differentiate with respect to tensors only"
+                           : " is out of range: the function has " +
+                                 std::to_string(arity) + " parameters"));
+}
+
+void nonScalarValue(const char *what, const Tensor &value) {
+  throw Error(ErrorKind::InvalidArgument,
+              std::string(what) + ": the function must return a scalar "
+                                  "(rank 0) to be differentiated, got " +
+                  describe(value) +
+                  "; reduce it first (e.g. fnc::reduce_sum), or use a "
+                  "fnc::GradientTape, which sums a non-scalar target");
+}
+} // namespace detail
+
 Tensor stop_gradient(const Tensor &x) {
   const TensorImpl &impl = detail::TensorAccess::impl(x);
   if (!impl.symbolic())

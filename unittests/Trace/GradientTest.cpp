@@ -402,4 +402,45 @@ TEST(GradientTest, StagedFunctionUnderATapeIsDifferentiated) {
   }
 }
 
+//===----------------------------------------------------------------------===//
+// Functional forms
+//===----------------------------------------------------------------------===//
+
+TEST(GradientTest, GradAndValueAndGrad) {
+  auto f = [](Tensor x, Tensor y, bool twice) {
+    Tensor v = reduce_sum(x * x * y);
+    return twice ? v * 2.0 : v;
+  };
+  Tensor x = {1.0, 2.0}, y = {3.0, 4.0};
+  EXPECT_EQ(fnc::grad(f)(x, y, false).to_vector<double>(),
+            (std::vector<double>{6, 16}));
+  std::vector<Tensor> both = fnc::grad(f, {1, 0})(x, y, true);
+  EXPECT_EQ(both[0].to_vector<double>(), (std::vector<double>{2, 8}));
+  EXPECT_EQ(both[1].to_vector<double>(), (std::vector<double>{12, 32}));
+  auto [value, dx] = fnc::value_and_grad(f)(x, y, false);
+  EXPECT_EQ(value.item<double>(), 19.0);
+  EXPECT_EQ(dx.to_vector<double>(), (std::vector<double>{6, 16}));
+
+  // Staged: one trace holds the forward and the backward.
+  auto staged = fnc::function(fnc::value_and_grad(f, {0, 1}));
+  auto [v2, grads] = staged(x, y, false);
+  EXPECT_EQ(v2.item<double>(), 19.0);
+  EXPECT_EQ(grads[1].to_vector<double>(), (std::vector<double>{1, 4}));
+  EXPECT_EQ(staged.tracing_count(), 1);
+  // A source f does not use gets zeros.
+  auto g = fnc::grad([](Tensor a, Tensor b) { return reduce_sum(a); }, {1});
+  EXPECT_EQ(g(x, y)[0].to_vector<double>(), (std::vector<double>{0, 0}));
+
+  expectError([&] { fnc::grad(f, {2})(x, y, false); },
+              ErrorKind::InvalidArgument,
+              {"fnc::grad: argnum 2 is not a fnc::Tensor parameter"});
+  expectError([&] { fnc::grad(f, {5})(x, y, false); },
+              ErrorKind::InvalidArgument, {"argnum 5 is out of range"});
+  expectError(
+      [&] { fnc::value_and_grad([](Tensor a) { return a * a; })(x); },
+      ErrorKind::InvalidArgument,
+      {"fnc::value_and_grad: the function must return a scalar",
+       "got float64[2]"});
+}
+
 } // namespace
