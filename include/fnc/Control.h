@@ -120,9 +120,11 @@ template <typename T> std::vector<LoopVar> loopVarKinds(const T &vars) {
     return {};
 }
 
-template <typename Fn> BranchFn branch(Fn &fn) {
+/// A branch owning a copy of `fn` (a gradient tape may run it again to
+/// differentiate a staged cond).
+template <typename Fn> BranchFn branch(Fn fn) {
   using R = std::decay_t<std::invoke_result_t<Fn &>>;
-  return [&fn]() -> std::vector<Tensor> {
+  return [fn = std::move(fn)]() mutable -> std::vector<Tensor> {
     if constexpr (std::is_void_v<R>) {
       fn();
       return {};
@@ -140,8 +142,9 @@ auto cond(const Tensor &pred, ThenFn then_fn, ElseFn else_fn) {
   using R = std::decay_t<std::invoke_result_t<ThenFn &>>;
   static_assert(std::is_same_v<R, std::decay_t<std::invoke_result_t<ElseFn &>>>,
                 "fnc::cond: both branches must return the same C++ type");
-  std::vector<Tensor> out = detail::condImpl(pred, detail::branch(then_fn),
-                                             detail::branch(else_fn));
+  std::vector<Tensor> out =
+      detail::condImpl(pred, detail::branch(std::move(then_fn)),
+                       detail::branch(std::move(else_fn)));
   if constexpr (!std::is_void_v<R>)
     return detail::ResultCodec<R>::rebuild(std::move(out));
 }
@@ -155,8 +158,8 @@ auto switch_case(const Tensor &index, Fn first, Fns... rest) {
   static_assert((std::is_same_v<R, std::decay_t<std::invoke_result_t<Fns &>>> &&
                  ...),
                 "fnc::switch_case: every branch must return the same C++ type");
-  std::vector<detail::BranchFn> branches = {detail::branch(first),
-                                            detail::branch(rest)...};
+  std::vector<detail::BranchFn> branches = {
+      detail::branch(std::move(first)), detail::branch(std::move(rest))...};
   std::vector<Tensor> out = detail::switchImpl(index, branches);
   if constexpr (!std::is_void_v<R>)
     return detail::ResultCodec<R>::rebuild(std::move(out));

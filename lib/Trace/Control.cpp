@@ -12,6 +12,8 @@
 #include "fnc/Control.h"
 
 #include "fnc/API/OpSupport.h"
+#include "fnc/API/Tape.h"
+#include "fnc/GradientTape.h"
 #include "fnc/Ops.h"
 
 #include <algorithm>
@@ -227,6 +229,49 @@ void checkBranches(const std::vector<Tensor> &a, const std::vector<Tensor> &b) {
 
 } // namespace
 
+namespace {
+/// The gradient of a staged cond: a cond on the same predicate whose
+/// branches run the forward branch again under a tape and return the
+/// gradients of the values it captured.
+std::shared_ptr<const tape::Region> condRegion(const Tensor &pred,
+                                               const BranchFn &thenFn,
+                                               const BranchFn &elseFn) {
+  auto region = std::make_shared<tape::Region>();
+  region->op = "cond";
+  region->backward = [pred, thenFn, elseFn](
+                         const std::vector<Tensor> &captured,
+                         const std::vector<Tensor> &resultGrads) {
+    auto differentiate = [&](const BranchFn &fn) -> BranchFn {
+      return [captured, resultGrads, fn]() {
+        GradientTape tape;
+        tape.watch(captured);
+        std::vector<Tensor> outs = fn();
+        Tensor target;
+        for (size_t i = 0; i < outs.size(); ++i) {
+          if (!resultGrads[i].defined())
+            continue;
+          Tensor term = reduce_sum(outs[i] * resultGrads[i]);
+          if (target.defined() && term.dtype() != target.dtype())
+            term = cast(term, target.dtype());
+          target = target.defined() ? target + term : term;
+        }
+        std::vector<Tensor> grads;
+        if (!target.defined()) {
+          for (const Tensor &c : captured)
+            grads.push_back(zeros_like(c));
+          return grads;
+        }
+        GradientOptions options;
+        options.unconnected_gradients = UnconnectedGradients::Zero;
+        return tape.gradient(target, captured, options);
+      };
+    };
+    return condImpl(pred, differentiate(thenFn), differentiate(elseFn));
+  };
+  return region;
+}
+} // namespace
+
 std::vector<Tensor> condImpl(const Tensor &pred, const BranchFn &thenFn,
                              const BranchFn &elseFn) {
   requireScalar(pred, "cond", "the predicate", true);
@@ -240,6 +285,7 @@ std::vector<Tensor> condImpl(const Tensor &pred, const BranchFn &thenFn,
   std::vector<Tensor> thenOuts, elseOuts, noArgs;
   std::vector<int64_t> thenIds, elseIds;
   int64_t thenBlock, elseBlock;
+  tape::RegionScope region;
   {
     BlockScope scope(*r, none, noArgs, "");
     thenBlock = scope.block;
@@ -258,7 +304,9 @@ std::vector<Tensor> condImpl(const Tensor &pred, const BranchFn &thenFn,
   if (!r->buildCond(predId, thenBlock, thenIds, elseBlock, elseIds, results,
                     error))
     throw Error(ErrorKind::Internal, "fnc::cond: " + error);
-  return symbolicResults(*r, results, thenOuts, "cond");
+  std::vector<Tensor> outs = symbolicResults(*r, results, thenOuts, "cond");
+  region.end(condRegion(pred, thenFn, elseFn), {}, outs);
+  return outs;
 }
 
 namespace {
@@ -293,6 +341,7 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
     }
   }
   std::vector<int64_t> initIds = idsOf(*r, init, op, "loop variable");
+  tape::RegionScope region;
   int64_t condBlock, bodyBlock, condId;
   std::vector<int64_t> bodyIds;
   {
@@ -318,7 +367,13 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
   if (!r->buildWhile(initIds, condBlock, condId, bodyBlock, bodyIds, results,
                      error))
     throw Error(ErrorKind::Internal, std::string("fnc::") + op + ": " + error);
-  return symbolicResults(*r, results, like, op);
+  std::vector<Tensor> outs = symbolicResults(*r, results, like, op);
+  // No gradient rule for staged loops yet: a gradient that reaches one is
+  // an error naming it.
+  auto loop = std::make_shared<tape::Region>();
+  loop->op = op;
+  region.end(loop, init, outs);
+  return outs;
 }
 
 } // namespace
@@ -371,6 +426,21 @@ std::vector<Tensor> forImpl(
   return std::vector<Tensor>(out.begin() + 1, out.end());
 }
 
+namespace {
+/// The branches from `k` on, as nested conds; the branches it builds own
+/// what they use (a gradient tape may run them again).
+std::vector<Tensor>
+switchFrom(const Tensor &index,
+           const std::shared_ptr<const std::vector<BranchFn>> &branches,
+           size_t k) {
+  if (k + 1 == branches->size())
+    return (*branches)[k]();
+  Tensor isK = equal(index, fill({}, static_cast<double>(k), index.dtype()));
+  return condImpl(isK, (*branches)[k],
+                  [index, branches, k] { return switchFrom(index, branches, k + 1); });
+}
+} // namespace
+
 std::vector<Tensor> switchImpl(const Tensor &index,
                                const std::vector<BranchFn> &branches) {
   requireScalar(index, "switch_case", "the index", false);
@@ -379,14 +449,8 @@ std::vector<Tensor> switchImpl(const Tensor &index,
                 "fnc::switch_case: the index must be an int32 or int64 "
                 "scalar, got " +
                     typeText(index));
-  std::function<std::vector<Tensor>(size_t)> from = [&](size_t k) {
-    if (k + 1 == branches.size())
-      return branches[k]();
-    return condImpl(equal(index, fill({}, static_cast<double>(k),
-                                      index.dtype())),
-                    branches[k], [&] { return from(k + 1); });
-  };
-  return from(0);
+  return switchFrom(index, std::make_shared<std::vector<BranchFn>>(branches),
+                    0);
 }
 
 } // namespace detail

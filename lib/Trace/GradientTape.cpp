@@ -29,10 +29,12 @@ namespace fnc {
 namespace detail {
 
 struct TapeState : tape::Observer {
+  /// An op, or a staged region (then `op` is unused).
   struct Entry {
     trace::OpAttrs op;
     std::vector<Tensor> inputs;
-    Tensor output;
+    std::vector<Tensor> outputs;
+    std::shared_ptr<const tape::Region> region;
   };
 
   bool persistent = false;
@@ -47,6 +49,8 @@ struct TapeState : tape::Observer {
   std::unordered_map<uint64_t, std::vector<Tensor>> reads;
   /// Variables watched explicitly.
   std::unordered_set<uint64_t> watchedVariables;
+  /// Where the entries of each region being staged start, innermost last.
+  std::vector<size_t> regionStarts;
 
   static const void *key(const Tensor &t) {
     return &TensorAccess::impl(t);
@@ -68,11 +72,58 @@ struct TapeState : tape::Observer {
                                });
     if (!touches)
       return;
-    Entry e{op, {}, output};
+    Entry e{op, {}, {output}, nullptr};
     for (const Tensor *t : inputs)
       e.inputs.push_back(*t);
     entries.push_back(std::move(e));
     watchValue(output);
+  }
+
+  void beginRegion() override { regionStarts.push_back(entries.size()); }
+
+  void abandonRegion() override {
+    if (regionStarts.empty())
+      return;
+    entries.resize(regionStarts.back());
+    regionStarts.pop_back();
+  }
+
+  /// Replaces the entries of the region by one entry whose inputs are the
+  /// watched values from outside the region that its ops used.
+  void endRegion(const std::shared_ptr<const tape::Region> &region,
+                 const std::vector<Tensor> &inputs,
+                 const std::vector<Tensor> &results) override {
+    if (regionStarts.empty())
+      return;
+    size_t start = regionStarts.back();
+    regionStarts.pop_back();
+    if (paused)
+      return;
+    std::unordered_set<const void *> local, seen;
+    std::vector<Tensor> captured;
+    auto capture = [&](const Tensor &t) {
+      if (watched.count(key(t)) && !local.count(key(t)) &&
+          seen.insert(key(t)).second)
+        captured.push_back(t);
+    };
+    for (const Tensor &t : inputs)
+      capture(t);
+    for (size_t i = start; i < entries.size(); ++i) {
+      for (const Tensor &t : entries[i].inputs)
+        capture(t);
+      for (const Tensor &t : entries[i].outputs)
+        local.insert(key(t));
+    }
+    entries.resize(start);
+    for (const void *k : local)
+      watched.erase(k);
+    if (captured.empty())
+      return;
+    entries.push_back(Entry{{}, std::move(captured), results,
+                            region});
+    for (const Tensor &t : results)
+      if (t.defined() && isFloat(t.dtype()))
+        watchValue(t);
   }
 
   void noteVariableRead(uint64_t variable, const Tensor &value) override {
@@ -225,11 +276,33 @@ std::vector<Tensor> GradientTape::gradients(const Tensor &target,
   std::unordered_map<const void *, Tensor> grads;
   accumulate(grads, target, seed);
   for (auto e = s.entries.rbegin(); e != s.entries.rend(); ++e) {
-    auto it = grads.find(TapeState::key(e->output));
-    if (it == grads.end())
+    std::vector<Tensor> outputGrads;
+    bool any = false;
+    for (const Tensor &out : e->outputs) {
+      auto it = out.defined() ? grads.find(TapeState::key(out)) : grads.end();
+      outputGrads.push_back(it == grads.end() ? Tensor() : it->second);
+      any |= it != grads.end();
+    }
+    if (!any)
       continue;
-    std::vector<Tensor> inputGrads =
-        grad::gradientsOf(e->op, e->inputs, e->output, it->second);
+    std::vector<Tensor> inputGrads;
+    if (!e->region) {
+      inputGrads =
+          grad::gradientsOf(e->op, e->inputs, e->outputs[0], outputGrads[0]);
+    } else {
+      if (!e->region->backward)
+        fail(ErrorKind::Unimplemented,
+             std::string("no gradient through a staged fnc::") +
+                 e->region->op +
+                 " yet; compute the loop eagerly (outside fnc::function, or "
+                 "with fnc::run_functions_eagerly(true)) or unroll it with "
+                 "a C++ loop while tracing");
+      for (size_t i = 0; i < e->outputs.size(); ++i)
+        if (!outputGrads[i].defined() && e->outputs[i].defined() &&
+            isFloat(e->outputs[i].dtype()))
+          outputGrads[i] = zeros_like(e->outputs[i]);
+      inputGrads = e->region->backward(e->inputs, outputGrads);
+    }
     for (size_t i = 0; i < e->inputs.size(); ++i)
       if (inputGrads[i].defined() && isFloat(e->inputs[i].dtype()))
         accumulate(grads, e->inputs[i], inputGrads[i]);

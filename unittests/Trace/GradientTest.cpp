@@ -443,4 +443,69 @@ TEST(GradientTest, GradAndValueAndGrad) {
        "got float64[2]"});
 }
 
+//===----------------------------------------------------------------------===//
+// Staged control flow
+//===----------------------------------------------------------------------===//
+
+/// The gradient of sum(branchy(x, w)) with respect to x and w.
+std::vector<Tensor> branchyGradient(const Tensor &x, const Tensor &w) {
+  GradientTape tape;
+  tape.watch(x);
+  tape.watch(w);
+  Tensor y = fnc::cond(
+      reduce_sum(x) > 0.0, [&] { return sin(x) * w; },
+      [&] { return x * x * 3.0; });
+  Tensor z = fnc::switch_case(
+      cast(reduce_sum(w) > 1.0, DType::i32), [&] { return y * y; },
+      [&] { return y * w; });
+  GradientOptions options;
+  options.unconnected_gradients = UnconnectedGradients::Zero;
+  return tape.gradient(reduce_sum(z), {x, w}, options);
+}
+
+TEST(GradientTest, StagedCondMatchesEager) {
+  auto staged = fnc::function(
+      [](Tensor x, Tensor w) { return branchyGradient(x, w); });
+  std::mt19937 rng(17);
+  for (int trial = 0; trial < 6; ++trial) {
+    Tensor x = randomF64(rng, {3}), w = randomF64(rng, {3});
+    std::vector<Tensor> eager = branchyGradient(x, w);
+    std::vector<Tensor> compiled = staged(x, w);
+    for (size_t i = 0; i < 2; ++i) {
+      std::vector<double> e = eager[i].to_vector<double>(),
+                          c = compiled[i].to_vector<double>();
+      for (size_t k = 0; k < e.size(); ++k)
+        EXPECT_NEAR(e[k], c[k], 1e-12 * (1 + std::abs(e[k])))
+            << "trial " << trial << " gradient " << i;
+    }
+  }
+  EXPECT_EQ(staged.tracing_count(), 1);
+}
+
+TEST(GradientTest, StagedLoopsSayTheyHaveNoGradientYet) {
+  auto f = fnc::function([](Tensor x) {
+    GradientTape tape;
+    tape.watch(x);
+    Tensor y = fnc::while_loop(
+        [](const Tensor &v) { return reduce_sum(v) < 100.f; },
+        [](const Tensor &v) { return v * 2.f; }, x);
+    return tape.gradient(reduce_sum(y), x);
+  });
+  expectError([&] { f(Tensor{1.f, 2.f}); }, ErrorKind::Unimplemented,
+              {"no gradient through a staged fnc::while_loop yet"});
+  // A loop the gradient does not reach is fine.
+  auto g = fnc::function([](Tensor x) {
+    GradientTape tape;
+    tape.watch(x);
+    Tensor n = fnc::for_range(Tensor(0), Tensor(3), Tensor(1),
+                              [](const Tensor &, const Tensor &v) {
+                                return v + 1.f;
+                              },
+                              fnc::zeros({}));
+    return tape.gradient(reduce_sum(x * x) + n, x);
+  });
+  EXPECT_EQ(g(Tensor{1.f, 2.f}).to_vector<float>(),
+            (std::vector<float>{2.f, 4.f}));
+}
+
 } // namespace

@@ -9,6 +9,11 @@
 // variable reports noteVariableRead. With no tape alive a dispatch point
 // pays one thread-local load.
 //
+// Staged control flow records its blocks between beginRegion and
+// endRegion: the ops inside are local to the region, so a tape replaces
+// the ones it kept by one entry for the whole region, whose gradient the
+// Region computes (fnc::cond: the gradient of the branch taken).
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef FNC_API_TAPE_H
@@ -18,9 +23,25 @@
 #include "fnc/Trace/Recorder.h"
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <vector>
 
 namespace fnc::tape {
+
+/// A staged region: the branches of a fnc.cond, or the cond and body of a
+/// fnc.while, recorded into blocks of the trace.
+struct Region {
+  /// The API that staged it ("cond", "while_loop", "for_range").
+  const char *op = "";
+  /// The gradients of `captured` (the watched values the region's ops used,
+  /// defined outside it) given those of the region's results (null for a
+  /// non-float result): recomputes the region under a tape of its own.
+  /// Null when the region has no gradient rule yet.
+  std::function<std::vector<Tensor>(const std::vector<Tensor> &captured,
+                                    const std::vector<Tensor> &resultGrads)>
+      backward;
+};
 
 /// What a tape implements to be told about ops.
 class Observer {
@@ -30,6 +51,14 @@ public:
                       const std::vector<const Tensor *> &inputs,
                       const Tensor &output) = 0;
   virtual void noteVariableRead(uint64_t variable, const Tensor &value) = 0;
+  virtual void beginRegion() = 0;
+  /// The region begun last is staged: `inputs` are the values it takes
+  /// explicitly (a loop's initial values), `results` what it returns.
+  virtual void endRegion(const std::shared_ptr<const Region> &region,
+                         const std::vector<Tensor> &inputs,
+                         const std::vector<Tensor> &results) = 0;
+  /// The region begun last failed to stage: forget its ops.
+  virtual void abandonRegion() = 0;
 };
 
 /// The tapes observing this thread, innermost last.
@@ -50,6 +79,32 @@ inline void noteVariableRead(uint64_t variable, const Tensor &value) {
   for (Observer *o : active)
     o->noteVariableRead(variable, value);
 }
+
+/// Brackets the staging of a region for every active tape; a region left
+/// by an exception is abandoned.
+class RegionScope {
+public:
+  RegionScope() : observers_(active) {
+    for (Observer *o : observers_)
+      o->beginRegion();
+  }
+  void end(const std::shared_ptr<const Region> &region,
+           const std::vector<Tensor> &inputs,
+           const std::vector<Tensor> &results) {
+    for (Observer *o : observers_)
+      o->endRegion(region, inputs, results);
+    observers_.clear();
+  }
+  ~RegionScope() {
+    for (Observer *o : observers_)
+      o->abandonRegion();
+  }
+  RegionScope(const RegionScope &) = delete;
+  RegionScope &operator=(const RegionScope &) = delete;
+
+private:
+  std::vector<Observer *> observers_;
+};
 
 } // namespace fnc::tape
 
