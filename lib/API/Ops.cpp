@@ -194,25 +194,29 @@ Tensor ones(const Shape &shape, DType dtype) {
 namespace api {
 Tensor setRow(const Tensor &x, const Tensor &index, const Tensor &value) {
   // Dispatch point.
+  Tensor out;
   if (trace::Recorder *r = recording();
       r && (trace::isSymbolic(x) || trace::isSymbolic(index) ||
             trace::isSymbolic(value))) {
-    return record(*r, trace::ops::SetRow{}, x.dtype(), x.shape(),
-                  {&x, &index, &value}, "set_row");
+    out = record(*r, trace::ops::SetRow{}, x.dtype(), x.shape(),
+                 {&x, &index, &value}, "set_row");
+  } else {
+    const ref::Array &in = arrayOf(x);
+    int64_t i = arrayOf(index).getInt(0), rows = in.shape.at(0);
+    if (i < 0 || i >= rows)
+      fail(ErrorKind::OutOfRange, "set_row",
+           "row index " + std::to_string(i) + " is out of range [0, " +
+               std::to_string(rows) + ")",
+           {&x});
+    ref::Array array = ref::Array::allocate(in.dtype, in.shape);
+    size_t rowBytes = rows ? in.numBytes() / rows : 0;
+    std::memcpy(array.rawMutableData(), in.rawData(), in.numBytes());
+    std::memcpy(static_cast<char *>(array.rawMutableData()) + i * rowBytes,
+                arrayOf(value).rawData(), rowBytes);
+    out = wrap(std::move(array));
   }
-  const ref::Array &in = arrayOf(x);
-  int64_t i = arrayOf(index).getInt(0), rows = in.shape.at(0);
-  if (i < 0 || i >= rows)
-    fail(ErrorKind::OutOfRange, "set_row",
-         "row index " + std::to_string(i) + " is out of range [0, " +
-             std::to_string(rows) + ")",
-         {&x});
-  ref::Array out = ref::Array::allocate(in.dtype, in.shape);
-  size_t rowBytes = rows ? in.numBytes() / rows : 0;
-  std::memcpy(out.rawMutableData(), in.rawData(), in.numBytes());
-  std::memcpy(static_cast<char *>(out.rawMutableData()) + i * rowBytes,
-              arrayOf(value).rawData(), rowBytes);
-  return wrap(std::move(out));
+  return taped(std::move(out), {&x, &index, &value},
+               [] { return trace::ops::SetRow{}; });
 }
 
 void noteShapeValues(const Tensor &shape, const Shape &known) {

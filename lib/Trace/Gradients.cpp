@@ -12,6 +12,7 @@
 
 #include "Gradients.h"
 
+#include "fnc/API/OpSupport.h"
 #include "fnc/Ops.h"
 #include "fnc/Shape/ShapeRules.h"
 
@@ -605,6 +606,10 @@ std::vector<Tensor> gradientsOf(const trace::OpAttrs &op,
           return gatherRule(o, in, g);
         else if constexpr (std::is_same_v<Op, ops::Conv2D>)
           return conv2dRule(o, in, g);
+        else if constexpr (std::is_same_v<Op, ops::SetRow>)
+          // x with row `index` replaced by value.
+          return {api::setRow(g, in[1], zeros_like(in[2])), Tensor(),
+                  gather(g, in[1], 0)};
         else
           return none(); // not differentiable: no gradient flows
       },

@@ -235,6 +235,13 @@ TEST(GradientTest, OtherOpFamiliesMatchFiniteDifferences) {
          return gather(x[0], Tensor(std::vector<int32_t>{1, 1, 0, 2}, {2, 2}), 1);
        },
        {randomF64(rng, {2, 3, 2})}},
+      {"TensorArray write, read and stack",
+       [](const V &x) {
+         TensorArray ta(DType::f64, 3);
+         ta = ta.write(0, x[0]).write(2, x[0] * x[1]).write(1, x[1]);
+         return ta.stack() * ta.read(2);
+       },
+       {randomF64(rng, {2}), randomF64(rng, {2})}},
       {"a small MLP",
        [](const V &x) {
          Tensor h = relu(matmul(x[0], x[1]) + x[2]);
@@ -506,6 +513,26 @@ TEST(GradientTest, StagedLoopsSayTheyHaveNoGradientYet) {
   });
   EXPECT_EQ(g(Tensor{1.f, 2.f}).to_vector<float>(),
             (std::vector<float>{2.f, 4.f}));
+}
+
+TEST(GradientTest, StagedTensorArrayWritesAtRunTimeIndices) {
+  auto f = [](Tensor x, Tensor i) {
+    GradientTape tape;
+    tape.watch(x);
+    TensorArray ta(DType::f64, 3, {2});
+    ta = ta.write(i, x * x).write(Tensor(2), x);
+    Tensor y = reduce_sum(ta.stack() * Tensor({1.0, 2.0}));
+    return tape.gradient(y, x);
+  };
+  auto staged = fnc::function(f);
+  Tensor x = {0.5, -1.5};
+  for (int i : {0, 1}) {
+    std::vector<double> e = f(x, Tensor(i)).to_vector<double>(),
+                        c = staged(x, Tensor(i)).to_vector<double>();
+    // d/dx of sum((x*x + x) * [1, 2]) = (2x + 1) * [1, 2]
+    EXPECT_EQ(e, (std::vector<double>{2.0, -4.0}));
+    EXPECT_EQ(c, e);
+  }
 }
 
 } // namespace
