@@ -171,12 +171,15 @@ template <typename CondFn, typename BodyFn, typename T>
 T while_loop(CondFn cond_fn, BodyFn body_fn, const T &loop_vars,
              const LoopOptions &options = {}) {
   using Codec = detail::ResultCodec<T>;
+  // The callables own copies of what they use: a gradient tape may run the
+  // body again to differentiate a staged loop.
   std::vector<Tensor> out = detail::whileImpl(
-      [&](const std::vector<Tensor> &v) -> Tensor {
+      [cond_fn, loop_vars](const std::vector<Tensor> &v) mutable -> Tensor {
         T vars = detail::rebuildLike(std::vector<Tensor>(v), loop_vars);
         return detail::invokeLoop(cond_fn, vars);
       },
-      [&](const std::vector<Tensor> &v) -> std::vector<Tensor> {
+      [body_fn, loop_vars](
+          const std::vector<Tensor> &v) mutable -> std::vector<Tensor> {
         T vars = detail::rebuildLike(std::vector<Tensor>(v), loop_vars);
         return Codec::flatten(T(detail::invokeLoop(body_fn, vars)));
       },
@@ -196,7 +199,8 @@ T for_range(const Tensor &start, const Tensor &limit, const Tensor &delta,
   using Codec = detail::ResultCodec<T>;
   std::vector<Tensor> out = detail::forImpl(
       start, limit, delta,
-      [&](const Tensor &i, const std::vector<Tensor> &v) {
+      [body_fn, loop_vars](const Tensor &i,
+                           const std::vector<Tensor> &v) mutable {
         T vars = detail::rebuildLike(std::vector<Tensor>(v), loop_vars);
         return Codec::flatten(T(detail::invokeLoop(body_fn, vars, i)));
       },
@@ -211,7 +215,7 @@ void for_range(const Tensor &start, const Tensor &limit, const Tensor &delta,
                BodyFn body_fn) {
   detail::forImpl(
       start, limit, delta,
-      [&](const Tensor &i, const std::vector<Tensor> &) {
+      [body_fn](const Tensor &i, const std::vector<Tensor> &) mutable {
         body_fn(i);
         return std::vector<Tensor>{};
       },

@@ -311,6 +311,92 @@ std::vector<Tensor> condImpl(const Tensor &pred, const BranchFn &thenFn,
 
 namespace {
 
+/// Whether a staged loop can keep the history of its variables for its
+/// gradient: plain tensors of shapes known while tracing.
+bool canKeepHistory(const VarTypes &types, const std::vector<LoopVar> &kinds) {
+  for (LoopVar k : kinds)
+    if (k != LoopVar::Tensor)
+      return false;
+  for (const Shape &shape : types.shapes)
+    for (int64_t d : shape)
+      if (shapes::isDynamic(d))
+        return false;
+  return true;
+}
+
+/// Identity of a tensor value (as the tapes tell values apart).
+const void *identity(const Tensor &t) { return &TensorAccess::impl(t); }
+
+/// The gradient of a staged loop: a loop from the last iteration down to
+/// the first that reruns the body on the variables it saw (`history`, one
+/// row per iteration, `count` rows) under a tape of its own, carrying the
+/// gradients of the variables and accumulating those of the values the
+/// body captured.
+std::function<std::vector<Tensor>(const std::vector<Tensor> &,
+                                  const std::vector<Tensor> &)>
+loopBackward(LoopBodyFn body, std::vector<Tensor> init, Tensor count,
+             std::vector<Tensor> history) {
+  return [body, init, count, history](const std::vector<Tensor> &captured,
+                                      const std::vector<Tensor> &resultGrads) {
+    size_t n = init.size(), c = captured.size();
+    std::vector<size_t> floats;
+    for (size_t k = 0; k < n; ++k)
+      if (isFloat(init[k].dtype()))
+        floats.push_back(k);
+    std::vector<Tensor> carriedGrads;
+    for (size_t k : floats)
+      carriedGrads.push_back(resultGrads[k]);
+    for (const Tensor &t : captured)
+      carriedGrads.push_back(zeros_like(t));
+    Tensor one = fill({}, 1.0, count.dtype());
+    std::vector<Tensor> out = forImpl(
+        count - one, -one, -one,
+        [&](const Tensor &i, const std::vector<Tensor> &g) {
+          std::vector<Tensor> vars;
+          for (size_t k = 0; k < n; ++k)
+            vars.push_back(gather(history[k], i, 0));
+          GradientTape tape;
+          std::vector<Tensor> sources;
+          for (size_t k : floats) {
+            tape.watch(vars[k]);
+            sources.push_back(vars[k]);
+          }
+          tape.watch(captured);
+          sources.insert(sources.end(), captured.begin(), captured.end());
+          std::vector<Tensor> next = body(vars);
+          Tensor target;
+          for (size_t f = 0; f < floats.size(); ++f) {
+            Tensor term = reduce_sum(next[floats[f]] * g[f]);
+            if (target.defined() && term.dtype() != target.dtype())
+              term = cast(term, target.dtype());
+            target = target.defined() ? target + term : term;
+          }
+          if (!target.defined())
+            return g; // no float variable: nothing flows back
+          GradientOptions options;
+          options.unconnected_gradients = UnconnectedGradients::Zero;
+          std::vector<Tensor> grads =
+              tape.gradient(target, sources, options);
+          for (size_t j = 0; j < c; ++j)
+            grads[floats.size() + j] = g[floats.size() + j] +
+                                       grads[floats.size() + j];
+          return grads;
+        },
+        carriedGrads, {}, {});
+    // An initial value's gradient is the carried one after the first
+    // iteration; a captured value's, what the iterations accumulated.
+    std::vector<Tensor> grads;
+    for (size_t j = 0; j < c; ++j) {
+      Tensor g = out[floats.size() + j];
+      for (size_t f = 0; f < floats.size(); ++f)
+        if (identity(init[floats[f]]) == identity(captured[j]))
+          g = g + out[f];
+      grads.push_back(g);
+    }
+    return grads;
+  };
+}
+
 /// whileImpl; `hidden` leading loop variables are the loop's own.
 std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
                               const std::vector<Tensor> &init, const char *op,
@@ -340,25 +426,51 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
       vars = std::move(next);
     }
   }
-  std::vector<int64_t> initIds = idsOf(*r, init, op, "loop variable");
+  // Under a gradient tape the loop also carries its iteration count and the
+  // history of its variables (one row per iteration), which the backward
+  // loop walks in reverse.
+  bool history = tape::anyActive() && canKeepHistory(types, kinds);
+  size_t n = init.size();
+  std::vector<Tensor> carried = init;
+  VarTypes carriedTypes = types;
+  if (history) {
+    carried.push_back(zeros({}, DType::i64));
+    carriedTypes.dtypes.push_back(DType::i64);
+    carriedTypes.shapes.push_back({});
+    for (size_t k = 0; k < n; ++k) {
+      Shape rows = types.shapes[k];
+      rows.insert(rows.begin(), 0);
+      carried.push_back(zeros(rows, types.dtypes[k]));
+      rows[0] = shapes::kDynamic;
+      carriedTypes.dtypes.push_back(types.dtypes[k]);
+      carriedTypes.shapes.push_back(rows);
+    }
+  }
+  std::vector<int64_t> initIds = idsOf(*r, carried, op, "loop variable");
   tape::RegionScope region;
   int64_t condBlock, bodyBlock, condId;
   std::vector<int64_t> bodyIds;
   {
     std::vector<Tensor> args;
-    BlockScope scope(*r, types, args, "loop_var");
+    BlockScope scope(*r, carriedTypes, args, "loop_var");
     condBlock = scope.block;
-    Tensor c = cond(args);
+    Tensor c = cond(std::vector<Tensor>(args.begin(), args.begin() + n));
     requireScalar(c, op, "the loop condition", true);
     condId = r->valueOf(c, op);
   }
   std::vector<Tensor> like;
   {
     std::vector<Tensor> args;
-    BlockScope scope(*r, types, args, "loop_var");
+    BlockScope scope(*r, carriedTypes, args, "loop_var");
     bodyBlock = scope.block;
-    std::vector<Tensor> next = body(args);
+    std::vector<Tensor> vars(args.begin(), args.begin() + n);
+    std::vector<Tensor> next = body(vars);
     checkLoopVars(types, next, op, hidden, invariants);
+    if (history) {
+      next.push_back(args[n] + int64_t{1});
+      for (size_t k = 0; k < n; ++k)
+        next.push_back(concat({args[n + 1 + k], expand_dims(vars[k], 0)}, 0));
+    }
     bodyIds = idsOf(*r, next, op, "loop variable");
     like = args; // symbolic results take the carried types
   }
@@ -367,11 +479,13 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
   if (!r->buildWhile(initIds, condBlock, condId, bodyBlock, bodyIds, results,
                      error))
     throw Error(ErrorKind::Internal, std::string("fnc::") + op + ": " + error);
-  std::vector<Tensor> outs = symbolicResults(*r, results, like, op);
-  // No gradient rule for staged loops yet: a gradient that reaches one is
-  // an error naming it.
+  std::vector<Tensor> all = symbolicResults(*r, results, like, op);
+  std::vector<Tensor> outs(all.begin(), all.begin() + n);
   auto loop = std::make_shared<tape::Region>();
   loop->op = op;
+  if (history)
+    loop->backward = loopBackward(
+        body, init, all[n], std::vector<Tensor>(all.begin() + n + 1, all.end()));
   region.end(loop, init, outs);
   return outs;
 }
@@ -408,15 +522,16 @@ std::vector<Tensor> forImpl(
   }
   std::vector<Tensor> vars = {start};
   vars.insert(vars.end(), init.begin(), init.end());
+  // The callables own what they use: a gradient tape may run them again.
   std::vector<Tensor> out = whileLoop(
-      [&](const std::vector<Tensor> &v) {
+      [lim, del, zero, up](const std::vector<Tensor> &v) {
         const Tensor &i = v[0];
         if (up)
           return *up ? less(i, lim) : greater(i, lim);
         return logical_or(logical_and(greater(del, zero), less(i, lim)),
                           logical_and(less(del, zero), greater(i, lim)));
       },
-      [&](const std::vector<Tensor> &v) {
+      [body, del](const std::vector<Tensor> &v) {
         std::vector<Tensor> rest(v.begin() + 1, v.end());
         std::vector<Tensor> next = body(v[0], rest);
         next.insert(next.begin(), add(v[0], del));
