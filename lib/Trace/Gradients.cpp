@@ -40,26 +40,28 @@ bool knownShape(const Shape &shape) {
 
 /// g, of a broadcast result's shape, summed back to `shape` (numpy's
 /// broadcasting in reverse). A dim unknown while tracing is taken as not
-/// broadcast.
+/// broadcast. The sum drops the reduced dims (a keepdims reduction over a
+/// leading dim compiles to slower code) and the stretched 1s come back as
+/// expand_dims.
 Tensor unbroadcast(const Tensor &g, const Shape &shape) {
   const Shape &gs = g.shape();
   if (gs == shape)
     return g;
   int64_t lead = static_cast<int64_t>(gs.size() - shape.size());
-  std::vector<int64_t> axes;
+  std::vector<int64_t> axes, ones;
   for (int64_t i = 0; i < lead; ++i)
     axes.push_back(i);
   for (size_t i = 0; i < shape.size(); ++i)
-    if (shape[i] == 1 && gs[lead + i] != 1)
+    if (shape[i] == 1 && gs[lead + i] != 1) {
       axes.push_back(lead + static_cast<int64_t>(i));
+      ones.push_back(static_cast<int64_t>(i));
+    }
   if (axes.empty())
     return g;
-  Tensor r = reduce_sum(g, axes, /*keepdims=*/true);
-  if (lead == 0)
-    return r;
-  std::vector<int64_t> leading(lead);
-  std::iota(leading.begin(), leading.end(), 0);
-  return squeeze(r, leading);
+  Tensor r = reduce_sum(g, axes);
+  for (int64_t i : ones) // ascending: each lands at its final position
+    r = expand_dims(r, i);
+  return r;
 }
 
 /// x with the last two dims swapped.
@@ -149,9 +151,11 @@ Tensor unaryRule<UnaryOp::Sigmoid>(const Tensor &, const Tensor &y,
                                    const Tensor &g) {
   return g * y * (1.0 - y);
 }
-template <> Tensor unaryRule<UnaryOp::Relu>(const Tensor &x, const Tensor &,
+/// From the output (relu(x) > 0 exactly where x > 0), so that the forward
+/// add + relu stays one fused loop with no pre-activation kept alive.
+template <> Tensor unaryRule<UnaryOp::Relu>(const Tensor &, const Tensor &y,
                                             const Tensor &g) {
-  return g * asFloatMask(x > 0.0, x.dtype());
+  return g * asFloatMask(y > 0.0, y.dtype());
 }
 template <>
 Tensor unaryRule<UnaryOp::Square>(const Tensor &x, const Tensor &,
