@@ -324,6 +324,29 @@ bool canKeepHistory(const VarTypes &types, const std::vector<LoopVar> &kinds) {
   return true;
 }
 
+/// `history` with `row` written at index `count`, its rows doubled first
+/// when it is full: amortized constant time per iteration (the write is in
+/// place once compiled).
+Tensor appendRow(const Tensor &history, const Tensor &count,
+                 const Tensor &row) {
+  Tensor rows = reshape(slice(shape(history, DType::i64), {0}, {1}), {});
+  Tensor room = fnc::cond(
+      count < rows, [history] { return history; },
+      [history] { return concat({history, zeros_like(history)}, 0); });
+  return api::setRow(room, count, row);
+}
+
+/// Zeros of `trips` rows (an int64 scalar, at least 1 row) of `row`.
+Tensor rowsFor(const Tensor &trips, const Shape &row, DType dtype) {
+  Tensor count = reshape(maximum(trips, fill({}, 1.0, DType::i64)), {1});
+  Tensor shape = concat(
+      {count, constant(row, {static_cast<int64_t>(row.size())})}, 0);
+  Shape known = {shapes::kDynamic};
+  known.insert(known.end(), row.begin(), row.end());
+  api::noteShapeValues(shape, known);
+  return zeros(shape, dtype);
+}
+
 /// Identity of a tensor value (as the tapes tell values apart).
 const void *identity(const Tensor &t) { return &TensorAccess::impl(t); }
 
@@ -397,12 +420,14 @@ loopBackward(LoopBodyFn body, std::vector<Tensor> init, Tensor count,
   };
 }
 
-/// whileImpl; `hidden` leading loop variables are the loop's own.
+/// whileImpl; `hidden` leading loop variables are the loop's own. `trips`,
+/// when known before the loop runs (for_range), sizes the history a tape
+/// needs up front.
 std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
                               const std::vector<Tensor> &init, const char *op,
                               const LoopOptions &options,
                               const std::vector<LoopVar> &kinds,
-                              size_t hidden) {
+                              size_t hidden, const Tensor &trips = Tensor()) {
   for (size_t i = hidden; i < init.size(); ++i)
     if (!init[i].defined())
       throw Error(ErrorKind::InvalidArgument,
@@ -429,7 +454,7 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
   // Under a gradient tape the loop also carries its iteration count and the
   // history of its variables (one row per iteration), which the backward
   // loop walks in reverse.
-  bool history = tape::anyActive() && canKeepHistory(types, kinds);
+  bool history = tape::anyRecording() && canKeepHistory(types, kinds);
   size_t n = init.size();
   std::vector<Tensor> carried = init;
   VarTypes carriedTypes = types;
@@ -439,8 +464,10 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
     carriedTypes.shapes.push_back({});
     for (size_t k = 0; k < n; ++k) {
       Shape rows = types.shapes[k];
-      rows.insert(rows.begin(), 0);
-      carried.push_back(zeros(rows, types.dtypes[k]));
+      rows.insert(rows.begin(), 1); // room for one row; doubles when full
+      carried.push_back(trips.defined()
+                            ? rowsFor(trips, types.shapes[k], types.dtypes[k])
+                            : zeros(rows, types.dtypes[k]));
       rows[0] = shapes::kDynamic;
       carriedTypes.dtypes.push_back(types.dtypes[k]);
       carriedTypes.shapes.push_back(rows);
@@ -467,9 +494,12 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
     std::vector<Tensor> next = body(vars);
     checkLoopVars(types, next, op, hidden, invariants);
     if (history) {
-      next.push_back(args[n] + int64_t{1});
+      const Tensor &count = args[n];
+      next.push_back(count + int64_t{1});
       for (size_t k = 0; k < n; ++k)
-        next.push_back(concat({args[n + 1 + k], expand_dims(vars[k], 0)}, 0));
+        next.push_back(trips.defined()
+                           ? api::setRow(args[n + 1 + k], count, vars[k])
+                           : appendRow(args[n + 1 + k], count, vars[k]));
     }
     bodyIds = idsOf(*r, next, op, "loop variable");
     like = args; // symbolic results take the carried types
@@ -522,6 +552,15 @@ std::vector<Tensor> forImpl(
   }
   std::vector<Tensor> vars = {start};
   vars.insert(vars.end(), init.begin(), init.end());
+  // The trip count, known before the loop runs: ceil((limit - start) /
+  // delta), at least 0. A gradient tape sizes the loop's history with it.
+  Tensor trips;
+  if (tape::anyRecording() && api::recording()) {
+    Tensor s64 = cast(start, DType::i64), l64 = cast(lim, DType::i64),
+           d64 = cast(del, DType::i64);
+    trips = maximum(floor_div(l64 - s64 + d64 - sign(d64), d64),
+                    zeros({}, DType::i64));
+  }
   // The callables own what they use: a gradient tape may run them again.
   std::vector<Tensor> out = whileLoop(
       [lim, del, zero, up](const std::vector<Tensor> &v) {
@@ -537,7 +576,7 @@ std::vector<Tensor> forImpl(
         next.insert(next.begin(), add(v[0], del));
         return next;
       },
-      vars, "for_range", options, kinds, 1);
+      vars, "for_range", options, kinds, 1, trips);
   return std::vector<Tensor>(out.begin() + 1, out.end());
 }
 

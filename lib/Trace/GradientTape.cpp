@@ -81,6 +81,8 @@ struct TapeState : tape::Observer {
 
   void beginRegion() override { regionStarts.push_back(entries.size()); }
 
+  bool recording() const override { return !paused; }
+
   void abandonRegion() override {
     if (regionStarts.empty())
       return;

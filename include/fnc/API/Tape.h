@@ -59,12 +59,22 @@ public:
                          const std::vector<Tensor> &results) = 0;
   /// The region begun last failed to stage: forget its ops.
   virtual void abandonRegion() = 0;
+  /// False while the tape computes a gradient (it records nothing then).
+  virtual bool recording() const = 0;
 };
 
 /// The tapes observing this thread, innermost last.
 inline thread_local std::vector<Observer *> active;
 
 inline bool anyActive() { return !active.empty(); }
+
+/// True if some tape of this thread records (is not computing a gradient).
+inline bool anyRecording() {
+  for (Observer *o : active)
+    if (o->recording())
+      return true;
+  return false;
+}
 
 /// Reports an op to every active tape (they decide whether it touches a
 /// value they watch).
