@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RandomPrograms.h"
 #include "Support/ExpectError.h"
 #include "fnc/Reference/Scalar.h"
 #include "fnc/fnc.h"
@@ -594,6 +595,100 @@ TEST(GradientTest, StagedTensorArrayWritesAtRunTimeIndices) {
     // d/dx of sum((x*x + x) * [1, 2]) = (2x + 1) * [1, 2]
     EXPECT_EQ(e, (std::vector<double>{2.0, -4.0}));
     EXPECT_EQ(c, e);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Random programs; second order
+//===----------------------------------------------------------------------===//
+
+/// The gradient of sum(run(p, xs)) with respect to every input.
+std::vector<Tensor> programGradient(const fnc::testing::Program &p,
+                                    const std::vector<Tensor> &xs) {
+  GradientTape tape;
+  tape.watch(xs);
+  Tensor y = reduce_sum(fnc::testing::run(p, xs));
+  GradientOptions options;
+  options.unconnected_gradients = UnconnectedGradients::Zero;
+  return tape.gradient(y, xs, options);
+}
+
+TEST(GradientTest, RandomProgramsEagerTapeEqualsStagedTape) {
+  std::mt19937 rng(2024);
+  int checked = 0;
+  for (int trial = 0; trial < 60 && checked < 25; ++trial) {
+    fnc::testing::Program p = fnc::testing::randomProgram(rng);
+    if (p.dtype == DType::i32)
+      continue; // integers carry no gradient
+    std::vector<Tensor> xs;
+    for (const Shape &s : p.inputShapes)
+      xs.push_back(fnc::testing::randomTensor(rng, p.dtype, s));
+    std::vector<Tensor> eager;
+    try {
+      eager = programGradient(p, xs);
+    } catch (const Error &) {
+      continue; // e.g. shapes that stopped broadcasting after a reduction
+    }
+    auto staged = fnc::function(
+        [&p](std::vector<Tensor> in) { return programGradient(p, in); });
+    std::vector<Tensor> got = staged(xs);
+    ASSERT_EQ(got.size(), eager.size());
+    double tol = p.dtype == DType::f32 ? 1e-4 : 1e-10;
+    for (size_t i = 0; i < got.size(); ++i) {
+      ASSERT_EQ(got[i].shape(), eager[i].shape());
+      std::vector<double> e = cast(eager[i], DType::f64).to_vector<double>(),
+                          g = cast(got[i], DType::f64).to_vector<double>();
+      for (size_t k = 0; k < e.size(); ++k)
+        EXPECT_NEAR(g[k], e[k], tol * (1 + std::abs(e[k])))
+            << "trial " << trial << " input " << i << " element " << k;
+    }
+    ++checked;
+  }
+  EXPECT_GE(checked, 10);
+}
+
+/// The Hessian-vector product H v of f at x by nested tapes.
+Tensor hessianVectorProduct(const Fn &f, const std::vector<Tensor> &x,
+                            size_t i, const Tensor &v) {
+  GradientTape outer;
+  outer.watch(x[i]);
+  Tensor g;
+  {
+    GradientTape inner;
+    inner.watch(x[i]);
+    g = inner.gradient(f(x), x[i]);
+  }
+  return outer.gradient(reduce_sum(g * v), x[i]);
+}
+
+TEST(GradientTest, HessianVectorProductOfAnMlpMatchesFiniteDifferences) {
+  std::mt19937 rng(31);
+  Tensor data = randomF64(rng, {5, 3}), labels = randomF64(rng, {5, 2});
+  Fn loss = [&](const std::vector<Tensor> &w) {
+    Tensor h = tanh(matmul(data, w[0]) + w[1]);
+    return reduce_mean(square(matmul(h, w[2]) - labels));
+  };
+  std::vector<Tensor> w = {randomF64(rng, {3, 4}), randomF64(rng, {4}),
+                           randomF64(rng, {4, 2})};
+  for (size_t i = 0; i < w.size(); ++i) {
+    Tensor v = randomF64(rng, w[i].shape());
+    std::vector<double> hv =
+        hessianVectorProduct(loss, w, i, v).to_vector<double>();
+    // (grad(w + h v) - grad(w - h v)) / 2h
+    const double h = 1e-5;
+    auto gradAt = [&](double sign) {
+      std::vector<Tensor> moved = w;
+      moved[i] = w[i] + v * (sign * h);
+      GradientTape t;
+      t.watch(moved[i]);
+      return t.gradient(loss(moved), moved[i]).to_vector<double>();
+    };
+    std::vector<double> plus = gradAt(1), minus = gradAt(-1);
+    for (size_t k = 0; k < hv.size(); ++k) {
+      double numeric = (plus[k] - minus[k]) / (2 * h);
+      EXPECT_NEAR(hv[k], numeric, 1e-6 * (1 + std::abs(numeric)))
+          << "weight " << i << " element " << k;
+    }
   }
 }
 
