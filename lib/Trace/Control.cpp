@@ -324,18 +324,6 @@ bool canKeepHistory(const VarTypes &types, const std::vector<LoopVar> &kinds) {
   return true;
 }
 
-/// `history` with `row` written at index `count`, its rows doubled first
-/// when it is full: amortized constant time per iteration (the write is in
-/// place once compiled).
-Tensor appendRow(const Tensor &history, const Tensor &count,
-                 const Tensor &row) {
-  Tensor rows = reshape(slice(shape(history, DType::i64), {0}, {1}), {});
-  Tensor room = fnc::cond(
-      count < rows, [history] { return history; },
-      [history] { return concat({history, zeros_like(history)}, 0); });
-  return api::setRow(room, count, row);
-}
-
 /// Zeros of `trips` rows (an int64 scalar, at least 1 row) of `row`.
 Tensor rowsFor(const Tensor &trips, const Shape &row, DType dtype) {
   Tensor count = reshape(maximum(trips, fill({}, 1.0, DType::i64)), {1});
@@ -349,6 +337,33 @@ Tensor rowsFor(const Tensor &trips, const Shape &row, DType dtype) {
 
 /// Identity of a tensor value (as the tapes tell values apart).
 const void *identity(const Tensor &t) { return &TensorAccess::impl(t); }
+
+/// The history of a loop whose trip count is known only once it has run:
+/// a second loop reruns the body `count` times from `init`, writing each
+/// iteration's variables into rows preallocated for `count`. Dead (and
+/// removed by the compiler) unless a gradient reaches the loop.
+std::vector<Tensor> recordHistory(const LoopBodyFn &body,
+                                  const std::vector<Tensor> &init,
+                                  const VarTypes &types, const Tensor &count) {
+  tape::Suspended quiet; // the tapes see the loop, not its bookkeeping
+  size_t n = init.size();
+  std::vector<Tensor> rows;
+  for (size_t k = 0; k < n; ++k)
+    rows.push_back(rowsFor(count, types.shapes[k], types.dtypes[k]));
+  std::vector<Tensor> start = init;
+  start.insert(start.end(), rows.begin(), rows.end());
+  std::vector<Tensor> out = forImpl(
+      zeros({}, DType::i64), count, fill({}, 1.0, DType::i64),
+      [body, n](const Tensor &i, const std::vector<Tensor> &v) {
+        std::vector<Tensor> vars(v.begin(), v.begin() + n);
+        std::vector<Tensor> next = body(vars);
+        for (size_t k = 0; k < n; ++k)
+          next.push_back(api::setRow(v[n + k], i, vars[k]));
+        return next;
+      },
+      start, {}, {});
+  return std::vector<Tensor>(out.begin() + n, out.end());
+}
 
 /// The gradient of a staged loop: a loop from the last iteration down to
 /// the first that reruns the body on the variables it saw (`history`, one
@@ -451,28 +466,31 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
       vars = std::move(next);
     }
   }
-  // Under a gradient tape the loop also carries its iteration count and the
-  // history of its variables (one row per iteration), which the backward
-  // loop walks in reverse.
-  bool history = tape::anyRecording() && canKeepHistory(types, kinds);
+  // Under a gradient tape the loop also carries its iteration count and,
+  // when the trip count is known before it runs (for_range), the history of
+  // its variables (one row per iteration, written in place), which the
+  // backward loop walks in reverse. A while_loop's history is recorded by a
+  // second loop over the counted iterations, after the first.
+  bool taped = tape::anyRecording() && canKeepHistory(types, kinds);
+  bool history = taped && trips.defined();
   size_t n = init.size();
   std::vector<Tensor> carried = init;
   VarTypes carriedTypes = types;
-  if (history) {
+  if (taped) {
     carried.push_back(zeros({}, DType::i64));
     carriedTypes.dtypes.push_back(DType::i64);
     carriedTypes.shapes.push_back({});
+  }
+  if (history) {
     for (size_t k = 0; k < n; ++k) {
+      carried.push_back(rowsFor(trips, types.shapes[k], types.dtypes[k]));
       Shape rows = types.shapes[k];
-      rows.insert(rows.begin(), 1); // room for one row; doubles when full
-      carried.push_back(trips.defined()
-                            ? rowsFor(trips, types.shapes[k], types.dtypes[k])
-                            : zeros(rows, types.dtypes[k]));
-      rows[0] = shapes::kDynamic;
+      rows.insert(rows.begin(), shapes::kDynamic);
       carriedTypes.dtypes.push_back(types.dtypes[k]);
       carriedTypes.shapes.push_back(rows);
     }
   }
+  int64_t effectsBefore = r->effectsRecorded;
   std::vector<int64_t> initIds = idsOf(*r, carried, op, "loop variable");
   tape::RegionScope region;
   int64_t condBlock, bodyBlock, condId;
@@ -493,13 +511,12 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
     std::vector<Tensor> vars(args.begin(), args.begin() + n);
     std::vector<Tensor> next = body(vars);
     checkLoopVars(types, next, op, hidden, invariants);
-    if (history) {
+    if (taped) {
       const Tensor &count = args[n];
       next.push_back(count + int64_t{1});
-      for (size_t k = 0; k < n; ++k)
-        next.push_back(trips.defined()
-                           ? api::setRow(args[n + 1 + k], count, vars[k])
-                           : appendRow(args[n + 1 + k], count, vars[k]));
+      if (history)
+        for (size_t k = 0; k < n; ++k)
+          next.push_back(api::setRow(args[n + 1 + k], count, vars[k]));
     }
     bodyIds = idsOf(*r, next, op, "loop variable");
     like = args; // symbolic results take the carried types
@@ -513,9 +530,21 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
   std::vector<Tensor> outs(all.begin(), all.begin() + n);
   auto loop = std::make_shared<tape::Region>();
   loop->op = op;
-  if (history)
+  // A body with side effects is not run again for its gradient.
+  bool pure = r->effectsRecorded == effectsBefore;
+  if (history && pure)
     loop->backward = loopBackward(
         body, init, all[n], std::vector<Tensor>(all.begin() + n + 1, all.end()));
+  else if (taped && pure)
+    loop->backward = loopBackward(body, init, all[n],
+                                  recordHistory(body, init, types, all[n]));
+  else if (!pure)
+    loop->whyNot = "its body has side effects (variable updates, print, "
+                   "random numbers), which its gradient would run again";
+  else
+    loop->whyNot = "its loop variables are TensorArrays or have dims unknown "
+                   "while tracing (shape invariants), so no history of them "
+                   "is kept";
   region.end(loop, init, outs);
   return outs;
 }

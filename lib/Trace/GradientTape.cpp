@@ -294,9 +294,9 @@ std::vector<Tensor> GradientTape::gradients(const Tensor &target,
     } else {
       if (!e->region->backward)
         fail(ErrorKind::Unimplemented,
-             std::string("no gradient through a staged fnc::") +
-                 e->region->op +
-                 " yet; compute the loop eagerly (outside fnc::function, or "
+             std::string("no gradient through this staged fnc::") +
+                 e->region->op + ": " + e->region->whyNot +
+                 "; compute the loop eagerly (outside fnc::function, or "
                  "with fnc::run_functions_eagerly(true)) or unroll it with "
                  "a C++ loop while tracing");
       for (size_t i = 0; i < e->outputs.size(); ++i)

@@ -319,6 +319,11 @@ public:
                 "it from the branch or body instead";
         return -1;
       }
+    if (std::holds_alternative<ops::VarUpdate>(op.op) ||
+        std::holds_alternative<ops::Print>(op.op) ||
+        std::holds_alternative<ops::RandomUniform>(op.op) ||
+        std::holds_alternative<ops::RandomNormal>(op.op))
+      ++effectsRecorded;
     if (Operation *effect = buildEffect(op))
       return verifyNew(effect, error) ? 0 : -1;
     Operation *first = nullptr;

@@ -562,7 +562,24 @@ TEST(GradientTest, LoopsWithoutHistorySayWhy) {
     return tape.gradient(reduce_sum(y), x);
   });
   expectError([&] { f(Tensor{1.f, 2.f}); }, ErrorKind::Unimplemented,
-              {"no gradient through a staged fnc::while_loop"});
+              {"no gradient through this staged fnc::while_loop",
+               "dims unknown while tracing"});
+  // A body with side effects is not run again.
+  Variable steps(Tensor(0), "steps");
+  auto effects = fnc::function([&](Tensor x) {
+    GradientTape tape;
+    tape.watch(x);
+    Tensor y = fnc::for_range(Tensor(0), Tensor(3), Tensor(1),
+                              [&](const Tensor &, const Tensor &v) {
+                                steps.assign_add(1);
+                                return v * 2.f;
+                              },
+                              x);
+    return tape.gradient(reduce_sum(y), x);
+  });
+  expectError([&] { effects(Tensor{1.f}); }, ErrorKind::Unimplemented,
+              {"no gradient through this staged fnc::for_range",
+               "side effects"});
   // A loop the gradient does not reach is fine.
   auto g = fnc::function([](Tensor x) {
     GradientTape tape;

@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace fnc::tape {
@@ -37,10 +38,11 @@ struct Region {
   /// The gradients of `captured` (the watched values the region's ops used,
   /// defined outside it) given those of the region's results (null for a
   /// non-float result): recomputes the region under a tape of its own.
-  /// Null when the region has no gradient rule yet.
+  /// Null when the region has no gradient; `whyNot` then says why.
   std::function<std::vector<Tensor>(const std::vector<Tensor> &captured,
                                     const std::vector<Tensor> &resultGrads)>
       backward;
+  std::string whyNot;
 };
 
 /// What a tape implements to be told about ops.
@@ -89,6 +91,19 @@ inline void noteVariableRead(uint64_t variable, const Tensor &value) {
   for (Observer *o : active)
     o->noteVariableRead(variable, value);
 }
+
+/// Hides every tape of this thread for its lifetime (for computations the
+/// tapes must not see).
+class Suspended {
+public:
+  Suspended() { saved_.swap(active); }
+  ~Suspended() { saved_.swap(active); }
+  Suspended(const Suspended &) = delete;
+  Suspended &operator=(const Suspended &) = delete;
+
+private:
+  std::vector<Observer *> saved_;
+};
 
 /// Brackets the staging of a region for every active tape; a region left
 /// by an exception is abandoned.

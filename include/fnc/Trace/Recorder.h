@@ -225,6 +225,10 @@ public:
   /// The eager tensors behind the hidden arguments, in order.
   std::vector<Tensor> hiddenArgs;
 
+  /// How many ops with side effects (variable updates, print, random) have
+  /// been recorded: staged control flow compares it around a region.
+  int64_t effectsRecorded = 0;
+
   /// Shape tensors recorded by fnc::shape: the value id and the dims known
   /// while tracing (shapes::kDynamic where unknown), so that
   /// fnc::zeros(fnc::shape(x)) keeps the known dims of x in its type.
