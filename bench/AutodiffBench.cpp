@@ -47,9 +47,9 @@ struct Model {
 
 Model makeModel(const std::vector<float> &w1, const std::vector<float> &w2,
                 const std::vector<float> &w3) {
-  return {Variable(Tensor(w1, {kIn, kHidden})), Variable(zeros({kHidden})),
+  return {Variable(Tensor(w1, {kIn, kHidden})),     Variable(zeros({kHidden})),
           Variable(Tensor(w2, {kHidden, kHidden})), Variable(zeros({kHidden})),
-          Variable(Tensor(w3, {kHidden, kOut})), Variable(zeros({kOut}))};
+          Variable(Tensor(w3, {kHidden, kOut})),    Variable(zeros({kOut}))};
 }
 
 Tensor crossEntropy(const Tensor &logits, const Tensor &onehot) {
@@ -112,11 +112,12 @@ Tensor loopGradient(const Tensor &w, const Tensor &b, const Tensor &x0,
                     const Tensor &steps) {
   GradientTape tape;
   tape.watch(w);
-  Tensor x = fnc::for_range(Tensor(0), steps, Tensor(1),
-                            [&](const Tensor &, const Tensor &v) {
-                              return tanh(reduce_sum(w * v, {1}) + b);
-                            },
-                            x0);
+  Tensor x = fnc::for_range(
+      Tensor(0), steps, Tensor(1),
+      [&](const Tensor &, const Tensor &v) {
+        return tanh(reduce_sum(w * v, {1}) + b);
+      },
+      x0);
   return tape.gradient(reduce_sum(x), w);
 }
 
@@ -143,8 +144,7 @@ void loopMemory() {
     std::printf("  %6lld iterations: %8.2f ms, peak RSS +%6ld KiB "
                 "(%.1f bytes per iteration; the carried state is 64 bytes "
                 "+ an int32 counter)\n",
-                (long long)n, ms, peak - before,
-                (peak - before) * 1024.0 / n);
+                (long long)n, ms, peak - before, (peak - before) * 1024.0 / n);
     (void)g;
   }
   std::printf("  traces: %lld\n\n", (long long)f.tracing_count());
@@ -168,10 +168,10 @@ int main() {
   Tensor x(xs, {kBatch, kIn}), onehot(onehotData, {kBatch, kOut});
 
   Model a = makeModel(w1, w2, w3), b = makeModel(w1, w2, w3);
-  auto tape = fnc::function(
-      [&](Tensor in, Tensor y) { return tapeStep(a, in, y); });
-  auto hand = fnc::function(
-      [&](Tensor in, Tensor y) { return handStep(b, in, y); });
+  auto tape =
+      fnc::function([&](Tensor in, Tensor y) { return tapeStep(a, in, y); });
+  auto hand =
+      fnc::function([&](Tensor in, Tensor y) { return handStep(b, in, y); });
   HandWrittenMlp blas(w1.data(), w2.data(), w3.data(), kBatch, kIn, kHidden,
                       kOut, kLr);
 
@@ -186,8 +186,8 @@ int main() {
               "SGD lr %.2f (medians)\n",
               (long long)kBatch, (long long)kIn, (long long)kHidden,
               (long long)kHidden, (long long)kOut, kLr);
-  std::printf("  loss after 3 steps: tape %.6f, hand %.6f, blas %.6f\n", la,
-              lb, lc);
+  std::printf("  loss after 3 steps: tape %.6f, hand %.6f, blas %.6f\n", la, lb,
+              lc);
   const int reps = 30;
   double tTape = 0, tHand = 0, tBlas = 0;
   for (int round = 0; round < 3; ++round) { // interleaved: the same noise

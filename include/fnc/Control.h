@@ -158,8 +158,8 @@ auto switch_case(const Tensor &index, Fn first, Fns... rest) {
   static_assert((std::is_same_v<R, std::decay_t<std::invoke_result_t<Fns &>>> &&
                  ...),
                 "fnc::switch_case: every branch must return the same C++ type");
-  std::vector<detail::BranchFn> branches = {
-      detail::branch(std::move(first)), detail::branch(std::move(rest))...};
+  std::vector<detail::BranchFn> branches = {detail::branch(std::move(first)),
+                                            detail::branch(std::move(rest))...};
   std::vector<Tensor> out = detail::switchImpl(index, branches);
   if constexpr (!std::is_void_v<R>)
     return detail::ResultCodec<R>::rebuild(std::move(out));
@@ -178,8 +178,8 @@ T while_loop(CondFn cond_fn, BodyFn body_fn, const T &loop_vars,
         T vars = detail::rebuildLike(std::vector<Tensor>(v), loop_vars);
         return detail::invokeLoop(cond_fn, vars);
       },
-      [body_fn, loop_vars](
-          const std::vector<Tensor> &v) mutable -> std::vector<Tensor> {
+      [body_fn,
+       loop_vars](const std::vector<Tensor> &v) mutable -> std::vector<Tensor> {
         T vars = detail::rebuildLike(std::vector<Tensor>(v), loop_vars);
         return Codec::flatten(T(detail::invokeLoop(body_fn, vars)));
       },

@@ -151,8 +151,7 @@ struct Differentiated<F, std::tuple<Ps...>, WithValue, Single> {
   std::vector<int> argnums;
 
   using Grads = std::conditional_t<Single, Tensor, std::vector<Tensor>>;
-  using Result =
-      std::conditional_t<WithValue, std::pair<Tensor, Grads>, Grads>;
+  using Result = std::conditional_t<WithValue, std::pair<Tensor, Grads>, Grads>;
 
   Result operator()(Ps... args) const {
     const char *what = WithValue ? "fnc::value_and_grad" : "fnc::grad";

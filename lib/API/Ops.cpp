@@ -166,7 +166,7 @@ Tensor fill(const Shape &shape, const Tensor &value) {
   Tensor out;
   if (trace::Recorder *r = recording()) {
     out = record(*r, trace::ops::BroadcastTo{}, value.dtype(), shape, {&value},
-                  "fill");
+                 "fill");
   } else {
     ref::Array array = ref::Array::allocate(value.dtype(), shape);
     ref::broadcastTo(arrayOf(value), array);
@@ -356,8 +356,7 @@ Tensor cast(const Tensor &x, DType dtype) {
     ref::cast(arrayOf(x), array);
     out = wrap(std::move(array));
   }
-  return taped(std::move(out), {&x},
-               [&] { return trace::ops::Cast{}; });
+  return taped(std::move(out), {&x}, [&] { return trace::ops::Cast{}; });
 }
 
 //===----------------------------------------------------------------------===//
@@ -404,7 +403,7 @@ Tensor binaryOp(ref::BinaryOp op, const Tensor &x, const Tensor &y) {
   Tensor out;
   if (trace::Recorder *r = recording()) {
     out = record(*r, trace::ops::Binary{op}, resultDType, std::move(shape),
-                  {&x, &y}, name);
+                 {&x, &y}, name);
   } else {
     ref::Array array = ref::Array::allocate(resultDType, std::move(shape));
     ref::binary(op, arrayOf(x), arrayOf(y), array);
@@ -427,8 +426,7 @@ Tensor unaryOp(ref::UnaryOp op, const Tensor &x) {
     ref::unary(op, arrayOf(x), array);
     out = result(std::move(array), name, {&x});
   }
-  return taped(std::move(out), {&x},
-               [&] { return trace::ops::Unary{op}; });
+  return taped(std::move(out), {&x}, [&] { return trace::ops::Unary{op}; });
 }
 
 } // namespace
@@ -460,7 +458,7 @@ Tensor select(const Tensor &cond, const Tensor &a, const Tensor &b) {
   Tensor out;
   if (trace::Recorder *r = recording()) {
     out = record(*r, trace::ops::Select{}, a.dtype(), std::move(shape),
-                  {&cond, &a, &b}, "select");
+                 {&cond, &a, &b}, "select");
   } else {
     ref::Array array = ref::Array::allocate(a.dtype(), std::move(shape));
     ref::select(arrayOf(cond), arrayOf(a), arrayOf(b), array);
@@ -486,14 +484,13 @@ Tensor matmul(const Tensor &a, const Tensor &b) {
   Tensor out;
   if (trace::Recorder *r = recording()) {
     out = record(*r, trace::ops::Matmul{}, a.dtype(), std::move(shape),
-                  {&a, &b}, "matmul");
+                 {&a, &b}, "matmul");
   } else {
     ref::Array array = ref::Array::allocate(a.dtype(), std::move(shape));
     ref::matmul(arrayOf(a), arrayOf(b), array);
     out = result(std::move(array), "matmul", {&a, &b});
   }
-  return taped(std::move(out), {&a, &b},
-               [&] { return trace::ops::Matmul{}; });
+  return taped(std::move(out), {&a, &b}, [&] { return trace::ops::Matmul{}; });
 }
 
 Tensor conv2d(const Tensor &input, const Tensor &filter,
@@ -524,20 +521,21 @@ Tensor conv2d(const Tensor &input, const Tensor &filter,
   Tensor out;
   if (trace::Recorder *r = recording()) {
     out = record(*r, trace::ops::Conv2D{strides, pad == shapes::Padding::Same},
-                  input.dtype(), std::move(shape), {&input, &filter}, "conv2d");
+                 input.dtype(), std::move(shape), {&input, &filter}, "conv2d");
   } else {
     int64_t padTop, padBottom, padLeft, padRight;
     shapes::conv2dPadding(input.shape()[1], filter.shape()[0], strides[0], pad,
-                         padTop, padBottom);
+                          padTop, padBottom);
     shapes::conv2dPadding(input.shape()[2], filter.shape()[1], strides[1], pad,
-                         padLeft, padRight);
+                          padLeft, padRight);
     ref::Array array = ref::Array::allocate(input.dtype(), std::move(shape));
     ref::conv2d(arrayOf(input), arrayOf(filter), strides[0], strides[1], padTop,
                 padLeft, array);
     out = result(std::move(array), "conv2d", {&input, &filter});
   }
-  return taped(std::move(out), {&input, &filter},
-               [&] { return trace::ops::Conv2D{strides, pad == shapes::Padding::Same}; });
+  return taped(std::move(out), {&input, &filter}, [&] {
+    return trace::ops::Conv2D{strides, pad == shapes::Padding::Same};
+  });
 }
 
 } // namespace fnc

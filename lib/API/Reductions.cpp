@@ -36,7 +36,7 @@ Tensor reduceOp(ref::ReduceOp op, const Tensor &x,
                       ? DType::i1
                       : x.dtype();
     out = record(*r, trace::ops::Reduce{op, normalized, keepdims}, dtype,
-                  std::move(shape), {&x}, name);
+                 std::move(shape), {&x}, name);
   } else {
     ref::Array array = ref::Array::allocate(
         op == ref::ReduceOp::Any || op == ref::ReduceOp::All ? DType::i1
@@ -45,8 +45,9 @@ Tensor reduceOp(ref::ReduceOp op, const Tensor &x,
     ref::reduce(op, arrayOf(x), normalized, array);
     out = result(std::move(array), name, {&x});
   }
-  return taped(std::move(out), {&x},
-               [&] { return trace::ops::Reduce{op, normalized, keepdims}; });
+  return taped(std::move(out), {&x}, [&] {
+    return trace::ops::Reduce{op, normalized, keepdims};
+  });
 }
 
 Tensor argOp(bool isMax, const Tensor &x, int64_t axis, DType outputType) {
@@ -95,14 +96,15 @@ Tensor softmaxOp(bool log, const Tensor &x, int64_t axis) {
   Tensor out;
   if (trace::Recorder *r = recording()) {
     out = record(*r, trace::ops::Softmax{a, log}, x.dtype(), x.shape(), {&x},
-                  name);
+                 name);
   } else {
     ref::Array array = ref::Array::allocate(x.dtype(), x.shape());
     ref::softmax(arrayOf(x), a, log, array);
     out = result(std::move(array), name, {&x});
   }
-  return taped(std::move(out), {&x},
-               [&] { return trace::ops::Softmax{a, log}; });
+  return taped(std::move(out), {&x}, [&] {
+    return trace::ops::Softmax{a, log};
+  });
 }
 
 } // namespace

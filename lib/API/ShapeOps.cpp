@@ -37,14 +37,13 @@ Tensor transpose(const Tensor &x, const std::vector<int64_t> &perm) {
   Tensor out;
   if (trace::Recorder *r = recording()) {
     out = record(*r, trace::ops::Transpose{p}, x.dtype(), std::move(shape),
-                  {&x}, "transpose");
+                 {&x}, "transpose");
   } else {
     ref::Array array = ref::Array::allocate(x.dtype(), std::move(shape));
     ref::transpose(arrayOf(x), p, array);
     out = wrap(std::move(array));
   }
-  return taped(std::move(out), {&x},
-               [&] { return trace::ops::Transpose{p}; });
+  return taped(std::move(out), {&x}, [&] { return trace::ops::Transpose{p}; });
 }
 
 Tensor reshape(const Tensor &x, const Shape &target) {
@@ -60,12 +59,11 @@ Tensor reshape(const Tensor &x, const Shape &target) {
   Tensor out;
   if (trace::Recorder *r = recording()) {
     out = record(*r, trace::ops::Reshape{}, x.dtype(), std::move(shape), {&x},
-                  "reshape");
+                 "reshape");
   } else {
     out = wrap(arrayOf(x).withShape(std::move(shape)));
   }
-  return taped(std::move(out), {&x},
-               [&] { return trace::ops::Reshape{}; });
+  return taped(std::move(out), {&x}, [&] { return trace::ops::Reshape{}; });
 }
 
 Tensor broadcast_to(const Tensor &x, const Shape &target) {
@@ -83,14 +81,13 @@ Tensor broadcast_to(const Tensor &x, const Shape &target) {
   Tensor out;
   if (trace::Recorder *r = recording()) {
     out = record(*r, trace::ops::BroadcastTo{}, x.dtype(), std::move(shape),
-                  {&x}, "broadcast_to");
+                 {&x}, "broadcast_to");
   } else {
     ref::Array array = ref::Array::allocate(x.dtype(), std::move(shape));
     ref::broadcastTo(arrayOf(x), array);
     out = wrap(std::move(array));
   }
-  return taped(std::move(out), {&x},
-               [&] { return trace::ops::BroadcastTo{}; });
+  return taped(std::move(out), {&x}, [&] { return trace::ops::BroadcastTo{}; });
 }
 
 Tensor expand_dims(const Tensor &x, int64_t axis) {
@@ -100,7 +97,7 @@ Tensor expand_dims(const Tensor &x, int64_t axis) {
   Tensor out;
   if (trace::Recorder *r = recording()) {
     out = record(*r, trace::ops::ExpandDims{axis}, x.dtype(), std::move(shape),
-                  {&x}, "expand_dims");
+                 {&x}, "expand_dims");
   } else {
     out = wrap(arrayOf(x).withShape(std::move(shape)));
   }
@@ -114,12 +111,11 @@ Tensor squeeze(const Tensor &x, const std::vector<int64_t> &axes) {
   Tensor out;
   if (trace::Recorder *r = recording()) {
     out = record(*r, trace::ops::Squeeze{axes}, x.dtype(), std::move(shape),
-                  {&x}, "squeeze");
+                 {&x}, "squeeze");
   } else {
     out = wrap(arrayOf(x).withShape(std::move(shape)));
   }
-  return taped(std::move(out), {&x},
-               [&] { return trace::ops::Squeeze{axes}; });
+  return taped(std::move(out), {&x}, [&] { return trace::ops::Squeeze{axes}; });
 }
 
 Tensor slice(const Tensor &x, const std::vector<int64_t> &begin,
@@ -149,14 +145,15 @@ Tensor slice(const Tensor &x, const std::vector<int64_t> &begin,
   Tensor out;
   if (trace::Recorder *r = recording()) {
     out = record(*r, trace::ops::Slice{begin, sizes, st}, x.dtype(),
-                  std::move(shape), {&x}, "slice");
+                 std::move(shape), {&x}, "slice");
   } else {
     ref::Array array = ref::Array::allocate(x.dtype(), std::move(shape));
     ref::slice(arrayOf(x), begin, st, array);
     out = wrap(std::move(array));
   }
-  return taped(std::move(out), {&x},
-               [&] { return trace::ops::Slice{begin, sizes, st}; });
+  return taped(std::move(out), {&x}, [&] {
+    return trace::ops::Slice{begin, sizes, st};
+  });
 }
 
 Tensor concat(const std::vector<Tensor> &values, int64_t axis) {
@@ -209,7 +206,7 @@ Tensor gather(const Tensor &params, const Tensor &indices, int64_t axis) {
   Tensor out;
   if (trace::Recorder *r = recording()) {
     out = record(*r, trace::ops::Gather{a}, params.dtype(), std::move(shape),
-                  {&params, &indices}, "gather");
+                 {&params, &indices}, "gather");
   } else {
     ref::Array array = ref::Array::allocate(params.dtype(), std::move(shape));
     ref::gather(arrayOf(params), arrayOf(indices), a, array);

@@ -233,14 +233,13 @@ namespace {
 /// The gradient of a staged cond: a cond on the same predicate whose
 /// branches run the forward branch again under a tape and return the
 /// gradients of the values it captured.
-std::shared_ptr<const tape::Region> condRegion(const Tensor &pred,
-                                               const BranchFn &thenFn,
-                                               const BranchFn &elseFn) {
+std::shared_ptr<const tape::Region>
+condRegion(const Tensor &pred, const BranchFn &thenFn, const BranchFn &elseFn) {
   auto region = std::make_shared<tape::Region>();
   region->op = "cond";
-  region->backward = [pred, thenFn, elseFn](
-                         const std::vector<Tensor> &captured,
-                         const std::vector<Tensor> &resultGrads) {
+  region->backward = [pred, thenFn,
+                      elseFn](const std::vector<Tensor> &captured,
+                              const std::vector<Tensor> &resultGrads) {
     auto differentiate = [&](const BranchFn &fn) -> BranchFn {
       return [captured, resultGrads, fn]() {
         GradientTape tape;
@@ -327,8 +326,8 @@ bool canKeepHistory(const VarTypes &types, const std::vector<LoopVar> &kinds) {
 /// Zeros of `trips` rows (an int64 scalar, at least 1 row) of `row`.
 Tensor rowsFor(const Tensor &trips, const Shape &row, DType dtype) {
   Tensor count = reshape(maximum(trips, fill({}, 1.0, DType::i64)), {1});
-  Tensor shape = concat(
-      {count, constant(row, {static_cast<int64_t>(row.size())})}, 0);
+  Tensor shape =
+      concat({count, constant(row, {static_cast<int64_t>(row.size())})}, 0);
   Shape known = {shapes::kDynamic};
   known.insert(known.end(), row.begin(), row.end());
   api::noteShapeValues(shape, known);
@@ -352,16 +351,16 @@ std::vector<Tensor> recordHistory(const LoopBodyFn &body,
     rows.push_back(rowsFor(count, types.shapes[k], types.dtypes[k]));
   std::vector<Tensor> start = init;
   start.insert(start.end(), rows.begin(), rows.end());
-  std::vector<Tensor> out = forImpl(
-      zeros({}, DType::i64), count, fill({}, 1.0, DType::i64),
-      [body, n](const Tensor &i, const std::vector<Tensor> &v) {
-        std::vector<Tensor> vars(v.begin(), v.begin() + n);
-        std::vector<Tensor> next = body(vars);
-        for (size_t k = 0; k < n; ++k)
-          next.push_back(api::setRow(v[n + k], i, vars[k]));
-        return next;
-      },
-      start, {}, {});
+  std::vector<Tensor> out =
+      forImpl(zeros({}, DType::i64), count, fill({}, 1.0, DType::i64),
+              [body, n](const Tensor &i, const std::vector<Tensor> &v) {
+                std::vector<Tensor> vars(v.begin(), v.begin() + n);
+                std::vector<Tensor> next = body(vars);
+                for (size_t k = 0; k < n; ++k)
+                  next.push_back(api::setRow(v[n + k], i, vars[k]));
+                return next;
+              },
+              start, {}, {});
   return std::vector<Tensor>(out.begin() + n, out.end());
 }
 
@@ -413,11 +412,10 @@ loopBackward(LoopBodyFn body, std::vector<Tensor> init, Tensor count,
             return g; // no float variable: nothing flows back
           GradientOptions options;
           options.unconnected_gradients = UnconnectedGradients::Zero;
-          std::vector<Tensor> grads =
-              tape.gradient(target, sources, options);
+          std::vector<Tensor> grads = tape.gradient(target, sources, options);
           for (size_t j = 0; j < c; ++j)
-            grads[floats.size() + j] = g[floats.size() + j] +
-                                       grads[floats.size() + j];
+            grads[floats.size() + j] =
+                g[floats.size() + j] + grads[floats.size() + j];
           return grads;
         },
         carriedGrads, {}, {});
@@ -441,8 +439,8 @@ loopBackward(LoopBodyFn body, std::vector<Tensor> init, Tensor count,
 std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
                               const std::vector<Tensor> &init, const char *op,
                               const LoopOptions &options,
-                              const std::vector<LoopVar> &kinds,
-                              size_t hidden, const Tensor &trips = Tensor()) {
+                              const std::vector<LoopVar> &kinds, size_t hidden,
+                              const Tensor &trips = Tensor()) {
   for (size_t i = hidden; i < init.size(); ++i)
     if (!init[i].defined())
       throw Error(ErrorKind::InvalidArgument,
@@ -533,8 +531,9 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
   // A body with side effects is not run again for its gradient.
   bool pure = r->effectsRecorded == effectsBefore;
   if (history && pure)
-    loop->backward = loopBackward(
-        body, init, all[n], std::vector<Tensor>(all.begin() + n + 1, all.end()));
+    loop->backward =
+        loopBackward(body, init, all[n],
+                     std::vector<Tensor>(all.begin() + n + 1, all.end()));
   else if (taped && pure)
     loop->backward = loopBackward(body, init, all[n],
                                   recordHistory(body, init, types, all[n]));
@@ -619,8 +618,9 @@ switchFrom(const Tensor &index,
   if (k + 1 == branches->size())
     return (*branches)[k]();
   Tensor isK = equal(index, fill({}, static_cast<double>(k), index.dtype()));
-  return condImpl(isK, (*branches)[k],
-                  [index, branches, k] { return switchFrom(index, branches, k + 1); });
+  return condImpl(isK, (*branches)[k], [index, branches, k] {
+    return switchFrom(index, branches, k + 1);
+  });
 }
 } // namespace
 

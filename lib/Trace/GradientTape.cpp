@@ -52,9 +52,7 @@ struct TapeState : tape::Observer {
   /// Where the entries of each region being staged start, innermost last.
   std::vector<size_t> regionStarts;
 
-  static const void *key(const Tensor &t) {
-    return &TensorAccess::impl(t);
-  }
+  static const void *key(const Tensor &t) { return &TensorAccess::impl(t); }
 
   void watchValue(const Tensor &t) {
     if (watched.insert(key(t)).second)
@@ -66,10 +64,10 @@ struct TapeState : tape::Observer {
               const Tensor &output) override {
     if (paused)
       return;
-    bool touches = std::any_of(inputs.begin(), inputs.end(),
-                               [&](const Tensor *t) {
-                                 return watched.count(key(*t)) != 0;
-                               });
+    bool touches =
+        std::any_of(inputs.begin(), inputs.end(), [&](const Tensor *t) {
+          return watched.count(key(*t)) != 0;
+        });
     if (!touches)
       return;
     Entry e{op, {}, {output}, nullptr};
@@ -121,8 +119,7 @@ struct TapeState : tape::Observer {
       watched.erase(k);
     if (captured.empty())
       return;
-    entries.push_back(Entry{{}, std::move(captured), results,
-                            region});
+    entries.push_back(Entry{{}, std::move(captured), results, region});
     for (const Tensor &t : results)
       if (t.defined() && isFloat(t.dtype()))
         watchValue(t);
@@ -220,10 +217,9 @@ std::vector<Tensor> GradientTape::gradient(const Tensor &target,
   return gradients(target, list, options);
 }
 
-std::vector<Tensor>
-GradientTape::gradient(const Tensor &target,
-                       const std::vector<Variable> &sources,
-                       const GradientOptions &options) {
+std::vector<Tensor> GradientTape::gradient(const Tensor &target,
+                                           const std::vector<Variable> &sources,
+                                           const GradientOptions &options) {
   std::vector<Source> list;
   for (const Variable &s : sources)
     list.push_back(sourceOf(s));
@@ -246,18 +242,17 @@ std::vector<Tensor> GradientTape::gradients(const Tensor &target,
              "fnc::cast(x, fnc::DType::f32) before the ops to differentiate)");
   for (size_t i = 0; i < sources.size(); ++i) {
     const Source &src = sources[i];
-    DType dtype = src.tensor ? (src.tensor->defined() ? src.tensor->dtype()
-                                                      : DType::i1)
-                             : src.variable->dtype();
+    DType dtype =
+        src.tensor ? (src.tensor->defined() ? src.tensor->dtype() : DType::i1)
+                   : src.variable->dtype();
     if (src.tensor ? !src.tensor->defined() || !isFloat(dtype)
                    : !isFloat(dtype))
       fail(ErrorKind::InvalidArgument,
            "source #" + std::to_string(i) + " (" +
-               (src.tensor ? describe(*src.tensor)
-                           : "the variable '" + src.variable->name() +
-                                 "' of " +
-                                 shapes::describe(dtype,
-                                                  src.variable->shape())) +
+               (src.tensor
+                    ? describe(*src.tensor)
+                    : "the variable '" + src.variable->name() + "' of " +
+                          shapes::describe(dtype, src.variable->shape())) +
                ") is not differentiable: only float values carry "
                "gradients; cast it with fnc::cast(x, fnc::DType::f32) "
                "before the ops to differentiate");
@@ -266,8 +261,8 @@ std::vector<Tensor> GradientTape::gradients(const Tensor &target,
   if (seed.defined()) {
     if (seed.dtype() != target.dtype() || seed.shape() != target.shape())
       fail(ErrorKind::InvalidArgument,
-           "output_gradients is " + describe(seed) +
-               " but the target is " + describe(target) +
+           "output_gradients is " + describe(seed) + " but the target is " +
+               describe(target) +
                "; give one weight per element of the target");
   }
   s.used = true;
@@ -349,8 +344,9 @@ void badArgnum(const char *what, int argnum, size_t arity, bool inRange) {
 
 void nonScalarValue(const char *what, const Tensor &value) {
   throw Error(ErrorKind::InvalidArgument,
-              std::string(what) + ": the function must return a scalar "
-                                  "(rank 0) to be differentiated, got " +
+              std::string(what) +
+                  ": the function must return a scalar "
+                  "(rank 0) to be differentiated, got " +
                   describe(value) +
                   "; reduce it first (e.g. fnc::reduce_sum), or use a "
                   "fnc::GradientTape, which sums a non-scalar target");

@@ -118,32 +118,39 @@ Tensor asFloatMask(const Tensor &condition, DType dtype) {
 template <UnaryOp K>
 Tensor unaryRule(const Tensor &x, const Tensor &y, const Tensor &g) = delete;
 
-template <> Tensor unaryRule<UnaryOp::Neg>(const Tensor &, const Tensor &,
-                                           const Tensor &g) {
+template <>
+Tensor unaryRule<UnaryOp::Neg>(const Tensor &, const Tensor &,
+                               const Tensor &g) {
   return -g;
 }
-template <> Tensor unaryRule<UnaryOp::Abs>(const Tensor &x, const Tensor &,
-                                           const Tensor &g) {
+template <>
+Tensor unaryRule<UnaryOp::Abs>(const Tensor &x, const Tensor &,
+                               const Tensor &g) {
   return g * sign(x);
 }
-template <> Tensor unaryRule<UnaryOp::Exp>(const Tensor &, const Tensor &y,
-                                           const Tensor &g) {
+template <>
+Tensor unaryRule<UnaryOp::Exp>(const Tensor &, const Tensor &y,
+                               const Tensor &g) {
   return g * y;
 }
-template <> Tensor unaryRule<UnaryOp::Log>(const Tensor &x, const Tensor &,
-                                           const Tensor &g) {
+template <>
+Tensor unaryRule<UnaryOp::Log>(const Tensor &x, const Tensor &,
+                               const Tensor &g) {
   return g / x;
 }
-template <> Tensor unaryRule<UnaryOp::Sqrt>(const Tensor &, const Tensor &y,
-                                            const Tensor &g) {
+template <>
+Tensor unaryRule<UnaryOp::Sqrt>(const Tensor &, const Tensor &y,
+                                const Tensor &g) {
   return g * 0.5 / y;
 }
-template <> Tensor unaryRule<UnaryOp::Rsqrt>(const Tensor &x, const Tensor &y,
-                                             const Tensor &g) {
+template <>
+Tensor unaryRule<UnaryOp::Rsqrt>(const Tensor &x, const Tensor &y,
+                                 const Tensor &g) {
   return g * -0.5 * y / x;
 }
-template <> Tensor unaryRule<UnaryOp::Tanh>(const Tensor &, const Tensor &y,
-                                            const Tensor &g) {
+template <>
+Tensor unaryRule<UnaryOp::Tanh>(const Tensor &, const Tensor &y,
+                                const Tensor &g) {
   return g * (1.0 - y * y);
 }
 template <>
@@ -153,8 +160,9 @@ Tensor unaryRule<UnaryOp::Sigmoid>(const Tensor &, const Tensor &y,
 }
 /// From the output (relu(x) > 0 exactly where x > 0), so that the forward
 /// add + relu stays one fused loop with no pre-activation kept alive.
-template <> Tensor unaryRule<UnaryOp::Relu>(const Tensor &, const Tensor &y,
-                                            const Tensor &g) {
+template <>
+Tensor unaryRule<UnaryOp::Relu>(const Tensor &, const Tensor &y,
+                                const Tensor &g) {
   return g * asFloatMask(y > 0.0, y.dtype());
 }
 template <>
@@ -162,33 +170,40 @@ Tensor unaryRule<UnaryOp::Square>(const Tensor &x, const Tensor &,
                                   const Tensor &g) {
   return g * 2.0 * x;
 }
-template <> Tensor unaryRule<UnaryOp::Sign>(const Tensor &, const Tensor &,
-                                            const Tensor &g) {
+template <>
+Tensor unaryRule<UnaryOp::Sign>(const Tensor &, const Tensor &,
+                                const Tensor &g) {
   return g * 0.0;
 }
-template <> Tensor unaryRule<UnaryOp::Sin>(const Tensor &x, const Tensor &,
-                                           const Tensor &g) {
+template <>
+Tensor unaryRule<UnaryOp::Sin>(const Tensor &x, const Tensor &,
+                               const Tensor &g) {
   return g * cos(x);
 }
-template <> Tensor unaryRule<UnaryOp::Cos>(const Tensor &x, const Tensor &,
-                                           const Tensor &g) {
+template <>
+Tensor unaryRule<UnaryOp::Cos>(const Tensor &x, const Tensor &,
+                               const Tensor &g) {
   return -g * sin(x);
 }
-template <> Tensor unaryRule<UnaryOp::Tan>(const Tensor &, const Tensor &y,
-                                           const Tensor &g) {
+template <>
+Tensor unaryRule<UnaryOp::Tan>(const Tensor &, const Tensor &y,
+                               const Tensor &g) {
   return g * (1.0 + y * y);
 }
-template <> Tensor unaryRule<UnaryOp::Erf>(const Tensor &x, const Tensor &,
-                                           const Tensor &g) {
+template <>
+Tensor unaryRule<UnaryOp::Erf>(const Tensor &x, const Tensor &,
+                               const Tensor &g) {
   const double twoOverSqrtPi = 2.0 / std::sqrt(std::acos(-1.0));
   return g * twoOverSqrtPi * exp(-(x * x));
 }
-template <> Tensor unaryRule<UnaryOp::Log1p>(const Tensor &x, const Tensor &,
-                                             const Tensor &g) {
+template <>
+Tensor unaryRule<UnaryOp::Log1p>(const Tensor &x, const Tensor &,
+                                 const Tensor &g) {
   return g / (x + 1.0);
 }
-template <> Tensor unaryRule<UnaryOp::Expm1>(const Tensor &, const Tensor &y,
-                                             const Tensor &g) {
+template <>
+Tensor unaryRule<UnaryOp::Expm1>(const Tensor &, const Tensor &y,
+                                 const Tensor &g) {
   return g * (y + 1.0);
 }
 template <>
@@ -204,39 +219,34 @@ std::pair<Tensor, Tensor> binaryRule(const Tensor &x, const Tensor &y,
                                      const Tensor &z, const Tensor &g) = delete;
 
 template <>
-std::pair<Tensor, Tensor> binaryRule<BinaryOp::Add>(const Tensor &,
-                                                    const Tensor &,
-                                                    const Tensor &,
-                                                    const Tensor &g) {
+std::pair<Tensor, Tensor>
+binaryRule<BinaryOp::Add>(const Tensor &, const Tensor &, const Tensor &,
+                          const Tensor &g) {
   return {g, g};
 }
 template <>
-std::pair<Tensor, Tensor> binaryRule<BinaryOp::Sub>(const Tensor &,
-                                                    const Tensor &,
-                                                    const Tensor &,
-                                                    const Tensor &g) {
+std::pair<Tensor, Tensor>
+binaryRule<BinaryOp::Sub>(const Tensor &, const Tensor &, const Tensor &,
+                          const Tensor &g) {
   return {g, -g};
 }
 template <>
-std::pair<Tensor, Tensor> binaryRule<BinaryOp::Mul>(const Tensor &x,
-                                                    const Tensor &y,
-                                                    const Tensor &,
-                                                    const Tensor &g) {
+std::pair<Tensor, Tensor>
+binaryRule<BinaryOp::Mul>(const Tensor &x, const Tensor &y, const Tensor &,
+                          const Tensor &g) {
   return {g * y, g * x};
 }
 template <>
-std::pair<Tensor, Tensor> binaryRule<BinaryOp::Div>(const Tensor &x,
-                                                    const Tensor &y,
-                                                    const Tensor &,
-                                                    const Tensor &g) {
+std::pair<Tensor, Tensor>
+binaryRule<BinaryOp::Div>(const Tensor &x, const Tensor &y, const Tensor &,
+                          const Tensor &g) {
   return {g / y, -g * x / (y * y)};
 }
 /// d/dy is taken as 0 where x <= 0 (TF's rule), where log(x) is undefined.
 template <>
-std::pair<Tensor, Tensor> binaryRule<BinaryOp::Pow>(const Tensor &x,
-                                                    const Tensor &y,
-                                                    const Tensor &z,
-                                                    const Tensor &g) {
+std::pair<Tensor, Tensor>
+binaryRule<BinaryOp::Pow>(const Tensor &x, const Tensor &y, const Tensor &z,
+                          const Tensor &g) {
   Tensor dx = g * y * pow(x, y - 1.0);
   Tensor positive = x > 0.0;
   Tensor safeX = select(positive, x, ones_like(x));
@@ -245,34 +255,30 @@ std::pair<Tensor, Tensor> binaryRule<BinaryOp::Pow>(const Tensor &x,
 }
 /// Ties send the gradient to x, as TF does.
 template <>
-std::pair<Tensor, Tensor> binaryRule<BinaryOp::Maximum>(const Tensor &x,
-                                                        const Tensor &y,
-                                                        const Tensor &,
-                                                        const Tensor &g) {
+std::pair<Tensor, Tensor>
+binaryRule<BinaryOp::Maximum>(const Tensor &x, const Tensor &y, const Tensor &,
+                              const Tensor &g) {
   Tensor mask = asFloatMask(x >= y, x.dtype());
   return {g * mask, g * (1.0 - mask)};
 }
 template <>
-std::pair<Tensor, Tensor> binaryRule<BinaryOp::Minimum>(const Tensor &x,
-                                                        const Tensor &y,
-                                                        const Tensor &,
-                                                        const Tensor &g) {
+std::pair<Tensor, Tensor>
+binaryRule<BinaryOp::Minimum>(const Tensor &x, const Tensor &y, const Tensor &,
+                              const Tensor &g) {
   Tensor mask = asFloatMask(x <= y, x.dtype());
   return {g * mask, g * (1.0 - mask)};
 }
 template <>
-std::pair<Tensor, Tensor> binaryRule<BinaryOp::FloorMod>(const Tensor &x,
-                                                         const Tensor &y,
-                                                         const Tensor &,
-                                                         const Tensor &g) {
+std::pair<Tensor, Tensor>
+binaryRule<BinaryOp::FloorMod>(const Tensor &x, const Tensor &y, const Tensor &,
+                               const Tensor &g) {
   return {g, -g * floor_div(x, y)};
 }
 /// z = atan2(x, y) (the angle of the point (y, x)).
 template <>
-std::pair<Tensor, Tensor> binaryRule<BinaryOp::Atan2>(const Tensor &x,
-                                                      const Tensor &y,
-                                                      const Tensor &,
-                                                      const Tensor &g) {
+std::pair<Tensor, Tensor>
+binaryRule<BinaryOp::Atan2>(const Tensor &x, const Tensor &y, const Tensor &,
+                            const Tensor &g) {
   Tensor norm = x * x + y * y;
   return {g * y / norm, -g * x / norm};
 }
@@ -320,8 +326,7 @@ std::vector<Tensor> binary(const trace::ops::Binary &op,
     return {Tensor(), Tensor()};
   }
   return {d.first.defined() ? unbroadcast(d.first, in[0].shape()) : Tensor(),
-          d.second.defined() ? unbroadcast(d.second, in[1].shape())
-                             : Tensor()};
+          d.second.defined() ? unbroadcast(d.second, in[1].shape()) : Tensor()};
 }
 
 //===----------------------------------------------------------------------===//
@@ -363,15 +368,14 @@ std::vector<Tensor> reduction(const trace::ops::Reduce &r,
   }
 }
 
-std::vector<Tensor> matmulRule(const std::vector<Tensor> &in,
-                               const Tensor &g) {
+std::vector<Tensor> matmulRule(const std::vector<Tensor> &in, const Tensor &g) {
   const Tensor &a = in[0], &b = in[1];
   return {unbroadcast(matmul(g, transposeLast2(b)), a.shape()),
           unbroadcast(matmul(transposeLast2(a), g), b.shape())};
 }
 
-std::vector<Tensor> softmaxRule(const trace::ops::Softmax &s,
-                                const Tensor &out, const Tensor &g) {
+std::vector<Tensor> softmaxRule(const trace::ops::Softmax &s, const Tensor &out,
+                                const Tensor &g) {
   std::vector<int64_t> axis = {s.axis};
   if (s.log)
     return {g - exp(out) * reduce_sum(g, axis, /*keepdims=*/true)};
@@ -434,8 +438,7 @@ std::vector<Tensor> sliceRule(const trace::ops::Slice &s, const Tensor &x,
 /// with the spatially flipped filter) and the filter (one matmul per
 /// filter tap of the strided input window and the output gradient).
 std::vector<Tensor> conv2dRule(const trace::ops::Conv2D &c,
-                               const std::vector<Tensor> &in,
-                               const Tensor &g) {
+                               const std::vector<Tensor> &in, const Tensor &g) {
   const Tensor &x = in[0], &w = in[1];
   if (!knownShape(x.shape()) || !knownShape(w.shape()))
     noRule("conv2d", "with dims unknown while tracing yet; give the "
@@ -457,8 +460,8 @@ std::vector<Tensor> conv2dRule(const trace::ops::Conv2D &c,
   std::vector<int32_t> rowsBack(kh), colsBack(kw);
   std::iota(rowsBack.rbegin(), rowsBack.rend(), 0);
   std::iota(colsBack.rbegin(), colsBack.rend(), 0);
-  Tensor flipped = gather(gather(w, Tensor(rowsBack, {kh}), 0),
-                          Tensor(colsBack, {kw}), 1);
+  Tensor flipped =
+      gather(gather(w, Tensor(rowsBack, {kh}), 0), Tensor(colsBack, {kw}), 1);
   Tensor full = conv2d(spread, transpose(flipped, {0, 1, 3, 2}), {1, 1},
                        "VALID"); // [n, (oh-1)*sh + kh, (ow-1)*sw + kw, ch]
   full = padAxis(padAxis(full, 1, 0, hp - full.shape()[1]), 2, 0,
@@ -485,8 +488,7 @@ std::vector<Tensor> conv2dRule(const trace::ops::Conv2D &c,
 }
 
 std::vector<Tensor> concatRule(const trace::ops::Concat &c,
-                               const std::vector<Tensor> &in,
-                               const Tensor &g) {
+                               const std::vector<Tensor> &in, const Tensor &g) {
   std::vector<Tensor> grads;
   int64_t offset = 0;
   for (const Tensor &t : in) {
@@ -505,8 +507,7 @@ std::vector<Tensor> concatRule(const trace::ops::Concat &c,
 /// The gradient of gather: each row of g added into the row of params it
 /// came from, as one_hot(indices)^T @ g.
 std::vector<Tensor> gatherRule(const trace::ops::Gather &op,
-                               const std::vector<Tensor> &in,
-                               const Tensor &g) {
+                               const std::vector<Tensor> &in, const Tensor &g) {
   const Tensor &params = in[0], &indices = in[1];
   if (!knownShape(params.shape()) || !knownShape(indices.shape()))
     noRule("gather", "with dims unknown while tracing yet; give the function "

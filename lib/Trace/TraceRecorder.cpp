@@ -85,8 +85,7 @@ public:
     loc_ = NameLoc::get(StringAttr::get(context_.get(), name));
     module_ = ModuleOp::create(loc_);
     b.setInsertionPointToEnd(module_->getBody());
-    func_ = func::FuncOp::create(b, loc_, symbol_,
-                                 b.getFunctionType({}, {}));
+    func_ = func::FuncOp::create(b, loc_, symbol_, b.getFunctionType({}, {}));
     block_ = func_.addEntryBlock();
     builder_ = std::make_unique<OpBuilder>(context_.get());
     builder_->setInsertionPointToEnd(block_);
@@ -126,8 +125,8 @@ public:
 
   int64_t variableArgument(DType dtype,
                            const std::vector<int64_t> &shape) override {
-    Type type = mlir::fnc::VariableType::get(context_.get(),
-                                             tensorType(dtype, shape));
+    Type type =
+        mlir::fnc::VariableType::get(context_.get(), tensorType(dtype, shape));
     return add(block_->addArgument(type, loc_), 0);
   }
 
@@ -199,8 +198,7 @@ public:
     SmallVector<Type> types;
     for (Value v : tv)
       types.push_back(v.getType());
-    auto op = mlir::fnc::CondOp::create(*builder_, loc_, types,
-                                        values_[pred]);
+    auto op = mlir::fnc::CondOp::create(*builder_, loc_, types, values_[pred]);
     op.getThenRegion().push_back(tb);
     op.getElseRegion().push_back(eb);
     if (!verifyRegionOp(op, error))
@@ -338,8 +336,7 @@ public:
     bool ok = true;
     if (first && last)
       for (Operation *o = first;; o = o->getNextNode()) {
-        if (o->getBlock() == builder_->getInsertionBlock() &&
-            failed(verify(o)))
+        if (o->getBlock() == builder_->getInsertionBlock() && failed(verify(o)))
           ok = false;
         if (o == last || !o->getNextNode())
           break;
@@ -663,11 +660,13 @@ public:
       vals.push_back(values_[id]);
     builder_->setInsertionPointToEnd(block_);
     func::ReturnOp::create(*builder_, loc_, vals);
-    func_.setFunctionType(FunctionType::get(
-        context_.get(), block_->getArgumentTypes(), ValueRange(vals).getTypes()));
+    func_.setFunctionType(FunctionType::get(context_.get(),
+                                            block_->getArgumentTypes(),
+                                            ValueRange(vals).getTypes()));
     if (failed(verify(*module_))) {
-      error = "internal error: the traced function does not verify: " +
-              diagText_ + " (please report this bug)";
+      error =
+          "internal error: the traced function does not verify: " + diagText_ +
+          " (please report this bug)";
       return false;
     }
     return true;

@@ -88,8 +88,8 @@ std::pair<Shape, Shape> broadcastPair(std::mt19937 &rng) {
   Shape full(rank(rng));
   for (int64_t &d : full)
     d = dim(rng);
-  Shape part(full.end() - std::uniform_int_distribution<size_t>(
-                              0, full.size())(rng),
+  Shape part(full.end() -
+                 std::uniform_int_distribution<size_t>(0, full.size())(rng),
              full.end());
   for (int64_t &d : part)
     if (coin(rng))
@@ -175,25 +175,30 @@ TEST(GradientTest, OtherOpFamiliesMatchFiniteDifferences) {
     double tol = 1e-6, h = 1e-6;
   };
   std::vector<Case> cases = {
-      {"reduce_sum", [](const V &x) { return reduce_sum(x[0], {1}); },
-       {x23()}},
+      {"reduce_sum", [](const V &x) { return reduce_sum(x[0], {1}); }, {x23()}},
       {"reduce_sum all keepdims",
-       [](const V &x) { return reduce_sum(x[0], {}, true); }, {x23()}},
-      {"reduce_mean", [](const V &x) { return reduce_mean(x[0], {0}); },
+       [](const V &x) { return reduce_sum(x[0], {}, true); },
        {x23()}},
-      {"reduce_max", [](const V &x) { return reduce_max(x[0], {-1}); },
+      {"reduce_mean",
+       [](const V &x) { return reduce_mean(x[0], {0}); },
        {x23()}},
-      {"reduce_min", [](const V &x) { return reduce_min(x[0], {0}, true); },
+      {"reduce_max",
+       [](const V &x) { return reduce_max(x[0], {-1}); },
        {x23()}},
-      {"reduce_prod", [](const V &x) { return reduce_prod(x[0], {1}); },
+      {"reduce_min",
+       [](const V &x) { return reduce_min(x[0], {0}, true); },
+       {x23()}},
+      {"reduce_prod",
+       [](const V &x) { return reduce_prod(x[0], {1}); },
        {positive({2, 3})}},
-      {"matmul", [](const V &x) { return matmul(x[0], x[1]); },
+      {"matmul",
+       [](const V &x) { return matmul(x[0], x[1]); },
        {x23(), randomF64(rng, {3, 4})}},
-      {"batched matmul", [](const V &x) { return matmul(x[0], x[1]); },
+      {"batched matmul",
+       [](const V &x) { return matmul(x[0], x[1]); },
        {randomF64(rng, {2, 2, 3}), randomF64(rng, {3, 2})}},
       {"softmax", [](const V &x) { return softmax(x[0], -1); }, {x23()}},
-      {"log_softmax", [](const V &x) { return log_softmax(x[0], 0); },
-       {x23()}},
+      {"log_softmax", [](const V &x) { return log_softmax(x[0], 0); }, {x23()}},
       {"select",
        [](const V &x) { return select(x[0] > 0.0, x[0] * 2.0, x[1]); },
        {x23(), randomF64(rng, {3})}},
@@ -204,36 +209,63 @@ TEST(GradientTest, OtherOpFamiliesMatchFiniteDifferences) {
        {x23()},
        1e-3,
        1e-2},
-      {"transpose", [](const V &x) { return transpose(x[0], {1, 0}) * x[1]; },
+      {"transpose",
+       [](const V &x) {
+         return transpose(x[0], {1, 0}) * x[1];
+       },
        {x23(), randomF64(rng, {3, 2})}},
-      {"reshape", [](const V &x) { return reshape(x[0], {3, 2}); }, {x23()}},
+      {"reshape",
+       [](const V &x) {
+         return reshape(x[0], {3, 2});
+       },
+       {x23()}},
       {"expand_dims and squeeze",
        [](const V &x) { return squeeze(expand_dims(x[0], 1)) * 3.0; },
        {x23()}},
-      {"broadcast_to", [](const V &x) { return broadcast_to(x[0], {4, 3}); },
+      {"broadcast_to",
+       [](const V &x) {
+         return broadcast_to(x[0], {4, 3});
+       },
        {randomF64(rng, {1, 3})}},
-      {"slice", [](const V &x) { return slice(x[0], {0, 1}, {2, 2}); },
+      {"slice",
+       [](const V &x) {
+         return slice(x[0], {0, 1}, {2, 2});
+       },
        {x23()}},
       {"strided slice",
-       [](const V &x) { return slice(x[0], {1, 0}, {2, 2}, {2, 2}); },
+       [](const V &x) {
+         return slice(x[0], {1, 0}, {2, 2}, {2, 2});
+       },
        {randomF64(rng, {4, 3})}},
       {"conv2d valid",
-       [](const V &x) { return conv2d(x[0], x[1], {1, 1}, "VALID"); },
+       [](const V &x) {
+         return conv2d(x[0], x[1], {1, 1}, "VALID");
+       },
        {randomF64(rng, {2, 4, 5, 2}), randomF64(rng, {2, 3, 2, 3})}},
       {"conv2d same strided",
-       [](const V &x) { return conv2d(x[0], x[1], {2, 2}, "SAME"); },
+       [](const V &x) {
+         return conv2d(x[0], x[1], {2, 2}, "SAME");
+       },
        {randomF64(rng, {1, 5, 4, 2}), randomF64(rng, {3, 2, 2, 2})}},
       {"conv2d valid strided 1x1",
-       [](const V &x) { return conv2d(x[0], x[1], {2, 3}, "VALID"); },
+       [](const V &x) {
+         return conv2d(x[0], x[1], {2, 3}, "VALID");
+       },
        {randomF64(rng, {2, 5, 7, 3}), randomF64(rng, {1, 1, 3, 2})}},
-      {"concat", [](const V &x) { return concat({x[0], x[1], x[0]}, 0); },
+      {"concat",
+       [](const V &x) {
+         return concat({x[0], x[1], x[0]}, 0);
+       },
        {x23(), randomF64(rng, {1, 3})}},
       {"gather axis 0",
-       [](const V &x) { return gather(x[0], Tensor{2, 0, 2}, 0); },
+       [](const V &x) {
+         return gather(x[0], Tensor{2, 0, 2}, 0);
+       },
        {randomF64(rng, {3, 2})}},
       {"gather axis 1",
        [](const V &x) {
-         return gather(x[0], Tensor(std::vector<int32_t>{1, 1, 0, 2}, {2, 2}), 1);
+         return gather(x[0], Tensor(std::vector<int32_t>{1, 1, 0, 2}, {2, 2}),
+                       1);
        },
        {randomF64(rng, {2, 3, 2})}},
       {"TensorArray write, read and stack",
@@ -338,7 +370,6 @@ TEST(GradientTest, Errors) {
             (std::vector<float>{2.f, 4.f}));
   expectError([&] { tape.gradient(y, x); }, ErrorKind::FailedPrecondition,
               {"a non-persistent tape computes gradients only once"});
-
 }
 
 TEST(GradientTest, RulesThatNeedShapesSayWhatToDo) {
@@ -352,9 +383,12 @@ TEST(GradientTest, RulesThatNeedShapesSayWhatToDo) {
         return t.gradient(reduce_sum(concat({a, a}, 0)), a);
       },
       options);
-  expectError([&] { unknown(Tensor{1.f, 2.f}); }, ErrorKind::Unimplemented,
-              {"no gradient through fnc::concat",
-               "input_signature with known dims"});
+  expectError(
+      [&] {
+        unknown(Tensor{1.f, 2.f});
+      },
+      ErrorKind::Unimplemented,
+      {"no gradient through fnc::concat", "input_signature with known dims"});
 }
 
 //===----------------------------------------------------------------------===//
@@ -393,8 +427,7 @@ TEST(GradientTest, TapeInsideAStagedFunctionMatchesEager) {
   for (size_t k = 0; k < a.size(); ++k)
     EXPECT_NEAR(a[k], c[k], 1e-5f);
   // The loss went down.
-  EXPECT_LT(staged(x, y).item<float>(),
-            reduce_mean(square(y)).item<float>());
+  EXPECT_LT(staged(x, y).item<float>(), reduce_mean(square(y)).item<float>());
 }
 
 TEST(GradientTest, StagedFunctionUnderATapeIsDifferentiated) {
@@ -444,11 +477,10 @@ TEST(GradientTest, GradAndValueAndGrad) {
               {"fnc::grad: argnum 2 is not a fnc::Tensor parameter"});
   expectError([&] { fnc::grad(f, {5})(x, y, false); },
               ErrorKind::InvalidArgument, {"argnum 5 is out of range"});
-  expectError(
-      [&] { fnc::value_and_grad([](Tensor a) { return a * a; })(x); },
-      ErrorKind::InvalidArgument,
-      {"fnc::value_and_grad: the function must return a scalar",
-       "got float64[2]"});
+  expectError([&] { fnc::value_and_grad([](Tensor a) { return a * a; })(x); },
+              ErrorKind::InvalidArgument,
+              {"fnc::value_and_grad: the function must return a scalar",
+               "got float64[2]"});
 }
 
 //===----------------------------------------------------------------------===//
@@ -472,8 +504,8 @@ std::vector<Tensor> branchyGradient(const Tensor &x, const Tensor &w) {
 }
 
 TEST(GradientTest, StagedCondMatchesEager) {
-  auto staged = fnc::function(
-      [](Tensor x, Tensor w) { return branchyGradient(x, w); });
+  auto staged =
+      fnc::function([](Tensor x, Tensor w) { return branchyGradient(x, w); });
   std::mt19937 rng(17);
   for (int trial = 0; trial < 6; ++trial) {
     Tensor x = randomF64(rng, {3}), w = randomF64(rng, {3});
@@ -505,17 +537,15 @@ std::vector<Tensor> loopGradient(const Tensor &x0, const Tensor &w) {
         return std::make_tuple(i + 1, sin(v) * w + v);
       },
       std::make_tuple(Tensor(0), x0));
-  Tensor y = fnc::for_range(Tensor(0), Tensor(3), Tensor(1),
-                            [&](const Tensor &, const Tensor &v) {
-                              return v * w;
-                            },
-                            x);
+  Tensor y = fnc::for_range(
+      Tensor(0), Tensor(3), Tensor(1),
+      [&](const Tensor &, const Tensor &v) { return v * w; }, x);
   return tape.gradient(reduce_sum(y * y), {x0, w});
 }
 
 TEST(GradientTest, StagedLoopsWithRunTimeTripCounts) {
-  auto staged = fnc::function(
-      [](Tensor x0, Tensor w) { return loopGradient(x0, w); });
+  auto staged =
+      fnc::function([](Tensor x0, Tensor w) { return loopGradient(x0, w); });
   std::mt19937 rng(23);
   for (int trial = 0; trial < 4; ++trial) {
     Tensor x0 = randomF64(rng, {3}, 0.2, 0.6),
@@ -556,39 +586,43 @@ TEST(GradientTest, LoopsWithoutHistorySayWhy) {
     tape.watch(x);
     LoopOptions options;
     options.shape_invariants = {{kUnknownDim}};
-    Tensor y = fnc::while_loop(
-        [](const Tensor &v) { return reduce_sum(v) < 100.f; },
-        [](const Tensor &v) { return v * 2.f; }, x, options);
+    Tensor y =
+        fnc::while_loop([](const Tensor &v) { return reduce_sum(v) < 100.f; },
+                        [](const Tensor &v) { return v * 2.f; }, x, options);
     return tape.gradient(reduce_sum(y), x);
   });
-  expectError([&] { f(Tensor{1.f, 2.f}); }, ErrorKind::Unimplemented,
-              {"no gradient through this staged fnc::while_loop",
-               "dims unknown while tracing"});
+  expectError(
+      [&] {
+        f(Tensor{1.f, 2.f});
+      },
+      ErrorKind::Unimplemented,
+      {"no gradient through this staged fnc::while_loop",
+       "dims unknown while tracing"});
   // A body with side effects is not run again.
   Variable steps(Tensor(0), "steps");
   auto effects = fnc::function([&](Tensor x) {
     GradientTape tape;
     tape.watch(x);
-    Tensor y = fnc::for_range(Tensor(0), Tensor(3), Tensor(1),
-                              [&](const Tensor &, const Tensor &v) {
-                                steps.assign_add(1);
-                                return v * 2.f;
-                              },
-                              x);
+    Tensor y = fnc::for_range(
+        Tensor(0), Tensor(3), Tensor(1),
+        [&](const Tensor &, const Tensor &v) {
+          steps.assign_add(1);
+          return v * 2.f;
+        },
+        x);
     return tape.gradient(reduce_sum(y), x);
   });
-  expectError([&] { effects(Tensor{1.f}); }, ErrorKind::Unimplemented,
-              {"no gradient through this staged fnc::for_range",
-               "side effects"});
+  expectError(
+      [&] { effects(Tensor{1.f}); }, ErrorKind::Unimplemented,
+      {"no gradient through this staged fnc::for_range", "side effects"});
   // A loop the gradient does not reach is fine.
   auto g = fnc::function([](Tensor x) {
     GradientTape tape;
     tape.watch(x);
-    Tensor n = fnc::for_range(Tensor(0), Tensor(3), Tensor(1),
-                              [](const Tensor &, const Tensor &v) {
-                                return v + 1.f;
-                              },
-                              fnc::zeros({}));
+    Tensor n = fnc::for_range(
+        Tensor(0), Tensor(3), Tensor(1),
+        [](const Tensor &, const Tensor &v) { return v + 1.f; },
+        fnc::zeros({}));
     return tape.gradient(reduce_sum(x * x) + n, x);
   });
   EXPECT_EQ(g(Tensor{1.f, 2.f}).to_vector<float>(),
@@ -665,8 +699,8 @@ TEST(GradientTest, RandomProgramsEagerTapeEqualsStagedTape) {
 }
 
 /// The Hessian-vector product H v of f at x by nested tapes.
-Tensor hessianVectorProduct(const Fn &f, const std::vector<Tensor> &x,
-                            size_t i, const Tensor &v) {
+Tensor hessianVectorProduct(const Fn &f, const std::vector<Tensor> &x, size_t i,
+                            const Tensor &v) {
   GradientTape outer;
   outer.watch(x[i]);
   Tensor g;

@@ -22,9 +22,9 @@
 #ifndef FNC_API_OPSUPPORT_H
 #define FNC_API_OPSUPPORT_H
 
-#include "fnc/API/TensorImpl.h"
 #include "fnc/API/Arrays.h"
 #include "fnc/API/Tape.h"
+#include "fnc/API/TensorImpl.h"
 #include "fnc/Ops.h"
 #include "fnc/Shape/ShapeRules.h"
 
@@ -44,7 +44,7 @@ std::string describe(const Tensor &t);
 
 /// The shape of a successful rule, or InvalidArgument with its message.
 inline shapes::Shape checked(const shapes::ShapeResult &r, const char *op,
-                            Operands operands) {
+                             Operands operands) {
   if (!r.ok())
     fail(ErrorKind::InvalidArgument, op, r.error, operands);
   return r.shape;
