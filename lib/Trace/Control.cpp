@@ -230,6 +230,20 @@ void checkBranches(const std::vector<Tensor> &a, const std::vector<Tensor> &b) {
 } // namespace
 
 namespace {
+/// sum over the pairs of reduce_sum(value * weight), in the first value's
+/// dtype: the scalar whose gradient is the weighted gradient of several
+/// results. Null for no pairs.
+Tensor weightedSum(const std::vector<std::pair<Tensor, Tensor>> &pairs) {
+  Tensor sum;
+  for (const auto &[value, weight] : pairs) {
+    Tensor term = reduce_sum(value * weight);
+    if (sum.defined() && term.dtype() != sum.dtype())
+      term = cast(term, sum.dtype());
+    sum = sum.defined() ? sum + term : term;
+  }
+  return sum;
+}
+
 /// The gradient of a staged cond: a cond on the same predicate whose
 /// branches run the forward branch again under a tape and return the
 /// gradients of the values it captured.
@@ -245,15 +259,11 @@ condRegion(const Tensor &pred, const BranchFn &thenFn, const BranchFn &elseFn) {
         GradientTape tape;
         tape.watch(captured);
         std::vector<Tensor> outs = fn();
-        Tensor target;
-        for (size_t i = 0; i < outs.size(); ++i) {
-          if (!resultGrads[i].defined())
-            continue;
-          Tensor term = reduce_sum(outs[i] * resultGrads[i]);
-          if (target.defined() && term.dtype() != target.dtype())
-            term = cast(term, target.dtype());
-          target = target.defined() ? target + term : term;
-        }
+        std::vector<std::pair<Tensor, Tensor>> weighted;
+        for (size_t i = 0; i < outs.size(); ++i)
+          if (resultGrads[i].defined())
+            weighted.emplace_back(outs[i], resultGrads[i]);
+        Tensor target = weightedSum(weighted);
         std::vector<Tensor> grads;
         if (!target.defined()) {
           for (const Tensor &c : captured)
@@ -401,13 +411,10 @@ loopBackward(LoopBodyFn body, std::vector<Tensor> init, Tensor count,
           tape.watch(captured);
           sources.insert(sources.end(), captured.begin(), captured.end());
           std::vector<Tensor> next = body(vars);
-          Tensor target;
-          for (size_t f = 0; f < floats.size(); ++f) {
-            Tensor term = reduce_sum(next[floats[f]] * g[f]);
-            if (target.defined() && term.dtype() != target.dtype())
-              term = cast(term, target.dtype());
-            target = target.defined() ? target + term : term;
-          }
+          std::vector<std::pair<Tensor, Tensor>> weighted;
+          for (size_t f = 0; f < floats.size(); ++f)
+            weighted.emplace_back(next[floats[f]], g[f]);
+          Tensor target = weightedSum(weighted);
           if (!target.defined())
             return g; // no float variable: nothing flows back
           GradientOptions options;
