@@ -43,6 +43,10 @@ template <typename... Ts>
 void print(const std::string &format, const Ts &...tensors) {
   detail::printImpl(format, std::vector<Tensor>{Tensor(tensors)...});
 }
+/// Prints the tensors' values separated by spaces (tf.print(x, y)).
+template <typename... Ts> void print(const Tensor &first, const Ts &...rest) {
+  detail::printImpl("", std::vector<Tensor>{first, Tensor(rest)...});
+}
 
 /// Sets the global seed (eager and staged generators) and resets every
 /// stream, so the values drawn from then on are reproducible.

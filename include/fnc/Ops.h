@@ -203,6 +203,8 @@ FNC_OPERATOR(+, add)
 FNC_OPERATOR(-, sub)
 FNC_OPERATOR(*, mul)
 FNC_OPERATOR(/, div)
+/// Python's `%` (and tf's): floor_mod, the remainder with the divisor's sign.
+FNC_OPERATOR(%, floor_mod)
 /// Elementwise comparisons returning bool tensors (as in TensorFlow).
 FNC_OPERATOR(==, equal)
 FNC_OPERATOR(!=, not_equal)

@@ -388,6 +388,16 @@ TEST(UnaryTest, SoftplusIsStable) {
   EXPECT_EQ(got[5], 1e30f);
 }
 
+TEST(BinaryTest, RemainderOperator) {
+  Tensor x = {7, -7, 7, -7};
+  EXPECT_EQ(vec<int32_t>(x % 3), (std::vector<int32_t>{1, 2, 1, 2}));
+  EXPECT_EQ(vec<int32_t>(x % Tensor{2, 2, -2, -2}),
+            (std::vector<int32_t>{1, 1, -1, -1}));
+  EXPECT_EQ(vec<float>(Tensor{5.5f, -5.5f} % 2.f),
+            (std::vector<float>{1.5f, 0.5f}));
+  EXPECT_EQ(vec<int32_t>(10 % Tensor{3, -3}), (std::vector<int32_t>{1, -2}));
+}
+
 TEST(BinaryTest, Atan2Quadrants) {
   const double pi = std::acos(-1.0);
   Tensor y = {1.0, 1.0, -1.0, -1.0, 0.0, -0.0};

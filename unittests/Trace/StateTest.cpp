@@ -465,6 +465,25 @@ TEST(EffectsTest, PrintEagerAndStagedAgree) {
   EXPECT_EQ(staged, eager + eager);
 }
 
+TEST(EffectsTest, PrintWithoutAFormat) {
+  auto body = [](Tensor x) { print(x, x * 2.f); };
+  std::string eager, staged;
+  {
+    CapturedOutput out;
+    body(Tensor({1.f, 2.f}));
+    print(Tensor(3));
+    eager = out.str();
+  }
+  EXPECT_EQ(eager, "[1. 2.] [2. 4.]\n3\n");
+  auto f = fnc::function(body);
+  {
+    CapturedOutput out;
+    f(Tensor({1.f, 2.f}));
+    staged = out.str();
+  }
+  EXPECT_EQ(staged, "[1. 2.] [2. 4.]\n");
+}
+
 TEST(EffectsTest, FizzBuzz) {
   // The seeds' fizzbuzz: trace-time output once, run-time output every call.
   std::ostringstream traceTime;
