@@ -113,6 +113,13 @@ private:
   };
   static Source sourceOf(const Tensor &t) { return {&t, nullptr}; }
   static Source sourceOf(const Variable &v) { return {nullptr, &v}; }
+  template <typename T>
+  static std::vector<Source> sourcesOf(const std::vector<T> &sources) {
+    std::vector<Source> list;
+    for (const T &s : sources)
+      list.push_back(sourceOf(s));
+    return list;
+  }
   template <size_t... I>
   static auto toTuple(const std::vector<Tensor> &g, std::index_sequence<I...>) {
     return std::make_tuple(((void)I, g[I])...);

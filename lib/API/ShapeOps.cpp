@@ -176,13 +176,16 @@ Tensor concat(const std::vector<Tensor> &values, int64_t axis) {
   int64_t a;
   shapes::normalizeAxis(axis, values[0].rank(), a);
   // Dispatch point.
-  std::vector<const Tensor *> operands;
-  for (const Tensor &t : values)
-    operands.push_back(&t);
+  auto operands = [&] {
+    std::vector<const Tensor *> pointers;
+    for (const Tensor &t : values)
+      pointers.push_back(&t);
+    return pointers;
+  };
   Tensor out;
   if (trace::Recorder *rec = recording()) {
     out = record(*rec, trace::ops::Concat{a}, values[0].dtype(), r.shape,
-                 operands, "concat");
+                 operands(), "concat");
   } else {
     std::vector<ref::Array> arrays;
     for (const Tensor &t : values)
@@ -192,7 +195,7 @@ Tensor concat(const std::vector<Tensor> &values, int64_t axis) {
     out = wrap(std::move(array));
   }
   if (tape::anyActive() && isFloat(out.dtype()))
-    tape::noteOp(trace::ops::Concat{a}, operands, out);
+    tape::noteOp(trace::ops::Concat{a}, operands(), out);
   return out;
 }
 

@@ -211,19 +211,13 @@ Tensor GradientTape::gradient(const Tensor &target, const Variable &source,
 std::vector<Tensor> GradientTape::gradient(const Tensor &target,
                                            const std::vector<Tensor> &sources,
                                            const GradientOptions &options) {
-  std::vector<Source> list;
-  for (const Tensor &s : sources)
-    list.push_back(sourceOf(s));
-  return gradients(target, list, options);
+  return gradients(target, sourcesOf(sources), options);
 }
 
 std::vector<Tensor> GradientTape::gradient(const Tensor &target,
                                            const std::vector<Variable> &sources,
                                            const GradientOptions &options) {
-  std::vector<Source> list;
-  for (const Variable &s : sources)
-    list.push_back(sourceOf(s));
-  return gradients(target, list, options);
+  return gradients(target, sourcesOf(sources), options);
 }
 
 std::vector<Tensor> GradientTape::gradients(const Tensor &target,
