@@ -60,8 +60,35 @@ Tensor random_uniform(const Shape &shape, double minval = 0, double maxval = 1,
 Tensor random_normal(const Shape &shape, double mean = 0, double stddev = 1,
                      DType dtype = DType::f32,
                      std::optional<int64_t> seed = std::nullopt);
+
+namespace detail {
+Tensor randomFromShapeTensor(const char *op, bool normal, const Tensor &shape,
+                             double a, double b, DType dtype,
+                             std::optional<int64_t> seed);
+} // namespace detail
+
+/// The same with the shape held in a 1-D int32/int64 tensor such as
+/// fnc::shape(x) (tf.random.uniform(tf.shape(x))): while tracing, the dims
+/// of x unknown then are read at run time. (Templates only so that
+/// `random_uniform({2, 3})` stays the Shape overload.)
+template <typename T, detail::IfTensor<T> = 0>
+Tensor random_uniform(const T &shape, double minval = 0, double maxval = 1,
+                      DType dtype = DType::f32,
+                      std::optional<int64_t> seed = std::nullopt) {
+  return detail::randomFromShapeTensor("random_uniform", false, shape, minval,
+                                       maxval, dtype, seed);
+}
+template <typename T, detail::IfTensor<T> = 0>
+Tensor random_normal(const T &shape, double mean = 0, double stddev = 1,
+                     DType dtype = DType::f32,
+                     std::optional<int64_t> seed = std::nullopt) {
+  return detail::randomFromShapeTensor("random_normal", true, shape, mean,
+                                       stddev, dtype, seed);
+}
+
 /// Zeroes each element of `x` with probability `rate` and scales the rest
-/// by 1 / (1 - rate) (x must have a float dtype and a static shape).
+/// by 1 / (1 - rate) (x must have a float dtype; dims unknown while tracing,
+/// such as a batch dim, are fine).
 Tensor dropout(const Tensor &x, double rate,
                std::optional<int64_t> seed = std::nullopt);
 

@@ -19,7 +19,10 @@
 //
 // Variables created inside a staged callable are created once, on the first
 // trace (with an eager initial value), and kept alive by that trace; later
-// calls of that concrete function reuse them. Creating a variable while
+// calls of that concrete function reuse them. An initial value computed by
+// ops inside the trace would be symbolic: give the constructor a callable
+// instead, `fnc::Variable([] { return fnc::random_normal({3}); }, "w")`, or
+// compute it under a fnc::InitScope; both run the initializer eagerly. Creating a variable while
 // tracing a later call throws "fnc::function only supports singleton
 // variables created on the first call". A variable passed as an argument
 // of a fnc::function is part of the call key by identity, dtype and shape.
@@ -35,6 +38,7 @@
 #include "fnc/Function.h"
 #include "fnc/Tensor.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -53,6 +57,11 @@ public:
   /// A variable holding a copy of `initial_value` (an eager tensor), with
   /// its dtype and shape. `name` is shown in messages.
   explicit Variable(const Tensor &initial_value, std::string name = {});
+  /// A variable initialized by `initializer()`, which runs eagerly even
+  /// while a fnc::function traces (under a fnc::InitScope), so that layers
+  /// can create their variables lazily on the first call.
+  explicit Variable(const std::function<Tensor()> &initializer,
+                    std::string name = {});
 
   bool defined() const { return state_ != nullptr; }
   DType dtype() const;
@@ -113,6 +122,24 @@ FNC_VARIABLE_OPERATOR(-)
 FNC_VARIABLE_OPERATOR(*)
 FNC_VARIABLE_OPERATOR(/)
 #undef FNC_VARIABLE_OPERATOR
+
+/// The C++ form of `with tf.init_scope():`. While alive, ops on this
+/// thread run eagerly even inside a trace, and gradient tapes do not record
+/// them: initializers and other one-time set-up computed on the first call
+/// of a fnc::function. A fnc::Variable created in the scope still belongs to
+/// the trace that is being recorded (created once, on the first trace).
+/// Scopes nest; not copyable.
+class InitScope {
+public:
+  InitScope();
+  ~InitScope();
+  InitScope(const InitScope &) = delete;
+  InitScope &operator=(const InitScope &) = delete;
+
+private:
+  struct Saved;
+  std::unique_ptr<Saved> saved_;
+};
 
 namespace detail {
 /// A variable argument of a fnc::function: keyed by identity, dtype and

@@ -252,10 +252,9 @@ Tensor shape(const Tensor &x, DType dtype) {
   return wrap(std::move(out));
 }
 
-namespace detail {
+namespace api {
 
-Tensor fillFromShapeTensor(const Tensor &shapeTensor, const Tensor &value,
-                           const char *op) {
+Shape dimsOfShapeTensor(const Tensor &shapeTensor, const char *op) {
   const Shape &s = shapeTensor.shape(); // rejects a null handle
   if ((shapeTensor.dtype() != DType::i32 &&
        shapeTensor.dtype() != DType::i64) ||
@@ -264,27 +263,38 @@ Tensor fillFromShapeTensor(const Tensor &shapeTensor, const Tensor &value,
          "the shape must be a 1-D int32 or int64 tensor of known length "
          "(such as fnc::shape(x))",
          {&shapeTensor});
-  requireFillValue(op, value);
-  const TensorImpl &impl = TensorAccess::impl(shapeTensor);
+  const TensorImpl &impl = detail::TensorAccess::impl(shapeTensor);
+  Shape dims;
   if (!impl.symbolic()) {
-    // Known sizes: the Shape overload (which checks them).
     const ref::Array &a = impl.array();
-    Shape dims;
     for (int64_t i = 0; i < s[0]; ++i)
       dims.push_back(a.getInt(i));
-    return fill(dims, value);
+    return dims;
   }
-  // Dispatch point: sizes read at run time; the dims known while tracing
-  // (those of x in fnc::shape(x)) stay static in the result type.
+  // The dims known while tracing (those of x in fnc::shape(x)).
   trace::Recorder *r = recording();
   if (!r)
     impl.array(op); // a leaked symbolic tensor: throws the leak error
   int64_t id = r->valueOf(shapeTensor, op);
-  std::vector<int64_t> shape(static_cast<size_t>(s[0]), shapes::kDynamic);
-  for (const auto &[known, dims] : r->shapeValues)
+  dims.assign(static_cast<size_t>(s[0]), shapes::kDynamic);
+  for (const auto &[known, knownDims] : r->shapeValues)
     if (known == id)
-      shape = dims;
-  return record(*r, trace::ops::BroadcastToShape{}, value.dtype(),
+      dims = knownDims;
+  return dims;
+}
+
+} // namespace api
+
+namespace detail {
+
+Tensor fillFromShapeTensor(const Tensor &shapeTensor, const Tensor &value,
+                           const char *op) {
+  requireFillValue(op, value);
+  Shape shape = api::dimsOfShapeTensor(shapeTensor, op);
+  if (!TensorAccess::impl(shapeTensor).symbolic())
+    return fill(shape, value); // known sizes: the Shape overload checks them
+  // Dispatch point: sizes read at run time.
+  return record(*recording(), trace::ops::BroadcastToShape{}, value.dtype(),
                 std::move(shape), {&value, &shapeTensor}, op);
 }
 

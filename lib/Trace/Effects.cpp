@@ -13,6 +13,7 @@
 #include "fnc/API/Print.h"
 #include "fnc/Runtime/Runtime.h"
 
+#include <algorithm>
 #include <limits>
 
 namespace fnc {
@@ -82,14 +83,13 @@ namespace {
 /// The stream of unseeded eager random ops (staged ones get their own).
 constexpr int64_t kEagerStream = std::numeric_limits<int64_t>::max() - 1;
 
-Tensor randomOp(const char *op, bool normal, const Shape &shape, double a,
-                double b, DType dtype, std::optional<int64_t> seed) {
+void checkRandomArgs(const char *op, bool normal, double a, double b,
+                     DType dtype) {
   if (dtype != DType::f32 && dtype != DType::f64)
     throw Error(ErrorKind::InvalidArgument,
                 std::string("fnc::") + op +
                     ": the dtype must be float32 or float64, got " +
                     dtypeName(dtype));
-  api::requireValidShape(op, shape);
   if (!normal && !(a < b))
     throw Error(ErrorKind::InvalidArgument,
                 std::string("fnc::") + op + ": minval (" + std::to_string(a) +
@@ -97,11 +97,22 @@ Tensor randomOp(const char *op, bool normal, const Shape &shape, double a,
   if (normal && b < 0)
     throw Error(ErrorKind::InvalidArgument,
                 std::string("fnc::") + op + ": stddev must be >= 0");
+}
+
+trace::OpAttrs randomAttrs(bool normal, double a, double b,
+                           std::optional<int64_t> seed) {
+  if (normal)
+    return trace::ops::RandomNormal{a, b, seed};
+  return trace::ops::RandomUniform{a, b, seed};
+}
+
+Tensor randomOp(const char *op, bool normal, const Shape &shape, double a,
+                double b, DType dtype, std::optional<int64_t> seed) {
+  checkRandomArgs(op, normal, a, b, dtype);
+  api::requireValidShape(op, shape);
   if (trace::Recorder *r = api::recording()) {
-    trace::OpAttrs attrs = trace::ops::RandomUniform{a, b, seed};
-    if (normal)
-      attrs = trace::ops::RandomNormal{a, b, seed};
-    return api::record(*r, std::move(attrs), dtype, shape, {}, op);
+    return api::record(*r, randomAttrs(normal, a, b, seed), dtype, shape, {},
+                       op);
   }
   ref::Array out = ref::Array::allocate(dtype, shape);
   int64_t n = out.numElements();
@@ -141,6 +152,20 @@ Tensor randomOp(const char *op, bool normal, const Shape &shape, double a,
 
 } // namespace
 
+namespace detail {
+Tensor randomFromShapeTensor(const char *op, bool normal,
+                             const Tensor &shapeTensor, double a, double b,
+                             DType dtype, std::optional<int64_t> seed) {
+  Shape shape = api::dimsOfShapeTensor(shapeTensor, op);
+  if (!trace::isSymbolic(shapeTensor))
+    return randomOp(op, normal, shape, a, b, dtype, seed);
+  // Dispatch point: the unknown dims are read from the shape at run time.
+  checkRandomArgs(op, normal, a, b, dtype);
+  return api::record(*api::recording(), randomAttrs(normal, a, b, seed),
+                     dtype, std::move(shape), {&shapeTensor}, op);
+}
+} // namespace detail
+
 Tensor random_uniform(const Shape &shape, double minval, double maxval,
                       DType dtype, std::optional<int64_t> seed) {
   return randomOp("random_uniform", false, shape, minval, maxval, dtype, seed);
@@ -160,13 +185,13 @@ Tensor dropout(const Tensor &x, double rate, std::optional<int64_t> seed) {
     throw Error(ErrorKind::InvalidArgument,
                 "fnc::dropout: x must be float32 or float64, got " +
                     std::string(dtypeName(x.dtype())));
-  for (int64_t d : x.shape())
-    if (d < 0)
-      throw Error(ErrorKind::Unimplemented,
-                  "fnc::dropout: x must have a static shape in a trace");
   if (rate == 0)
     return x;
-  Tensor u = random_uniform(x.shape(), 0, 1, x.dtype(), seed);
+  bool known = std::none_of(x.shape().begin(), x.shape().end(),
+                            [](int64_t d) { return shapes::isDynamic(d); });
+  Tensor u = known ? random_uniform(x.shape(), 0, 1, x.dtype(), seed)
+                   : random_uniform(shape(x, DType::i64), 0, 1, x.dtype(),
+                                    seed);
   Tensor keep = cast(greater_equal(u, fill({}, rate, x.dtype())), x.dtype());
   return x * keep * fill({}, 1 / (1 - rate), x.dtype());
 }

@@ -20,6 +20,7 @@
 #include "fnc/Pipelines/Pipelines.h"
 #include "fnc/Reference/Kernels.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
@@ -73,7 +74,7 @@ public:
     context_ = std::make_unique<MLIRContext>(registry,
                                              MLIRContext::Threading::DISABLED);
     context_->loadDialect<mlir::fnc::FncDialect, func::FuncDialect,
-                          tensor::TensorDialect>();
+                          tensor::TensorDialect, arith::ArithDialect>();
     diagnostics_ = std::make_unique<ScopedDiagnosticHandler>(
         context_.get(), [this](Diagnostic &diag) {
           if (!diagText_.empty())
@@ -389,6 +390,38 @@ public:
     dimSymbols_[result] = std::move(symbols);
   }
 
+  /// The sizes of the dims of `type` unknown while tracing, read from the
+  /// shape tensor that is the op's only operand (ops without operands have
+  /// static types).
+  SmallVector<Value> dynamicDims(const OpRecord &op, Type type) {
+    SmallVector<Value> dims;
+    if (op.operands.empty())
+      return dims;
+    OpBuilder &b = *builder_;
+    Value shape = values_[op.operands[0]];
+    auto tensorType = cast<RankedTensorType>(type);
+    for (int64_t i = 0; i < tensorType.getRank(); ++i) {
+      if (!tensorType.isDynamicDim(i))
+        continue;
+      Value index = arith::ConstantIndexOp::create(b, loc_, i);
+      Value size = tensor::ExtractOp::create(b, loc_, shape, index);
+      dims.push_back(
+          arith::IndexCastOp::create(b, loc_, b.getIndexType(), size));
+    }
+    return dims;
+  }
+
+  /// `r`, a random tensor shaped by the shape tensor operand of `op` (if
+  /// any), has the dims of the tensor that fnc::shape measured.
+  Value randomShaped(const OpRecord &op, Value r) {
+    if (!op.operands.empty()) {
+      auto known = shapeSymbols_.find(values_[op.operands[0]]);
+      if (known != shapeSymbols_.end())
+        dimSymbols_[r] = known->second;
+    }
+    return r;
+  }
+
   Value build(const OpRecord &op, std::string &error, Operation *&first) {
     OpBuilder &b = *builder_;
     MLIRContext *ctx = context_.get();
@@ -544,14 +577,16 @@ public:
               return mark(mlir::fnc::VarReadOp::create(b, loc_, type, in(0)));
             },
             [&](const ops::RandomUniform &r) -> Value {
-              return mark(mlir::fnc::RandomUniformOp::create(
-                  b, loc_, type, f64(r.min), f64(r.max), seedAttr(r.seed),
-                  ValueRange{}));
+              return randomShaped(
+                  op, mark(mlir::fnc::RandomUniformOp::create(
+                          b, loc_, type, f64(r.min), f64(r.max),
+                          seedAttr(r.seed), dynamicDims(op, type))));
             },
             [&](const ops::RandomNormal &r) -> Value {
-              return mark(mlir::fnc::RandomNormalOp::create(
-                  b, loc_, type, f64(r.mean), f64(r.stddev), seedAttr(r.seed),
-                  ValueRange{}));
+              return randomShaped(
+                  op, mark(mlir::fnc::RandomNormalOp::create(
+                          b, loc_, type, f64(r.mean), f64(r.stddev),
+                          seedAttr(r.seed), dynamicDims(op, type))));
             },
             // Effects: buildEffect.
             [](const ops::VarUpdate &) -> Value { return {}; },

@@ -11,6 +11,7 @@
 #include "fnc/Variable.h"
 
 #include "fnc/API/OpSupport.h"
+#include "fnc/API/Tape.h"
 #include "fnc/Ops.h"
 
 #include <atomic>
@@ -33,6 +34,16 @@ struct VariableState {
 
 namespace {
 std::atomic<uint64_t> nextUid{1};
+
+/// The trace that the innermost fnc::InitScope of this thread suspended:
+/// variables created in the scope belong to it.
+thread_local trace::Recorder *initScopeTrace = nullptr;
+
+/// The trace a variable created now belongs to.
+trace::Recorder *owningTrace() {
+  trace::Recorder *r = api::recording();
+  return r ? r : initScopeTrace;
+}
 
 detail::VariableState &stateOf(const std::shared_ptr<detail::VariableState> &s,
                                const char *op) {
@@ -90,7 +101,7 @@ Variable::Variable(const Tensor &initial, std::string name) {
   if (!initial.defined())
     throw Error(ErrorKind::InvalidArgument,
                 "fnc::Variable: the initial value is a null fnc::Tensor");
-  trace::Recorder *r = api::recording();
+  trace::Recorder *r = owningTrace();
   if (trace::isSymbolic(initial))
     throw Error(ErrorKind::InvalidArgument,
                 "fnc::Variable" + (name.empty() ? "" : " `" + name + "`") +
@@ -98,9 +109,10 @@ Variable::Variable(const Tensor &initial, std::string name) {
                     "of `" +
                     (r ? r->token()->functionName : std::string("?")) +
                     "`; a variable created in a fnc::function is created "
-                    "once, outside the trace, so initialize it from eager "
-                    "values (fnc::zeros, constants) or create it outside the "
-                    "function");
+                    "once, outside the trace: pass the initializer as a "
+                    "callable, fnc::Variable([] { return fnc::zeros({3}); }, "
+                    "\"v\"), or compute the initial value under a "
+                    "fnc::InitScope (both run it eagerly)");
   if (r && !r->allowVariableCreation)
     throw Error(ErrorKind::FailedPrecondition,
                 "fnc::function only supports singleton variables created on "
@@ -122,6 +134,34 @@ Variable::Variable(const Tensor &initial, std::string name) {
   }
   state_ = std::move(s);
 }
+
+Variable::Variable(const std::function<Tensor()> &initializer,
+                   std::string name) {
+  if (!initializer)
+    throw Error(ErrorKind::InvalidArgument,
+                "fnc::Variable" + (name.empty() ? "" : " `" + name + "`") +
+                    ": the initializer is an empty std::function");
+  Tensor initial;
+  {
+    InitScope eager;
+    initial = initializer();
+  }
+  *this = Variable(initial, std::move(name));
+}
+
+struct InitScope::Saved {
+  trace::RecorderScope eager{nullptr};
+  tape::Suspended tapes;
+  trace::Recorder *outerInitScopeTrace = initScopeTrace;
+};
+
+InitScope::InitScope() {
+  trace::Recorder *r = owningTrace();
+  saved_ = std::make_unique<Saved>();
+  initScopeTrace = r;
+}
+
+InitScope::~InitScope() { initScopeTrace = saved_->outerInitScopeTrace; }
 
 DType Variable::dtype() const { return stateOf(state_, "dtype").dtype; }
 const std::vector<int64_t> &Variable::shape() const {

@@ -87,6 +87,12 @@ inline trace::Recorder *recording() { return trace::activeRecorder(); }
 /// Records `op` on `operands` with a result of `dtype` and `shape` and
 /// returns the symbolic result; eager operands are captured. Throws the leak
 /// error for a symbolic operand of another trace.
+/// The dims held by `shapeTensor`, a 1-D int32/int64 tensor of known length
+/// such as fnc::shape(x): its values when eager; while tracing, the dims of
+/// x known while tracing and shapes::kDynamic for the others. Throws an
+/// InvalidArgument error naming `op` for any other tensor.
+Shape dimsOfShapeTensor(const Tensor &shapeTensor, const char *op);
+
 Tensor record(trace::Recorder &recorder, trace::OpAttrs op, DType dtype,
               std::vector<int64_t> shape,
               const std::vector<const Tensor *> &operands, const char *name);

@@ -1,0 +1,359 @@
+//===- NN.h - fnc::nn: modules, layers, initializers, losses -----*- C++ -*-===//
+//
+// Keras-style building blocks on top of the eager/staged tensor API:
+//
+//   fnc::nn::Sequential model{fnc::nn::Flatten(),
+//                             fnc::nn::Dense(256, "relu"),
+//                             fnc::nn::Dense(10)};
+//   fnc::Tensor logits = model(images);          // builds on the first call
+//   model.trainable_variables();                 // dense/kernel, dense/bias,
+//                                                // dense_1/kernel, ...
+//
+// A Module owns variables and sub-modules; variables() and
+// trainable_variables() collect them recursively, and named_variables()
+// names them by path ("dense_1/kernel") for checkpoints. A sub-module's
+// name is unique among its siblings: the second unnamed Dense of a parent
+// is "dense_1", so a freshly built model has the same names as the one
+// that was saved.
+//
+// Layers build lazily on their first call, from the shape of the input, as
+// Keras layers do. That first call may be inside a fnc::function trace: the
+// initializers then run eagerly (fnc::InitScope), so the variables are
+// created once, on the first trace, and later traces reuse them.
+//
+// Layers are cheap to copy before they are built (Sequential copies the
+// layers it is given); copies of a built layer share its variables.
+// Thread-safety: none; a module is built and called on one thread at a
+// time, like a Keras model.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FNC_NN_H
+#define FNC_NN_H
+
+#include "fnc/Ops.h"
+#include "fnc/Variable.h"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace fnc::nn {
+
+//===----------------------------------------------------------------------===//
+// Initializers
+//===----------------------------------------------------------------------===//
+
+/// Makes the initial value of a variable of `shape` and `dtype` (eagerly).
+using Initializer = std::function<Tensor(const Shape &shape, DType dtype)>;
+
+namespace init {
+Initializer zeros();
+Initializer ones();
+Initializer constant(double value);
+/// Normal values (tf.keras.initializers.RandomNormal).
+Initializer random_normal(double mean = 0, double stddev = 0.05,
+                          std::optional<int64_t> seed = std::nullopt);
+/// Glorot (Xavier) and He initializers as in Keras. Fans: a kernel
+/// [in, out] has fan_in = in and fan_out = out; a conv kernel [kh, kw, c, f]
+/// has fan_in = kh*kw*c and fan_out = kh*kw*f. The normal variants draw
+/// from a normal truncated at two standard deviations.
+Initializer glorot_uniform(std::optional<int64_t> seed = std::nullopt);
+Initializer glorot_normal(std::optional<int64_t> seed = std::nullopt);
+Initializer he_uniform(std::optional<int64_t> seed = std::nullopt);
+Initializer he_normal(std::optional<int64_t> seed = std::nullopt);
+} // namespace init
+
+//===----------------------------------------------------------------------===//
+// Activations
+//===----------------------------------------------------------------------===//
+
+/// x if x > 0 else alpha * x.
+Tensor leaky_relu(const Tensor &x, double alpha = 0.2);
+/// x if x > 0 else alpha * (exp(x) - 1).
+Tensor elu(const Tensor &x, double alpha = 1.0);
+/// x * Phi(x), with the exact normal CDF (erf).
+Tensor gelu(const Tensor &x);
+/// x * sigmoid(x) (also called swish).
+Tensor silu(const Tensor &x);
+
+//===----------------------------------------------------------------------===//
+// Modules and layers
+//===----------------------------------------------------------------------===//
+
+/// A named owner of variables and sub-modules (tf.Module).
+class Module {
+public:
+  explicit Module(std::string name);
+  virtual ~Module();
+  Module(const Module &) = default;
+  Module &operator=(const Module &) = default;
+  Module(Module &&) = default;
+  Module &operator=(Module &&) = default;
+
+  const std::string &name() const { return name_; }
+
+  /// This module's variables and those of its sub-modules (recursively, in
+  /// creation order).
+  std::vector<Variable> variables() const;
+  std::vector<Variable> trainable_variables() const;
+  /// The variables with their paths below this module ("dense_1/kernel").
+  std::vector<std::pair<std::string, Variable>> named_variables() const;
+  std::vector<std::pair<std::string, Variable>>
+  named_trainable_variables() const;
+
+  /// Writes every variable to an .npz checkpoint keyed by its path
+  /// (fnc/Checkpoint.h); restore() assigns them back, and fails listing
+  /// every difference if the file does not match this module.
+  void save(const std::string &path) const;
+  void restore(const std::string &path) const;
+
+protected:
+  /// A variable of this module named `name`, initialized by `init` (run
+  /// eagerly, also while tracing).
+  Variable add_variable(const std::string &name, const Shape &shape,
+                        const Initializer &init, bool trainable = true,
+                        DType dtype = DType::f32);
+  /// Adopts `module` as a sub-module; renames it "<name>_<n>" if a sibling
+  /// already has its name. Returns it.
+  std::shared_ptr<Module> add_module(std::shared_ptr<Module> module);
+  const std::vector<std::shared_ptr<Module>> &submodules() const {
+    return children_;
+  }
+
+private:
+  struct Slot {
+    std::string name;
+    Variable variable;
+    bool trainable;
+  };
+  void collect(const std::string &prefix, bool trainableOnly,
+               std::vector<std::pair<std::string, Variable>> &out) const;
+
+  std::string name_;
+  std::vector<Slot> variables_;
+  std::vector<std::shared_ptr<Module>> children_;
+};
+
+/// A module called on one tensor (keras.layers.Layer). operator() builds
+/// the layer from the input's shape on the first call, then calls call().
+class Layer : public Module {
+public:
+  using Module::Module;
+
+  /// Applies the layer; `training` turns on training-only behaviour
+  /// (dropout).
+  Tensor operator()(const Tensor &x, bool training = false);
+  bool built() const { return built_; }
+
+protected:
+  /// Creates the variables for inputs of `inputShape` (dims unknown while
+  /// tracing are shapes::kDynamic; a layer may require some to be known).
+  virtual void build(const Shape &inputShape);
+  virtual Tensor call(const Tensor &x, bool training) = 0;
+  /// Throws an InvalidArgument error "<layer name>: <message>".
+  [[noreturn]] void fail(const std::string &message) const;
+
+private:
+  bool built_ = false;
+};
+
+/// An elementwise activation as a layer, and the activation argument of
+/// Dense and Conv2D: a name ("relu", "sigmoid", "tanh", "softmax",
+/// "log_softmax", "softplus", "elu", "gelu", "silu", "swish",
+/// "leaky_relu", "linear") or any Tensor(const Tensor &) callable.
+class Activation : public Layer {
+public:
+  /// The identity ("linear").
+  Activation() : Activation("linear") {}
+  Activation(const char *name) : Activation(std::string(name)) {}
+  Activation(const std::string &name);
+  template <typename F,
+            std::enable_if_t<std::is_invocable_r_v<Tensor, F, const Tensor &> &&
+                                 !std::is_convertible_v<F, std::string>,
+                             int> = 0>
+  Activation(F fn)
+      : Layer("activation"), fn_(std::move(fn)), function_("custom") {}
+
+  /// The activation's name ("custom" for a callable).
+  const std::string &function() const { return function_; }
+  /// True for the identity.
+  bool linear() const { return !fn_; }
+  /// Applies the activation (any rank, no build).
+  Tensor apply(const Tensor &x) const { return fn_ ? fn_(x) : x; }
+
+protected:
+  Tensor call(const Tensor &x, bool) override { return apply(x); }
+
+private:
+  std::function<Tensor(const Tensor &)> fn_;
+  std::string function_;
+};
+
+/// activation(x @ kernel + bias) over the last dim of x (keras Dense).
+class Dense : public Layer {
+public:
+  explicit Dense(int64_t units, Activation activation = {},
+                 bool use_bias = true,
+                 Initializer kernel_initializer = init::glorot_uniform(),
+                 Initializer bias_initializer = init::zeros(),
+                 std::string name = "dense");
+  const Variable &kernel() const { return kernel_; }
+  const Variable &bias() const { return bias_; }
+
+protected:
+  void build(const Shape &inputShape) override;
+  Tensor call(const Tensor &x, bool training) override;
+
+private:
+  int64_t units_;
+  Activation activation_;
+  bool useBias_;
+  Initializer kernelInit_, biasInit_;
+  Variable kernel_, bias_;
+};
+
+/// 2-D convolution of NHWC inputs with an HWCF kernel (keras Conv2D).
+/// `padding` is "valid" or "same" (any case).
+class Conv2D : public Layer {
+public:
+  Conv2D(int64_t filters, std::vector<int64_t> kernel_size,
+         std::vector<int64_t> strides = {1, 1},
+         const std::string &padding = "valid", Activation activation = {},
+         bool use_bias = true,
+         Initializer kernel_initializer = init::glorot_uniform(),
+         Initializer bias_initializer = init::zeros(),
+         std::string name = "conv2d");
+  const Variable &kernel() const { return kernel_; }
+  const Variable &bias() const { return bias_; }
+
+protected:
+  void build(const Shape &inputShape) override;
+  Tensor call(const Tensor &x, bool training) override;
+
+private:
+  int64_t filters_;
+  std::vector<int64_t> kernelSize_, strides_;
+  std::string padding_; // "VALID" or "SAME"
+  Activation activation_;
+  bool useBias_;
+  Initializer kernelInit_, biasInit_;
+  Variable kernel_, bias_;
+};
+
+/// 2-D max / average pooling of NHWC inputs (keras MaxPool2D /
+/// AveragePooling2D); `strides` default to `pool_size`.
+class MaxPool2D : public Layer {
+public:
+  explicit MaxPool2D(std::vector<int64_t> pool_size = {2, 2},
+                     std::vector<int64_t> strides = {},
+                     const std::string &padding = "valid",
+                     std::string name = "max_pool2d");
+
+protected:
+  Tensor call(const Tensor &x, bool training) override;
+
+private:
+  std::vector<int64_t> poolSize_, strides_;
+  std::string padding_;
+};
+
+class AvgPool2D : public Layer {
+public:
+  explicit AvgPool2D(std::vector<int64_t> pool_size = {2, 2},
+                     std::vector<int64_t> strides = {},
+                     const std::string &padding = "valid",
+                     std::string name = "avg_pool2d");
+
+protected:
+  Tensor call(const Tensor &x, bool training) override;
+
+private:
+  std::vector<int64_t> poolSize_, strides_;
+  std::string padding_;
+};
+
+/// Reshapes [batch, d1, d2, ...] to [batch, d1*d2*...] (the dims after the
+/// first must be known).
+class Flatten : public Layer {
+public:
+  explicit Flatten(std::string name = "flatten") : Layer(std::move(name)) {}
+
+protected:
+  Tensor call(const Tensor &x, bool training) override;
+};
+
+/// fnc::dropout(x, rate) when called with training = true; the identity
+/// otherwise.
+class Dropout : public Layer {
+public:
+  explicit Dropout(double rate, std::optional<int64_t> seed = std::nullopt,
+                   std::string name = "dropout");
+
+protected:
+  Tensor call(const Tensor &x, bool training) override;
+
+private:
+  double rate_;
+  std::optional<int64_t> seed_;
+};
+
+/// Layers applied in order (keras Sequential). Sub-layers are named
+/// uniquely among themselves: dense, dense_1, ...
+class Sequential : public Layer {
+public:
+  /// `Sequential{Dense(256, "relu"), Dense(10)}`: copies of the layers.
+  template <typename... Ls,
+            std::enable_if_t<(std::is_base_of_v<Layer, std::decay_t<Ls>> &&
+                              ...),
+                             int> = 0>
+  explicit Sequential(Ls &&...layers) : Layer("sequential") {
+    (add(std::make_shared<std::decay_t<Ls>>(std::forward<Ls>(layers))), ...);
+  }
+  explicit Sequential(std::vector<std::shared_ptr<Layer>> layers,
+                      std::string name = "sequential");
+
+  /// Appends `layer` (shared, not copied).
+  void add(std::shared_ptr<Layer> layer);
+  const std::vector<std::shared_ptr<Layer>> &layers() const { return layers_; }
+
+protected:
+  Tensor call(const Tensor &x, bool training) override;
+
+private:
+  std::vector<std::shared_ptr<Layer>> layers_;
+};
+
+//===----------------------------------------------------------------------===//
+// Losses and metrics
+//===----------------------------------------------------------------------===//
+
+/// The cross-entropy of each row of `logits` [..., classes] against integer
+/// `labels` [...] (tf.nn.sparse_softmax_cross_entropy_with_logits),
+/// computed stably as logsumexp(logits) - logits[label]. A label outside
+/// [0, classes) is an OutOfRange error eagerly; in staged code, where labels
+/// are not known while tracing, it selects no logit (the row's loss is
+/// logsumexp(logits)).
+Tensor sparse_softmax_cross_entropy_with_logits(const Tensor &labels,
+                                                const Tensor &logits);
+/// The mean of the above (keras SparseCategoricalCrossentropy). With
+/// from_logits = false, `predictions` are probabilities (clipped to
+/// [1e-7, 1 - 1e-7] as Keras does).
+Tensor sparse_categorical_crossentropy(const Tensor &labels,
+                                       const Tensor &predictions,
+                                       bool from_logits = true);
+/// mean((y_true - y_pred)^2) over every element.
+Tensor mean_squared_error(const Tensor &y_true, const Tensor &y_pred);
+/// The fraction (float32 scalar) of rows of `predictions` [..., classes]
+/// whose largest entry is at `labels` [...] (keras "accuracy" with integer
+/// labels).
+Tensor accuracy(const Tensor &labels, const Tensor &predictions);
+
+} // namespace fnc::nn
+
+#endif // FNC_NN_H

@@ -1,0 +1,196 @@
+//===- Layers.cpp - fnc::nn layers: Activation, Dense, Conv2D, ... -------===//
+//
+// The Keras layers as compositions of fnc ops: they run eagerly, record
+// into a trace, and are differentiated through the ops' gradient rules.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fnc/Effects.h"
+#include "fnc/Error.h"
+#include "fnc/NN.h"
+#include "fnc/Shape/ShapeRules.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace fnc::nn {
+
+namespace {
+
+struct NamedActivation {
+  const char *name;
+  Tensor (*fn)(const Tensor &);
+};
+
+Tensor softmaxLast(const Tensor &x) { return softmax(x); }
+Tensor logSoftmaxLast(const Tensor &x) { return log_softmax(x); }
+Tensor eluDefault(const Tensor &x) { return elu(x); }
+Tensor leakyReluDefault(const Tensor &x) { return leaky_relu(x); }
+
+constexpr NamedActivation kActivations[] = {
+    {"linear", nullptr},           {"relu", relu},
+    {"sigmoid", sigmoid},          {"tanh", tanh},
+    {"softmax", softmaxLast},      {"log_softmax", logSoftmaxLast},
+    {"softplus", softplus},        {"elu", eluDefault},
+    {"gelu", gelu},                {"silu", silu},
+    {"swish", silu},               {"leaky_relu", leakyReluDefault},
+};
+
+/// "VALID" / "SAME" from Keras's "valid" / "same" (any case).
+std::string paddingOf(const std::string &padding, const char *layer) {
+  std::string upper = padding;
+  std::transform(upper.begin(), upper.end(), upper.begin(),
+                 [](unsigned char c) { return std::toupper(c); });
+  if (upper != "VALID" && upper != "SAME")
+    throw Error(ErrorKind::InvalidArgument,
+                std::string("fnc::nn::") + layer + ": padding must be " +
+                    "\"valid\" or \"same\", got \"" + padding + "\"");
+  return upper;
+}
+
+void requirePair(const std::vector<int64_t> &v, const char *layer,
+                 const char *what) {
+  if (v.size() != 2 || v[0] <= 0 || v[1] <= 0)
+    throw Error(ErrorKind::InvalidArgument,
+                std::string("fnc::nn::") + layer + ": " + what +
+                    " must be two positive sizes {height, width}, got " +
+                    shapes::toString(v));
+}
+
+} // namespace
+
+Activation::Activation(const std::string &name)
+    : Layer("activation"), function_(name) {
+  for (const NamedActivation &a : kActivations)
+    if (name == a.name) {
+      if (a.fn)
+        fn_ = a.fn;
+      return;
+    }
+  std::string known;
+  for (const NamedActivation &a : kActivations)
+    known += (known.empty() ? "" : ", ") + std::string(a.name);
+  throw Error(ErrorKind::InvalidArgument,
+              "fnc::nn::Activation: unknown activation \"" + name +
+                  "\"; use one of " + known +
+                  ", or pass a Tensor(const Tensor &) callable");
+}
+
+Dense::Dense(int64_t units, Activation activation, bool use_bias,
+             Initializer kernel_initializer, Initializer bias_initializer,
+             std::string name)
+    : Layer(std::move(name)), units_(units), activation_(std::move(activation)),
+      useBias_(use_bias), kernelInit_(std::move(kernel_initializer)),
+      biasInit_(std::move(bias_initializer)) {
+  if (units <= 0)
+    fail("units must be positive, got " + std::to_string(units));
+}
+
+void Dense::build(const Shape &in) {
+  if (in.empty() || shapes::isDynamic(in.back()))
+    fail("the input must have rank >= 1 and a known last dim, got shape " +
+         shapes::toString(in));
+  kernel_ = add_variable("kernel", {in.back(), units_}, kernelInit_);
+  if (useBias_)
+    bias_ = add_variable("bias", {units_}, biasInit_);
+}
+
+Tensor Dense::call(const Tensor &x, bool) {
+  const Shape &in = x.shape();
+  int64_t features = kernel_.shape()[0];
+  if (in.empty() || in.back() != features)
+    fail("was built for inputs whose last dim is " + std::to_string(features) +
+         ", got shape " + shapes::toString(in));
+  if (x.dtype() != kernel_.dtype())
+    fail("the input is " + std::string(dtypeName(x.dtype())) +
+         " but the kernel is " + dtypeName(kernel_.dtype()) +
+         "; cast the input with fnc::cast");
+  Tensor y;
+  if (in.size() == 2) {
+    y = matmul(x, kernel_);
+  } else {
+    // [..., features] -> [n, features] -> [n, units] -> [..., units].
+    Shape out = in;
+    out.back() = units_;
+    int64_t unknown = std::count_if(out.begin(), out.end(), shapes::isDynamic);
+    if (unknown > 1)
+      fail("inputs of rank other than 2 may have at most one dim unknown "
+           "while tracing, got shape " +
+           shapes::toString(in));
+    for (int64_t &d : out)
+      if (shapes::isDynamic(d))
+        d = -1;
+    y = reshape(matmul(reshape(x, {-1, features}), kernel_), out);
+  }
+  if (useBias_)
+    y = y + bias_;
+  return activation_.apply(y);
+}
+
+Conv2D::Conv2D(int64_t filters, std::vector<int64_t> kernel_size,
+               std::vector<int64_t> strides, const std::string &padding,
+               Activation activation, bool use_bias,
+               Initializer kernel_initializer, Initializer bias_initializer,
+               std::string name)
+    : Layer(std::move(name)), filters_(filters),
+      kernelSize_(std::move(kernel_size)), strides_(std::move(strides)),
+      padding_(paddingOf(padding, "Conv2D")),
+      activation_(std::move(activation)), useBias_(use_bias),
+      kernelInit_(std::move(kernel_initializer)),
+      biasInit_(std::move(bias_initializer)) {
+  if (filters <= 0)
+    fail("filters must be positive, got " + std::to_string(filters));
+  requirePair(kernelSize_, "Conv2D", "kernel_size");
+  requirePair(strides_, "Conv2D", "strides");
+}
+
+void Conv2D::build(const Shape &in) {
+  if (in.size() != 4 || shapes::isDynamic(in[3]))
+    fail("the input must be NHWC (rank 4) with a known channel dim, got "
+         "shape " +
+         shapes::toString(in));
+  kernel_ = add_variable("kernel",
+                         {kernelSize_[0], kernelSize_[1], in[3], filters_},
+                         kernelInit_);
+  if (useBias_)
+    bias_ = add_variable("bias", {filters_}, biasInit_);
+}
+
+Tensor Conv2D::call(const Tensor &x, bool) {
+  if (x.rank() != 4 || x.shape()[3] != kernel_.shape()[2])
+    fail("was built for NHWC inputs with " +
+         std::to_string(kernel_.shape()[2]) + " channels, got shape " +
+         shapes::toString(x.shape()));
+  Tensor y = conv2d(x, kernel_, strides_, padding_);
+  if (useBias_)
+    y = y + bias_;
+  return activation_.apply(y);
+}
+
+Tensor Flatten::call(const Tensor &x, bool) {
+  const Shape &in = x.shape();
+  if (in.empty())
+    fail("the input must have a batch dim, got a scalar");
+  int64_t features = 1;
+  for (size_t i = 1; i < in.size(); ++i) {
+    if (shapes::isDynamic(in[i]))
+      fail("the dims after the batch dim must be known, got shape " +
+           shapes::toString(in));
+    features *= in[i];
+  }
+  if (in.size() == 2)
+    return x;
+  return reshape(x, {shapes::isDynamic(in[0]) ? -1 : in[0], features});
+}
+
+Dropout::Dropout(double rate, std::optional<int64_t> seed, std::string name)
+    : Layer(std::move(name)), rate_(rate), seed_(seed) {
+  if (!(rate >= 0 && rate < 1))
+    fail("rate must be in [0, 1), got " + std::to_string(rate));
+}
+
+Tensor Dropout::call(const Tensor &x, bool training) {
+  return training ? dropout(x, rate_, seed_) : x;
+}
+
+} // namespace fnc::nn

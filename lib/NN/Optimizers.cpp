@@ -1,0 +1,210 @@
+//===- Optimizers.cpp - fnc::nn::SGD and Adam ----------------------------===//
+//
+// Optimizers as variable updates written with fnc ops: eager, they update
+// the variables in place; in a trace, the updates are staged. The step
+// count, the learning rate and the slots are variables, created once.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fnc/Optimizers.h"
+
+#include "fnc/Error.h"
+#include "fnc/Shape/ShapeRules.h"
+
+#include <cmath>
+
+namespace fnc::nn {
+
+LearningRateSchedule exponential_decay(double initial_learning_rate,
+                                       int64_t decay_steps, double decay_rate,
+                                       bool staircase) {
+  if (decay_steps <= 0)
+    throw Error(ErrorKind::InvalidArgument,
+                "fnc::nn::exponential_decay: decay_steps must be positive, "
+                "got " +
+                    std::to_string(decay_steps));
+  return [=](const Tensor &step) {
+    Tensor p = cast(step, DType::f32) / static_cast<float>(decay_steps);
+    if (staircase)
+      p = floor(p);
+    return pow(Tensor(static_cast<float>(decay_rate)), p) *
+           static_cast<float>(initial_learning_rate);
+  };
+}
+
+Optimizer::Optimizer(std::string name, double learning_rate)
+    : name_(std::move(name)) {
+  iterations_ = Variable([] { return Tensor(int64_t(0)); },
+                         name_ + "/iterations");
+  learningRate_ =
+      Variable([&] { return Tensor(static_cast<float>(learning_rate)); },
+               name_ + "/learning_rate");
+}
+
+Optimizer::Optimizer(std::string name, LearningRateSchedule schedule)
+    : Optimizer(std::move(name), 0.0) {
+  if (!schedule)
+    throw Error(ErrorKind::InvalidArgument,
+                "fnc::nn::" + name_ + ": the learning-rate schedule is empty");
+  schedule_ = std::move(schedule);
+}
+
+Optimizer::~Optimizer() = default;
+
+Tensor Optimizer::learning_rate() const {
+  if (!schedule_)
+    return learningRate_.read_value();
+  Tensor lr = schedule_(iterations_.read_value());
+  if (lr.dtype() != DType::f32 || lr.rank() != 0)
+    throw Error(ErrorKind::InvalidArgument,
+                "fnc::nn::" + name_ +
+                    ": the learning-rate schedule must return a float32 "
+                    "scalar, got " +
+                    dtypeName(lr.dtype()) + " of shape " +
+                    shapes::toString(lr.shape()));
+  return lr;
+}
+
+void Optimizer::set_learning_rate(double learning_rate) {
+  schedule_ = nullptr;
+  learningRate_.assign(static_cast<float>(learning_rate));
+}
+
+std::vector<std::pair<std::string, Variable>>
+Optimizer::named_variables() const {
+  std::vector<std::pair<std::string, Variable>> out{
+      {"iterations", iterations_}, {"learning_rate", learningRate_}};
+  for (const Slot &s : slots_)
+    out.emplace_back(s.value.name(), s.value);
+  return out;
+}
+
+Variable Optimizer::slot(const Variable &var, const std::string &slotName) {
+  for (const Slot &s : slots_)
+    if (s.var == var.id() && s.name == slotName)
+      return s.value;
+  Variable value([&] { return zeros(var.shape(), var.dtype()); },
+                 (var.name().empty() ? "var" + std::to_string(var.id())
+                                     : var.name()) +
+                     "/" + slotName);
+  slots_.push_back({var.id(), slotName, value});
+  return value;
+}
+
+void Optimizer::apply_gradients(const std::vector<Tensor> &grads,
+                                const std::vector<Variable> &vars) {
+  auto fail = [&](const std::string &message) {
+    throw Error(ErrorKind::InvalidArgument,
+                "fnc::nn::" + name_ + "::apply_gradients: " + message);
+  };
+  if (grads.size() != vars.size())
+    fail(std::to_string(grads.size()) + " gradients for " +
+         std::to_string(vars.size()) +
+         " variables; pass one gradient per variable, in the same order");
+  for (size_t i = 0; i < vars.size(); ++i) {
+    const Variable &v = vars[i];
+    if (!v.defined())
+      fail("variable " + std::to_string(i) + " is a null handle");
+    if (v.dtype() != DType::f32 && v.dtype() != DType::f64)
+      fail("`" + v.name() + "` is " + dtypeName(v.dtype()) +
+           "; only float variables can be trained");
+    const Tensor &g = grads[i];
+    if (g.defined() && (g.dtype() != v.dtype() || g.shape() != v.shape()))
+      fail("the gradient of `" + v.name() + "` (" + dtypeName(v.dtype()) +
+           ", shape " + shapes::toString(v.shape()) + ") is " +
+           dtypeName(g.dtype()) + " of shape " + shapes::toString(g.shape()));
+  }
+  Tensor lr32 = learning_rate();
+  Tensor step32 = cast(iterations_.read_value() + int64_t(1), DType::f32);
+  Tensor lr64, step64;
+  for (size_t i = 0; i < vars.size(); ++i) {
+    if (!grads[i].defined())
+      continue; // not connected to the loss (Keras skips it too)
+    bool f64 = vars[i].dtype() == DType::f64;
+    if (f64 && !lr64.defined()) {
+      lr64 = cast(lr32, DType::f64);
+      step64 = cast(step32, DType::f64);
+    }
+    update(vars[i], grads[i], f64 ? lr64 : lr32, f64 ? step64 : step32);
+  }
+  iterations_.assign_add(int64_t(1));
+}
+
+void Optimizer::apply_gradients(
+    const std::vector<std::pair<Tensor, Variable>> &grads_and_vars) {
+  std::vector<Tensor> grads;
+  std::vector<Variable> vars;
+  for (const auto &[g, v] : grads_and_vars) {
+    grads.push_back(g);
+    vars.push_back(v);
+  }
+  apply_gradients(grads, vars);
+}
+
+SGD::SGD(double learning_rate, double momentum, bool nesterov)
+    : Optimizer("SGD", learning_rate), momentum_(momentum),
+      nesterov_(nesterov) {
+  if (!(momentum >= 0 && momentum <= 1))
+    throw Error(ErrorKind::InvalidArgument,
+                "fnc::nn::SGD: momentum must be in [0, 1], got " +
+                    std::to_string(momentum));
+}
+
+SGD::SGD(LearningRateSchedule schedule, double momentum, bool nesterov)
+    : Optimizer("SGD", std::move(schedule)), momentum_(momentum),
+      nesterov_(nesterov) {
+  if (!(momentum >= 0 && momentum <= 1))
+    throw Error(ErrorKind::InvalidArgument,
+                "fnc::nn::SGD: momentum must be in [0, 1], got " +
+                    std::to_string(momentum));
+}
+
+void SGD::update(const Variable &var, const Tensor &grad, const Tensor &lr,
+                 const Tensor &) {
+  Tensor step = grad * lr;
+  if (momentum_ == 0) {
+    var.assign_sub(step);
+    return;
+  }
+  Variable velocity = slot(var, "momentum");
+  Tensor v = velocity.assign(velocity * momentum_ - step);
+  var.assign_add(nesterov_ ? v * momentum_ - step : v);
+}
+
+namespace {
+void checkAdam(double beta1, double beta2, double epsilon) {
+  if (!(beta1 >= 0 && beta1 < 1) || !(beta2 >= 0 && beta2 < 1) ||
+      !(epsilon > 0))
+    throw Error(ErrorKind::InvalidArgument,
+                "fnc::nn::Adam: beta_1 and beta_2 must be in [0, 1) and "
+                "epsilon > 0, got " +
+                    std::to_string(beta1) + ", " + std::to_string(beta2) +
+                    ", " + std::to_string(epsilon));
+}
+} // namespace
+
+Adam::Adam(double learning_rate, double beta_1, double beta_2, double epsilon)
+    : Optimizer("Adam", learning_rate), beta1_(beta_1), beta2_(beta_2),
+      epsilon_(epsilon) {
+  checkAdam(beta_1, beta_2, epsilon);
+}
+
+Adam::Adam(LearningRateSchedule schedule, double beta_1, double beta_2,
+           double epsilon)
+    : Optimizer("Adam", std::move(schedule)), beta1_(beta_1), beta2_(beta_2),
+      epsilon_(epsilon) {
+  checkAdam(beta_1, beta_2, epsilon);
+}
+
+void Adam::update(const Variable &var, const Tensor &grad, const Tensor &lr,
+                  const Tensor &step) {
+  Variable m = slot(var, "m"), v = slot(var, "v");
+  Tensor one = ones({}, var.dtype());
+  Tensor b1 = fill({}, beta1_, var.dtype()), b2 = fill({}, beta2_, var.dtype());
+  Tensor alpha = lr * sqrt(one - pow(b2, step)) / (one - pow(b1, step));
+  Tensor mNew = m.assign_add((grad - m) * (1 - beta1_));
+  Tensor vNew = v.assign_add((square(grad) - v) * (1 - beta2_));
+  var.assign_sub(mNew * alpha / (sqrt(vNew) + epsilon_));
+}
+
+} // namespace fnc::nn

@@ -1,0 +1,441 @@
+//===- NNTest.cpp - fnc::nn layers, initializers, losses, optimizers -----===//
+//
+// Layers against hand-computed references, initializers against their
+// distributions, every optimizer step against its formula, eager against
+// staged train steps, and a short training run whose loss must fall.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fnc/Effects.h"
+#include "fnc/GradientTape.h"
+#include "fnc/NN.h"
+#include "fnc/Optimizers.h"
+
+#include "Support/ExpectError.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+using namespace fnc;
+
+namespace {
+
+std::vector<float> randomValues(size_t n, std::mt19937 &rng, float scale = 1) {
+  std::uniform_real_distribution<float> d(-scale, scale);
+  std::vector<float> v(n);
+  for (float &x : v)
+    x = d(rng);
+  return v;
+}
+
+Tensor randomTensor(const Shape &shape, std::mt19937 &rng, float scale = 1) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return Tensor(randomValues(static_cast<size_t>(n), rng, scale), shape);
+}
+
+void expectNear(const Tensor &a, const Tensor &b, double tol,
+                const char *what = "") {
+  ASSERT_EQ(a.shape(), b.shape()) << what;
+  std::vector<float> x = cast(a, DType::f32).to_vector<float>();
+  std::vector<float> y = cast(b, DType::f32).to_vector<float>();
+  for (size_t i = 0; i < x.size(); ++i)
+    ASSERT_NEAR(x[i], y[i], tol * (1 + std::abs(y[i])))
+        << what << " at " << i;
+}
+
+TEST(NNTest, DenseMatchesHandComputedReference) {
+  std::mt19937 rng(1);
+  nn::Dense dense(3, "relu");
+  Tensor x = randomTensor({4, 5}, rng);
+  Tensor y = dense(x);
+  ASSERT_TRUE(dense.built());
+  ASSERT_EQ(dense.kernel().shape(), (Shape{5, 3}));
+  ASSERT_EQ(y.shape(), (Shape{4, 3}));
+  // Bias starts at zero; set it to check the broadcast.
+  dense.bias().assign(Tensor({0.5f, -0.25f, 1.0f}));
+  y = dense(x);
+  std::vector<float> xs = x.to_vector<float>();
+  std::vector<float> k = dense.kernel().read_value().to_vector<float>();
+  std::vector<float> b = {0.5f, -0.25f, 1.0f};
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 3; ++j) {
+      double s = b[j];
+      for (int l = 0; l < 5; ++l)
+        s += xs[i * 5 + l] * k[l * 3 + j];
+      EXPECT_NEAR(y.at<float>({i, j}), std::max(0.0, s), 1e-5);
+    }
+  // Rank-3 inputs apply the kernel to the last dim.
+  Tensor x3 = randomTensor({2, 4, 5}, rng);
+  expectNear(dense(x3), reshape(dense(reshape(x3, {8, 5})), {2, 4, 3}), 1e-6);
+  EXPECT_FNC_ERROR(dense(randomTensor({4, 6}, rng)), InvalidArgument,
+                   "last dim is 5");
+  EXPECT_FNC_ERROR(nn::Dense(0), InvalidArgument, "units must be positive");
+  EXPECT_FNC_ERROR(nn::Dense(3, "relux"), InvalidArgument,
+                   "unknown activation \"relux\"");
+}
+
+TEST(NNTest, Conv2DMatchesDirectConvolution) {
+  std::mt19937 rng(2);
+  for (const char *padding : {"valid", "SAME"}) {
+    nn::Conv2D conv(4, {3, 2}, {2, 1}, padding, "tanh");
+    Tensor x = randomTensor({2, 7, 6, 3}, rng);
+    Tensor y = conv(x);
+    conv.bias().assign(Tensor({0.1f, 0.2f, -0.3f, 0.0f}));
+    y = conv(x);
+    Tensor ref = tanh(conv2d(x, conv.kernel(), {2, 1},
+                             std::string(padding) == "SAME" ? "SAME"
+                                                            : "VALID") +
+                      Tensor({0.1f, 0.2f, -0.3f, 0.0f}));
+    expectNear(y, ref, 1e-6, padding);
+    EXPECT_EQ(conv.kernel().shape(), (Shape{3, 2, 3, 4}));
+  }
+  EXPECT_FNC_ERROR(nn::Conv2D(4, {3}), InvalidArgument, "kernel_size");
+  EXPECT_FNC_ERROR(nn::Conv2D(4, {3, 3}, {1, 1}, "full"), InvalidArgument,
+                   "padding must be");
+}
+
+TEST(NNTest, FlattenDropoutAndActivations) {
+  std::mt19937 rng(3);
+  Tensor x = randomTensor({2, 3, 4, 5}, rng);
+  EXPECT_EQ(nn::Flatten()(x).shape(), (Shape{2, 60}));
+  nn::Dropout drop(0.5, 7);
+  expectNear(drop(x), x, 0, "inference is the identity");
+  Tensor big = ones({10000});
+  std::vector<float> d = drop(big, /*training=*/true).to_vector<float>();
+  int kept = 0;
+  for (float v : d) {
+    ASSERT_TRUE(v == 0 || v == 2.0f) << v;
+    kept += v != 0;
+  }
+  EXPECT_NEAR(kept / 10000.0, 0.5, 0.03);
+  Tensor a = Tensor({-2.0f, -0.5f, 0.0f, 1.5f});
+  expectNear(nn::leaky_relu(a), Tensor({-0.4f, -0.1f, 0.0f, 1.5f}), 1e-6);
+  expectNear(nn::elu(a), Tensor({std::expm1(-2.0f), std::expm1(-0.5f), 0.0f,
+                                 1.5f}),
+             1e-6);
+  expectNear(nn::silu(a), a * sigmoid(a), 1e-6);
+  std::vector<float> g = nn::gelu(a).to_vector<float>();
+  std::vector<float> av = a.to_vector<float>();
+  for (size_t i = 0; i < av.size(); ++i)
+    EXPECT_NEAR(g[i], av[i] * 0.5 * (1 + std::erf(av[i] / std::sqrt(2.0))),
+                1e-6);
+  EXPECT_FLOAT_EQ(nn::Activation("softmax").apply(Tensor({0.0f, 0.0f}))
+                      .at<float>({0}),
+                  0.5f);
+}
+
+TEST(NNTest, SequentialNamesAndCollectsVariables) {
+  nn::Sequential model{nn::Flatten(), nn::Dense(8, "relu"), nn::Dropout(0.1),
+                       nn::Dense(3)};
+  EXPECT_TRUE(model.variables().empty()); // built on the first call
+  model(zeros({2, 2, 2}));
+  std::vector<std::string> names;
+  for (const auto &[name, v] : model.named_variables())
+    names.push_back(name);
+  EXPECT_EQ(names, (std::vector<std::string>{"dense/kernel", "dense/bias",
+                                             "dense_1/kernel",
+                                             "dense_1/bias"}));
+  EXPECT_EQ(model.trainable_variables().size(), 4u);
+  // A fresh model gets the same names (checkpoints depend on it).
+  nn::Sequential again{nn::Flatten(), nn::Dense(8, "relu"), nn::Dense(3)};
+  again(zeros({1, 4}));
+  EXPECT_EQ(again.named_variables()[2].first, "dense_1/kernel");
+}
+
+TEST(NNTest, InitializersHaveKerasScales) {
+  set_random_seed(11);
+  Shape shape{300, 200};
+  auto stats = [](const Tensor &t) {
+    std::vector<float> v = t.to_vector<float>();
+    double mean = 0, sq = 0, maxAbs = 0;
+    for (float x : v) {
+      mean += x;
+      sq += double(x) * x;
+      maxAbs = std::max(maxAbs, double(std::abs(x)));
+    }
+    mean /= v.size();
+    return std::make_tuple(mean, std::sqrt(sq / v.size() - mean * mean),
+                           maxAbs);
+  };
+  double glorotStd = std::sqrt(2.0 / 500), heStd = std::sqrt(2.0 / 300);
+  auto [m1, s1, a1] = stats(nn::init::glorot_uniform()(shape, DType::f32));
+  EXPECT_NEAR(m1, 0, 0.002);
+  EXPECT_NEAR(s1, glorotStd, 0.02 * glorotStd);
+  EXPECT_LE(a1, std::sqrt(6.0 / 500));
+  auto [m2, s2, a2] = stats(nn::init::glorot_normal()(shape, DType::f32));
+  EXPECT_NEAR(s2, glorotStd, 0.02 * glorotStd);
+  EXPECT_LE(a2, 2 * glorotStd / 0.87962566103423978 + 1e-6); // truncated
+  auto [m3, s3, a3] = stats(nn::init::he_uniform()(shape, DType::f32));
+  EXPECT_NEAR(s3, heStd, 0.02 * heStd);
+  auto [m4, s4, a4] = stats(nn::init::he_normal()(shape, DType::f32));
+  EXPECT_NEAR(s4, heStd, 0.02 * heStd);
+  // Conv kernels count the receptive field: [3, 3, 16, 32].
+  auto [m5, s5, a5] = stats(nn::init::he_normal()({3, 3, 16, 32}, DType::f32));
+  EXPECT_NEAR(s5, std::sqrt(2.0 / 144), 0.03 * std::sqrt(2.0 / 144));
+  (void)a3, (void)a4, (void)a5, (void)m2, (void)m3, (void)m4, (void)m5;
+  // Seeded: the same global seed gives the same values.
+  set_random_seed(5);
+  Tensor p = nn::init::glorot_uniform(3)({4, 4}, DType::f32);
+  set_random_seed(5);
+  expectNear(nn::init::glorot_uniform(3)({4, 4}, DType::f32), p, 0);
+  expectNear(nn::init::constant(2.5)({2}, DType::f64), Tensor({2.5, 2.5}), 0);
+  EXPECT_FNC_ERROR(nn::init::he_uniform()({2, 2}, DType::i32), InvalidArgument,
+                   "float32 or float64");
+}
+
+TEST(NNTest, LossesAndAccuracy) {
+  Tensor logits = Tensor({{2.0f, 1.0f, 0.1f}, {0.5f, 2.5f, 0.0f}});
+  Tensor labels = Tensor({0, 2});
+  std::vector<float> l = logits.to_vector<float>();
+  auto xent = [&](int row, int label) {
+    double m = 0;
+    for (int j = 0; j < 3; ++j)
+      m += std::exp(l[row * 3 + j]);
+    return std::log(m) - l[row * 3 + label];
+  };
+  Tensor per = nn::sparse_softmax_cross_entropy_with_logits(labels, logits);
+  EXPECT_NEAR(per.at<float>({0}), xent(0, 0), 1e-6);
+  EXPECT_NEAR(per.at<float>({1}), xent(1, 2), 1e-6);
+  EXPECT_NEAR(nn::sparse_categorical_crossentropy(labels, logits).item<float>(),
+              (xent(0, 0) + xent(1, 2)) / 2, 1e-6);
+  EXPECT_NEAR(nn::sparse_categorical_crossentropy(labels, softmax(logits),
+                                                  /*from_logits=*/false)
+                  .item<float>(),
+              (xent(0, 0) + xent(1, 2)) / 2, 1e-5);
+  // Stable for huge logits.
+  Tensor huge = Tensor({{1000.0f, -1000.0f}});
+  EXPECT_NEAR(nn::sparse_categorical_crossentropy(Tensor({1}), huge)
+                  .item<float>(),
+              2000, 1e-3);
+  EXPECT_FLOAT_EQ(nn::accuracy(labels, logits).item<float>(), 0.5f);
+  EXPECT_FLOAT_EQ(nn::mean_squared_error(Tensor({1.0f, 2.0f}),
+                                         Tensor({2.0f, 4.0f}))
+                      .item<float>(),
+                  2.5f);
+  EXPECT_FNC_ERROR(nn::accuracy(Tensor({0, 3}), logits), OutOfRange,
+                   "label 3 is outside [0, 3)");
+  EXPECT_FNC_ERROR(nn::accuracy(Tensor({0.0f, 1.0f}), logits), InvalidArgument,
+                   "int32 or int64");
+  EXPECT_FNC_ERROR(nn::accuracy(Tensor({0, 1, 2}), logits), InvalidArgument,
+                   "labels + [classes]");
+}
+
+TEST(NNTest, SgdStepsFollowTheFormula) {
+  for (int variant = 0; variant < 3; ++variant) {
+    double lr = 0.1, momentum = variant ? 0.9 : 0.0;
+    bool nesterov = variant == 2;
+    nn::SGD opt(lr, momentum, nesterov);
+    Variable w(Tensor({1.0f, -2.0f}), "w");
+    std::vector<double> ref = {1.0, -2.0}, vel = {0, 0};
+    for (int step = 0; step < 3; ++step) {
+      std::vector<float> g = {0.5f * (step + 1), -0.25f};
+      opt.apply_gradients({Tensor(g)}, {w});
+      for (int i = 0; i < 2; ++i) {
+        if (momentum == 0) {
+          ref[i] -= lr * g[i];
+          continue;
+        }
+        vel[i] = momentum * vel[i] - lr * g[i];
+        ref[i] += nesterov ? momentum * vel[i] - lr * g[i] : vel[i];
+      }
+      expectNear(w.read_value(), Tensor({float(ref[0]), float(ref[1])}), 1e-6);
+    }
+    EXPECT_EQ(opt.iterations().read_value().item<int64_t>(), 3);
+  }
+}
+
+TEST(NNTest, AdamStepsFollowTheFormula) {
+  nn::Adam opt(0.01);
+  Variable w(Tensor({0.5, -1.5}), "w64"); // float64 variables work too
+  std::vector<double> ref = {0.5, -1.5}, m = {0, 0}, v = {0, 0};
+  for (int t = 1; t <= 4; ++t) {
+    std::vector<double> g = {0.3 * t, -0.7};
+    opt.apply_gradients({Tensor(g)}, {w});
+    double alpha = 0.01 * std::sqrt(1 - std::pow(0.999, t)) /
+                   (1 - std::pow(0.9, t));
+    for (int i = 0; i < 2; ++i) {
+      m[i] = 0.9 * m[i] + 0.1 * g[i];
+      v[i] = 0.999 * v[i] + 0.001 * g[i] * g[i];
+      ref[i] -= alpha * m[i] / (std::sqrt(v[i]) + 1e-7);
+    }
+    EXPECT_NEAR(w.read_value().at<double>({0}), ref[0], 1e-6);
+    EXPECT_NEAR(w.read_value().at<double>({1}), ref[1], 1e-6);
+  }
+  // The slots are variables of the optimizer, named after the variable.
+  std::vector<std::string> names;
+  for (const auto &[name, var] : opt.named_variables())
+    names.push_back(name);
+  EXPECT_EQ(names, (std::vector<std::string>{"iterations", "learning_rate",
+                                             "w64/m", "w64/v"}));
+}
+
+TEST(NNTest, OptimizerErrorsAndSchedules) {
+  nn::SGD opt(0.1);
+  Variable w(Tensor({1.0f}), "w"), n(Tensor({1}), "n");
+  EXPECT_FNC_ERROR(opt.apply_gradients({Tensor({1.0f}), Tensor({1.0f})}, {w}),
+                   InvalidArgument, "2 gradients for 1 variables");
+  EXPECT_FNC_ERROR(opt.apply_gradients({Tensor({1})}, {n}), InvalidArgument,
+                   "only float variables");
+  EXPECT_FNC_ERROR(opt.apply_gradients({Tensor({1.0f, 2.0f})}, {w}),
+                   InvalidArgument, "the gradient of `w`");
+  opt.apply_gradients({Tensor()}, {w}); // unconnected: skipped
+  EXPECT_FLOAT_EQ(w.read_value().item<float>(), 1.0f);
+  EXPECT_FNC_ERROR(nn::Adam(0.1, 1.0), InvalidArgument, "beta_1");
+  // exponential_decay: 0.1 * 0.5^(step / 2), floored with staircase.
+  nn::SGD decayed(nn::exponential_decay(0.1, 2, 0.5, /*staircase=*/true));
+  for (int step = 0; step < 5; ++step) {
+    EXPECT_NEAR(decayed.learning_rate().item<float>(),
+                0.1 * std::pow(0.5, step / 2), 1e-7);
+    decayed.apply_gradients({Tensor({0.0f})}, {w});
+  }
+}
+
+TEST(NNTest, VariablesFromInitializersWhileTracing) {
+  // Today's idiom in a trace: a callable initializer, or an InitScope.
+  Variable made;
+  int traces = 0;
+  auto f = function([&](Tensor x) {
+    ++traces;
+    if (!made.defined())
+      made = Variable([] { return random_normal({3}, 0, 1); }, "made");
+    Tensor init;
+    {
+      InitScope eager;
+      init = zeros({3}) + 1.0f; // eager even inside the trace
+      EXPECT_EQ(init.to_vector<float>(), (std::vector<float>{1, 1, 1}));
+    }
+    return x + made;
+  });
+  Tensor y = f(ones({3}));
+  ASSERT_TRUE(made.defined());
+  expectNear(y, made.read_value() + 1.0f, 0);
+  f(ones({3}));
+  EXPECT_EQ(traces, 1);
+  // A symbolic initial value says how to fix it.
+  auto bad = function([](Tensor x) {
+    Variable v(x * 2.0f, "v");
+    return x;
+  });
+  EXPECT_FNC_ERROR(bad(ones({2})), InvalidArgument, "fnc::InitScope");
+}
+
+TEST(NNTest, DropoutWithAnUnknownBatchDim) {
+  FunctionOptions options;
+  options.input_signature = {TensorSpec({-1, 64}, DType::f32)};
+  auto f = function([](Tensor x) { return dropout(x, 0.25); }, options);
+  for (int64_t batch : {3, 50}) {
+    std::vector<float> y = f(ones({batch, 64})).to_vector<float>();
+    ASSERT_EQ(y.size(), static_cast<size_t>(batch * 64));
+    int kept = 0;
+    for (float v : y) {
+      ASSERT_TRUE(v == 0 || std::abs(v - 1 / 0.75f) < 1e-6) << v;
+      kept += v != 0;
+    }
+    EXPECT_GT(kept, 0);
+    EXPECT_LT(kept, batch * 64);
+  }
+  EXPECT_EQ(f.tracing_count(), 1);
+  // random_uniform from a shape tensor, eagerly too.
+  EXPECT_EQ(random_uniform(shape(ones({2, 5}))).shape(), (Shape{2, 5}));
+}
+
+/// One train step of a small MLP, eagerly or staged with an unknown batch
+/// dim: the same updates.
+TEST(NNTest, StagedTrainStepMatchesEager) {
+  std::mt19937 rng(4);
+  Tensor x = randomTensor({16, 6}, rng), y = Tensor(std::vector<int32_t>{
+                                             0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1,
+                                             2, 0, 1, 2, 0},
+                                         {16});
+  auto makeModel = [] {
+    return std::make_shared<nn::Sequential>(
+        nn::Dense(8, "relu", true, nn::init::glorot_uniform()),
+        nn::Dropout(0.0), nn::Dense(3));
+  };
+  set_random_seed(1);
+  auto eagerModel = makeModel();
+  (*eagerModel)(x);
+  set_random_seed(1);
+  auto stagedModel = makeModel();
+  (*stagedModel)(x);
+  for (size_t i = 0; i < eagerModel->variables().size(); ++i)
+    expectNear(eagerModel->variables()[i].read_value(),
+               stagedModel->variables()[i].read_value(), 0);
+  nn::Adam eagerOpt(0.01), stagedOpt(0.01);
+  auto step = [](nn::Sequential &model, nn::Optimizer &opt, const Tensor &x,
+                 const Tensor &y) {
+    GradientTape tape;
+    Tensor loss = nn::sparse_categorical_crossentropy(y, model(x, true));
+    std::vector<Variable> vars = model.trainable_variables();
+    opt.apply_gradients(tape.gradient(loss, vars), vars);
+    return loss;
+  };
+  FunctionOptions options;
+  options.input_signature = {TensorSpec({-1, 6}, DType::f32),
+                             TensorSpec({-1}, DType::i32)};
+  auto staged = function(
+      [&](Tensor x, Tensor y) { return step(*stagedModel, stagedOpt, x, y); },
+      options);
+  for (int it = 0; it < 3; ++it) {
+    int64_t n = it == 2 ? 5 : 16; // a partial batch: no retrace
+    Tensor xb = slice(x, {0, 0}, {n, 6}), yb = slice(y, {0}, {n});
+    Tensor le = step(*eagerModel, eagerOpt, xb, yb);
+    Tensor ls = staged(xb, yb);
+    EXPECT_NEAR(le.item<float>(), ls.item<float>(), 1e-5);
+    for (size_t i = 0; i < eagerModel->variables().size(); ++i)
+      expectNear(eagerModel->variables()[i].read_value(),
+                 stagedModel->variables()[i].read_value(), 1e-4);
+  }
+  EXPECT_EQ(staged.tracing_count(), 1);
+  EXPECT_EQ(stagedOpt.iterations().read_value().item<int64_t>(), 3);
+}
+
+/// A deterministic short training run: a 2-layer MLP on a synthetic
+/// 3-class problem must bring its loss below a bound.
+TEST(NNTest, ShortTrainingRunLearns) {
+  set_random_seed(3);
+  std::mt19937 rng(5);
+  Tensor centers = randomTensor({3, 10}, rng, 2);
+  std::vector<float> xs;
+  std::vector<int32_t> ys;
+  std::normal_distribution<float> noise(0, 0.7f);
+  std::vector<float> c = centers.to_vector<float>();
+  for (int i = 0; i < 256; ++i) {
+    int label = i % 3;
+    ys.push_back(label);
+    for (int j = 0; j < 10; ++j)
+      xs.push_back(c[label * 10 + j] + noise(rng));
+  }
+  Tensor x(xs, {256, 10}), y(ys, {256});
+  nn::Sequential model{nn::Dense(32, "relu"), nn::Dense(3)};
+  nn::SGD opt(0.1, 0.9);
+  FunctionOptions options;
+  options.input_signature = {TensorSpec({-1, 10}, DType::f32),
+                             TensorSpec({-1}, DType::i32)};
+  auto step = function(
+      [&](Tensor x, Tensor y) {
+        GradientTape tape;
+        Tensor loss = nn::sparse_categorical_crossentropy(y, model(x, true));
+        std::vector<Variable> vars = model.trainable_variables();
+        opt.apply_gradients(tape.gradient(loss, vars), vars);
+        return loss;
+      },
+      options);
+  float first = 0, last = 0;
+  for (int it = 0; it < 200; ++it) {
+    int64_t b = (it * 32) % 256;
+    last = step(slice(x, {b, 0}, {32, 10}), slice(y, {b}, {32}))
+               .item<float>();
+    if (it == 0)
+      first = last;
+  }
+  EXPECT_GT(first, 0.5f);
+  EXPECT_LT(last, 0.1f);
+  EXPECT_GT(nn::accuracy(y, model(x)).item<float>(), 0.97f);
+}
+
+} // namespace
