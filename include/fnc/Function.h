@@ -470,6 +470,15 @@ struct TraceThunk {
                              const std::vector<Tensor> &symbolic);
 };
 
+/// The callable with the non-tensor arguments of one call bound (owning
+/// copies): runs it on the given tensor arguments. Made only when a call
+/// under a gradient tape needs a backward function (fnc/GradientTape.h).
+using Replay = std::function<std::vector<Tensor>(const std::vector<Tensor> &)>;
+struct ReplayMaker {
+  const void *context;
+  Replay (*make)(const void *context, size_t tensorCount);
+};
+
 /// The type-erased, thread-safe cache and dispatcher behind a Function.
 class FunctionCore {
 public:
@@ -481,9 +490,22 @@ public:
   /// True if the callable should run directly: eager mode, or a call
   /// inside another trace (the callable then records into that trace).
   static bool runCallableDirectly();
+  /// True if a gradient tape records on this thread: calls then go through
+  /// callUnderTape.
+  static bool underTape();
 
   /// Dispatches `key` (tracing on a miss) and runs it.
   std::vector<Tensor> call(const CallKey &key, const TraceThunk &thunk);
+  /// call() for a call under a recording tape: the tapes get one entry for
+  /// the whole call, whose gradient is a staged backward function, traced
+  /// and compiled once per concrete function and cached. A concrete
+  /// function with side effects runs its callable eagerly instead, so that
+  /// the tapes see its ops.
+  std::vector<Tensor> callUnderTape(const CallKey &key,
+                                    const TraceThunk &thunk,
+                                    const ReplayMaker &replay);
+  /// The concrete functions of the backward functions made so far.
+  std::vector<ConcreteFunction> backwardConcreteFunctions() const;
   /// Dispatches `key` (tracing on a miss) without running it.
   ConcreteFunction concrete(const CallKey &key, const TraceThunk &thunk);
 
@@ -524,46 +546,71 @@ struct Caller<F, R, std::tuple<Ps...>> {
   }
 
   struct Bound {
-    F *fn;
+    const std::shared_ptr<F> &fn;
     std::tuple<const Ps &...> args;
   };
+
+  /// Calls fn on `args` with their tensors replaced by `tensors`, in order.
+  static std::vector<Tensor> invoke(F &fn, std::tuple<Ps...> args,
+                                    const std::vector<Tensor> &tensors) {
+    const Tensor *next = tensors.data();
+    std::apply([&](Ps &...a) { (ArgCodec<Ps>::substitute(a, next), ...); },
+               args);
+    if constexpr (std::is_void_v<R>) {
+      std::apply(fn, args);
+      return {};
+    } else {
+      return ResultCodec<R>::flatten(std::apply(fn, args));
+    }
+  }
 
   static std::vector<Tensor> runTraced(const void *context,
                                        const std::vector<Tensor> &symbolic) {
     const Bound &b = *static_cast<const Bound *>(context);
-    std::tuple<Ps...> copy(b.args);
-    const Tensor *next = symbolic.data();
-    std::apply([&](Ps &...a) { (ArgCodec<Ps>::substitute(a, next), ...); },
-               copy);
-    if constexpr (std::is_void_v<R>) {
-      std::apply(*b.fn, copy);
-      return {};
-    } else {
-      return ResultCodec<R>::flatten(std::apply(*b.fn, copy));
-    }
+    return invoke(*b.fn, std::tuple<Ps...>(b.args), symbolic);
   }
 
-  static R call(F &fn, FunctionCore &core, const Ps &...args) {
+  static Replay makeReplay(const void *context, size_t tensorCount) {
+    const Bound &b = *static_cast<const Bound *>(context);
+    // The copy keeps no tensor of the call alive.
+    std::tuple<Ps...> args(b.args);
+    std::vector<Tensor> none(tensorCount);
+    const Tensor *next = none.data();
+    std::apply([&](Ps &...a) { (ArgCodec<Ps>::substitute(a, next), ...); },
+               args);
+    return [fn = b.fn, args = std::move(args)](
+               const std::vector<Tensor> &tensors) {
+      return invoke(*fn, args, tensors);
+    };
+  }
+
+  static R call(const std::shared_ptr<F> &fn, FunctionCore &core,
+                const Ps &...args) {
     if (FunctionCore::runCallableDirectly())
-      return fn(args...);
+      return (*fn)(args...);
     CallKey key;
     encode(key, args...);
-    Bound bound{&fn, std::tuple<const Ps &...>(args...)};
-    std::vector<Tensor> outs = core.call(key, {&bound, &runTraced});
+    Bound bound{fn, std::tuple<const Ps &...>(args...)};
+    std::vector<Tensor> outs =
+        FunctionCore::underTape()
+            ? core.callUnderTape(key, {&bound, &runTraced},
+                                 {&bound, &makeReplay})
+            : core.call(key, {&bound, &runTraced});
     if constexpr (!std::is_void_v<R>)
       return ResultCodec<R>::rebuild(std::move(outs));
   }
 
-  static ConcreteFunction concrete(F &fn, FunctionCore &core,
-                                   const Ps &...args) {
+  static ConcreteFunction concrete(const std::shared_ptr<F> &fn,
+                                   FunctionCore &core, const Ps &...args) {
     CallKey key;
     encode(key, args...);
-    Bound bound{&fn, std::tuple<const Ps &...>(args...)};
+    Bound bound{fn, std::tuple<const Ps &...>(args...)};
     return core.concrete(key, {&bound, &runTraced});
   }
 
   template <typename... Specs>
-  static ConcreteFunction concreteFromSpecs(F &fn, FunctionCore &core,
+  static ConcreteFunction concreteFromSpecs(const std::shared_ptr<F> &fn,
+                                            FunctionCore &core,
                                             const Specs &...specs) {
     static_assert((std::is_same_v<Ps, Tensor> && ...),
                   "fnc::Function::get_concrete_function(TensorSpec...) needs "
@@ -576,7 +623,7 @@ struct Caller<F, R, std::tuple<Ps...>> {
     ((key.arg = i++, key.spec(specs)), ...);
     // Tracing only reads the symbolic tensors, never these.
     std::tuple<Ps...> none;
-    Bound bound{&fn, std::apply(
+    Bound bound{fn, std::apply(
                          [](const Ps &...a) {
                            return std::tuple<const Ps &...>(a...);
                          },
@@ -607,7 +654,7 @@ public:
   template <typename... Args> Result operator()(Args &&...args) const {
     static_assert(sizeof...(Args) == std::tuple_size_v<Params>,
                   "fnc::Function called with the wrong number of arguments");
-    return Caller::call(*fn_, *core_, std::forward<Args>(args)...);
+    return Caller::call(fn_, *core_, std::forward<Args>(args)...);
   }
 
   /// The concrete function for these arguments (tracing it if needed)
@@ -618,9 +665,9 @@ public:
                   "get_concrete_function: one argument per parameter");
     if constexpr (sizeof...(Args) > 0 &&
                   (std::is_same_v<std::decay_t<Args>, TensorSpec> && ...))
-      return Caller::concreteFromSpecs(*fn_, *core_, args...);
+      return Caller::concreteFromSpecs(fn_, *core_, args...);
     else
-      return Caller::concrete(*fn_, *core_, std::forward<Args>(args)...);
+      return Caller::concrete(fn_, *core_, std::forward<Args>(args)...);
   }
 
   /// Number of traces so far.
@@ -634,6 +681,13 @@ public:
   /// The concrete functions, in tracing order.
   std::vector<ConcreteFunction> concrete_functions() const {
     return core_->concreteFunctions();
+  }
+  /// The concrete functions of the staged backward functions made for
+  /// calls under a fnc::GradientTape (one per concrete function and set of
+  /// differentiated inputs), in the order they were made: their IR is the
+  /// gradient computation (fnc/GradientTape.h).
+  std::vector<ConcreteFunction> backward_concrete_functions() const {
+    return core_->backwardConcreteFunctions();
   }
   const std::string &name() const { return core_->name(); }
 

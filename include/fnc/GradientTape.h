@@ -66,6 +66,7 @@ struct GradientOptions {
 
 namespace detail {
 struct TapeState;
+struct TapeAccess;
 } // namespace detail
 
 class GradientTape {
@@ -106,10 +107,14 @@ public:
   }
 
 private:
-  /// A tensor or a variable to differentiate with respect to.
+  friend struct detail::TapeAccess;
+
+  /// A tensor or a variable to differentiate with respect to (internally
+  /// also a variable known by its id alone, a float one).
   struct Source {
     const Tensor *tensor = nullptr;
     const Variable *variable = nullptr;
+    uint64_t variableId = 0;
   };
   static Source sourceOf(const Tensor &t) { return {&t, nullptr}; }
   static Source sourceOf(const Variable &v) { return {nullptr, &v}; }

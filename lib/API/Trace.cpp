@@ -10,6 +10,8 @@
 #include "fnc/API/OpSupport.h"
 #include "fnc/API/Tape.h"
 
+#include <algorithm>
+
 namespace fnc {
 
 namespace {
@@ -96,6 +98,7 @@ int64_t Recorder::valueOf(const Tensor &t, const char *op) {
   } else {
     id = hiddenArgument(a.dtype, a.shape);
     hiddenArgs.push_back(t);
+    hiddenVariables.push_back(0);
   }
   if (id < 0)
     throw Error(ErrorKind::Internal,
@@ -105,6 +108,20 @@ int64_t Recorder::valueOf(const Tensor &t, const char *op) {
                     token_->functionName + "`");
   captured_.emplace_back(t, id);
   return id;
+}
+
+std::vector<Tensor> Recorder::constantCaptures() const {
+  std::vector<Tensor> constants;
+  for (const auto &[tensor, id] : captured_) {
+    const void *impl = &detail::TensorAccess::impl(tensor);
+    bool hidden = std::any_of(
+        hiddenArgs.begin(), hiddenArgs.end(), [&](const Tensor &h) {
+          return &detail::TensorAccess::impl(h) == impl;
+        });
+    if (!hidden)
+      constants.push_back(tensor);
+  }
+  return constants;
 }
 
 int64_t Recorder::variableOf(uint64_t uid, const Tensor &alias) {
@@ -117,6 +134,7 @@ int64_t Recorder::variableOf(uint64_t uid, const Tensor &alias) {
                 "fnc::Variable: could not pass a variable to the trace of `" +
                     token_->functionName + "`");
   hiddenArgs.push_back(alias);
+  hiddenVariables.push_back(uid);
   variables_.emplace_back(uid, id);
   return id;
 }

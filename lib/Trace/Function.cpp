@@ -11,11 +11,14 @@
 
 #include "fnc/Function.h"
 
+#include "fnc/API/OpSupport.h"
 #include "fnc/API/Tape.h"
 
 #include "fnc/JIT/Engine.h"
 #include "fnc/Trace/CompiledTrace.h"
 #include "fnc/Trace/TraceRecorder.h"
+
+#include "Gradients.h"
 
 #include <algorithm>
 #include <atomic>
@@ -470,6 +473,8 @@ struct FunctionCore::State {
   // span) and when it last warned (at most once per span).
   std::deque<std::chrono::steady_clock::time_point> recentTraces;
   std::optional<std::chrono::steady_clock::time_point> lastWarning;
+  // The staged backward functions of calls under a gradient tape.
+  std::vector<std::shared_ptr<struct BackwardFunction>> backwards;
 
   std::vector<std::string> paramNames() const {
     std::vector<std::string> r;
@@ -524,11 +529,13 @@ FunctionCore::FunctionCore(FunctionOptions options,
 FunctionCore::~FunctionCore() = default;
 
 bool FunctionCore::runCallableDirectly() {
-  // Inside a trace the callable is inlined; under a gradient tape it runs
-  // eagerly, so that the tape sees its ops.
+  // Inside a trace the callable is inlined (a tape in that trace sees its
+  // ops).
   return runEagerly.load(std::memory_order_relaxed) ||
-         trace::activeRecorder() != nullptr || tape::anyActive();
+         trace::activeRecorder() != nullptr;
 }
+
+bool FunctionCore::underTape() { return tape::anyRecording(); }
 
 const std::string &FunctionCore::name() const { return state_->name; }
 
@@ -628,6 +635,9 @@ traceConcrete(const std::string &name, const FunctionOptions &options,
   } endOfTrace{*token};
   std::vector<int64_t> resultIds;
   {
+    // Tapes outside the call do not see the trace (a call under a tape is
+    // one entry of theirs: callUnderTape).
+    tape::Suspended outerTapes;
     trace::RecorderScope scope(&recorder);
     std::vector<Tensor> outs = thunk.run(thunk.context, symbolic);
     for (size_t i = 0; i < outs.size(); ++i) {
@@ -689,6 +699,243 @@ ConcreteFunction FunctionCore::concrete(const CallKey &key,
   ConcreteFunction f;
   f.impl_ = lookupOrTrace(*state_, key, thunk, true);
   return f;
+}
+
+//===----------------------------------------------------------------------===//
+// Calls under a gradient tape
+//===----------------------------------------------------------------------===//
+
+/// The staged backward of one concrete function for one set of
+/// differentiated inputs: a function of its own (traced and compiled once,
+/// cached) whose parameters are the forward's tensor arguments, then the
+/// gradients of its results, and whose results are the gradients of the
+/// differentiated inputs of the tape entry, in its order (the arguments,
+/// then the hidden arguments: captured eager tensors and variables). It
+/// recomputes the forward under a tape of its own (recomputation: the only
+/// residuals are the inputs).
+struct BackwardFunction : std::enable_shared_from_this<BackwardFunction> {
+  std::shared_ptr<const ConcreteImpl> forward;
+  std::vector<bool> mask; // per input of the tape entry
+  Replay replay;
+  size_t argCount = 0;
+  std::vector<Tensor> captured; // eager tensors the forward captured
+  std::vector<uint64_t> variables;
+  std::vector<Tensor> variableBuffers; // their aliases, for zeros
+  /// Per differentiated hidden argument, in order: a variable (its index
+  /// in `variables`) or a captured tensor (its index in `captured`).
+  std::vector<std::pair<bool, size_t>> hiddenOrder;
+  std::vector<TensorSpec> specs; // the forward's inputs, then results
+  std::unique_ptr<FunctionCore> core;
+  /// Which results a gradient flows to (set while tracing: it is a
+  /// property of the program, not of the shapes); the others are null for
+  /// the tape, as unconnected sources are.
+  mutable std::vector<bool> connected;
+
+  std::vector<Tensor> body(const std::vector<Tensor> &tensors) const {
+    std::vector<Tensor> args(tensors.begin(), tensors.begin() + argCount);
+    std::vector<Tensor> grads(tensors.begin() + argCount, tensors.end());
+    std::vector<Tensor> watch;
+    for (size_t i = 0; i < argCount; ++i)
+      if (mask[i])
+        watch.push_back(args[i]);
+    watch.insert(watch.end(), captured.begin(), captured.end());
+    std::vector<Tensor> g =
+        grad::vjp([&] { return replay(args); }, watch, variables, grads);
+    // In the entry's order: the arguments, then the hidden arguments.
+    size_t maskedArgs = watch.size() - captured.size();
+    std::vector<size_t> order;
+    for (size_t i = 0; i < maskedArgs; ++i)
+      order.push_back(i);
+    for (const auto &[isVariable, index] : hiddenOrder)
+      order.push_back(isVariable ? watch.size() + index : maskedArgs + index);
+    std::vector<Tensor> ordered;
+    connected.clear();
+    for (size_t i : order) {
+      connected.push_back(g[i].defined());
+      // Every result is a defined tensor: zeros where no gradient flows.
+      if (g[i].defined())
+        ordered.push_back(g[i]);
+      else if (i < watch.size())
+        ordered.push_back(zeros_like(watch[i]));
+      else
+        ordered.push_back(zeros(variableBuffers[i - watch.size()].shape(),
+                                variableBuffers[i - watch.size()].dtype()));
+    }
+    return ordered;
+  }
+
+  static std::vector<Tensor> run(const void *self,
+                                 const std::vector<Tensor> &tensors) {
+    return static_cast<const BackwardFunction *>(self)->body(tensors);
+  }
+
+  static Replay makeReplay(const void *self, size_t) {
+    auto keep = static_cast<const BackwardFunction *>(self)->shared_from_this();
+    return [keep](const std::vector<Tensor> &tensors) {
+      return keep->body(tensors);
+    };
+  }
+
+  std::vector<Tensor> call(const std::vector<Tensor> &tensors) {
+    CallKey key;
+    for (size_t i = 0; i < specs.size(); ++i) {
+      key.arg = static_cast<int32_t>(i);
+      key.spec(specs[i]);
+      key.tensors.push_back(&tensors[i]);
+    }
+    // Under an outer recording tape (higher derivatives) the backward is
+    // one entry of that tape in turn.
+    if (FunctionCore::underTape())
+      return core->callUnderTape(key, {this, &run}, {this, &makeReplay});
+    return core->call(key, {this, &run});
+  }
+};
+
+namespace {
+
+/// A tensor sharing `buffer`'s memory with an identity of its own: what a
+/// tape takes as the value a call read from a variable.
+Tensor viewOf(const Tensor &buffer) {
+  auto holder = std::make_shared<Tensor>(buffer);
+  void *data = const_cast<void *>(trace::concreteData(buffer));
+  return trace::adoptBuffer(buffer.dtype(), buffer.shape(),
+                            std::shared_ptr<void>(holder, data));
+}
+
+const void *identity(const Tensor &t) {
+  return &detail::TensorAccess::impl(t);
+}
+
+} // namespace
+
+std::vector<Tensor> FunctionCore::callUnderTape(const CallKey &key,
+                                                const TraceThunk &thunk,
+                                                const ReplayMaker &replay) {
+  State &s = *state_;
+  std::shared_ptr<ConcreteImpl> c = lookupOrTrace(s, key, thunk, false);
+  const trace::CompiledTrace &trace = *c->trace;
+  size_t argCount = key.tensors.size();
+  std::vector<Tensor> inputs;
+  for (size_t i = 0; i < argCount; ++i)
+    inputs.push_back(*key.tensors[i]);
+  if (trace.hasEffects()) {
+    // A backward would run them again: run the callable eagerly instead,
+    // so that the tapes see its ops and its effects happen once.
+    return thunk.run(thunk.context, inputs);
+  }
+  // The tape entry's inputs: the arguments, then the hidden arguments (a
+  // variable's as a fresh view of its buffer, read from the variable), then
+  // the captured tensors the trace holds as constants.
+  std::vector<Tensor> hidden = trace.hiddenArgs();
+  std::vector<uint64_t> hiddenVariables = trace.hiddenVariables();
+  hidden.insert(hidden.end(), trace.constantCaptures().begin(),
+                trace.constantCaptures().end());
+  hiddenVariables.resize(hidden.size(), 0);
+  for (size_t j = 0; j < hidden.size(); ++j) {
+    if (!hiddenVariables[j]) {
+      inputs.push_back(hidden[j]);
+      continue;
+    }
+    Tensor value = viewOf(hidden[j]);
+    tape::noteVariableRead(hiddenVariables[j], value);
+    inputs.push_back(value);
+  }
+  std::vector<bool> mask(inputs.size());
+  bool any = false;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    mask[i] = isFloat(inputs[i].dtype()) && tape::watchedByAny(inputs[i]);
+    any |= mask[i];
+  }
+  if (!any)
+    return c->run(key.tensors.data(), argCount);
+
+  std::shared_ptr<BackwardFunction> backward;
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    for (const auto &b : s.backwards)
+      if (b->forward == c && b->mask == mask)
+        backward = b;
+  }
+  if (!backward) {
+    backward = std::make_shared<BackwardFunction>();
+    backward->forward = c;
+    backward->mask = mask;
+    backward->replay = replay.make(replay.context, argCount);
+    backward->argCount = argCount;
+    for (size_t j = 0; j < hidden.size(); ++j) {
+      if (!mask[argCount + j])
+        continue;
+      if (hiddenVariables[j]) {
+        backward->hiddenOrder.emplace_back(true, backward->variables.size());
+        backward->variables.push_back(hiddenVariables[j]);
+        backward->variableBuffers.push_back(hidden[j]);
+      } else {
+        backward->hiddenOrder.emplace_back(false, backward->captured.size());
+        backward->captured.push_back(hidden[j]);
+      }
+    }
+    backward->specs = c->inputs;
+    backward->specs.insert(backward->specs.end(), c->outputs.begin(),
+                           c->outputs.end());
+    FunctionOptions options;
+    options.name = s.name + "_backward";
+    backward->core = std::make_unique<FunctionCore>(
+        options, std::vector<bool>(backward->specs.size(), true));
+    std::lock_guard<std::mutex> lock(s.mutex);
+    s.backwards.push_back(backward);
+  }
+
+  tape::RegionScope region;
+  std::vector<Tensor> outs = c->run(key.tensors.data(), argCount);
+  auto entry = std::make_shared<tape::Region>();
+  entry->op = "function";
+  // Non-float results get no gradient; the backward takes zeros for them.
+  std::vector<std::pair<Shape, DType>> outputTypes;
+  for (const Tensor &t : outs)
+    outputTypes.emplace_back(t.shape(), t.dtype());
+  entry->backward = [backward, inputs, outputTypes](
+                        const std::vector<Tensor> &captured,
+                        const std::vector<Tensor> &resultGrads) {
+    std::vector<Tensor> tensors(inputs.begin(),
+                                inputs.begin() + backward->argCount);
+    for (size_t k = 0; k < outputTypes.size(); ++k)
+      tensors.push_back(k < resultGrads.size() && resultGrads[k].defined()
+                            ? resultGrads[k]
+                            : zeros(outputTypes[k].first,
+                                    outputTypes[k].second));
+    std::vector<Tensor> g = backward->call(tensors);
+    // g holds one gradient per differentiated input, in input order; the
+    // tape asks for those of `captured` (its watched inputs, deduplicated).
+    std::vector<Tensor> result;
+    for (const Tensor &t : captured) {
+      Tensor sum;
+      size_t next = 0;
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        if (!backward->mask[i])
+          continue;
+        if (identity(inputs[i]) == identity(t) && backward->connected[next])
+          sum = sum.defined() ? sum + g[next] : g[next];
+        ++next;
+      }
+      result.push_back(sum);
+    }
+    return result;
+  };
+  region.end(entry, inputs, outs);
+  return outs;
+}
+
+std::vector<ConcreteFunction> FunctionCore::backwardConcreteFunctions() const {
+  std::vector<std::shared_ptr<BackwardFunction>> backwards;
+  {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    backwards = state_->backwards;
+  }
+  std::vector<ConcreteFunction> r;
+  for (const auto &b : backwards)
+    for (ConcreteFunction &f : b->core->concreteFunctions())
+      r.push_back(std::move(f));
+  return r;
 }
 
 namespace {

@@ -81,6 +81,10 @@ struct TapeState : tape::Observer {
 
   bool recording() const override { return !paused; }
 
+  bool watches(const Tensor &t) const override {
+    return watched.count(key(t)) != 0;
+  }
+
   void abandonRegion() override {
     if (regionStarts.empty())
       return;
@@ -236,6 +240,8 @@ std::vector<Tensor> GradientTape::gradients(const Tensor &target,
              "fnc::cast(x, fnc::DType::f32) before the ops to differentiate)");
   for (size_t i = 0; i < sources.size(); ++i) {
     const Source &src = sources[i];
+    if (!src.tensor && !src.variable)
+      continue; // a float variable by id (TapeAccess::vjp)
     DType dtype =
         src.tensor ? (src.tensor->defined() ? src.tensor->dtype() : DType::i1)
                    : src.variable->dtype();
@@ -309,7 +315,8 @@ std::vector<Tensor> GradientTape::gradients(const Tensor &target,
       if (it != grads.end() && s.watched.count(TapeState::key(*src.tensor)))
         g = it->second;
     } else {
-      auto reads = s.reads.find(src.variable->id());
+      auto reads =
+          s.reads.find(src.variable ? src.variable->id() : src.variableId);
       if (reads != s.reads.end())
         for (const Tensor &value : reads->second) {
           auto it = grads.find(TapeState::key(value));
@@ -317,7 +324,7 @@ std::vector<Tensor> GradientTape::gradients(const Tensor &target,
             g = g.defined() ? g + it->second : it->second;
         }
     }
-    if (!g.defined() &&
+    if (!g.defined() && (src.tensor || src.variable) &&
         options.unconnected_gradients == UnconnectedGradients::Zero)
       g = src.tensor ? zeros_like(*src.tensor)
                      : zeros(src.variable->shape(), src.variable->dtype());
@@ -327,6 +334,36 @@ std::vector<Tensor> GradientTape::gradients(const Tensor &target,
 }
 
 namespace detail {
+
+struct TapeAccess {
+  static std::vector<Tensor> vjp(const std::function<std::vector<Tensor>()> &f,
+                                 const std::vector<Tensor> &watch,
+                                 const std::vector<uint64_t> &variables,
+                                 const std::vector<Tensor> &outputGrads) {
+    GradientTape tape;
+    for (const Tensor &t : watch)
+      tape.watch(t);
+    std::vector<Tensor> outs = f();
+    // The gradient of sum_k <out_k, grad_k> is the vector-Jacobian product.
+    Tensor target;
+    for (size_t k = 0; k < outs.size() && k < outputGrads.size(); ++k) {
+      if (!outputGrads[k].defined() || !outs[k].defined() ||
+          !isFloat(outs[k].dtype()))
+        continue;
+      Tensor term = reduce_sum(outs[k] * outputGrads[k]);
+      target = target.defined() ? target + term : term;
+    }
+    if (!target.defined())
+      return std::vector<Tensor>(watch.size() + variables.size());
+    std::vector<GradientTape::Source> sources;
+    for (const Tensor &t : watch)
+      sources.push_back(GradientTape::sourceOf(t));
+    for (uint64_t id : variables)
+      sources.push_back({nullptr, nullptr, id});
+    return tape.gradients(target, sources, {});
+  }
+};
+
 void badArgnum(const char *what, int argnum, size_t arity, bool inRange) {
   throw Error(ErrorKind::InvalidArgument,
               std::string(what) + ": argnum " + std::to_string(argnum) +
@@ -346,6 +383,13 @@ void nonScalarValue(const char *what, const Tensor &value) {
                   "fnc::GradientTape, which sums a non-scalar target");
 }
 } // namespace detail
+
+std::vector<Tensor> grad::vjp(const std::function<std::vector<Tensor>()> &f,
+                              const std::vector<Tensor> &watch,
+                              const std::vector<uint64_t> &variables,
+                              const std::vector<Tensor> &outputGrads) {
+  return detail::TapeAccess::vjp(f, watch, variables, outputGrads);
+}
 
 Tensor stop_gradient(const Tensor &x) {
   const TensorImpl &impl = detail::TensorAccess::impl(x);

@@ -13,6 +13,8 @@
 #include "fnc/Tensor.h"
 #include "fnc/Trace/Recorder.h"
 
+#include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace fnc::grad {
@@ -24,6 +26,15 @@ namespace fnc::grad {
 std::vector<Tensor> gradientsOf(const trace::OpAttrs &op,
                                 const std::vector<Tensor> &inputs,
                                 const Tensor &output, const Tensor &g);
+
+/// The vector-Jacobian product of `f`: runs f() under a tape of its own
+/// that watches `watch`, and returns the gradients of
+/// sum_k <f()[k], outputGrads[k]> with respect to each of `watch`, then to
+/// each float variable (by id) in `variables`: null where none flows.
+std::vector<Tensor> vjp(const std::function<std::vector<Tensor>()> &f,
+                        const std::vector<Tensor> &watch,
+                        const std::vector<uint64_t> &variables,
+                        const std::vector<Tensor> &outputGrads);
 
 } // namespace fnc::grad
 

@@ -740,7 +740,10 @@ public:
     parts.opCount = countOps();
     llvm::raw_string_ostream os(parts.fncText);
     module_->print(os);
+    parts.constantCaptures = constantCaptures(); // before hiddenArgs moves
     parts.hiddenArgs = std::move(hiddenArgs);
+    parts.hiddenVariables = std::move(hiddenVariables);
+    parts.hasEffects = effectsRecorded > 0;
     parts.ownedState = std::move(ownedState);
     releaseIR();
     return std::make_unique<CompiledTrace>(std::move(parts));

@@ -63,6 +63,8 @@ public:
   virtual void abandonRegion() = 0;
   /// False while the tape computes a gradient (it records nothing then).
   virtual bool recording() const = 0;
+  /// True if the tape watches `t` (a gradient can flow to it).
+  virtual bool watches(const Tensor &t) const = 0;
 };
 
 /// The tapes observing this thread, innermost last.
@@ -74,6 +76,14 @@ inline bool anyActive() { return !active.empty(); }
 inline bool anyRecording() {
   for (Observer *o : active)
     if (o->recording())
+      return true;
+  return false;
+}
+
+/// True if some recording tape of this thread watches `t`.
+inline bool watchedByAny(const Tensor &t) {
+  for (Observer *o : active)
+    if (o->recording() && o->watches(t))
       return true;
   return false;
 }

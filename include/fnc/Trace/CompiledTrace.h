@@ -42,6 +42,13 @@ public:
     int64_t opCount = 0;
     double compileSeconds = 0;
     std::vector<Tensor> hiddenArgs;
+    /// Per hidden argument: the uid of its variable, or 0.
+    std::vector<uint64_t> hiddenVariables;
+    /// The captured eager tensors that became constants (small ones).
+    std::vector<Tensor> constantCaptures;
+    /// Whether the trace has side effects (variable updates, printing,
+    /// random numbers): running it again would repeat them.
+    bool hasEffects = false;
     std::vector<std::shared_ptr<void>> ownedState;
   };
 
@@ -55,6 +62,13 @@ public:
   const jit::Entry &entry() const { return *parts_.entry; }
   /// The eager tensors behind the hidden trailing arguments, in order.
   const std::vector<Tensor> &hiddenArgs() const { return parts_.hiddenArgs; }
+  const std::vector<uint64_t> &hiddenVariables() const {
+    return parts_.hiddenVariables;
+  }
+  bool hasEffects() const { return parts_.hasEffects; }
+  const std::vector<Tensor> &constantCaptures() const {
+    return parts_.constantCaptures;
+  }
   int64_t opCount() const { return parts_.opCount; }
   double compileSeconds() const { return parts_.compileSeconds; }
 

@@ -222,8 +222,14 @@ public:
   /// another trace. `op` names the op for the messages.
   int64_t valueOf(const Tensor &t, const char *op);
 
-  /// The eager tensors behind the hidden arguments, in order.
+  /// The captured eager tensors that became constants of the trace (small
+  /// ones; the others are hidden arguments).
+  std::vector<Tensor> constantCaptures() const;
+
+  /// The eager tensors behind the hidden arguments, in order, and for each
+  /// the uid of the variable whose buffer it is (0: a captured tensor).
   std::vector<Tensor> hiddenArgs;
+  std::vector<uint64_t> hiddenVariables;
 
   /// How many ops with side effects (variable updates, print, random) have
   /// been recorded: staged control flow compares it around a region.
