@@ -2,7 +2,7 @@
 //
 // The one header users include: tensors, ops, errors, fnc::function,
 // variables, staged control flow, tensor arrays, printing and random
-// numbers.
+// numbers, gradient tapes, and fnc::nn (layers, losses, optimizers).
 // It includes only the C++ standard library. See docs/EmbeddingAPI.md.
 //
 //===----------------------------------------------------------------------===//
@@ -17,7 +17,9 @@
 #include "fnc/Error.h"
 #include "fnc/Function.h"
 #include "fnc/GradientTape.h"
+#include "fnc/NN.h"
 #include "fnc/Ops.h"
+#include "fnc/Optimizers.h"
 #include "fnc/Tensor.h"
 #include "fnc/TensorArray.h"
 #include "fnc/Variable.h"
