@@ -51,6 +51,8 @@ std::string formatDuration(double seconds) {
     return "--";
   if (seconds < 59.95)
     return formatFixed(seconds, 1) + "s";
+  if (seconds >= 1e8) // beyond 27000 hours: only the hours matter
+    return formatFixed(seconds / 3600, 0) + "h";
   auto total = static_cast<long long>(std::llround(seconds));
   long long h = total / 3600, m = total / 60 % 60, s = total % 60;
   auto two = [](long long v) {
@@ -136,7 +138,8 @@ std::string ProgressBar::State::line(double now, bool final,
       width = static_cast<int>(std::max(room, std::min(10L, long(width))));
   }
   // Keras's bar: "=" for the done part ending in ">" while not done.
-  int64_t filled = static_cast<int64_t>(width) * step / total;
+  auto filled =
+      static_cast<int64_t>(static_cast<__int128>(width) * step / total);
   std::string bar;
   if (filled > 0)
     bar = std::string(filled - 1, '=') + (step < total ? '>' : '=');
@@ -278,7 +281,9 @@ void ProgressBar::update(int64_t step, const Metrics &metrics,
   // Plain lines at k/plain_lines of the steps, k < plain_lines; the last
   // one is finish()'s.
   auto threshold = [&](int64_t k) {
-    return (k * s.total + s.options.plain_lines - 1) / s.options.plain_lines;
+    __int128 lines = s.options.plain_lines;
+    return static_cast<int64_t>(
+        (k * static_cast<__int128>(s.total) + lines - 1) / lines);
   };
   bool due = false;
   while (s.nextPlainLine < s.options.plain_lines &&

@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <dirent.h>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -218,6 +219,31 @@ TEST(ProgressBarTest, EtaRateAndDurations) {
   bar.update(99, {}, 1000);
   EXPECT_EQ(last(), " 99/100 [.] - ETA 1.0s - 10.6 samples/s");
   EXPECT_EQ(bar.samples(), 1061);
+}
+
+TEST(ProgressBarTest, HugeCountsAndDurations) {
+  std::ostringstream out;
+  FakeClock clock;
+  ProgressOptions o = optionsFor(out, clock, TtyMode::No);
+  o.bar_width = 4;
+  const int64_t most = std::numeric_limits<int64_t>::max();
+  ProgressBar bar(most, o);
+  clock.at(59.96); // rounds to a minute, not to "60.0s"
+  bar.update(most - 1, {}, 1);
+  clock.at(3.6e8);
+  bar.finish();
+  std::string mostText = std::to_string(most);
+  EXPECT_EQ(linesOf(out.str()), (std::vector<std::string>{
+                                    std::to_string(most - 1) + "/" + mostText +
+                                        " [==>.] - ETA 0.0s - 0.0 samples/s",
+                                    std::to_string(most - 1) + "/" + mostText +
+                                        " [==>.] - 100000h - 0.0 samples/s"}));
+  std::ostringstream minute;
+  o.out = &minute;
+  ProgressBar oneStep(1, o);
+  clock.at(3.6e8 + 59.96);
+  oneStep.finish();
+  EXPECT_EQ(minute.str(), "0/1 [....] - 1:00 - 0.0 samples/s\n");
 }
 
 TEST(ProgressBarTest, MeansOrLastValues) {
