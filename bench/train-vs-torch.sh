@@ -10,8 +10,12 @@
 #
 # Usage: bench/train-vs-torch.sh [--mlp-epochs N] [--cnn-epochs N]
 #          [--epochs N (both)] [--models mlp,cnn] [--build DIR]
-# Defaults: 5 MLP epochs, 3 CNN epochs, both models, build/.
-# A benchmark, not a test: the machine's load shows in the figures.
+#          [--torch-threads N]
+# Defaults: 5 MLP epochs, 3 CNN epochs, both models, build/, 2 threads.
+# A benchmark, not a test. The "busy" column is how many cores other
+# processes kept busy during each run (from /proc/stat, less the run's own
+# CPU time); above 0.5 the figures are not comparable: OpenMP threads that
+# wait for each other on a busy machine slow down many times over.
 # Exits 1 if a side failed or the fnc binary is missing (the torch side
 # still runs and its figures are printed).
 set -euo pipefail
@@ -20,8 +24,9 @@ build=$root/build
 mlp_epochs=5
 cnn_epochs=3
 models=mlp,cnn
+torch_threads=2
 
-usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; }
 need_value() {
   [ $# -ge 2 ] && [ -n "$2" ] || { echo "train-vs-torch.sh: $1 needs a value" >&2; exit 1; }
 }
@@ -36,6 +41,7 @@ while [ $# -gt 0 ]; do
   --cnn-epochs) need_value "$@"; positive "$1" "$2"; cnn_epochs=$2; shift 2 ;;
   --epochs) need_value "$@"; positive "$1" "$2"; mlp_epochs=$2; cnn_epochs=$2; shift 2 ;;
   --models) need_value "$@"; models=$2; shift 2 ;;
+  --torch-threads) need_value "$@"; positive "$1" "$2"; torch_threads=$2; shift 2 ;;
   --build) need_value "$@"; build=$(cd "$2" && pwd); shift 2 ;;
   -h|--help) usage; exit 0 ;;
   *) echo "train-vs-torch.sh: unknown argument '$arg' (see --help)" >&2; exit 1 ;;
@@ -71,15 +77,32 @@ logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 failed=0
 
-# run NAME COMMAND...: shows the output and keeps it in $logs/NAME.
+# CPU time (seconds) all processes have used so far, from /proc/stat.
+machine_busy() {
+  local _ user nice system idle iowait irq softirq steal
+  read -r _ user nice system idle iowait irq softirq steal _ </proc/stat
+  awk -v t="$((user + nice + system + irq + softirq + steal))" \
+    -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f", t / hz }'
+}
+
+# run NAME COMMAND...: shows the output and keeps it in $logs/NAME; puts in
+# $logs/NAME.busy the cores other processes used meanwhile.
 run() {
-  local name=$1
+  local name=$1 before after times
   shift
   echo "== $name: $*"
-  if ! "$@" 2>&1 | tee "$logs/$name"; then
+  before=$(machine_busy)
+  local TIMEFORMAT='%R %U %S'
+  if ! { time "$@" 2>&1 | tee "$logs/$name"; } 2>"$logs/$name.time"; then
     echo "train-vs-torch.sh: $name failed" >&2
     failed=1
   fi
+  after=$(machine_busy)
+  times=$(tail -n 1 "$logs/$name.time")
+  # The pipeline's CPU time includes tee's, which is negligible.
+  awk -v b="$before" -v a="$after" -v t="$times" 'BEGIN {
+    split(t, f, " "); if (f[1] > 0) printf "%.2f", (a - b - f[2] - f[3]) / f[1]
+    else printf "-" }' >"$logs/$name.busy"
 }
 
 # field FILE IMPL MODEL KEY: KEY's value on FILE's RESULT line, or "-".
@@ -95,11 +118,15 @@ for m in "${model_list[@]}"; do
   if [ -z "$fnc_missing" ]; then
     run "fnc-$m" "$fnc_bin" --model="$m" --epochs="$epochs" --bench
   fi
-  run "torch-$m" "$python" "$root/bench/fashion_mnist_torch.py" --model="$m" --epochs="$epochs"
+  run "torch-$m" "$python" "$root/bench/fashion_mnist_torch.py" --model="$m" \
+    --epochs="$epochs" --threads="$torch_threads"
 done
 
 echo
-printf '%-6s %6s %14s %14s %12s %10s %10s\n' model epochs "fnc s/epoch" "torch s/epoch" "fnc/torch" "fnc acc" "torch acc"
+format='%-6s %6s %12s %14s %10s %9s %10s %9s %11s\n'
+printf "$format" model epochs "fnc s/epoch" "torch s/epoch" fnc/torch "fnc acc" "torch acc" \
+  "fnc busy" "torch busy"
+noisy=0
 for m in "${model_list[@]}"; do
   epochs=$mlp_epochs
   [ "$m" = cnn ] && epochs=$cnn_epochs
@@ -111,7 +138,12 @@ for m in "${model_list[@]}"; do
   if [ "$ft" != - ] && [ "$tt" != - ]; then
     ratio=$(awk -v a="$ft" -v b="$tt" 'BEGIN { if (b > 0) printf "%.2fx", a / b; else print "-" }')
   fi
-  printf '%-6s %6s %14s %14s %12s %10s %10s\n' "$m" "$epochs" "$ft" "$tt" "$ratio" "$fa" "$ta"
+  fb=$(cat "$logs/fnc-$m.busy" 2>/dev/null || echo -)
+  tb=$(cat "$logs/torch-$m.busy" 2>/dev/null || echo -)
+  for b in "$fb" "$tb"; do
+    [ "$b" != - ] && awk -v b="$b" 'BEGIN { exit !(b > 0.5) }' && noisy=1
+  done
+  printf "$format" "$m" "$epochs" "$ft" "$tt" "$ratio" "$fa" "$ta" "$fb" "$tb"
   if [ "$ft" = - ] && [ -z "$fnc_missing" ]; then
     echo "train-vs-torch.sh: no 'RESULT impl=fnc model=$m' line in the fnc output" >&2
     failed=1
@@ -121,6 +153,10 @@ for m in "${model_list[@]}"; do
     failed=1
   fi
 done
+if [ $noisy = 1 ]; then
+  echo "train-vs-torch.sh: other processes kept more than half a core busy during a run" \
+    "(\"busy\" column): its times are not comparable; rerun on a quiet machine" >&2
+fi
 if [ -n "$fnc_missing" ]; then
   echo "train-vs-torch.sh: $fnc_missing" >&2
   exit 1
