@@ -1,0 +1,192 @@
+#!/usr/bin/python3
+"""Fashion-MNIST training in PyTorch: the reference side of
+bench/train-vs-torch.sh.
+
+It trains the same models, with the same recipe, as fnc's
+examples/train_fashion_mnist.cpp, so that the epoch times of the two can be
+compared:
+
+  mlp  flatten 784 -> Dense 256 + relu -> Dense 10
+  cnn  Conv 3x3 16 SAME + relu -> MaxPool 2x2/2 -> Conv 3x3 32 SAME + relu
+       -> MaxPool 2x2/2 -> flatten -> Dense 10
+       (fnc uses NHWC; torch runs NCHW, its fast path: the same math)
+
+Glorot-uniform kernels, zero biases, Adam (lr 1e-3), batches of 128 with the
+last partial batch kept, a fresh shuffle each epoch (seeded), softmax
+cross-entropy, pixels / 255. The data are read from the IDX .gz files with
+gzip + numpy (no torchvision).
+
+Output, one line per epoch and one at the end:
+
+  epoch E/N: train_time_s=T loss=L train_acc=A test_acc=B
+  RESULT impl=torch model=M epochs=N mean_epoch_s=T test_acc=B
+
+T is the wall time of the epoch's training loop only (batching, forward,
+backward, optimizer step), not the test evaluation. L and A are the means
+over the epoch's training samples, as measured while training; B is the
+accuracy on the 10000 test images after the epoch.
+
+Run with Debian's python3-torch: /usr/bin/python3 bench/fashion_mnist_torch.py
+--model=mlp --epochs=5.
+"""
+
+import argparse
+import gzip
+import os
+import struct
+import sys
+import time
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+DEFAULT_DATA = "/usr/share/datasets/fashion-mnist"
+
+
+def read_idx(path, magic):
+    """Reads an IDX file (optionally .gz) into a uint8 numpy array."""
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rb") as f:
+        data = f.read()
+    if len(data) < 8:
+        raise ValueError(f"{path}: too short for an IDX header")
+    got, count = struct.unpack(">II", data[:8])
+    if got != magic:
+        raise ValueError(f"{path}: IDX magic {got}, expected {magic}")
+    dims = [count]
+    offset = 8
+    if magic == 2051:
+        rows, cols = struct.unpack(">II", data[8:16])
+        dims += [rows, cols]
+        offset = 16
+    array = np.frombuffer(data, dtype=np.uint8, offset=offset)
+    if array.size != int(np.prod(dims)):
+        raise ValueError(f"{path}: {array.size} bytes of data, "
+                         f"expected {int(np.prod(dims))}")
+    return array.reshape(dims)
+
+
+def load_split(data_dir, prefix):
+    """Images as float32 [N, 1, 28, 28] in [0, 1], labels as int64 [N]."""
+    images = read_idx(os.path.join(data_dir, f"{prefix}-images-idx3-ubyte.gz"),
+                      2051)
+    labels = read_idx(os.path.join(data_dir, f"{prefix}-labels-idx1-ubyte.gz"),
+                      2049)
+    if images.shape[0] != labels.shape[0]:
+        raise ValueError(f"{prefix}: {images.shape[0]} images but "
+                         f"{labels.shape[0]} labels")
+    x = torch.from_numpy(images.astype(np.float32) / 255.0).unsqueeze(1)
+    y = torch.from_numpy(labels.astype(np.int64))
+    return x, y
+
+
+class Mlp(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.hidden = torch.nn.Linear(784, 256)
+        self.out = torch.nn.Linear(256, 10)
+
+    def forward(self, x):
+        x = torch.flatten(x, 1)
+        return self.out(F.relu(self.hidden(x)))
+
+
+class Cnn(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(1, 16, 3, padding=1)
+        self.conv2 = torch.nn.Conv2d(16, 32, 3, padding=1)
+        self.out = torch.nn.Linear(7 * 7 * 32, 10)
+
+    def forward(self, x):
+        x = F.max_pool2d(F.relu(self.conv1(x)), 2, 2)
+        x = F.max_pool2d(F.relu(self.conv2(x)), 2, 2)
+        return self.out(torch.flatten(x, 1))
+
+
+def glorot_init(model):
+    """Keras defaults: glorot-uniform kernels (fan over the receptive field,
+    as torch's xavier_uniform_ computes it), zero biases."""
+    for module in model.modules():
+        if isinstance(module, (torch.nn.Linear, torch.nn.Conv2d)):
+            torch.nn.init.xavier_uniform_(module.weight)
+            torch.nn.init.zeros_(module.bias)
+
+
+def evaluate(model, x, y, batch_size):
+    model.eval()
+    correct = 0
+    with torch.no_grad():
+        for i in range(0, x.shape[0], batch_size):
+            logits = model(x[i:i + batch_size])
+            correct += (logits.argmax(1) == y[i:i + batch_size]).sum().item()
+    model.train()
+    return correct / x.shape[0]
+
+
+def main(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--model", choices=["mlp", "cnn"], default="mlp")
+    p.add_argument("--epochs", type=int, default=5)
+    p.add_argument("--batch-size", type=int, default=128)
+    p.add_argument("--lr", type=float, default=1e-3)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--threads", type=int, default=2,
+                   help="torch.set_num_threads (default 2)")
+    p.add_argument("--data-dir", default=DEFAULT_DATA,
+                   help=f"folder of the IDX .gz files (default {DEFAULT_DATA})")
+    args = p.parse_args(argv)
+    if args.epochs < 1 or args.batch_size < 1 or args.threads < 1:
+        p.error("--epochs, --batch-size and --threads must be at least 1")
+
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    try:
+        x_train, y_train = load_split(args.data_dir, "train")
+        x_test, y_test = load_split(args.data_dir, "t10k")
+    except (OSError, ValueError) as e:
+        print(f"fashion_mnist_torch.py: cannot read the data set: {e}\n"
+              f"Pass --data-dir=FOLDER holding train-images-idx3-ubyte.gz, "
+              f"train-labels-idx1-ubyte.gz, t10k-images-idx3-ubyte.gz and "
+              f"t10k-labels-idx1-ubyte.gz.", file=sys.stderr)
+        return 1
+
+    model = Mlp() if args.model == "mlp" else Cnn()
+    glorot_init(model)
+    optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
+    rng = np.random.RandomState(args.seed)
+    n = x_train.shape[0]
+
+    epoch_times = []
+    test_acc = 0.0
+    for epoch in range(1, args.epochs + 1):
+        order = torch.from_numpy(rng.permutation(n))
+        loss_sum = 0.0
+        correct = 0
+        start = time.perf_counter()
+        for i in range(0, n, args.batch_size):
+            idx = order[i:i + args.batch_size]
+            xb, yb = x_train[idx], y_train[idx]
+            logits = model(xb)
+            loss = F.cross_entropy(logits, yb)
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            optimizer.step()
+            loss_sum += loss.item() * idx.shape[0]
+            correct += (logits.argmax(1) == yb).sum().item()
+        train_time = time.perf_counter() - start
+        epoch_times.append(train_time)
+        test_acc = evaluate(model, x_test, y_test, 1000)
+        print(f"epoch {epoch}/{args.epochs}: train_time_s={train_time:.3f} "
+              f"loss={loss_sum / n:.4f} train_acc={correct / n:.4f} "
+              f"test_acc={test_acc:.4f}", flush=True)
+
+    mean = sum(epoch_times) / len(epoch_times)
+    print(f"RESULT impl=torch model={args.model} epochs={args.epochs} "
+          f"mean_epoch_s={mean:.3f} test_acc={test_acc:.4f}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
