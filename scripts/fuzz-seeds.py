@@ -5,7 +5,8 @@
 #                      `// -----` lines
 #   fnc-fuzz-inputs    byte 0 + every inline `--input=` literal of test/,
 #                      examples/ and the README; byte 1 + small .npy files
-#                      of every supported dtype (v1 and v2 headers)
+#                      of every supported dtype (v1 and v2 headers, both
+#                      byte orders, Fortran order)
 #   fnc-fuzz-function  a few fixed byte strings per program kind
 # Usage: fuzz-seeds.py ROOT OUTDIR (OUTDIR/<target>/ is created).
 import hashlib
@@ -51,11 +52,13 @@ for path in texts:
         write("fnc-fuzz-inputs", b"\x00" + m.group(1).encode())
 
 
-def npy(descr, dims, values, v2=False):
-    codes = {"<f4": "f", "<f8": "d", "<i4": "i", "<i8": "q", "|b1": "?"}
-    data = struct.pack("<" + codes[descr] * len(values), *values)
-    header = "{'descr': '%s', 'fortran_order': False, 'shape': %r, }" % (
-        descr, tuple(dims))
+def npy(descr, dims, values, v2=False, fortran=False):
+    codes = {"f4": "f", "f8": "d", "i4": "i", "i8": "q", "b1": "?", "u1": "B",
+             "i2": "h", "u4": "I"}
+    order = ">" if descr[0] == ">" else "<"
+    data = struct.pack(order + codes[descr[1:]] * len(values), *values)
+    header = "{'descr': '%s', 'fortran_order': %s, 'shape': %r, }" % (
+        descr, fortran, tuple(dims))
     prefix = 12 if v2 else 10
     header += " " * ((64 - (prefix + len(header) + 1) % 64) % 64) + "\n"
     size = struct.pack("<I" if v2 else "<H", len(header))
@@ -63,7 +66,7 @@ def npy(descr, dims, values, v2=False):
             header.encode("latin1") + data)
 
 
-for descr in ("<f4", "<f8", "<i4", "<i8", "|b1"):
+for descr in ("<f4", "<f8", "<i4", "<i8", "|b1", "|u1", ">i2", ">f8", "<u4"):
     for dims in ((), (3,), (2, 3), (1, 0, 2)):
         count = 1
         for d in dims:
@@ -72,10 +75,15 @@ for descr in ("<f4", "<f8", "<i4", "<i8", "|b1"):
             values = [i % 2 == 0 for i in range(count)]
         elif descr[1] == "f":
             values = [i * 0.5 - 1 for i in range(count)]
+        elif descr[1] == "u":
+            values = [i + 2 for i in range(count)]
         else:
             values = [i - 2 for i in range(count)]
         for v2 in (False, True):
             write("fnc-fuzz-inputs", b"\x01" + npy(descr, dims, values, v2))
+        if len(dims) > 1:
+            write("fnc-fuzz-inputs",
+                  b"\x01" + npy(descr, dims, values, fortran=True))
 
 # Random programs: the first byte picks the kind, the rest drives the
 # generator.

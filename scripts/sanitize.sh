@@ -7,8 +7,8 @@
 #     so that scripts/fuzz.sh can reuse the directory); runs every GoogleTest
 #     binary and the lit tests (fnc-opt and fnc-run on every test input).
 #   build-tsan/ ($FNC_TSAN_BUILD_DIR): ThreadSanitizer; runs the tests that
-#     call into fnc from several threads (FncJITTests and FncFunctionTests,
-#     tests named *Concurrent* or *Thread*).
+#     call into fnc from several threads (FncJITTests, FncFunctionTests and
+#     FncIOTests, tests named *Concurrent* or *Thread*).
 #
 # Leaks are not checked: MLIR and the JIT keep process-lifetime state.
 # Installs the sanitizer runtime (libclang-rt-22-dev) if it is missing.
@@ -46,9 +46,9 @@ echo "sanitize: lit tests (asan+ubsan)"
 
 echo "sanitize: TSan build in $tsan"
 configure_sanitized "$tsan" thread thread
-ninja -C "$tsan" -j "$jobs" FncJITTests FncFunctionTests
+ninja -C "$tsan" -j "$jobs" FncJITTests FncFunctionTests FncIOTests
 export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$root/scripts/tsan.supp"
-for t in FncJITTests FncFunctionTests; do
+for t in FncJITTests FncFunctionTests FncIOTests; do
   echo "sanitize: $t (tsan)"
   "$tsan/bin/$t" --gtest_brief=1 --gtest_filter='*Concurrent*:*Thread*'
 done

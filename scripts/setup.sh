@@ -7,7 +7,8 @@ packages=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   clang-22 lld-22 libomp-22-dev libclang-rt-22-dev
   libgtest-dev libbenchmark-dev libopenblas-dev
-  cmake ninja-build ccache python3
+  cmake ninja-build ccache python3 pkg-config
+  libzip-dev zlib1g-dev dataset-fashion-mnist python3-numpy
 )
 
 missing=()

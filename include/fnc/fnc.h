@@ -2,7 +2,8 @@
 //
 // The one header users include: tensors, ops, errors, fnc::function,
 // variables, staged control flow, tensor arrays, printing and random
-// numbers, gradient tapes, and fnc::nn (layers, losses, optimizers).
+// numbers, gradient tapes, fnc::nn (layers, losses, optimizers), .npy/.npz
+// files, checkpoints and data sets.
 // It includes only the C++ standard library. See docs/EmbeddingAPI.md.
 //
 //===----------------------------------------------------------------------===//
@@ -11,12 +12,15 @@
 #define FNC_FNC_H
 
 #include "fnc/CheckNumerics.h"
+#include "fnc/Checkpoint.h"
 #include "fnc/Control.h"
 #include "fnc/DType.h"
+#include "fnc/Data.h"
 #include "fnc/Effects.h"
 #include "fnc/Error.h"
 #include "fnc/Function.h"
 #include "fnc/GradientTape.h"
+#include "fnc/IO.h"
 #include "fnc/NN.h"
 #include "fnc/Ops.h"
 #include "fnc/Optimizers.h"

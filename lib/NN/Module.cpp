@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fnc/Checkpoint.h"
 #include "fnc/Error.h"
 #include "fnc/NN.h"
 #include "fnc/Shape/ShapeRules.h"
@@ -62,6 +63,14 @@ std::vector<Variable> Module::variables() const {
 
 std::vector<Variable> Module::trainable_variables() const {
   return handles(named_trainable_variables());
+}
+
+void Module::save(const std::string &path) const {
+  save_variables(path, named_variables());
+}
+
+void Module::restore(const std::string &path) const {
+  restore_variables(path, named_variables());
 }
 
 Variable Module::add_variable(const std::string &name, const Shape &shape,

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fnc/Tools/RunMain.h"
+#include "fnc/IO/Npy.h"
 #include "fnc/Interpreter/Interpreter.h"
 #include "fnc/JIT/Engine.h"
 #include "fnc/Pipelines/Pipelines.h"
@@ -159,7 +160,10 @@ llvm::Error readInput(size_t index, const std::string &spec, HostTensor &out) {
     if (!buffer)
       return llvm::createStringError(where + ": cannot read '" + path +
                                      "': " + buffer.getError().message());
-    std::string error = parseNpy((*buffer)->getBuffer().str(), out);
+    llvm::StringRef contents = (*buffer)->getBuffer();
+    std::string error =
+        io::decodeNpy(std::string_view(contents.data(), contents.size()),
+                      out.dtype, out.shape, out.bytes);
     if (!error.empty())
       return llvm::createStringError(where + ": " + error);
     return llvm::Error::success();
@@ -239,10 +243,16 @@ llvm::Error emitResults(llvm::ArrayRef<HostTensor> results,
     std::cout.flush();
     return llvm::Error::success();
   }
-  for (size_t i = 0; i < results.size(); ++i)
-    if (llvm::Error err = outputs.write(
-            i, npyBytes(results[i].dtype, results[i].shape, results[i].data())))
+  for (size_t i = 0; i < results.size(); ++i) {
+    std::string bytes;
+    std::string error = io::encodeNpy(results[i].dtype, results[i].shape,
+                                      results[i].data(), bytes);
+    if (!error.empty())
+      return llvm::createStringError("result #" + std::to_string(i) + ": " +
+                                     error);
+    if (llvm::Error err = outputs.write(i, bytes))
       return err;
+  }
   return outputs.commit();
 }
 

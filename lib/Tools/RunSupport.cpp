@@ -1,9 +1,9 @@
 //===- RunSupport.cpp - Inputs and outputs of fnc-run ---------------------===//
 //
-// `--input` literals, .npy reading and writing, eager-format printing. Built
-// with exceptions; each function catches everything (fnc::Error,
-// std::bad_alloc) and reports it as a value, since its callers are built
-// without exception support.
+// `--input` literals and eager-format printing (.npy files are read and
+// written by fnc/IO/Npy.h). Built with exceptions; each function catches
+// everything (fnc::Error, std::bad_alloc) and reports it as a value, since
+// its callers are built without exception support.
 //
 //===----------------------------------------------------------------------===//
 
@@ -125,7 +125,8 @@ std::string parseLiteralImpl(const std::string &spec, HostTensor &out) {
       return "bad dimension '" + p + "' in '" + type +
              "' (expected a non-negative integer)";
     if (d > 0 && count > kMaxInlineElements / d)
-      return "'" + type + "' has too many elements for an inline input (at "
+      return "'" + type +
+             "' has too many elements for an inline input (at "
              "most 2^40): pass a .npy file";
     out.shape.push_back(d);
     count *= d;
@@ -167,120 +168,6 @@ std::string parseLiteralImpl(const std::string &spec, HostTensor &out) {
       std::memcpy(out.bytes.data() + i * elem, value, elem);
     }
   }
-  return "";
-}
-
-/// The value of `key` in a .npy header dict, up to the next top-level ','
-/// or '}' (the shape tuple is kept whole).
-bool headerValue(const std::string &header, const std::string &key,
-                 std::string &value) {
-  size_t k = header.find("'" + key + "'");
-  if (k == std::string::npos)
-    k = header.find("\"" + key + "\"");
-  if (k == std::string::npos)
-    return false;
-  size_t colon = header.find(':', k);
-  if (colon == std::string::npos)
-    return false;
-  size_t i = colon + 1, depth = 0;
-  std::string v;
-  for (; i < header.size(); ++i) {
-    char c = header[i];
-    if (c == '(')
-      ++depth;
-    if (c == ')')
-      --depth;
-    if (depth == 0 && (c == ',' || c == '}'))
-      break;
-    v += c;
-  }
-  value = trim(v);
-  return true;
-}
-
-std::string parseNpyImpl(const std::string &data, HostTensor &out) {
-  static const char kMagic[] = "\x93NUMPY";
-  if (data.size() < 10 || data.compare(0, 6, kMagic, 6) != 0)
-    return "not a .npy file (bad magic)";
-  unsigned major = static_cast<uint8_t>(data[6]);
-  size_t headerLen, headerStart;
-  if (major == 1) {
-    headerLen = static_cast<uint8_t>(data[8]) | static_cast<uint8_t>(data[9])
-                                                    << 8;
-    headerStart = 10;
-  } else if (major == 2 || major == 3) {
-    if (data.size() < 12)
-      return "truncated .npy header";
-    headerLen = 0;
-    for (int i = 0; i < 4; ++i)
-      headerLen |= static_cast<size_t>(static_cast<uint8_t>(data[8 + i]))
-                   << (8 * i);
-    headerStart = 12;
-  } else {
-    return "unsupported .npy version " + std::to_string(major);
-  }
-  if (data.size() < headerStart + headerLen)
-    return "truncated .npy header";
-  std::string header = data.substr(headerStart, headerLen);
-
-  std::string descr, fortran, shape;
-  if (!headerValue(header, "descr", descr) ||
-      !headerValue(header, "fortran_order", fortran) ||
-      !headerValue(header, "shape", shape))
-    return "malformed .npy header: " + trim(header);
-  if (descr.size() >= 2 && (descr.front() == '\'' || descr.front() == '"'))
-    descr = descr.substr(1, descr.size() - 2);
-  if (descr == "<f4")
-    out.dtype = DType::f32;
-  else if (descr == "<f8")
-    out.dtype = DType::f64;
-  else if (descr == "|b1")
-    out.dtype = DType::i1;
-  else if (descr == "<i4")
-    out.dtype = DType::i32;
-  else if (descr == "<i8")
-    out.dtype = DType::i64;
-  else
-    return "unsupported .npy dtype '" + descr +
-           "' (supported: <f4 <f8 |b1 <i4 <i8, little-endian)";
-  if (fortran != "False")
-    return "Fortran-order .npy files are not supported (save in C order)";
-
-  if (shape.size() < 2 || shape.front() != '(' || shape.back() != ')')
-    return "malformed shape " + shape + " in the .npy header";
-  out.shape.clear();
-  std::string dims = shape.substr(1, shape.size() - 2);
-  size_t s = 0;
-  while (s < dims.size()) {
-    size_t c = dims.find(',', s);
-    std::string d = trim(dims.substr(s, c - s));
-    if (!d.empty()) {
-      char *end = nullptr;
-      errno = 0;
-      long long v = std::strtoll(d.c_str(), &end, 10);
-      if (*end != '\0' || v < 0 || errno == ERANGE)
-        return "malformed shape " + shape + " in the .npy header";
-      out.shape.push_back(v);
-    }
-    if (c == std::string::npos)
-      break;
-    s = c + 1;
-  }
-  // The byte count, checked: a shape whose size overflows is not a
-  // small tensor.
-  uint64_t bytes = sizeOf(out.dtype);
-  for (int64_t d : out.shape)
-    if (__builtin_mul_overflow(bytes, static_cast<uint64_t>(d), &bytes) ||
-        bytes > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
-      return "the shape " + shape + " in the .npy header is too large";
-  size_t dataStart = headerStart + headerLen;
-  if (dataStart > data.size() || data.size() - dataStart < bytes)
-    return "truncated .npy data: expected " + std::to_string(bytes) +
-           " bytes, found " + std::to_string(data.size() - dataStart);
-  out.bytes.assign(data.begin() + dataStart, data.begin() + dataStart + bytes);
-  if (out.dtype == DType::i1)
-    for (uint8_t &b : out.bytes)
-      b = b != 0;
   return "";
 }
 
@@ -326,60 +213,6 @@ std::string fnc::tools::parseLiteral(const std::string &spec, HostTensor &out) {
   } catch (const std::exception &e) {
     return e.what();
   }
-}
-
-std::string fnc::tools::parseNpy(const std::string &contents, HostTensor &out) {
-  try {
-    return parseNpyImpl(contents, out);
-  } catch (const std::exception &e) {
-    return e.what();
-  }
-}
-
-std::string fnc::tools::npyBytes(DType dtype, const std::vector<int64_t> &shape,
-                                 const void *data) {
-  const char *descr = "<f4";
-  switch (dtype) {
-  case DType::f32:
-    descr = "<f4";
-    break;
-  case DType::f64:
-    descr = "<f8";
-    break;
-  case DType::i1:
-    descr = "|b1";
-    break;
-  case DType::i32:
-    descr = "<i4";
-    break;
-  case DType::i64:
-    descr = "<i8";
-    break;
-  }
-  std::string shapeText = "(";
-  for (size_t i = 0; i < shape.size(); ++i)
-    shapeText += (i ? ", " : "") + std::to_string(shape[i]);
-  if (shape.size() == 1)
-    shapeText += ",";
-  shapeText += ")";
-  std::string header = std::string("{'descr': '") + descr +
-                       "', 'fortran_order': False, 'shape': " + shapeText +
-                       ", }";
-  // Pad with spaces and a newline so that the data starts at a multiple of
-  // 64 bytes.
-  size_t total = 10 + header.size() + 1;
-  header += std::string((64 - total % 64) % 64, ' ') + "\n";
-  std::string out = "\x93NUMPY";
-  out += '\x01';
-  out += '\x00';
-  out += static_cast<char>(header.size() & 0xff);
-  out += static_cast<char>(header.size() >> 8);
-  out += header;
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  out.append(static_cast<const char *>(data), n * sizeOf(dtype));
-  return out;
 }
 
 std::string fnc::tools::formatTensor(DType dtype,

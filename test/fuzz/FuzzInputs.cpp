@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fnc/IO/Npy.h"
 #include "fnc/Tools/RunSupport.h"
 
 #include <cstddef>
@@ -60,7 +61,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (data[0] % 2 == 0) {
     if (!literalIsSmall(input) || !parseLiteral(input, t).empty())
       return 0;
-  } else if (!parseNpy(input, t).empty()) {
+  } else if (!fnc::io::decodeNpy(input, t.dtype, t.shape, t.bytes).empty()) {
     return 0;
   }
 
@@ -75,10 +76,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (static_cast<uint64_t>(t.numElements()) * (rank + 1) * (rank + 1) <=
       (uint64_t{1} << 22))
     (void)formatTensor(t.dtype, t.shape, t.data());
-  std::string npy = npyBytes(t.dtype, t.shape, t.data());
+  std::string npy;
+  if (!fnc::io::encodeNpy(t.dtype, t.shape, t.data(), npy).empty())
+    finding("encodeNpy failed on an accepted tensor");
   HostTensor back;
-  if (!parseNpy(npy, back).empty())
-    finding(".npy bytes written by npyBytes do not parse");
+  if (!fnc::io::decodeNpy(npy, back.dtype, back.shape, back.bytes).empty())
+    finding(".npy bytes written by encodeNpy do not parse");
   if (back.dtype != t.dtype || back.shape != t.shape || back.bytes != t.bytes)
     finding(".npy round trip changed the tensor");
   fnc::Tensor eager = toTensor(t);

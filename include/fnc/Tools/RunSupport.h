@@ -1,8 +1,8 @@
 //===- RunSupport.h - Inputs and outputs of fnc-run -------------*- C++ -*-===//
 //
-// The MLIR-free half of fnc-run: parsing `--input` literals, reading and
-// writing .npy files, and printing tensors in the eager format. Built with
-// exceptions (it uses fnc::Tensor) but never lets one escape: every
+// The MLIR-free half of fnc-run: parsing `--input` literals and printing
+// tensors in the eager format (.npy files go through fnc/IO/Npy.h). Built
+// with exceptions (it uses fnc::Tensor) but never lets one escape: every
 // function reports failure through its return value.
 //
 //===----------------------------------------------------------------------===//
@@ -35,15 +35,6 @@ struct HostTensor {
 /// `f32=2.5`, `i1=true`, `3xf32=0` (one value fills the shape). Returns an
 /// empty string on success, else what is wrong (naming the bad part).
 std::string parseLiteral(const std::string &spec, HostTensor &out);
-
-/// Parses a .npy file's contents (v1, v2 or v3; little-endian; C order;
-/// <f4 <f8 |b1 <i4 <i8). Returns an empty string on success, else why the
-/// file is not supported.
-std::string parseNpy(const std::string &contents, HostTensor &out);
-
-/// The bytes of a .npy v1.0 file holding (dtype, shape, data).
-std::string npyBytes(DType dtype, const std::vector<int64_t> &shape,
-                     const void *data);
 
 /// `fnc.Tensor([...], shape=(...), dtype=...)`, as the eager API prints.
 /// On failure (out of memory) returns a message in angle brackets.

@@ -25,21 +25,37 @@
 // RUN: not fnc-run %s --entry=neg --input=@%t/text.npy 2>&1 | FileCheck %s --check-prefix=MAGIC
 // MAGIC: fnc-run: error: --input #0 ('@{{.*}}text.npy'): not a .npy file (bad magic)
 
-// RUN: %python %S/Inputs/npy.py %t/u2.npy '<u2' 3
-// RUN: not fnc-run %s --entry=neg --input=@%t/u2.npy 2>&1 | FileCheck %s --check-prefix=U2
-// U2: error: --input #0 ('@{{.*}}u2.npy'): unsupported .npy dtype '<u2' (supported: <f4 <f8 |b1 <i4 <i8, little-endian)
+// Integer types fnc lacks are widened: uint8 (and int8, [u]int16) to i32.
+// RUN: %python %S/Inputs/npy.py %t/u1.npy '|u1' 3 --values=1,2,255
+// RUN: fnc-run %s --entry=negi --input=@%t/u1.npy | FileCheck %s --check-prefix=U1
+// U1: fnc.Tensor([  -1   -2 -255], shape=(3,), dtype=int32)
 
-// RUN: %python %S/Inputs/npy.py %t/be.npy '>f8' 3
-// RUN: not fnc-run %s --entry=neg --input=@%t/be.npy 2>&1 | FileCheck %s --check-prefix=BIG
-// BIG: error: --input #0 ('@{{.*}}be.npy'): unsupported .npy dtype '>f8'
+// RUN: %python %S/Inputs/npy.py %t/u8.npy '<u8' 3
+// RUN: not fnc-run %s --entry=neg --input=@%t/u8.npy 2>&1 | FileCheck %s --check-prefix=U8
+// U8: error: --input #0 ('@{{.*}}u8.npy'): unsupported .npy dtype '<u8' (supported: f4 f8 b1 i4 i8, and u1 i1 u2 i2 as int32, u4 as int64; convert the array with astype)
 
-// RUN: %python %S/Inputs/npy.py %t/f.npy '<f8' 3 --fortran
-// RUN: not fnc-run %s --entry=neg --input=@%t/f.npy 2>&1 | FileCheck %s --check-prefix=FORTRAN
-// FORTRAN: error: --input #0 ('@{{.*}}f.npy'): Fortran-order .npy files are not supported (save in C order)
+// RUN: %python %S/Inputs/npy.py %t/f2.npy '<f2' 3
+// RUN: not fnc-run %s --entry=neg --input=@%t/f2.npy 2>&1 | FileCheck %s --check-prefix=F2
+// F2: error: --input #0 ('@{{.*}}f2.npy'): unsupported .npy dtype '<f2'
+
+// Big-endian files and Fortran order (np.save of a transposed array).
+// RUN: %python %S/Inputs/npy.py %t/be.npy '>f8' 3 --values=1,-2,3.5
+// RUN: fnc-run %s --entry=neg --input=@%t/be.npy | FileCheck %s --check-prefix=BIG
+// BIG: fnc.Tensor([-1.   2.  -3.5], shape=(3,), dtype=float64)
+
+// RUN: %python %S/Inputs/npy.py %t/f.npy '<f4' 2x3 --fortran --values=1,4,2,5,3,6
+// RUN: fnc-run %s --entry=twice --input=@%t/f.npy | FileCheck %s --check-prefix=FORTRAN
+// FORTRAN: fnc.Tensor(
+// FORTRAN-NEXT: {{\[\[}} 2.  4.  6.]
+// FORTRAN-NEXT: [ 8. 10. 12.]], shape=(2, 3), dtype=float32)
 
 // RUN: %python %S/Inputs/npy.py %t/short.npy '<f8' 3 --values=1
 // RUN: not fnc-run %s --entry=neg --input=@%t/short.npy 2>&1 | FileCheck %s --check-prefix=SHORT
 // SHORT: error: --input #0 ('@{{.*}}short.npy'): truncated .npy data: expected 24 bytes, found 8
+
+// RUN: %python %S/Inputs/npy.py %t/long.npy '<f8' 1 --values=1,2
+// RUN: not fnc-run %s --entry=neg --input=@%t/long.npy 2>&1 | FileCheck %s --check-prefix=LONG
+// LONG: error: --input #0 ('@{{.*}}long.npy'): wrong .npy size: the header says 8 bytes of data, found 16
 
 // A shape whose element count overflows 64 bits is not 4 elements.
 // RUN: %python %S/Inputs/npy.py %t/huge.npy '<f4' 4611686018427387905x4 --values=1,2,3,4
@@ -75,6 +91,22 @@ func.func @neg(%a: tensor<?xf64>) -> tensor<?xf64> {
     linalg.yield %s : f64
   } -> tensor<?xf64>
   return %r : tensor<?xf64>
+}
+
+func.func @negi(%a: tensor<?xi32>) -> tensor<?xi32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %a, %c0 : tensor<?xi32>
+  %e = tensor.empty(%n) : tensor<?xi32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>,
+                                        affine_map<(d0) -> (d0)>],
+                       iterator_types = ["parallel"]}
+      ins(%a : tensor<?xi32>) outs(%e : tensor<?xi32>) {
+  ^bb0(%x: i32, %o: i32):
+    %zero = arith.constant 0 : i32
+    %s = arith.subi %zero, %x : i32
+    linalg.yield %s : i32
+  } -> tensor<?xi32>
+  return %r : tensor<?xi32>
 }
 
 func.func @pick(%p: tensor<i1>, %a: tensor<2xi64>) -> tensor<2xi64> {

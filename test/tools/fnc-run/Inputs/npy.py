@@ -16,10 +16,11 @@ for f in flags:
         values = [float(v) for v in f[len("--values="):].split(",")]
 if values is None:
     values = [0] * count
-codes = {"f4": "f", "f8": "d", "i4": "i", "i8": "q", "b1": "?", "u2": "H"}
+codes = {"f4": "f", "f8": "d", "i4": "i", "i8": "q", "b1": "?", "u1": "B",
+         "u2": "H", "u8": "Q", "f2": "e"}
 order = ">" if descr[0] == ">" else "<"
 code = codes[descr[1:]]
-if code in "iqH?":
+if code in "iqBHQ?":
     values = [int(v) for v in values]
 data = struct.pack(order + code * len(values), *values)
 header = "{'descr': '%s', 'fortran_order': %s, 'shape': %r, }" % (
