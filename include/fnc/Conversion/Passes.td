@@ -20,8 +20,9 @@ def FncLowerToLinalg : Pass<"fnc-lower-to-linalg", "::mlir::ModuleOp"> {
     - matmul becomes `linalg.matmul`/`linalg.batch_matmul` (batch
       broadcasting through `linalg.generic`), conv2d
       `linalg.conv_2d_nhwc_hwcf` on a padded input;
-    - max_pool2d/avg_pool2d become window `linalg.generic`s on an input
-      padded with -inf/0 (avg then divides by each window's count of input
+    - max_pool2d/avg_pool2d become `linalg.generic`s over the output that
+      read each window of an input padded with -inf/0 (taps unrolled for
+      small windows; avg divides by each window's count of input
       elements); their gradient ops are generics over the input gradient
       that gather from the windows holding each element (max: only from
       windows whose first maximum it is);

@@ -1,20 +1,25 @@
 //===- Pooling.cpp - Lowering of 2-D pooling and its gradients ------------===//
 //
-// max_pool2d / avg_pool2d become a linalg.generic with loops
-// (n, oh, ow, kh, kw, c) over the input (padded with -inf / 0 for same
-// padding), innermost along the channels as conv2d, so that
-// -fnc-lower-to-ordered-loops keeps that order and the channel loop
-// vectorizes; avg_pool2d then divides each sum by the number of input
-// elements its window covers.
+// max_pool2d / avg_pool2d read an input padded with -inf / 0 (same
+// padding). Windows of up to kMaxUnrolledTaps taps: a generic over the
+// output elements whose body reads the window's taps and combines them in
+// registers (avg divides by the number of input elements the window covers
+// right away). Larger windows: a generic with loops (n, oh, ow, kh, kw, c),
+// innermost along the channels as conv2d, then (avg) a division.
+// Elementwise generics carry a unit reduction loop before the channels
+// (pixelGeneric), so that -fnc-lower-to-ordered-loops runs the channels as
+// the innermost sequential loop rather than one collapsed parallel loop
+// that recomputes every index from a flat counter.
 //
 // The gradients are gathers, not scatters, so that every loop is parallel
-// over the input gradient: max_pool2d_grad first finds each window's first
-// maximum (a generic carrying (value, tap) accumulators, as argmax does).
-// Then, for both ops, a generic with loops (n, h, w, kh, kw, c) visits, for
-// each input element and tap, the window that would hold the element at
-// that tap and adds the window's gradient (avg: divided by its count) if
-// that window exists (max: and chose that tap). The taps run backwards, so
-// an element's windows come in row-major order: the order in which the
+// over the input gradient: max_pool2d_grad first finds the tap of each
+// window's first maximum (small windows unrolled; larger ones with a
+// generic carrying (value, tap) accumulators, as argmax does). Then, for
+// both ops, a generic with loops (n, h, w, kh, kw, c) visits, for each
+// input element and tap, the window that would hold the element at that
+// tap and adds the window's gradient (avg: divided by its count) if that
+// window exists (max: and chose that tap). The taps run backwards, so an
+// element's windows come in row-major order: the order in which the
 // reference kernels add, hence the same sums. When the windows tile the
 // input (2x2 windows with stride 2 over an even size), each element has at
 // most one window, found through floordiv maps: one elementwise generic.
