@@ -264,6 +264,19 @@ Tensor conv2d(const Tensor &input, const Tensor &filter,
               const std::vector<int64_t> &strides = {1, 1},
               const std::string &padding = "VALID");
 
+/// 2-D max / average pooling of an NHWC tensor (tf.nn.max_pool2d /
+/// tf.nn.avg_pool2d): window {kh, kw}, strides {sh, sw}, padding "VALID" or
+/// "SAME". float32 and float64 only. SAME pads max pooling with -inf and
+/// divides a border window of avg pooling by the number of input elements
+/// it covers, as TensorFlow does. The gradient of max_pool2d goes to the
+/// first maximum of each window (row-major window order).
+Tensor max_pool2d(const Tensor &input, const std::vector<int64_t> &ksize,
+                  const std::vector<int64_t> &strides,
+                  const std::string &padding = "VALID");
+Tensor avg_pool2d(const Tensor &input, const std::vector<int64_t> &ksize,
+                  const std::vector<int64_t> &strides,
+                  const std::string &padding = "VALID");
+
 //===----------------------------------------------------------------------===//
 // Shape ops
 //===----------------------------------------------------------------------===//

@@ -159,7 +159,7 @@ public:
   llvm::Expected<TensorValue> evalCreationOp(Operation *op,
                                              const std::vector<TensorValue> &in,
                                              Frame &frame);
-  /// matmul, conv2d.
+  /// matmul, conv2d, pooling and its gradients.
   llvm::Expected<TensorValue> evalLinalgOp(Operation *op,
                                            const std::vector<TensorValue> &in);
   /// transpose, reshape, broadcast_to, shape_of, broadcast_to_shape,

@@ -227,6 +227,61 @@ KernelResult conv2d(const Tensor &input, const Tensor &filter,
   });
 }
 
+namespace {
+ref::Window2D windowOf(const shapes::Shape &input,
+                       const std::vector<int64_t> &ksize,
+                       const std::vector<int64_t> &strides,
+                       shapes::Padding pad) {
+  int64_t top, bottom, left, right;
+  shapes::conv2dPadding(input[1], ksize[0], strides[0], pad, top, bottom);
+  shapes::conv2dPadding(input[2], ksize[1], strides[1], pad, left, right);
+  return {ksize[0], ksize[1], strides[0], strides[1], top, left};
+}
+} // namespace
+
+KernelResult pool2d(bool max, const Tensor &input,
+                    const std::vector<int64_t> &ksize,
+                    const std::vector<int64_t> &strides,
+                    bool samePadding) noexcept {
+  return guard([&] {
+    const char *op = max ? "max_pool2d" : "avg_pool2d";
+    const ref::Array &in = arrayOf(input);
+    shapes::Padding pad =
+        samePadding ? shapes::Padding::Same : shapes::Padding::Valid;
+    shapes::Shape shape =
+        checked(shapes::pool2d(op, in.shape, ksize, strides, pad), op, {&in});
+    ref::Array out = ref::Array::allocate(in.dtype, std::move(shape));
+    ref::Window2D window = windowOf(in.shape, ksize, strides, pad);
+    if (max)
+      ref::maxPool2d(in, window, out);
+    else
+      ref::avgPool2d(in, window, out);
+    return wrap(std::move(out));
+  });
+}
+
+KernelResult pool2dGrad(bool max, const Tensor &input, const Tensor &gradOutput,
+                        const std::vector<int64_t> &ksize,
+                        const std::vector<int64_t> &strides,
+                        bool samePadding) noexcept {
+  return guard([&] {
+    const char *op = max ? "max_pool2d_grad" : "avg_pool2d_grad";
+    const ref::Array &in = arrayOf(input), &dy = arrayOf(gradOutput);
+    shapes::Padding pad =
+        samePadding ? shapes::Padding::Same : shapes::Padding::Valid;
+    shapes::Shape shape =
+        checked(shapes::pool2dGrad(op, in.shape, dy.shape, ksize, strides, pad),
+                op, {&in, &dy});
+    ref::Array out = ref::Array::allocate(in.dtype, std::move(shape));
+    ref::Window2D window = windowOf(in.shape, ksize, strides, pad);
+    if (max)
+      ref::maxPool2dGrad(in, dy, window, out);
+    else
+      ref::avgPool2dGrad(dy, window, out);
+    return wrap(std::move(out));
+  });
+}
+
 KernelResult transpose(const Tensor &x,
                        const std::vector<int64_t> &perm) noexcept {
   return guard([&] {

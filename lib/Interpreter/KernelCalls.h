@@ -70,6 +70,16 @@ KernelResult matmul(const Tensor &a, const Tensor &b) noexcept;
 KernelResult conv2d(const Tensor &input, const Tensor &filter,
                     const std::vector<int64_t> &strides,
                     bool samePadding) noexcept;
+/// fnc.max_pool2d (`max`) / fnc.avg_pool2d.
+KernelResult pool2d(bool max, const Tensor &input,
+                    const std::vector<int64_t> &ksize,
+                    const std::vector<int64_t> &strides,
+                    bool samePadding) noexcept;
+/// fnc.max_pool2d_grad (`max`) / fnc.avg_pool2d_grad.
+KernelResult pool2dGrad(bool max, const Tensor &input, const Tensor &gradOutput,
+                        const std::vector<int64_t> &ksize,
+                        const std::vector<int64_t> &strides,
+                        bool samePadding) noexcept;
 
 KernelResult transpose(const Tensor &x,
                        const std::vector<int64_t> &perm) noexcept;

@@ -123,7 +123,8 @@ Expected<TensorValue> Interpreter::Impl::evalTensorOp(
   return llvm::TypeSwitch<Operation *, Expected<TensorValue>>(op)
       .Case<ConstantOp, FillOp, RangeOp, EyeOp, CastOp, SelectOp>(
           [&](auto) { return evalCreationOp(op, in, frame); })
-      .Case<MatmulOp, Conv2DOp>([&](auto) { return evalLinalgOp(op, in); })
+      .Case<MatmulOp, Conv2DOp, MaxPool2DOp, AvgPool2DOp, MaxPool2DGradOp,
+            AvgPool2DGradOp>([&](auto) { return evalLinalgOp(op, in); })
       .Case<TransposeOp, ReshapeOp, BroadcastToOp, ShapeOfOp,
             BroadcastToShapeOp, ExpandDimsOp, SqueezeOp>(
           [&](auto) { return evalShapeOp(op, in, frame); })
@@ -180,6 +181,19 @@ Interpreter::Impl::evalLinalgOp(Operation *op,
                                 const std::vector<TensorValue> &in) {
   if (isa<MatmulOp>(op))
     return check(op, interp::matmul(in[0], in[1]));
+  if (isa<MaxPool2DOp, AvgPool2DOp, MaxPool2DGradOp, AvgPool2DGradOp>(op)) {
+    auto attr = [&](StringRef name) {
+      return toVector(op->getAttrOfType<DenseI64ArrayAttr>(name).asArrayRef());
+    };
+    bool max = isa<MaxPool2DOp, MaxPool2DGradOp>(op);
+    bool same =
+        op->getAttrOfType<PaddingAttr>("padding").getValue() == Padding::same;
+    if (isa<MaxPool2DOp, AvgPool2DOp>(op))
+      return check(
+          op, interp::pool2d(max, in[0], attr("ksize"), attr("strides"), same));
+    return check(op, interp::pool2dGrad(max, in[0], in[1], attr("ksize"),
+                                        attr("strides"), same));
+  }
   auto conv = cast<Conv2DOp>(op);
   return check(op, interp::conv2d(in[0], in[1], toVector(conv.getStrides()),
                                   conv.getPadding() == Padding::same));

@@ -412,6 +412,10 @@ std::string fnc::runtime::errorMessage(int64_t code, int64_t a, int64_t b) {
            "sizes come from the inputs or from shape tensors: check them)";
   case ErrorCode::CheckFailed:
     return "a run-time check of an op failed";
+  case ErrorCode::WindowTooLarge:
+    return "a pooling window of " + sa +
+           " rows or columns with VALID padding is larger than the input's " +
+           sb + "; use SAME padding or a smaller window";
   case ErrorCode::Internal:
     return "internal error in the fnc runtime (out of memory?)";
   }

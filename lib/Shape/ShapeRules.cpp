@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 namespace fnc::shapes {
 
@@ -417,6 +418,55 @@ ShapeResult conv2d(const Shape &input, const Shape &filter, int64_t strideH,
   Shape out = {input[0], convOutDim(input[1], filter[0], strideH, padding),
                convOutDim(input[2], filter[1], strideW, padding), filter[3]};
   return {out, {}};
+}
+
+ShapeResult pool2d(const std::string &op, const Shape &input,
+                   const std::vector<int64_t> &ksize,
+                   const std::vector<int64_t> &strides, Padding padding) {
+  if (input.size() != 4)
+    return ShapeResult::failure(op + " needs a rank-4 NHWC input, got " +
+                                toString(input));
+  for (const auto &[name, values] :
+       {std::pair<const char *, const std::vector<int64_t> *>{"ksize", &ksize},
+        {"strides", &strides}}) {
+    if (values->size() != 2)
+      return ShapeResult::failure(op + " " + name +
+                                  " must have 2 entries (height, width), got " +
+                                  std::to_string(values->size()));
+    if ((*values)[0] < 1 || (*values)[1] < 1)
+      return ShapeResult::failure(op + " " + name + " must be >= 1, got " +
+                                  toString(*values));
+  }
+  if (padding == Padding::Valid)
+    for (int d = 0; d < 2; ++d)
+      if (!isDynamic(input[1 + d]) && ksize[d] > input[1 + d])
+        return ShapeResult::failure(
+            op + " with valid padding: window " + toString(ksize) +
+            " is larger than the input " + toString(input) +
+            "; use same padding or a smaller window");
+  Shape out = {input[0], convOutDim(input[1], ksize[0], strides[0], padding),
+               convOutDim(input[2], ksize[1], strides[1], padding), input[3]};
+  return {out, {}};
+}
+
+ShapeResult pool2dGrad(const std::string &op, const Shape &input,
+                       const Shape &gradOutput,
+                       const std::vector<int64_t> &ksize,
+                       const std::vector<int64_t> &strides, Padding padding) {
+  ShapeResult pooled = pool2d(op, input, ksize, strides, padding);
+  if (!pooled.ok())
+    return pooled;
+  bool match = gradOutput.size() == 4;
+  for (size_t d = 0; match && d < 4; ++d)
+    match = isDynamic(gradOutput[d]) || isDynamic(pooled.shape[d]) ||
+            gradOutput[d] == pooled.shape[d];
+  if (!match)
+    return ShapeResult::failure(
+        op + ": the output gradient " + toString(gradOutput) +
+        " does not have the pooled shape " + toString(pooled.shape) +
+        " of the input " + toString(input) +
+        "; pass the gradient of the pooling op's result");
+  return {input, {}};
 }
 
 ShapeResult range(double start, double limit, double delta) {

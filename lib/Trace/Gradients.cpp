@@ -611,7 +611,21 @@ std::vector<Tensor> gradientsOf(const trace::OpAttrs &op,
           return gatherRule(o, in, g);
         else if constexpr (std::is_same_v<Op, ops::Conv2D>)
           return conv2dRule(o, in, g);
-        else if constexpr (std::is_same_v<Op, ops::SetRow>)
+        else if constexpr (std::is_same_v<Op, ops::Pool2D>)
+          // The dedicated backward ops, as TF's MaxPoolGrad / AvgPoolGrad.
+          return {api::pool2dGrad(o.max, in[0], g, o.ksize, o.strides,
+                                  o.samePadding)};
+        else if constexpr (std::is_same_v<Op, ops::Pool2DGrad>) {
+          if (o.max)
+            noRule("max_pool2d_grad",
+                   "(the gradient of fnc::max_pool2d): second derivatives of "
+                   "max pooling are not implemented; differentiate through "
+                   "max_pool2d only once");
+          // Linear in the output gradient, the transpose of avg_pool2d;
+          // the input gives only its shape.
+          return {Tensor(), avg_pool2d(g, o.ksize, o.strides,
+                                       o.samePadding ? "SAME" : "VALID")};
+        } else if constexpr (std::is_same_v<Op, ops::SetRow>)
           // x with row `index` replaced by value.
           return {api::setRow(g, in[1], zeros_like(in[2])), Tensor(),
                   gather(g, in[1], 0)};

@@ -484,6 +484,29 @@ public:
                   b, loc_, type, in(0), in(1), arr(c.strides),
                   mlir::fnc::PaddingAttr::get(ctx, padding)));
             },
+            [&](const ops::Pool2D &p) -> Value {
+              auto padding = mlir::fnc::PaddingAttr::get(
+                  ctx, p.samePadding ? mlir::fnc::Padding::same
+                                     : mlir::fnc::Padding::valid);
+              if (p.max)
+                return mark(mlir::fnc::MaxPool2DOp::create(
+                    b, loc_, type, in(0), arr(p.ksize), arr(p.strides),
+                    padding));
+              return mark(mlir::fnc::AvgPool2DOp::create(
+                  b, loc_, type, in(0), arr(p.ksize), arr(p.strides), padding));
+            },
+            [&](const ops::Pool2DGrad &p) -> Value {
+              auto padding = mlir::fnc::PaddingAttr::get(
+                  ctx, p.samePadding ? mlir::fnc::Padding::same
+                                     : mlir::fnc::Padding::valid);
+              if (p.max)
+                return mark(mlir::fnc::MaxPool2DGradOp::create(
+                    b, loc_, type, in(0), in(1), arr(p.ksize), arr(p.strides),
+                    padding));
+              return mark(mlir::fnc::AvgPool2DGradOp::create(
+                  b, loc_, type, in(0), in(1), arr(p.ksize), arr(p.strides),
+                  padding));
+            },
             [&](const ops::Transpose &t) -> Value {
               return mark(mlir::fnc::TransposeOp::create(b, loc_, type, in(0),
                                                          arr(t.perm)));

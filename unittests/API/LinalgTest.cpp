@@ -1,4 +1,4 @@
-//===- LinalgTest.cpp - matmul and conv2d of the eager API ----------------===//
+//===- LinalgTest.cpp - matmul, conv2d and pooling of the eager API -------===//
 
 #include "TestUtil.h"
 
@@ -182,6 +182,63 @@ TEST(Conv2dTest, Errors) {
   EXPECT_FNC_ERROR(
       conv2d(ones({1, 2, 2, 1}, DType::i1), ones({1, 1, 1, 1}, DType::i1)),
       InvalidArgument, "fnc::conv2d: is not defined for bool");
+}
+
+TEST(Pool2dTest, ByHand) {
+  Tensor in = reshape(range(1, 17), {1, 4, 4, 1});
+  Tensor m = max_pool2d(in, {2, 2}, {2, 2});
+  EXPECT_EQ(m.shape(), (Shape{1, 2, 2, 1}));
+  EXPECT_EQ(vec<float>(m), (std::vector<float>{6, 8, 14, 16}));
+  EXPECT_EQ(vec<float>(avg_pool2d(in, {2, 2}, {2, 2}, "VALID")),
+            (std::vector<float>{3.5, 5.5, 11.5, 13.5}));
+  // SAME: -inf padding for max, border windows divided by what they cover.
+  Tensor neg = -in;
+  EXPECT_EQ(vec<float>(max_pool2d(neg, {3, 3}, {2, 2}, "SAME")),
+            (std::vector<float>{-1, -3, -9, -11}));
+  EXPECT_EQ(vec<float>(avg_pool2d(in, {3, 3}, {2, 2}, "same")),
+            (std::vector<float>{6, 7.5, 12, 13.5}));
+  // Overlapping windows, float64, several channels.
+  Tensor two = reshape(cast(range(0, 12), DType::f64), {1, 2, 3, 2});
+  Tensor o = max_pool2d(two, {2, 2}, {1, 1});
+  EXPECT_EQ(o.shape(), (Shape{1, 1, 2, 2}));
+  EXPECT_EQ(vec<double>(o), (std::vector<double>{8, 9, 10, 11}));
+  EXPECT_EQ(vec<double>(avg_pool2d(two, {2, 2}, {1, 1})),
+            (std::vector<double>{4, 5, 6, 7}));
+  // NaN propagates through max.
+  Tensor nan = Tensor(std::vector<float>{1.f, NAN, 3.f, 4.f}, {1, 2, 2, 1});
+  EXPECT_TRUE(std::isnan(max_pool2d(nan, {2, 2}, {2, 2}).item<float>()));
+}
+
+TEST(Pool2dTest, Errors) {
+  Tensor in = zeros({1, 4, 4, 2});
+  EXPECT_FNC_ERROR(max_pool2d(zeros({4, 4, 2}), {2, 2}, {2, 2}),
+                   InvalidArgument,
+                   "fnc::max_pool2d: max_pool2d needs a rank-4 NHWC input, "
+                   "got [4, 4, 2] (operand float32[4,4,2])");
+  EXPECT_FNC_ERROR(avg_pool2d(in, {2}, {2, 2}), InvalidArgument,
+                   "fnc::avg_pool2d: avg_pool2d ksize must have 2 entries "
+                   "(height, width), got 1");
+  EXPECT_FNC_ERROR(max_pool2d(in, {2, 0}, {2, 2}), InvalidArgument,
+                   "ksize must be >= 1, got [2, 0]");
+  EXPECT_FNC_ERROR(max_pool2d(in, {2, 2}, {2, 2, 1}), InvalidArgument,
+                   "strides must have 2 entries (height, width), got 3");
+  EXPECT_FNC_ERROR(avg_pool2d(in, {2, 2}, {0, 1}), InvalidArgument,
+                   "strides must be >= 1, got [0, 1]");
+  EXPECT_FNC_ERROR(max_pool2d(in, {5, 2}, {1, 1}), InvalidArgument,
+                   "max_pool2d with valid padding: window [5, 2] is larger "
+                   "than the input [1, 4, 4, 2]; use same padding or a "
+                   "smaller window");
+  EXPECT_FNC_ERROR(avg_pool2d(in, {2, 2}, {1, 1}, "FULL"), InvalidArgument,
+                   "fnc::avg_pool2d: padding must be \"VALID\" or \"SAME\", "
+                   "got \"FULL\"");
+  EXPECT_FNC_ERROR(max_pool2d(zeros({1, 4, 4, 2}, DType::i32), {2, 2}, {2, 2}),
+                   InvalidArgument,
+                   "fnc::max_pool2d: is defined for float32 and float64 only, "
+                   "got int32; convert the input with fnc::cast");
+  EXPECT_FNC_ERROR(avg_pool2d(ones({1, 2, 2, 1}, DType::i1), {1, 1}, {1, 1}),
+                   InvalidArgument, "float64 only, got bool");
+  EXPECT_FNC_ERROR(max_pool2d(Tensor(), {2, 2}, {2, 2}), FailedPrecondition,
+                   "default-constructed (null)");
 }
 
 } // namespace

@@ -178,6 +178,39 @@ TEST_F(InferTypesTest, Conv2D) {
   EXPECT_EQ(str(valid.getType()), "tensor<?x3x5x4xf32>");
 }
 
+TEST_F(InferTypesTest, Pool2D) {
+  auto max = MaxPool2DOp::create(builder, loc, arg({8, 28, 28, 16}), {2, 2},
+                                 {2, 2}, Padding::valid);
+  EXPECT_EQ(str(max.getType()), "tensor<8x14x14x16xf32>");
+  auto avg = AvgPool2DOp::create(builder, loc,
+                                 arg({kDyn, 5, kDyn, 3}, builder.getF64Type()),
+                                 {3, 3}, {2, 2}, Padding::same);
+  EXPECT_EQ(str(avg.getType()), "tensor<?x3x?x3xf64>");
+  auto grad =
+      MaxPool2DGradOp::create(builder, loc, arg({1, 5, 5, 2}),
+                              arg({1, 3, 3, 2}), {3, 3}, {2, 2}, Padding::same);
+  EXPECT_EQ(str(grad.getType()), "tensor<1x5x5x2xf32>");
+  auto avgGrad = AvgPool2DGradOp::create(builder, loc, arg({kDyn, 6, 6, 2}),
+                                         arg({kDyn, 2, 2, 2}), {3, 3}, {3, 3},
+                                         Padding::valid);
+  EXPECT_EQ(str(avgGrad.getType()), "tensor<?x6x6x2xf32>");
+
+  Value input = arg({1, 4, 4, 1}), dy = arg({1, 3, 2, 1});
+  MaxPool2DGradOp::Properties props;
+  props.setKsize(builder.getDenseI64ArrayAttr({2, 2}));
+  props.setStrides(builder.getDenseI64ArrayAttr({2, 2}));
+  props.setPadding(PaddingAttr::get(&context, Padding::valid));
+  EXPECT_EQ(inferError([&](SmallVectorImpl<Type> &types) {
+              return MaxPool2DGradOp::inferReturnTypes(
+                  &context, loc, ValueRange{input, dy}, DictionaryAttr(),
+                  OpaqueProperties(&props), RegionRange(), types);
+            }),
+            "'fnc.max_pool2d_grad' op max_pool2d_grad: the output gradient "
+            "[1, 3, 2, 1] does not have the pooled shape [1, 2, 2, 1] of the "
+            "input [1, 4, 4, 1]; pass the gradient of the pooling op's "
+            "result");
+}
+
 TEST_F(InferTypesTest, VariablesAndLoops) {
   auto tensor = RankedTensorType::get({4}, builder.getF64Type());
   Value v = block.addArgument(VariableType::get(&context, tensor), loc);

@@ -202,6 +202,66 @@ TEST_F(OpsTest, UnaryElementwise) {
   EXPECT_TENSOR(r[13], Tensor{-4.0, 1.0, 3.0});
 }
 
+TEST_F(OpsTest, PoolingAndItsGradients) {
+  load(R"mlir(
+    func.func @f(%x: tensor<1x4x4x1xf32>, %dy: tensor<1x2x2x1xf32>)
+        -> (tensor<1x2x2x1xf32>, tensor<1x2x2x1xf32>, tensor<1x4x4x1xf32>,
+            tensor<1x4x4x1xf32>) {
+      %0 = fnc.max_pool2d %x ksize [2, 2] strides [2, 2] padding valid
+          : tensor<1x4x4x1xf32>
+      %1 = fnc.avg_pool2d %x ksize [3, 3] strides [2, 2] padding same
+          : tensor<1x4x4x1xf32>
+      %2 = fnc.max_pool2d_grad %x, %dy ksize [2, 2] strides [2, 2]
+          padding valid : tensor<1x4x4x1xf32>, tensor<1x2x2x1xf32>
+      %3 = fnc.avg_pool2d_grad %x, %dy ksize [3, 3] strides [2, 2]
+          padding same : tensor<1x4x4x1xf32>, tensor<1x2x2x1xf32>
+      return %0, %1, %2, %3 : tensor<1x2x2x1xf32>, tensor<1x2x2x1xf32>,
+          tensor<1x4x4x1xf32>, tensor<1x4x4x1xf32>
+    }
+    func.func @dyn(%x: tensor<?x?x?x?xf64>) -> tensor<?x?x?x?xf64> {
+      %0 = fnc.max_pool2d %x ksize [3, 3] strides [1, 1] padding valid
+          : tensor<?x?x?x?xf64>
+      return %0 : tensor<?x?x?x?xf64>
+    }
+    func.func @grad(%x: tensor<?x4x4x1xf32>, %dy: tensor<?x2x2x1xf32>)
+        -> tensor<?x4x4x1xf32> {
+      %0 = fnc.avg_pool2d_grad %x, %dy ksize [2, 2] strides [2, 2]
+          padding valid : tensor<?x4x4x1xf32>, tensor<?x2x2x1xf32>
+      return %0 : tensor<?x4x4x1xf32>
+    }
+  )mlir");
+  std::vector<float> v(16);
+  for (int i = 0; i < 16; ++i)
+    v[i] = float(i + 1);
+  Tensor x(v, {1, 4, 4, 1});
+  Tensor dy(std::vector<float>{1, 2, 3, 4}, {1, 2, 2, 1});
+  auto r = run("f", {x, dy});
+  ASSERT_EQ(r.size(), 4u);
+  EXPECT_TENSOR(r[0], Tensor(std::vector<float>{6, 8, 14, 16}, {1, 2, 2, 1}));
+  // Border windows of SAME average only the elements they cover (6, 6, 4).
+  EXPECT_TENSOR(r[1],
+                Tensor(std::vector<float>{6, 7.5, 12, 13.5}, {1, 2, 2, 1}));
+  EXPECT_TENSOR(r[2], Tensor(std::vector<float>{0, 0, 0, 0, 0, 1, 0, 2, 0, 0, 0,
+                                                0, 0, 3, 0, 4},
+                             {1, 4, 4, 1}));
+  // Window (0, 0) covers rows/cols 0-2 (9 elements), (0, 1) rows 0-2 and
+  // cols 2-3 (6), (1, 0) 6, (1, 1) rows/cols 2-3 (4).
+  float a = 1.f / 9, b = 2.f / 6, c = 3.f / 6, d = 4.f / 4;
+  EXPECT_TENSOR(r[3], Tensor(std::vector<float>{a, a, a + b, b, //
+                                                a, a, a + b, b, //
+                                                a + c, a + c, a + b + c + d,
+                                                b + d, //
+                                                c, c, c + d, d},
+                             {1, 4, 4, 1}));
+  EXPECT_THAT(runError("dyn", {zeros({1, 2, 5, 1}, DType::f64)}),
+              ::testing::HasSubstr("max_pool2d with valid padding: window "
+                                   "[3, 3] is larger than the input "
+                                   "[1, 2, 5, 1]"));
+  EXPECT_THAT(runError("grad", {zeros({2, 4, 4, 1}), zeros({1, 2, 2, 1})}),
+              ::testing::HasSubstr("the output gradient [1, 2, 2, 1] does not "
+                                   "have the pooled shape [2, 2, 2, 1]"));
+}
+
 TEST_F(OpsTest, MatmulAndConv2D) {
   load(R"mlir(
     func.func @f(%a: tensor<2x2xf32>, %b: tensor<2x2xf32>, %x: tensor<1x3x3x1xf32>,

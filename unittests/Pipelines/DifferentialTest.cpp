@@ -642,6 +642,56 @@ TEST_F(Differential, Conv2D) {
     }
 }
 
+// max_pool2d, avg_pool2d and their gradient ops in one module per trial:
+// random windows (overlapping when the stride is smaller), strides, both
+// paddings, some dims unknown when compiling; small integers give ties,
+// which the first-maximum rule of max_pool2d_grad must break the same way.
+// The JIT adds in the reference kernels' order, so the results are exact.
+// Windows of up to 4x4 taps and strides up to 3 take every path of the
+// lowering: unrolled and looped first-maximum search, gathers and the
+// tiled case (stride >= window, sizes a multiple of the stride).
+TEST_F(Differential, Pooling) {
+  std::uniform_int_distribution<int64_t> batch(1, 3), size(1, 9),
+      channels(1, 5), window(1, 4), stride(1, 3);
+  for (DType d : kFloats)
+    for (int t = 0; t < 8; ++t) {
+      // The first trial's window is larger than the lowering unrolls.
+      int64_t kh = t ? window(rng) : 4, kw = t ? window(rng) : 3;
+      std::vector<int64_t> x = {batch(rng), size(rng), size(rng),
+                                channels(rng)};
+      SmallVector<int64_t> ksize = {kh, kw},
+                           strides = {stride(rng), stride(rng)};
+      bool same = t % 2 || kh > x[1] || kw > x[2];
+      auto padding =
+          same ? mlir::fnc::Padding::same : mlir::fnc::Padding::valid;
+      auto out = [&](int64_t in, int64_t k, int64_t s) {
+        return same ? (in + s - 1) / s : (in - k) / s + 1;
+      };
+      std::vector<int64_t> y = {x[0], out(x[1], kh, strides[0]),
+                                out(x[2], kw, strides[1]), x[3]};
+      Values values = t % 4 < 2 ? Values::Any : Values::SmallInt;
+      std::string what =
+          "pooling " + std::to_string(kh) + "x" + std::to_string(kw) +
+          " strides " + std::to_string(strides[0]) + "," +
+          std::to_string(strides[1]) + (same ? " same" : " valid");
+      check(
+          what,
+          {{d, x, randomDynamic(x, x), values},
+           {d, y, randomDynamic(y, y), Values::Any}},
+          [=](OpBuilder &b, Location loc, ValueRange a) {
+            using namespace mlir::fnc;
+            return SmallVector<Value>{
+                MaxPool2DOp::create(b, loc, a[0], ksize, strides, padding),
+                AvgPool2DOp::create(b, loc, a[0], ksize, strides, padding),
+                MaxPool2DGradOp::create(b, loc, a[0], a[1], ksize, strides,
+                                        padding),
+                AvgPool2DGradOp::create(b, loc, a[0], a[1], ksize, strides,
+                                        padding)};
+          },
+          kExact);
+    }
+}
+
 TEST_F(Differential, ShapeOps) {
   for (DType d : {DType::f32, DType::i64, DType::i1})
     for (int t = 0; t < kTrials; ++t) {

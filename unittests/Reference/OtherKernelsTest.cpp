@@ -7,6 +7,7 @@
 
 #include "KernelTestUtil.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -149,6 +150,178 @@ TEST(LinalgKernels, Conv2dPaddingOffsets) {
   Array out = Array::allocate(DType::i32, {1, 1, 3, 1});
   conv2d(in, f, 1, 1, 0, 1, out);
   EXPECT_EQ(read<int32_t>(out), (std::vector<int32_t>{210, 321, 32}));
+}
+
+/// A pooling problem written out from TensorFlow's definition: for each
+/// output element (row-major), the flat input offsets of its window's
+/// elements in row-major window order, padding left out.
+struct NaivePool {
+  Shape out;
+  std::vector<std::vector<int64_t>> windows;
+};
+
+NaivePool naivePool(const Shape &in, int64_t kh, int64_t kw, int64_t sh,
+                    int64_t sw, bool same) {
+  auto geometry = [&](int64_t size, int64_t k, int64_t s) {
+    if (!same)
+      return std::make_pair((size - k) / s + 1, int64_t(0));
+    int64_t out = (size + s - 1) / s;
+    int64_t total = std::max<int64_t>((out - 1) * s + k - size, 0);
+    return std::make_pair(out, total / 2);
+  };
+  auto [oh, top] = geometry(in[1], kh, sh);
+  auto [ow, left] = geometry(in[2], kw, sw);
+  NaivePool p{{in[0], oh, ow, in[3]}, {}};
+  for (int64_t n = 0; n < in[0]; ++n)
+    for (int64_t i = 0; i < oh; ++i)
+      for (int64_t j = 0; j < ow; ++j)
+        for (int64_t c = 0; c < in[3]; ++c) {
+          std::vector<int64_t> w;
+          for (int64_t a = 0; a < kh; ++a)
+            for (int64_t b = 0; b < kw; ++b) {
+              int64_t r = i * sh + a - top, q = j * sw + b - left;
+              if (r >= 0 && r < in[1] && q >= 0 && q < in[2])
+                w.push_back(((n * in[1] + r) * in[2] + q) * in[3] + c);
+            }
+          p.windows.push_back(w);
+        }
+  return p;
+}
+
+template <typename T> bool sameValue(T a, T b) {
+  return (std::isnan(a) && std::isnan(b)) || a == b;
+}
+
+template <typename T>
+void checkPoolingAgainstNaive(std::mt19937 &rng, bool ties) {
+  std::uniform_int_distribution<int64_t> dim(1, 7), small(1, 3), k(1, 4);
+  for (int trial = 0; trial < 60; ++trial) {
+    Shape in = {small(rng), dim(rng), dim(rng), small(rng)};
+    int64_t kh = k(rng), kw = k(rng), sh = small(rng), sw = small(rng);
+    bool same = trial % 2 || kh > in[1] || kw > in[2];
+    SCOPED_TRACE(::testing::Message()
+                 << "input " << in[0] << "x" << in[1] << "x" << in[2] << "x"
+                 << in[3] << " window " << kh << "x" << kw << " strides " << sh
+                 << "," << sw << (same ? " SAME" : " VALID"));
+    NaivePool naive = naivePool(in, kh, kw, sh, sw, same);
+    int64_t top = 0, left = 0;
+    if (same) {
+      top = std::max<int64_t>((naive.out[1] - 1) * sh + kh - in[1], 0) / 2;
+      left = std::max<int64_t>((naive.out[2] - 1) * sw + kw - in[2], 0) / 2;
+    }
+    Window2D win{kh, kw, sh, sw, top, left};
+    Array x = random<T>(rng, in, -3, 3);
+    T *px = x.mutableData<T>();
+    for (int64_t i = 0; i < x.numElements(); ++i) {
+      if (ties)
+        px[i] = std::round(px[i]);
+      if (trial % 7 == 3 && i % 11 == 5)
+        px[i] = std::numeric_limits<T>::quiet_NaN();
+    }
+    Array dy = random<T>(rng, naive.out, -1, 1);
+    Array mx = Array::allocate(dtypeOf<T>, naive.out);
+    Array av = Array::allocate(dtypeOf<T>, naive.out);
+    Array dxMax = Array::allocate(dtypeOf<T>, in);
+    Array dxAvg = Array::allocate(dtypeOf<T>, in);
+    maxPool2d(x, win, mx);
+    avgPool2d(x, win, av);
+    maxPool2dGrad(x, dy, win, dxMax);
+    avgPool2dGrad(dy, win, dxAvg);
+    std::vector<T> wantDxMax(x.numElements(), 0), wantDxAvg = wantDxMax;
+    const T *g = dy.data<T>();
+    for (size_t o = 0; o < naive.windows.size(); ++o) {
+      const std::vector<int64_t> &w = naive.windows[o];
+      ASSERT_FALSE(w.empty());
+      // The first element that no later one beats (NaN beats numbers).
+      size_t best = 0;
+      T sum = 0;
+      for (size_t e = 0; e < w.size(); ++e) {
+        T v = px[w[e]], b = px[w[best]];
+        if (v > b || (std::isnan(v) && !std::isnan(b)))
+          best = e;
+        sum += v;
+      }
+      T count = static_cast<T>(w.size());
+      EXPECT_TRUE(sameValue(mx.data<T>()[o], px[w[best]])) << "max " << o;
+      EXPECT_TRUE(sameValue(av.data<T>()[o], sum / count)) << "avg " << o;
+      wantDxMax[w[best]] += g[o];
+      for (int64_t e : w)
+        wantDxAvg[e] += g[o] / count;
+    }
+    for (int64_t i = 0; i < x.numElements(); ++i) {
+      EXPECT_EQ(dxMax.data<T>()[i], wantDxMax[i]) << "max grad " << i;
+      EXPECT_EQ(dxAvg.data<T>()[i], wantDxAvg[i]) << "avg grad " << i;
+    }
+  }
+}
+
+TEST(PoolingKernels, ByHand) {
+  std::vector<float> v(16);
+  for (int i = 0; i < 16; ++i)
+    v[i] = float(i + 1);
+  Array x = make<float>({1, 4, 4, 1}, v);
+  Array out = Array::allocate(DType::f32, {1, 2, 2, 1});
+  maxPool2d(x, {2, 2, 2, 2, 0, 0}, out);
+  EXPECT_EQ(read<float>(out), (std::vector<float>{6, 8, 14, 16}));
+  avgPool2d(x, {2, 2, 2, 2, 0, 0}, out);
+  EXPECT_EQ(read<float>(out), (std::vector<float>{3.5, 5.5, 11.5, 13.5}));
+  // SAME 3x3 / 2 on 4x4: one row and column of padding after; the border
+  // windows average 6, 6 and 4 elements.
+  maxPool2d(x, {3, 3, 2, 2, 0, 0}, out);
+  EXPECT_EQ(read<float>(out), (std::vector<float>{11, 12, 15, 16}));
+  avgPool2d(x, {3, 3, 2, 2, 0, 0}, out);
+  EXPECT_EQ(read<float>(out), (std::vector<float>{6, 7.5, 12, 13.5}));
+
+  Array dy = make<float>({1, 2, 2, 1}, {1, 2, 3, 4});
+  Array dx = Array::allocate(DType::f32, {1, 4, 4, 1});
+  maxPool2dGrad(x, dy, {2, 2, 2, 2, 0, 0}, dx);
+  EXPECT_EQ(read<float>(dx), (std::vector<float>{0, 0, 0, 0, 0, 1, 0, 2, 0, 0,
+                                                 0, 0, 0, 3, 0, 4}));
+  avgPool2dGrad(dy, {2, 2, 2, 2, 0, 0}, dx);
+  EXPECT_EQ(read<float>(dx),
+            (std::vector<float>{.25, .25, .5, .5, .25, .25, .5, .5, .75, .75, 1,
+                                1, .75, .75, 1, 1}));
+
+  // Overlapping windows that share their maximum both pass to it; a tie
+  // goes to the first; NaN is the maximum.
+  Array row = make<double>({1, 1, 3, 1}, {1, 3, 2});
+  Array g2 = make<double>({1, 1, 2, 1}, {10, 20});
+  Array d3 = Array::allocate(DType::f64, {1, 1, 3, 1});
+  maxPool2dGrad(row, g2, {1, 2, 1, 1, 0, 0}, d3);
+  EXPECT_EQ(read<double>(d3), (std::vector<double>{0, 30, 0}));
+  Array flat = make<double>({1, 1, 3, 1}, {2, 2, 2});
+  maxPool2dGrad(flat, g2, {1, 2, 1, 1, 0, 0}, d3);
+  EXPECT_EQ(read<double>(d3), (std::vector<double>{10, 20, 0}));
+  double nan = std::numeric_limits<double>::quiet_NaN();
+  Array withNaN = make<double>({1, 1, 3, 1}, {1, nan, nan});
+  Array m2 = Array::allocate(DType::f64, {1, 1, 2, 1});
+  maxPool2d(withNaN, {1, 2, 1, 1, 0, 0}, m2);
+  EXPECT_TRUE(std::isnan(read<double>(m2)[0]));
+  maxPool2dGrad(withNaN, g2, {1, 2, 1, 1, 0, 0}, d3);
+  EXPECT_EQ(read<double>(d3), (std::vector<double>{0, 30, 0}));
+}
+
+TEST(PoolingKernels, RandomMatchNaive) {
+  std::mt19937 rng(23);
+  checkPoolingAgainstNaive<float>(rng, false);
+  checkPoolingAgainstNaive<double>(rng, true);
+}
+
+TEST(PoolingKernels, BadCallsAreInternalErrors) {
+  Array x = Array::allocate(DType::f32, {1, 4, 4, 1});
+  Array out = Array::allocate(DType::f32, {1, 2, 2, 1});
+  Array flat = Array::allocate(DType::f32, {4, 4});
+  Array ints = Array::allocate(DType::i32, {1, 4, 4, 1});
+  EXPECT_FNC_ERROR(maxPool2d(flat, {2, 2, 2, 2, 0, 0}, out), Internal, "ranks");
+  EXPECT_FNC_ERROR(avgPool2d(ints, {2, 2, 2, 2, 0, 0}, out), Internal,
+                   "dtypes");
+  EXPECT_FNC_ERROR(maxPool2d(x, {0, 2, 2, 2, 0, 0}, out), Internal,
+                   "invalid window");
+  Array wrong = Array::allocate(DType::f32, {1, 2, 2, 2});
+  EXPECT_FNC_ERROR(avgPool2dGrad(wrong, {2, 2, 2, 2, 0, 0}, x), Internal,
+                   "inconsistent shapes");
+  EXPECT_FNC_ERROR(maxPool2dGrad(x, out, {2, 2, 2, 2, 0, 0}, out), Internal,
+                   "unlike its input");
 }
 
 TEST(ShapeKernels, TransposeSliceConcat) {

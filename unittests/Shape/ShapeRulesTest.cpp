@@ -172,6 +172,73 @@ TEST(ShapeRules, Conv2DPadding) {
   EXPECT_FALSE(conv2d({1, 5, 5, 3}, {3, 3, 3, 8}, 0, 1, Padding::Same).ok());
 }
 
+// Pooling: conv2d's output dims with a [kh, kw] window, channels kept.
+TEST(ShapeRules, Pool2D) {
+  EXPECT_EQ(ok(pool2d("max_pool2d", {128, 28, 28, 16}, {2, 2}, {2, 2},
+                      Padding::Valid)),
+            (Shape{128, 14, 14, 16}));
+  EXPECT_EQ(
+      ok(pool2d("avg_pool2d", {1, 5, 6, 3}, {3, 3}, {2, 2}, Padding::Same)),
+      (Shape{1, 3, 3, 3}));
+  EXPECT_EQ(
+      ok(pool2d("max_pool2d", {2, 7, 6, 3}, {3, 2}, {2, 1}, Padding::Valid)),
+      (Shape{2, 3, 5, 3}));
+  // Overlapping windows; unknown dims stay unknown.
+  EXPECT_EQ(
+      ok(pool2d("max_pool2d", {D, 5, D, 4}, {3, 3}, {1, 2}, Padding::Valid)),
+      (Shape{D, 3, D, 4}));
+  EXPECT_EQ(
+      ok(pool2d("avg_pool2d", {1, D, 7, 1}, {5, 5}, {2, 3}, Padding::Same)),
+      (Shape{1, D, 3, 1}));
+  // A window larger than the input is fine with SAME padding.
+  EXPECT_EQ(
+      ok(pool2d("avg_pool2d", {1, 2, 2, 1}, {3, 3}, {1, 1}, Padding::Same)),
+      (Shape{1, 2, 2, 1}));
+
+  EXPECT_EQ(
+      pool2d("max_pool2d", {5, 5, 3}, {2, 2}, {2, 2}, Padding::Valid).error,
+      "max_pool2d needs a rank-4 NHWC input, got [5, 5, 3]");
+  EXPECT_EQ(
+      pool2d("avg_pool2d", {1, 5, 5, 3}, {2}, {2, 2}, Padding::Valid).error,
+      "avg_pool2d ksize must have 2 entries (height, width), got 1");
+  EXPECT_EQ(
+      pool2d("max_pool2d", {1, 5, 5, 3}, {2, 0}, {2, 2}, Padding::Same).error,
+      "max_pool2d ksize must be >= 1, got [2, 0]");
+  EXPECT_EQ(pool2d("max_pool2d", {1, 5, 5, 3}, {2, 2}, {1, 1, 1}, Padding::Same)
+                .error,
+            "max_pool2d strides must have 2 entries (height, width), got 3");
+  EXPECT_EQ(
+      pool2d("max_pool2d", {1, 5, 5, 3}, {2, 2}, {-1, 1}, Padding::Same).error,
+      "max_pool2d strides must be >= 1, got [-1, 1]");
+  EXPECT_EQ(
+      pool2d("max_pool2d", {1, 5, 2, 3}, {3, 3}, {1, 1}, Padding::Valid).error,
+      "max_pool2d with valid padding: window [3, 3] is larger than the "
+      "input [1, 5, 2, 3]; use same padding or a smaller window");
+}
+
+TEST(ShapeRules, Pool2DGrad) {
+  EXPECT_EQ(ok(pool2dGrad("max_pool2d_grad", {2, 5, 5, 3}, {2, 3, 3, 3}, {2, 2},
+                          {2, 2}, Padding::Same)),
+            (Shape{2, 5, 5, 3}));
+  EXPECT_EQ(ok(pool2dGrad("avg_pool2d_grad", {D, 6, D, 3}, {D, 2, 4, D}, {3, 3},
+                          {2, 1}, Padding::Valid)),
+            (Shape{D, 6, D, 3}));
+  EXPECT_EQ(pool2dGrad("max_pool2d_grad", {2, 5, 5, 3}, {2, 2, 2, 3}, {2, 2},
+                       {2, 2}, Padding::Same)
+                .error,
+            "max_pool2d_grad: the output gradient [2, 2, 2, 3] does not have "
+            "the pooled shape [2, 3, 3, 3] of the input [2, 5, 5, 3]; pass "
+            "the gradient of the pooling op's result");
+  EXPECT_FALSE(pool2dGrad("avg_pool2d_grad", {2, 5, 5, 3}, {2, 3, 3}, {2, 2},
+                          {2, 2}, Padding::Same)
+                   .ok());
+  // The forward rule's errors come first.
+  EXPECT_EQ(pool2dGrad("avg_pool2d_grad", {2, 5, 5, 3}, {2, 3, 3, 3}, {2, 2},
+                       {0, 2}, Padding::Same)
+                .error,
+            "avg_pool2d_grad strides must be >= 1, got [0, 2]");
+}
+
 TEST(ShapeRules, Range) {
   EXPECT_EQ(ok(range(0, 10, 2)), (Shape{5}));
   EXPECT_EQ(ok(range(0, 10, 3)), (Shape{4}));

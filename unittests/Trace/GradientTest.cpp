@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <random>
@@ -37,6 +38,20 @@ Tensor randomF64(std::mt19937 &rng, const Shape &shape, double lo = -2,
   std::vector<double> v(n);
   for (double &x : v)
     x = dist(rng);
+  return Tensor(v, shape);
+}
+
+/// Float64 values of `shape` at least 0.05 apart (a shuffled grid in
+/// [-2, 2)): no ties, so max pooling is differentiable at them and a
+/// finite-difference step cannot change a window's maximum.
+Tensor distinctF64(std::mt19937 &rng, const Shape &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  std::vector<double> v(n);
+  for (int64_t i = 0; i < n; ++i)
+    v[i] = -2 + 4.0 * i / n + 0.01 * (i % 3);
+  std::shuffle(v.begin(), v.end(), rng);
   return Tensor(v, shape);
 }
 
@@ -252,6 +267,46 @@ TEST(GradientTest, OtherOpFamiliesMatchFiniteDifferences) {
          return conv2d(x[0], x[1], {2, 3}, "VALID");
        },
        {randomF64(rng, {2, 5, 7, 3}), randomF64(rng, {1, 1, 3, 2})}},
+      {"max_pool2d valid",
+       [](const V &x) {
+         return max_pool2d(x[0], {2, 2}, {2, 2}, "VALID");
+       },
+       {distinctF64(rng, {2, 4, 5, 3})}},
+      {"max_pool2d same overlapping",
+       [](const V &x) {
+         return max_pool2d(x[0], {3, 3}, {2, 1}, "SAME");
+       },
+       {distinctF64(rng, {2, 5, 4, 2})}},
+      {"max_pool2d same window larger than the input",
+       [](const V &x) {
+         return max_pool2d(x[0], {3, 4}, {1, 2}, "SAME");
+       },
+       {distinctF64(rng, {1, 2, 3, 2})}},
+      {"avg_pool2d valid overlapping",
+       [](const V &x) {
+         return avg_pool2d(x[0], {2, 3}, {1, 2}, "VALID");
+       },
+       {randomF64(rng, {2, 4, 5, 2})}},
+      {"avg_pool2d same",
+       [](const V &x) {
+         return avg_pool2d(x[0], {3, 3}, {2, 2}, "SAME");
+       },
+       {randomF64(rng, {1, 5, 6, 3})}},
+      {"avg_pool2d gradient (a second derivative)",
+       [](const V &x) {
+         GradientTape tape;
+         tape.watch(x[0]);
+         Tensor p = avg_pool2d(x[0] * x[0] * x[0], {3, 2}, {2, 1}, "SAME");
+         return tape.gradient(reduce_sum(p * p), x[0]);
+       },
+       {randomF64(rng, {2, 5, 4, 2})}},
+      {"pooling in a small CNN",
+       [](const V &x) {
+         Tensor h = relu(conv2d(x[0], x[1], {1, 1}, "SAME"));
+         Tensor p = max_pool2d(h, {2, 2}, {2, 2}, "VALID");
+         return avg_pool2d(p, {2, 2}, {1, 1}, "SAME");
+       },
+       {randomF64(rng, {1, 4, 6, 2}), randomF64(rng, {3, 3, 2, 3})}},
       {"concat",
        [](const V &x) {
          return concat({x[0], x[1], x[0]}, 0);
@@ -389,6 +444,31 @@ TEST(GradientTest, RulesThatNeedShapesSayWhatToDo) {
       },
       ErrorKind::Unimplemented,
       {"no gradient through fnc::concat", "input_signature with known dims"});
+}
+
+// max_pool2d_grad has no gradient itself: a second derivative through max
+// pooling is a clear error, eagerly and staged, not a silently missing
+// term. (avg_pool2d_grad has one: see OtherOpFamiliesMatchFiniteDifferences.)
+TEST(GradientTest, SecondDerivativesOfMaxPoolingSayTheyAreMissing) {
+  Tensor x =
+      Tensor(std::vector<double>{1, 4, 2, 3, 0, 5, 7, 6, 8}, {1, 3, 3, 1});
+  auto second = [](Tensor in) {
+    GradientTape outer;
+    outer.watch(in);
+    Tensor g;
+    {
+      GradientTape inner;
+      inner.watch(in);
+      g = inner.gradient(reduce_sum(max_pool2d(in * in, {2, 2}, {1, 1})), in);
+    }
+    return outer.gradient(reduce_sum(g * g), in);
+  };
+  expectError([&] { second(x); }, ErrorKind::Unimplemented,
+              {"no gradient through fnc::max_pool2d_grad",
+               "second derivatives of max pooling are not implemented"});
+  auto staged = fnc::function(second);
+  expectError([&] { staged(x); }, ErrorKind::Unimplemented,
+              {"no gradient through fnc::max_pool2d_grad"});
 }
 
 //===----------------------------------------------------------------------===//

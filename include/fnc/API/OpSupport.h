@@ -81,6 +81,15 @@ void noteShapeValues(const Tensor &shape, const Shape &known);
 /// error staged.
 Tensor setRow(const Tensor &x, const Tensor &index, const Tensor &value);
 
+/// The input gradient of max_pool2d (`max`) or avg_pool2d of `input` with
+/// these windows, given the gradient of the pooled result (`gradOutput`):
+/// the kernel eagerly, `fnc.max_pool2d_grad` / `fnc.avg_pool2d_grad` in a
+/// trace. Reported to the tapes: the max op has no gradient (reaching it
+/// is an error), the avg op is linear in `gradOutput`.
+Tensor pool2dGrad(bool max, const Tensor &input, const Tensor &gradOutput,
+                  const std::vector<int64_t> &ksize,
+                  const std::vector<int64_t> &strides, bool samePadding);
+
 /// The recorder of the trace active on this thread, or null when eager.
 inline trace::Recorder *recording() { return trace::activeRecorder(); }
 

@@ -20,6 +20,12 @@ def FncLowerToLinalg : Pass<"fnc-lower-to-linalg", "::mlir::ModuleOp"> {
     - matmul becomes `linalg.matmul`/`linalg.batch_matmul` (batch
       broadcasting through `linalg.generic`), conv2d
       `linalg.conv_2d_nhwc_hwcf` on a padded input;
+    - max_pool2d/avg_pool2d become `linalg.generic`s over the output that
+      read each window of an input padded with -inf/0 (taps unrolled for
+      small windows; avg divides by each window's count of input
+      elements); their gradient ops are generics over the input gradient
+      that gather from the windows holding each element (max: only from
+      windows whose first maximum it is);
     - shape ops become `tensor` ops (`expand_shape`/`collapse_shape`/
       `reshape`, `extract_slice`, `concat`, `linalg.transpose`) or generics;
     - `fnc.cond`/`fnc.while` become `scf.if`/`scf.while`;

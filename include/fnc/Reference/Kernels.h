@@ -230,6 +230,38 @@ void conv2d(const Array &input, const Array &filter, int64_t strideH,
             int64_t strideW, int64_t padTop, int64_t padLeft, Array &out);
 
 //===----------------------------------------------------------------------===//
+// Pooling (Pooling.cpp)
+//===----------------------------------------------------------------------===//
+
+/// The windows of a 2-D pooling op over an NHWC array: window (kh, kw),
+/// strides and the padding before the first row/column (from
+/// shapes::conv2dPadding). Output pixel (oh, ow) covers the input rows
+/// oh * strideH - padTop + [0, kh) that exist, and likewise columns.
+struct Window2D {
+  int64_t kh, kw, strideH, strideW, padTop, padLeft;
+};
+
+/// Max pooling of a float NHWC array: the maximum of each window's input
+/// elements (padding never counts); NaN propagates. out is [n, oh, ow, c].
+void maxPool2d(const Array &input, const Window2D &window, Array &out);
+
+/// Average pooling: the sum of each window's input elements (row-major
+/// window order, in the element type) divided by their count.
+void avgPool2d(const Array &input, const Window2D &window, Array &out);
+
+/// The input gradient of maxPool2d: each window adds its element of
+/// `gradOutput` to its first maximum in row-major window order (a NaN is
+/// the maximum), windows taken in row-major output order. out has the
+/// shape of `input`.
+void maxPool2dGrad(const Array &input, const Array &gradOutput,
+                   const Window2D &window, Array &out);
+
+/// The input gradient of avgPool2d: each window adds its element of
+/// `gradOutput` divided by its count to each input element it covers,
+/// windows taken in row-major output order. out has the input's shape.
+void avgPool2dGrad(const Array &gradOutput, const Window2D &window, Array &out);
+
+//===----------------------------------------------------------------------===//
 // Shape ops (ShapeOps.cpp)
 //===----------------------------------------------------------------------===//
 

@@ -46,6 +46,9 @@ enum class ErrorCode : int64_t {
   /// A run-time check of a hand-written upstream op failed (the message
   /// says which and where). The call was abandoned at that point.
   CheckFailed = 14,
+  /// A pooling window of `a` rows or columns with valid padding over an
+  /// input dim of `b` (< `a`) elements.
+  WindowTooLarge = 15,
 };
 
 } // namespace fnc::runtime

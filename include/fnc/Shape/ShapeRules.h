@@ -1,7 +1,8 @@
 //===- ShapeRules.h - Result-shape rules of the fnc ops ---------*- C++ -*-===//
 //
 // The one definition of how every fnc op computes its result shape from its
-// operand shapes: numpy broadcasting, reductions, matmul, shape ops, conv2d.
+// operand shapes: numpy broadcasting, reductions, matmul, shape ops, conv2d,
+// pooling.
 // The dialect's result-type inference, the eager API and the tracer all call
 // these functions, so a shape error reads the same wherever it is detected.
 //
@@ -119,6 +120,23 @@ ShapeResult conv2d(const Shape &input, const Shape &filter, int64_t strideH,
 /// Padding before/after along one spatial dim of conv2d (TF's SAME rule).
 void conv2dPadding(int64_t in, int64_t kernel, int64_t stride, Padding padding,
                    int64_t &before, int64_t &after);
+
+/// 2-D pooling (`op` is "max_pool2d" or "avg_pool2d", for the messages) of
+/// an NHWC input with window `ksize` {kh, kw} and `strides` {sh, sw}: the
+/// output dims of conv2d with a [kh, kw, c, c] filter. Checks the rank,
+/// that ksize and strides have 2 entries >= 1, and that a valid-padding
+/// window fits into known input dims.
+ShapeResult pool2d(const std::string &op, const Shape &input,
+                   const std::vector<int64_t> &ksize,
+                   const std::vector<int64_t> &strides, Padding padding);
+
+/// The input gradient of pool2d (`op` is "max_pool2d_grad" or
+/// "avg_pool2d_grad"): the input's shape, after checking that
+/// `gradOutput` has the shape pool2d gives for `input` (known dims equal).
+ShapeResult pool2dGrad(const std::string &op, const Shape &input,
+                       const Shape &gradOutput,
+                       const std::vector<int64_t> &ksize,
+                       const std::vector<int64_t> &strides, Padding padding);
 
 /// Number of elements of range(start, limit, delta); error if delta == 0.
 ShapeResult range(double start, double limit, double delta);

@@ -75,6 +75,17 @@ struct Conv2D {
   std::vector<int64_t> strides;
   bool samePadding;
 };
+// Pooling: max or average; the gradient ops take (input, output gradient).
+struct Pool2D {
+  bool max;
+  std::vector<int64_t> ksize, strides;
+  bool samePadding;
+};
+struct Pool2DGrad {
+  bool max;
+  std::vector<int64_t> ksize, strides;
+  bool samePadding;
+};
 // Shapes.
 struct Transpose {
   std::vector<int64_t> perm;
@@ -138,14 +149,13 @@ struct BroadcastToShape {}; // value, shape tensor
 struct SetRow {};           // input, index (0-d integer), a row of input
 } // namespace ops
 
-using OpAttrs =
-    std::variant<ops::Range, ops::Eye, ops::Cast, ops::Binary, ops::Unary,
-                 ops::Select, ops::Matmul, ops::Conv2D, ops::Transpose,
-                 ops::Reshape, ops::BroadcastTo, ops::ExpandDims, ops::Squeeze,
-                 ops::Slice, ops::Concat, ops::Gather, ops::OneHot, ops::Reduce,
-                 ops::ArgMax, ops::Softmax, ops::VarRead, ops::VarUpdate,
-                 ops::Print, ops::RandomUniform, ops::RandomNormal,
-                 ops::ShapeOf, ops::BroadcastToShape, ops::SetRow>;
+using OpAttrs = std::variant<
+    ops::Range, ops::Eye, ops::Cast, ops::Binary, ops::Unary, ops::Select,
+    ops::Matmul, ops::Conv2D, ops::Pool2D, ops::Pool2DGrad, ops::Transpose,
+    ops::Reshape, ops::BroadcastTo, ops::ExpandDims, ops::Squeeze, ops::Slice,
+    ops::Concat, ops::Gather, ops::OneHot, ops::Reduce, ops::ArgMax,
+    ops::Softmax, ops::VarRead, ops::VarUpdate, ops::Print, ops::RandomUniform,
+    ops::RandomNormal, ops::ShapeOf, ops::BroadcastToShape, ops::SetRow>;
 
 /// One op to record: what it is, its operands (value ids) and the result
 /// type computed by the shared shape rules (unused by VarUpdate and Print).

@@ -644,6 +644,7 @@ struct FncLowerToLinalgPass
     populateReturnOpTypeConversionPattern(patterns, converter);
     populateElementwisePatterns(patterns);
     populateStructuredPatterns(patterns, fastMath);
+    populatePoolingPatterns(patterns);
     populateShapePatterns(patterns);
     populateStatefulPatterns(converter, patterns);
     if (failed(applyPartialConversion(module, target, std::move(patterns)))) {

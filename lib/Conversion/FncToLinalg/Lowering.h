@@ -161,6 +161,7 @@ Value buildScalarOp(OpBuilder &b, Location loc, Operation *op,
 
 void populateElementwisePatterns(RewritePatternSet &patterns);
 void populateStructuredPatterns(RewritePatternSet &patterns, bool fastMath);
+void populatePoolingPatterns(RewritePatternSet &patterns);
 void populateShapePatterns(RewritePatternSet &patterns);
 /// Gives every random op without a seed a stable key of its own stream.
 void assignRandomKeys(ModuleOp module);

@@ -203,6 +203,87 @@ func.func @conv_padding(%x: tensor<1x5x5x3xf32>, %w: tensor<3x3x3x8xf32>) {
 
 // -----
 
+func.func @pool_rank(%x: tensor<5x5x3xf32>) {
+  // expected-error @+1 {{'fnc.max_pool2d' op max_pool2d needs a rank-4 NHWC input, got [5, 5, 3]}}
+  %0 = fnc.max_pool2d %x ksize [2, 2] strides [2, 2] padding valid : tensor<5x5x3xf32>
+  return
+}
+
+// -----
+
+func.func @pool_ksize_count(%x: tensor<1x5x5x3xf32>) {
+  // expected-error @+1 {{'fnc.avg_pool2d' op avg_pool2d ksize must have 2 entries (height, width), got 3}}
+  %0 = fnc.avg_pool2d %x ksize [2, 2, 1] strides [2, 2] padding valid : tensor<1x5x5x3xf32>
+  return
+}
+
+// -----
+
+func.func @pool_ksize(%x: tensor<1x5x5x3xf32>) {
+  // expected-error @+1 {{'fnc.max_pool2d' op max_pool2d ksize must be >= 1, got [0, 2]}}
+  %0 = fnc.max_pool2d %x ksize [0, 2] strides [2, 2] padding same : tensor<1x5x5x3xf32>
+  return
+}
+
+// -----
+
+func.func @pool_stride_count(%x: tensor<1x5x5x3xf32>) {
+  // expected-error @+1 {{'fnc.max_pool2d' op max_pool2d strides must have 2 entries (height, width), got 1}}
+  %0 = fnc.max_pool2d %x ksize [2, 2] strides [2] padding valid : tensor<1x5x5x3xf32>
+  return
+}
+
+// -----
+
+func.func @pool_strides(%x: tensor<1x5x5x3xf32>) {
+  // expected-error @+1 {{'fnc.avg_pool2d' op avg_pool2d strides must be >= 1, got [1, -1]}}
+  %0 = fnc.avg_pool2d %x ksize [2, 2] strides [1, -1] padding valid : tensor<1x5x5x3xf32>
+  return
+}
+
+// -----
+
+func.func @pool_window_too_big(%x: tensor<1x2x5x3xf32>) {
+  // expected-error @+1 {{'fnc.max_pool2d' op max_pool2d with valid padding: window [3, 3] is larger than the input [1, 2, 5, 3]; use same padding or a smaller window}}
+  %0 = fnc.max_pool2d %x ksize [3, 3] strides [1, 1] padding valid : tensor<1x2x5x3xf32>
+  return
+}
+
+// -----
+
+func.func @pool_integer(%x: tensor<1x4x4x3xi32>) {
+  // expected-error @+1 {{'fnc.max_pool2d' op operand #0 must be ranked tensor of 32-bit float or 64-bit float values}}
+  %0 = fnc.max_pool2d %x ksize [2, 2] strides [2, 2] padding valid : tensor<1x4x4x3xi32>
+  return
+}
+
+// -----
+
+func.func @pool_result_type(%x: tensor<1x4x4x3xf32>) {
+  // expected-error @+2 {{'fnc.avg_pool2d' op inferred type(s) 'tensor<1x2x2x3xf32>' are incompatible with return type(s) of operation 'tensor<1x4x4x3xf32>'}}
+  // expected-error @+1 {{'fnc.avg_pool2d' op failed to infer returned types}}
+  %0 = "fnc.avg_pool2d"(%x) <{ksize = array<i64: 2, 2>, padding = 0 : i32, strides = array<i64: 2, 2>}> : (tensor<1x4x4x3xf32>) -> tensor<1x4x4x3xf32>
+  return
+}
+
+// -----
+
+func.func @pool_grad_shape(%x: tensor<1x4x4x3xf32>, %dy: tensor<1x3x2x3xf32>) {
+  // expected-error @+1 {{'fnc.max_pool2d_grad' op max_pool2d_grad: the output gradient [1, 3, 2, 3] does not have the pooled shape [1, 2, 2, 3] of the input [1, 4, 4, 3]; pass the gradient of the pooling op's result}}
+  %0 = fnc.max_pool2d_grad %x, %dy ksize [2, 2] strides [2, 2] padding valid : tensor<1x4x4x3xf32>, tensor<1x3x2x3xf32>
+  return
+}
+
+// -----
+
+func.func @pool_grad_dtype(%x: tensor<1x4x4x3xf32>, %dy: tensor<1x2x2x3xf64>) {
+  // expected-error @+1 {{'fnc.avg_pool2d_grad' op requires the same element type for all operands and results}}
+  %0 = fnc.avg_pool2d_grad %x, %dy ksize [2, 2] strides [2, 2] padding valid : tensor<1x4x4x3xf32>, tensor<1x2x2x3xf64>
+  return
+}
+
+// -----
+
 func.func @transpose_perm_size(%a: tensor<2x3xf32>) {
   // expected-error @+1 {{'fnc.transpose' op permutation [0] has 1 entries but the operand has rank 2}}
   %0 = fnc.transpose %a perm [0] : tensor<2x3xf32>

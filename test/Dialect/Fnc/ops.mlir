@@ -110,6 +110,20 @@ func.func @linalg(%a: tensor<8x2x3xf32>, %b: tensor<3x4xf32>,
   return
 }
 
+// CHECK-LABEL: func @pooling
+func.func @pooling(%x: tensor<8x28x28x16xf32>, %y: tensor<?x5x6x3xf64>,
+                   %dx: tensor<8x14x14x16xf32>, %dy: tensor<?x3x3x3xf64>) {
+  // CHECK: fnc.max_pool2d %{{.*}} ksize [2, 2] strides [2, 2] padding valid : tensor<8x28x28x16xf32>
+  %0 = fnc.max_pool2d %x ksize [2, 2] strides [2, 2] padding valid : tensor<8x28x28x16xf32>
+  // CHECK: fnc.avg_pool2d %{{.*}} ksize [3, 3] strides [2, 2] padding same : tensor<?x5x6x3xf64>
+  %1 = fnc.avg_pool2d %y ksize [3, 3] strides [2, 2] padding same : tensor<?x5x6x3xf64>
+  // CHECK: fnc.max_pool2d_grad %{{.*}}, %{{.*}} ksize [2, 2] strides [2, 2] padding valid : tensor<8x28x28x16xf32>, tensor<8x14x14x16xf32>
+  %2 = fnc.max_pool2d_grad %x, %dx ksize [2, 2] strides [2, 2] padding valid : tensor<8x28x28x16xf32>, tensor<8x14x14x16xf32>
+  // CHECK: fnc.avg_pool2d_grad %{{.*}}, %{{.*}} ksize [3, 3] strides [2, 2] padding same : tensor<?x5x6x3xf64>, tensor<?x3x3x3xf64>
+  %3 = fnc.avg_pool2d_grad %y, %dy ksize [3, 3] strides [2, 2] padding same : tensor<?x5x6x3xf64>, tensor<?x3x3x3xf64>
+  return
+}
+
 // CHECK-LABEL: func @shapes
 func.func @shapes(%a: tensor<2x3xf32>, %d: tensor<?x4xf32>, %n: index,
                   %e: tensor<1x3x1xf32>, %i: tensor<2xi64>,

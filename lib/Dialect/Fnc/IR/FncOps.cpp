@@ -230,6 +230,50 @@ LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *,
 }
 
 //===----------------------------------------------------------------------===//
+// Pooling
+//===----------------------------------------------------------------------===//
+
+/// The shape rule of a pooling op (`gradOutput` null) or of its gradient.
+template <typename Adaptor>
+static LogicalResult inferPool2D(std::optional<Location> loc, StringRef name,
+                                 Adaptor adaptor, Value gradOutput,
+                                 SmallVectorImpl<Type> &inferred) {
+  auto input = rankedType(loc, name, adaptor.getInput(), "input");
+  if (failed(input))
+    return failure();
+  std::string op = name.split('.').second.str(); // "max_pool2d"
+  auto padding = adaptor.getPadding() == Padding::same ? rules::Padding::Same
+                                                       : rules::Padding::Valid;
+  std::vector<int64_t> ksize = toVector(adaptor.getKsize()),
+                       strides = toVector(adaptor.getStrides());
+  if (!gradOutput)
+    return fromRule(
+        loc, name,
+        rules::pool2d(op, toShape(input->getShape()), ksize, strides, padding),
+        input->getElementType(), inferred);
+  auto grad = rankedType(loc, name, gradOutput, "grad_output");
+  if (failed(grad))
+    return failure();
+  return fromRule(loc, name,
+                  rules::pool2dGrad(op, toShape(input->getShape()),
+                                    toShape(grad->getShape()), ksize, strides,
+                                    padding),
+                  input->getElementType(), inferred);
+}
+
+#define FNC_POOL_INFER(CLASS, GRAD)                                            \
+  LogicalResult CLASS::inferReturnTypes(                                       \
+      MLIRContext *, std::optional<Location> loc, Adaptor adaptor,             \
+      SmallVectorImpl<Type> &inferred) {                                       \
+    return inferPool2D(loc, getOperationName(), adaptor, GRAD, inferred);      \
+  }
+FNC_POOL_INFER(MaxPool2DOp, Value())
+FNC_POOL_INFER(AvgPool2DOp, Value())
+FNC_POOL_INFER(MaxPool2DGradOp, adaptor.getGradOutput())
+FNC_POOL_INFER(AvgPool2DGradOp, adaptor.getGradOutput())
+#undef FNC_POOL_INFER
+
+//===----------------------------------------------------------------------===//
 // Shape ops
 //===----------------------------------------------------------------------===//
 

@@ -31,7 +31,7 @@ def Fnc_ComparePredicate : I32EnumAttr<"ComparePredicate",
   let cppNamespace = "::mlir::fnc";
 }
 
-def Fnc_Padding : I32EnumAttr<"Padding", "conv2d padding", [
+def Fnc_Padding : I32EnumAttr<"Padding", "conv2d and pooling padding", [
       I32EnumAttrCase<"valid", 0>, I32EnumAttrCase<"same", 1>]> {
   let cppNamespace = "::mlir::fnc";
 }
@@ -450,6 +450,104 @@ def Fnc_Conv2DOp : Fnc_Op<"conv2d", [Pure, InferTypeOpAdaptor,
   let results = (outs Fnc_NumericTensor:$result);
   let assemblyFormat = "$input `,` $filter `strides` $strides `padding` "
                        "$padding attr-dict `:` type($input) `,` type($filter)";
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling
+//===----------------------------------------------------------------------===//
+
+// The window geometry every pooling op has: `ksize` {kh, kw}, `strides`
+// {sh, sw} (each >= 1) and TensorFlow's `valid` / `same` padding, with the
+// output size of conv2d.
+class Fnc_Pool2DBase<string mnemonic, list<Trait> traits = []>
+    : Fnc_Op<mnemonic, !listconcat([Pure, InferTypeOpAdaptor,
+                                    SameOperandsAndResultElementType],
+                                   traits)> {
+  dag windowArgs = (ins DenseI64ArrayAttr:$ksize, DenseI64ArrayAttr:$strides,
+                        Fnc_Padding:$padding);
+  string windowFormat =
+      "`ksize` $ksize `strides` $strides `padding` $padding attr-dict";
+}
+
+class Fnc_Pool2DOp<string mnemonic> : Fnc_Pool2DBase<mnemonic> {
+  let arguments = !con((ins Fnc_FloatTensor:$input), windowArgs);
+  let results = (outs Fnc_FloatTensor:$result);
+  let assemblyFormat = "$input " # windowFormat # " `:` type($input)";
+}
+
+// The input gradient of a pooling op: the result has the input's type.
+class Fnc_Pool2DGradOp<string mnemonic> : Fnc_Pool2DBase<mnemonic> {
+  let arguments = !con((ins Fnc_FloatTensor:$input,
+                            Fnc_FloatTensor:$grad_output), windowArgs);
+  let results = (outs Fnc_FloatTensor:$result);
+  let assemblyFormat = "$input `,` $grad_output " # windowFormat #
+                       " `:` type($input) `,` type($grad_output)";
+}
+
+def Fnc_MaxPool2DOp : Fnc_Pool2DOp<"max_pool2d"> {
+  let summary = "2-D max pooling of an NHWC tensor";
+  let description = [{
+    TensorFlow's `max_pool2d`: input `[n, h, w, c]`, result
+    `[n, oh, ow, c]` where each element is the maximum of a `ksize` window
+    of its channel, the windows `strides` apart. With `valid` padding only
+    full windows count (`oh = (h - kh) / sh + 1`); with `same` padding
+    `oh = ceil(h / sh)` and the padding (split as for conv2d, the extra row
+    or column after) is `-inf`, so it never wins. A NaN in a window gives
+    NaN (as `fnc.maximum`).
+
+    ```mlir
+    %y = fnc.max_pool2d %x ksize [2, 2] strides [2, 2] padding valid
+        : tensor<8x28x28x16xf32>
+    ```
+  }];
+}
+
+def Fnc_AvgPool2DOp : Fnc_Pool2DOp<"avg_pool2d"> {
+  let summary = "2-D average pooling of an NHWC tensor";
+  let description = [{
+    TensorFlow's `avg_pool2d`: like `fnc.max_pool2d`, but each element is
+    the mean of its window. With `same` padding the padded positions do not
+    count: a window at the border is divided by the number of input
+    elements it covers, not by `kh * kw`.
+
+    ```mlir
+    %y = fnc.avg_pool2d %x ksize [3, 3] strides [2, 2] padding same
+        : tensor<1x5x5x3xf64>
+    ```
+  }];
+}
+
+def Fnc_MaxPool2DGradOp : Fnc_Pool2DGradOp<"max_pool2d_grad"> {
+  let summary = "The input gradient of fnc.max_pool2d";
+  let description = [{
+    TensorFlow's `MaxPoolGrad`: given the pooled `input` and the gradient
+    of the pooled result (`grad_output`, of the shape `fnc.max_pool2d`
+    gives), the gradient of the input: each window passes its gradient to
+    its *first* maximum in row-major window order (a NaN counts as the
+    maximum; padding never does), and an input element that is the chosen
+    maximum of several overlapping windows gets the sum of their
+    gradients. Not differentiable itself.
+
+    ```mlir
+    %dx = fnc.max_pool2d_grad %x, %dy ksize [2, 2] strides [2, 2]
+        padding valid : tensor<8x28x28x16xf32>, tensor<8x14x14x16xf32>
+    ```
+  }];
+}
+
+def Fnc_AvgPool2DGradOp : Fnc_Pool2DGradOp<"avg_pool2d_grad"> {
+  let summary = "The input gradient of fnc.avg_pool2d";
+  let description = [{
+    TensorFlow's `AvgPoolGrad`: each window spreads its gradient, divided
+    by the number of input elements it covers, evenly over them; an input
+    element in several windows gets the sum. Only the shape of `input` is
+    read. Linear in `grad_output`: its own gradient is `fnc.avg_pool2d`.
+
+    ```mlir
+    %dx = fnc.avg_pool2d_grad %x, %dy ksize [3, 3] strides [2, 2]
+        padding same : tensor<1x5x5x3xf64>, tensor<1x3x3x3xf64>
+    ```
+  }];
 }
 
 //===----------------------------------------------------------------------===//
