@@ -167,6 +167,34 @@ Tensor Conv2D::call(const Tensor &x, bool) {
   return activation_.apply(y);
 }
 
+MaxPool2D::MaxPool2D(std::vector<int64_t> pool_size,
+                     std::vector<int64_t> strides, const std::string &padding,
+                     std::string name)
+    : Layer(std::move(name)), poolSize_(std::move(pool_size)),
+      strides_(strides.empty() ? poolSize_ : std::move(strides)),
+      padding_(paddingOf(padding, "MaxPool2D")) {
+  requirePair(poolSize_, "MaxPool2D", "pool_size");
+  requirePair(strides_, "MaxPool2D", "strides");
+}
+
+Tensor MaxPool2D::call(const Tensor &x, bool) {
+  return max_pool2d(x, poolSize_, strides_, padding_);
+}
+
+AvgPool2D::AvgPool2D(std::vector<int64_t> pool_size,
+                     std::vector<int64_t> strides, const std::string &padding,
+                     std::string name)
+    : Layer(std::move(name)), poolSize_(std::move(pool_size)),
+      strides_(strides.empty() ? poolSize_ : std::move(strides)),
+      padding_(paddingOf(padding, "AvgPool2D")) {
+  requirePair(poolSize_, "AvgPool2D", "pool_size");
+  requirePair(strides_, "AvgPool2D", "strides");
+}
+
+Tensor AvgPool2D::call(const Tensor &x, bool) {
+  return avg_pool2d(x, poolSize_, strides_, padding_);
+}
+
 Tensor Flatten::call(const Tensor &x, bool) {
   const Shape &in = x.shape();
   if (in.empty())

@@ -98,6 +98,24 @@ TEST(NNTest, Conv2DMatchesDirectConvolution) {
                    "padding must be");
 }
 
+TEST(NNTest, PoolingLayersMatchDirectPooling) {
+  std::mt19937 rng(6);
+  Tensor x = randomTensor({2, 6, 5, 3}, rng);
+  // Default strides are the pool size; "same" pads.
+  expectNear(nn::MaxPool2D()(x), max_pool2d(x, {2, 2}, {2, 2}, "VALID"), 0);
+  expectNear(nn::AvgPool2D({3, 2}, {1, 2}, "same")(x),
+             avg_pool2d(x, {3, 2}, {1, 2}, "SAME"), 0);
+  // Against a direct computation for one window.
+  Tensor m = nn::MaxPool2D({2, 2})(x);
+  EXPECT_EQ(m.shape(), (Shape{2, 3, 2, 3}));
+  float best = -1e30f;
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 2; ++j)
+      best = std::max(best, x.at<float>({1, 2 + i, 2 + j, 1}));
+  EXPECT_EQ(m.at<float>({1, 1, 1, 1}), best);
+  EXPECT_FNC_ERROR(nn::MaxPool2D({0, 2}), InvalidArgument, "pool_size");
+}
+
 TEST(NNTest, FlattenDropoutAndActivations) {
   std::mt19937 rng(3);
   Tensor x = randomTensor({2, 3, 4, 5}, rng);
