@@ -215,9 +215,9 @@ int main(int argc, char **argv) {
         ++step;
         double l = loss.item<float>(), a = accuracy.item<float>();
         bar.update(step, {{"loss", l}, {"accuracy", a}}, batch[0].shape()[0]);
-        if (step % 50 == 0 || step == steps)
-          history.loss.push_back(
-              {epoch - 1 + static_cast<double>(step) / steps, l});
+        if (step % 50 == 0 || step == steps) // the epoch's running mean
+          history.loss.push_back({epoch - 1 + static_cast<double>(step) / steps,
+                                  bar.average("loss")});
       }
       double seconds = std::chrono::duration<double>(
                            std::chrono::steady_clock::now() - start)

@@ -84,6 +84,79 @@ LogicalResult sequentialize(RewriterBase &rewriter, scf::ParallelOp root) {
   return success();
 }
 
+/// How many leading dims of `p` to keep parallel: the fewest whose known
+/// trip counts give at least kChunks iterations (a dim known only at run
+/// time counts as enough). OpenMP linearizes the parallel dims into one
+/// loop that recomputes every index from the linear one; the dims after
+/// them stay an ordinary loop nest that LLVM vectorizes.
+unsigned parallelPrefix(scf::ParallelOp p) {
+  constexpr int64_t kChunks = 64;
+  OpBuilder b(p);
+  int64_t iterations = 1;
+  unsigned keep = 0;
+  for (auto [lb, ub, step] :
+       llvm::zip(p.getLowerBound(), p.getUpperBound(), p.getStep())) {
+    ++keep;
+    auto l = getConstantIntValue(lb), u = getConstantIntValue(ub),
+         s = getConstantIntValue(step);
+    if (!l || !u || !s || *s <= 0)
+      break;
+    iterations *= *u > *l ? (*u - *l + *s - 1) / *s : 0;
+    if (iterations >= kChunks)
+      break;
+  }
+  return keep;
+}
+
+/// Splits `p` into an scf.parallel over its first `keep` dims around a nest
+/// of scf.for over the others.
+void keepOuterDimsParallel(RewriterBase &rewriter, scf::ParallelOp p,
+                           unsigned keep) {
+  unsigned n = p.getNumLoops();
+  if (keep >= n || p.getNumResults() != 0)
+    return;
+  Location loc = p.getLoc();
+  rewriter.setInsertionPoint(p);
+  auto outer = scf::ParallelOp::create(
+      rewriter, loc, p.getLowerBound().take_front(keep),
+      p.getUpperBound().take_front(keep), p.getStep().take_front(keep));
+  SmallVector<Value> ivs(outer.getInductionVars());
+  Operation *end = outer.getBody()->getTerminator();
+  rewriter.setInsertionPoint(end);
+  for (unsigned d = keep; d < n; ++d) {
+    auto loop = scf::ForOp::create(rewriter, loc, p.getLowerBound()[d],
+                                   p.getUpperBound()[d], p.getStep()[d]);
+    ivs.push_back(loop.getInductionVar());
+    end = loop.getBody()->getTerminator();
+    rewriter.setInsertionPoint(end);
+  }
+  Block &body = *p.getBody();
+  Operation *reduce = body.getTerminator();
+  rewriter.inlineBlockBefore(&body, end, ivs);
+  rewriter.eraseOp(reduce);
+  rewriter.eraseOp(p);
+}
+
+/// The loop nest of a parallel root as OpenMP runs it best: the root
+/// parallel over its leading dims only, and the scf.parallel ops nested in
+/// it sequential (a nested OpenMP region would fork again per iteration).
+LogicalResult shapeParallelNest(RewriterBase &rewriter, scf::ParallelOp root) {
+  SmallVector<scf::ParallelOp> nested;
+  root->walk([&](scf::ParallelOp p) {
+    if (p != root)
+      nested.push_back(p);
+  });
+  for (scf::ParallelOp p : nested) { // inner first
+    if (p.getNumResults() != 0)
+      return failure();
+    rewriter.setInsertionPoint(p);
+    if (failed(scf::parallelForToNestedFors(rewriter, p)))
+      return failure();
+  }
+  keepOuterDimsParallel(rewriter, root, parallelPrefix(root));
+  return success();
+}
+
 struct ParallelThresholdPass
     : public fnc::impl::FncParallelThresholdBase<ParallelThresholdPass> {
   using Base::Base;
@@ -100,7 +173,8 @@ struct ParallelThresholdPass
       Location loc = root.getLoc();
       OpFoldResult work = nestWork(rewriter, root);
       if (auto known = getConstantIntValue(work)) {
-        if (*known < grain && failed(sequentialize(rewriter, root)))
+        if (failed(*known < grain ? sequentialize(rewriter, root)
+                                  : shapeParallelNest(rewriter, root)))
           return signalPassFailure();
         continue;
       }
@@ -113,7 +187,8 @@ struct ParallelThresholdPass
       auto sequential = cast<scf::ParallelOp>(rewriter.clone(*root));
       rewriter.moveOpBefore(root, version.thenBlock(),
                             version.thenBlock()->begin());
-      if (failed(sequentialize(rewriter, sequential)))
+      if (failed(sequentialize(rewriter, sequential)) ||
+          failed(shapeParallelNest(rewriter, root)))
         return signalPassFailure();
     }
   }
