@@ -1,15 +1,14 @@
 #!/usr/bin/env bash
-# The main job: set up, build, and run the quickstart example (eager tensor
-# code, then the same code staged with fnc::function), then run the seed
-# expression of examples/quickstart.mlir through the JIT.
+# The main job: set up, build, and train a small CNN on Fashion-MNIST
+# (Debian's dataset-fashion-mnist package) with the whole train step --
+# forward, GradientTape backward, Adam -- staged as one fnc::function.
+# Prints a progress bar per epoch and the test accuracy, writes the loss and
+# accuracy curves (SVG) and a checkpoint to fashion-mnist-out/, and restores
+# the checkpoint into a fresh model. Arguments go to the trainer
+# (e.g. --model=mlp --epochs=5; --help lists them).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${FNC_BUILD_DIR:-$root/build}
 
-bash "$root/scripts/build.sh" fnc-example-quickstart fnc-run
-echo "== examples/quickstart.cpp"
-"$build/bin/fnc-example-quickstart"
-echo
-echo "== examples/quickstart.mlir through fnc-run (JIT), 4x4 inputs"
-"$build/bin/fnc-run" "$root/examples/quickstart.mlir" \
-  --input=4x4xf32=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16 --input=4x4xf32=1
+bash "$root/scripts/build.sh" fnc-train-fashion-mnist
+"$build/bin/fnc-train-fashion-mnist" --model=cnn --epochs=3 "$@"
