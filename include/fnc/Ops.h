@@ -277,7 +277,9 @@ Tensor broadcast_to(const Tensor &x, const Shape &shape);
 Tensor expand_dims(const Tensor &x, int64_t axis);
 /// Removes the size-1 dims at `axes` (all of them if empty).
 Tensor squeeze(const Tensor &x, const std::vector<int64_t> &axes = {});
-/// tf.slice: `size[i] == -1` means to the end; `strides` default to 1.
+/// tf.slice: `size[i] == -1` means to the end (every strides[i]-th element
+/// from begin[i]), also along a dim unknown while tracing, whose result dim
+/// is then unknown too; `strides` default to 1.
 Tensor slice(const Tensor &x, const std::vector<int64_t> &begin,
              const std::vector<int64_t> &size,
              const std::vector<int64_t> &strides = {});

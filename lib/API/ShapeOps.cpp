@@ -125,22 +125,13 @@ Tensor slice(const Tensor &x, const std::vector<int64_t> &begin,
   std::vector<int64_t> st = strides;
   if (st.empty())
     st.assign(in.size(), 1);
-  std::vector<int64_t> sizes = size;
-  // size -1 means "to the end" (tf.slice).
-  if (sizes.size() == in.size() && begin.size() == in.size() &&
-      st.size() == in.size())
-    for (size_t i = 0; i < in.size(); ++i)
-      if (sizes[i] == -1 && st[i] >= 1 && begin[i] >= 0) {
-        if (shapes::isDynamic(in[i]))
-          fail(ErrorKind::Unimplemented, "slice",
-               "size -1 (to the end) along dim " + std::to_string(i) +
-                   ", whose size is unknown while tracing, is not supported; "
-                   "give an explicit size or trace with a known dim",
-               {&x});
-        sizes[i] =
-            begin[i] >= in[i] ? 0 : (in[i] - begin[i] + st[i] - 1) / st[i];
-      }
-  Shape shape = checked(shapes::slice(in, begin, sizes, st), "slice", {&x});
+  // size -1 means "to the end" (tf.slice); the shape rule resolves it for
+  // known dims, and the op keeps it for dims unknown while tracing.
+  Shape shape = checked(shapes::slice(in, begin, size, st), "slice", {&x});
+  std::vector<int64_t> sizes = shape;
+  for (int64_t &d : sizes)
+    if (shapes::isDynamic(d))
+      d = shapes::kSliceToEnd;
   // Dispatch point.
   Tensor out;
   if (trace::Recorder *r = recording()) {

@@ -288,22 +288,31 @@ ShapeResult slice(const Shape &in, const std::vector<int64_t> &offsets,
         " offsets, sizes and strides, got " + std::to_string(offsets.size()) +
         ", " + std::to_string(sizes.size()) + " and " +
         std::to_string(strides.size()));
+  Shape out = sizes;
   for (size_t i = 0; i < rank; ++i) {
-    if (offsets[i] < 0 || sizes[i] < 0 || strides[i] < 1)
+    if (offsets[i] < 0 || (sizes[i] < 0 && sizes[i] != kSliceToEnd) ||
+        strides[i] < 1)
       return ShapeResult::failure(
           "slice dimension " + std::to_string(i) +
-          ": offset and size must be >= 0 and stride >= 1 (got offset " +
+          ": offset must be >= 0, size >= 0 or -1 (to the end) and stride "
+          ">= 1 (got offset " +
           std::to_string(offsets[i]) + ", size " + std::to_string(sizes[i]) +
           ", stride " + std::to_string(strides[i]) + ")");
-    if (isDynamic(in[i]))
+    if (isDynamic(in[i])) {
+      if (sizes[i] == kSliceToEnd)
+        out[i] = kDynamic;
       continue;
-    if (sizes[i] == 0) {
+    }
+    if (sizes[i] == 0 || sizes[i] == kSliceToEnd) {
       // An empty slice may start at the end, not past it.
       if (offsets[i] > in[i])
         return ShapeResult::failure(
             "slice dimension " + std::to_string(i) + " starts at " +
             std::to_string(offsets[i]) + " but the operand " + toString(in) +
             " has only " + std::to_string(in[i]));
+      if (sizes[i] == kSliceToEnd) // ceil((in - offset) / stride)
+        out[i] =
+            in[i] == offsets[i] ? 0 : (in[i] - offsets[i] - 1) / strides[i] + 1;
       continue;
     }
     int64_t last = offsets[i] + (sizes[i] - 1) * strides[i];
@@ -313,7 +322,7 @@ ShapeResult slice(const Shape &in, const std::vector<int64_t> &offsets,
           std::to_string(last) + " but the operand " + toString(in) +
           " has only " + std::to_string(in[i]));
   }
-  return {sizes, {}};
+  return {out, {}};
 }
 
 ShapeResult concat(const std::vector<Shape> &inputs, int64_t axis) {

@@ -132,6 +132,13 @@ TEST(ShapeRules, ExpandSqueezeSlice) {
   EXPECT_TRUE(slice({5}, {0}, {3}, {2}).ok()); // reads 0, 2, 4
   EXPECT_FALSE(slice({5}, {1}, {3}, {2}).ok()); // would read 5
   EXPECT_FALSE(slice({5}, {0}, {1}, {0}).ok());
+  // -1: to the end, every stride-th element.
+  EXPECT_EQ(ok(slice({5, 4}, {1, 0}, {-1, -1}, {2, 3})), (Shape{2, 2}));
+  EXPECT_EQ(ok(slice({5}, {5}, {-1}, {2})), (Shape{0}));
+  EXPECT_EQ(ok(slice({D, 4}, {0, 1}, {-1, 2}, {1, 1})), (Shape{D, 2}));
+  EXPECT_EQ(ok(slice({D}, {3}, {-1}, {2})), (Shape{D}));
+  EXPECT_FALSE(slice({5}, {6}, {-1}, {1}).ok()); // starts past the end
+  EXPECT_FALSE(slice({5}, {0}, {-2}, {1}).ok());
 }
 
 TEST(ShapeRules, ConcatGatherOneHot) {

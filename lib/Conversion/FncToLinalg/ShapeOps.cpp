@@ -451,13 +451,41 @@ struct SliceLowering : public OpConversionPattern<SliceOp> {
     Location loc = op.getLoc();
     Value input = adaptor.getInput();
     auto inType = cast<RankedTensorType>(input.getType());
+    RankedTensorType type = op.getType();
+    ArrayRef<int64_t> offsets = op.getOffsets(), strides = op.getStrides();
     Value outOfRange;
+    SmallVector<OpFoldResult> sizes;
     for (int64_t i = 0, r = inType.getRank(); i < r; ++i) {
       int64_t size = op.getSizes()[i];
+      if (!type.isDynamicDim(i)) {
+        // Static (also a size -1 along a static dim, inferred).
+        sizes.push_back(rewriter.getIndexAttr(type.getDimSize(i)));
+      } else {
+        // -1 along a dynamic dim: ceil((dim - offset) / stride) elements;
+        // the offset may be the end, not past it.
+        Value dim = tensor::DimOp::create(rewriter, loc, input, i);
+        Value count = dim;
+        if (offsets[i] != 0) {
+          Value offset = indexConstant(rewriter, loc, offsets[i]);
+          Value bad = arith::CmpIOp::create(
+              rewriter, loc, arith::CmpIPredicate::ugt, offset, dim);
+          raiseErrorIf(rewriter, loc, bad, ErrorCode::SliceOutOfRange, offset,
+                       dim);
+          outOfRange = orElse(rewriter, loc, outOfRange, bad);
+          count = arith::MaxSIOp::create(
+              rewriter, loc, arith::SubIOp::create(rewriter, loc, dim, offset),
+              indexConstant(rewriter, loc, 0));
+        }
+        if (strides[i] != 1)
+          count = arith::CeilDivUIOp::create(
+              rewriter, loc, count, indexConstant(rewriter, loc, strides[i]));
+        sizes.push_back(count);
+        continue;
+      }
       if (!inType.isDynamicDim(i) || size == 0)
         continue;
       // The last element read must exist: offset + (size-1)*stride < dim.
-      int64_t last = op.getOffsets()[i] + (size - 1) * op.getStrides()[i];
+      int64_t last = offsets[i] + (size - 1) * strides[i];
       Value dim = tensor::DimOp::create(rewriter, loc, input, i);
       Value lastV = indexConstant(rewriter, loc, last);
       Value bad = arith::CmpIOp::create(rewriter, loc,
@@ -465,17 +493,17 @@ struct SliceLowering : public OpConversionPattern<SliceOp> {
       raiseErrorIf(rewriter, loc, bad, ErrorCode::SliceOutOfRange, lastV, dim);
       outOfRange = orElse(rewriter, loc, outOfRange, bad);
     }
-    RankedTensorType type = op.getType();
-    SmallVector<OpFoldResult> sizes;
-    for (int64_t s : op.getSizes())
-      sizes.push_back(rewriter.getIndexAttr(s));
-    Value result = guardedBy(
-        rewriter, loc, outOfRange, type, sizes,
-        [&](OpBuilder &b, Location l) -> Value {
-          return tensor::ExtractSliceOp::create(
-              b, l, type, input, ValueRange{}, ValueRange{}, ValueRange{},
-              op.getOffsets(), op.getSizes(), op.getStrides());
-        });
+    SmallVector<OpFoldResult> offsetsOf, stridesOf;
+    for (int64_t o : offsets)
+      offsetsOf.push_back(rewriter.getIndexAttr(o));
+    for (int64_t s : strides)
+      stridesOf.push_back(rewriter.getIndexAttr(s));
+    Value result =
+        guardedBy(rewriter, loc, outOfRange, type, sizes,
+                  [&](OpBuilder &b, Location l) -> Value {
+                    return tensor::ExtractSliceOp::create(
+                        b, l, type, input, offsetsOf, sizes, stridesOf);
+                  });
     rewriter.replaceOp(op, result);
     return success();
   }

@@ -91,6 +91,28 @@ func.func @slice_dynamic(%a: tensor<?xf32>) -> tensor<2xf32> {
 
 // -----
 
+// To the end of a dynamic dim: the size is read at run time; from offset 0
+// with stride 1 nothing can go out of range, from a later offset the offset
+// is checked against the dim.
+// CHECK-LABEL: func @slice_to_end
+func.func @slice_to_end(%a: tensor<?x4xf32>) -> (tensor<?x2xf32>, tensor<?x4xf32>) {
+  // CHECK: %[[N:.*]] = tensor.dim %{{.*}}, %c0
+  // CHECK-NOT: fncRaiseError
+  // CHECK: tensor.extract_slice %{{.*}}[0, 1] [%[[N]], 2] [1, 1] : tensor<?x4xf32> to tensor<?x2xf32>
+  %0 = fnc.slice %a offsets [0, 1] sizes [-1, 2] strides [1, 1] : tensor<?x4xf32>
+  // CHECK: %[[M:.*]] = tensor.dim %{{.*}}, %c0
+  // CHECK: %[[BAD:.*]] = arith.cmpi ugt, %{{.*}}, %[[M]]
+  // CHECK: func.call @fncRaiseError
+  // CHECK: %[[REST:.*]] = arith.maxsi
+  // CHECK: %[[K:.*]] = arith.ceildivui %[[REST]]
+  // CHECK: scf.if %[[BAD]] -> (tensor<?x4xf32>)
+  // CHECK: tensor.extract_slice %{{.*}}[3, 0] [%[[K]], 4] [2, 1]
+  %1 = fnc.slice %a offsets [3, 0] sizes [-1, -1] strides [2, 1] : tensor<?x4xf32>
+  return %0, %1 : tensor<?x2xf32>, tensor<?x4xf32>
+}
+
+// -----
+
 // gather reads params at a checked, clamped index.
 // CHECK-LABEL: func @gather
 // CHECK-SAME: (%[[CTX:[^:]*]]: memref<3xi64>

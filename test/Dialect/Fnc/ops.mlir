@@ -142,6 +142,10 @@ func.func @shapes(%a: tensor<2x3xf32>, %d: tensor<?x4xf32>, %n: index,
   %7 = fnc.squeeze %e axes [] : tensor<1x3x1xf32>
   // CHECK: fnc.slice %{{.*}} offsets [1, 0] sizes [1, 2] strides [1, 2] : tensor<2x3xf32>
   %8 = fnc.slice %a offsets [1, 0] sizes [1, 2] strides [1, 2] : tensor<2x3xf32>
+  // CHECK: fnc.slice %{{.*}} offsets [0, 1] sizes [-1, 2] strides [1, 1] : tensor<?x4xf32>
+  %s8a = fnc.slice %d offsets [0, 1] sizes [-1, 2] strides [1, 1] : tensor<?x4xf32>
+  // CHECK: fnc.slice %{{.*}} offsets [1, 1] sizes [-1, -1] strides [2, 1] : tensor<2x3xf32>
+  %s8b = fnc.slice %a offsets [1, 1] sizes [-1, -1] strides [2, 1] : tensor<2x3xf32>
   // CHECK: fnc.concat %{{.*}}, %{{.*}} axis 0 : tensor<2x3xf32>, tensor<2x3xf32>
   %9 = fnc.concat %a, %a axis 0 : tensor<2x3xf32>, tensor<2x3xf32>
   // CHECK: fnc.gather %{{.*}}, %{{.*}} axis 1 : tensor<2x3xf32>, tensor<2xi64>

@@ -585,12 +585,17 @@ def Fnc_SliceOp : Fnc_Op<"slice", [Pure, InferTypeOpAdaptor]> {
   let description = [{
     Result element `[i0, i1, ...]` is input element
     `[offsets[0] + i0 * strides[0], ...]`; the result shape is `sizes`.
-    Offsets and sizes are >= 0 and strides >= 1; the window must lie inside
-    the input.
+    Offsets are >= 0 and strides >= 1; the window must lie inside the input
+    (checked at run time along dynamic dims). A size of -1 means "to the
+    end": every stride-th element from the offset on, `ceil((dim - offset) /
+    stride)` of them, so a slice can take the whole of a dynamic dim (the
+    result dim is then dynamic; the offset must not pass the end).
 
     ```mlir
     %s = fnc.slice %x offsets [1, 0] sizes [2, 2] strides [1, 2]
         : tensor<4x4xf32>
+    %t = fnc.slice %y offsets [0, 1] sizes [-1, 2] strides [1, 1]
+        : tensor<?x4xf32>
     ```
   }];
   let arguments = (ins Fnc_Tensor:$input, DenseI64ArrayAttr:$offsets,
