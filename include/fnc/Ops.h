@@ -22,6 +22,7 @@
 
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace fnc {
@@ -283,6 +284,15 @@ Tensor squeeze(const Tensor &x, const std::vector<int64_t> &axes = {});
 Tensor slice(const Tensor &x, const std::vector<int64_t> &begin,
              const std::vector<int64_t> &size,
              const std::vector<int64_t> &strides = {});
+/// tf.pad with a constant: paddings[i] = {before, after} copies of `value`
+/// along dim i (>= 0 each, one pair per dim). With `interior` (one amount
+/// >= 0 per dim), interior[i] copies also go between each two neighbouring
+/// elements along dim i: jax.lax.pad's interior padding, a dilation.
+/// `value` must be representable in x's dtype. Dims unknown while tracing
+/// stay unknown.
+Tensor pad(const Tensor &x,
+           const std::vector<std::pair<int64_t, int64_t>> &paddings,
+           double value = 0, const std::vector<int64_t> &interior = {});
 /// Concatenation along `axis` (negative counts from the end).
 Tensor concat(const std::vector<Tensor> &values, int64_t axis);
 /// params[:axis] + indices + params[axis+1:]; indices are int32 or int64

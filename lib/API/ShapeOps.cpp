@@ -1,8 +1,8 @@
 //===- ShapeOps.cpp - Eager entry points of the shape ops -----------------===//
 //
-// transpose, reshape, broadcast_to, expand_dims, squeeze, slice, concat,
-// gather and one_hot: validate, shape rule, kernel (reshape-like ops share
-// the operand's buffer).
+// transpose, reshape, broadcast_to, expand_dims, squeeze, slice, pad,
+// concat, gather and one_hot: validate, shape rule, kernel (reshape-like ops
+// share the operand's buffer).
 //
 //===----------------------------------------------------------------------===//
 
@@ -145,6 +145,33 @@ Tensor slice(const Tensor &x, const std::vector<int64_t> &begin,
   return taped(std::move(out), {&x}, [&] {
     return trace::ops::Slice{begin, sizes, st};
   });
+}
+
+Tensor pad(const Tensor &x,
+           const std::vector<std::pair<int64_t, int64_t>> &paddings,
+           double value, const std::vector<int64_t> &interior) {
+  const Shape &in = x.shape(); // rejects a null handle
+  std::vector<int64_t> low, high, inner = interior;
+  for (const auto &[before, after] : paddings) {
+    low.push_back(before);
+    high.push_back(after);
+  }
+  if (inner.empty())
+    inner.assign(in.size(), 0);
+  Shape shape = checked(shapes::pad(in, low, high, inner), "pad", {&x});
+  // Validates that the value fits the dtype.
+  ref::Array fillValue = scalarArray(x.dtype(), value, "pad", "padding value");
+  trace::ops::Pad attrs{low, high, inner, value};
+  // Dispatch point.
+  Tensor out;
+  if (trace::Recorder *r = recording()) {
+    out = record(*r, attrs, x.dtype(), std::move(shape), {&x}, "pad");
+  } else {
+    ref::Array array = ref::Array::allocate(x.dtype(), std::move(shape));
+    ref::pad(arrayOf(x), low, inner, fillValue, array);
+    out = wrap(std::move(array));
+  }
+  return taped(std::move(out), {&x}, [&] { return attrs; });
 }
 
 Tensor concat(const std::vector<Tensor> &values, int64_t axis) {

@@ -325,6 +325,41 @@ ShapeResult slice(const Shape &in, const std::vector<int64_t> &offsets,
   return {out, {}};
 }
 
+ShapeResult pad(const Shape &in, const std::vector<int64_t> &low,
+                const std::vector<int64_t> &high,
+                const std::vector<int64_t> &interior) {
+  size_t rank = in.size();
+  if (low.size() != rank || high.size() != rank || interior.size() != rank)
+    return ShapeResult::failure(
+        "pad of a rank-" + std::to_string(rank) + " operand needs " +
+        std::to_string(rank) + " low, high and interior amounts, got " +
+        std::to_string(low.size()) + ", " + std::to_string(high.size()) +
+        " and " + std::to_string(interior.size()));
+  Shape out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    if (low[i] < 0 || high[i] < 0 || interior[i] < 0)
+      return ShapeResult::failure("pad dimension " + std::to_string(i) +
+                                  ": the amounts must be >= 0 (got low " +
+                                  std::to_string(low[i]) + ", high " +
+                                  std::to_string(high[i]) + ", interior " +
+                                  std::to_string(interior[i]) + ")");
+    if (isDynamic(in[i])) {
+      out[i] = kDynamic;
+      continue;
+    }
+    int64_t gaps = in[i] > 0 ? in[i] - 1 : 0, n = 0;
+    if (__builtin_mul_overflow(gaps, interior[i], &n) ||
+        __builtin_add_overflow(n, in[i], &n) ||
+        __builtin_add_overflow(n, low[i], &n) ||
+        __builtin_add_overflow(n, high[i], &n))
+      return ShapeResult::failure("pad dimension " + std::to_string(i) +
+                                  " of " + toString(in) +
+                                  " would overflow 64 bits");
+    out[i] = n;
+  }
+  return {out, {}};
+}
+
 ShapeResult concat(const std::vector<Shape> &inputs, int64_t axis) {
   if (inputs.empty())
     return ShapeResult::failure("concat needs at least one operand");

@@ -11,6 +11,7 @@
 
 #include "gtest/gtest.h"
 
+#include <limits>
 #include <random>
 
 using namespace fnc::shapes;
@@ -139,6 +140,18 @@ TEST(ShapeRules, ExpandSqueezeSlice) {
   EXPECT_EQ(ok(slice({D}, {3}, {-1}, {2})), (Shape{D}));
   EXPECT_FALSE(slice({5}, {6}, {-1}, {1}).ok()); // starts past the end
   EXPECT_FALSE(slice({5}, {0}, {-2}, {1}).ok());
+}
+
+TEST(ShapeRules, Pad) {
+  EXPECT_EQ(ok(pad({2, 3}, {1, 0}, {0, 2}, {0, 1})), (Shape{3, 7}));
+  EXPECT_EQ(ok(pad({0, 1}, {1, 2}, {2, 0}, {3, 3})), (Shape{3, 3}));
+  EXPECT_EQ(ok(pad({D, 4}, {0, 1}, {0, 1}, {0, 0})), (Shape{D, 6}));
+  EXPECT_EQ(ok(pad({}, {}, {}, {})), (Shape{}));
+  EXPECT_FALSE(pad({2}, {1}, {1}, {}).ok());
+  EXPECT_FALSE(pad({2}, {-1}, {0}, {0}).ok());
+  EXPECT_FALSE(pad({2}, {0}, {0}, {-2}).ok());
+  EXPECT_FALSE(
+      pad({3}, {0}, {0}, {std::numeric_limits<int64_t>::max() / 2 + 1}).ok());
 }
 
 TEST(ShapeRules, ConcatGatherOneHot) {

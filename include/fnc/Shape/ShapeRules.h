@@ -105,6 +105,14 @@ ShapeResult slice(const Shape &in, const std::vector<int64_t> &offsets,
                   const std::vector<int64_t> &sizes,
                   const std::vector<int64_t> &strides);
 
+/// Constant padding (XLA's pad with non-negative amounts): along dim i,
+/// low[i] elements before, high[i] after and interior[i] between each two
+/// neighbours: n becomes low + n + max(n - 1, 0) * interior + high
+/// (kDynamic when n is).
+ShapeResult pad(const Shape &in, const std::vector<int64_t> &low,
+                const std::vector<int64_t> &high,
+                const std::vector<int64_t> &interior);
+
 /// Concatenation along `axis`; all other dims must agree.
 ShapeResult concat(const std::vector<Shape> &inputs, int64_t axis);
 

@@ -2,8 +2,9 @@
 //
 // transpose -> linalg.transpose; reshape, expand_dims, squeeze ->
 // tensor.reshape (a view after bufferization); broadcast_to and one_hot ->
-// generics with broadcasting maps; slice -> tensor.extract_slice; concat ->
-// tensor.insert_slice into one buffer; gather -> a generic that reads params
+// generics with broadcasting maps; slice -> tensor.extract_slice; pad ->
+// tensor.insert_slice into a filled buffer; concat -> tensor.insert_slice
+// into one buffer; gather -> a generic that reads params
 // with tensor.extract at a checked, clamped index. Dynamic sizes that could
 // disagree with the static ones are checked at run time.
 //
@@ -509,6 +510,53 @@ struct SliceLowering : public OpConversionPattern<SliceOp> {
   }
 };
 
+/// fnc.pad: the result filled with the value, then the input inserted with
+/// strides interior + 1 after the low padding (in place once bufferized).
+/// No check is needed: every size comes from the input's.
+struct PadLowering : public OpConversionPattern<PadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(PadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    RankedTensorType type = op.getType();
+    ArrayRef<int64_t> low = op.getLow(), high = op.getHigh(),
+                      interior = op.getInterior();
+    SmallVector<OpFoldResult> inSizes = tensorSizes(rewriter, loc, input);
+    SmallVector<OpFoldResult> sizes, offsets, strides;
+    for (int64_t i = 0, r = type.getRank(); i < r; ++i) {
+      offsets.push_back(rewriter.getIndexAttr(low[i]));
+      strides.push_back(rewriter.getIndexAttr(interior[i] + 1));
+      if (!type.isDynamicDim(i)) {
+        sizes.push_back(rewriter.getIndexAttr(type.getDimSize(i)));
+        continue;
+      }
+      // low + n + max(n - 1, 0) * interior + high.
+      Value n = getValueOrCreateConstantIndexOp(rewriter, loc, inSizes[i]);
+      Value size = arith::AddIOp::create(
+          rewriter, loc, n, indexConstant(rewriter, loc, low[i] + high[i]));
+      if (interior[i] != 0) {
+        Value gaps = arith::MaxSIOp::create(
+            rewriter, loc,
+            arith::SubIOp::create(rewriter, loc, n,
+                                  indexConstant(rewriter, loc, 1)),
+            indexConstant(rewriter, loc, 0));
+        size = arith::AddIOp::create(
+            rewriter, loc, size,
+            arith::MulIOp::create(rewriter, loc, gaps,
+                                  indexConstant(rewriter, loc, interior[i])));
+      }
+      sizes.push_back(size);
+    }
+    Value filled = filledTensor(rewriter, loc, type, sizes,
+                                op.getValue().convertToDouble());
+    rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
+        op, input, filled, offsets, inSizes, strides);
+    return success();
+  }
+};
+
 struct ConcatLowering : public OpConversionPattern<ConcatOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -695,8 +743,8 @@ struct OneHotLowering : public OpConversionPattern<OneHotOp> {
 
 void lowering::populateShapePatterns(RewritePatternSet &patterns) {
   patterns.add<TransposeLowering, ReshapeLowering, ExpandDimsLowering,
-               SqueezeLowering, BroadcastToLowering, ShapeOfLowering, SetRowLowering,
-               BroadcastToShapeLowering, SliceLowering,
-               ConcatLowering, GatherLowering, OneHotLowering>(
+               SqueezeLowering, BroadcastToLowering, ShapeOfLowering,
+               SetRowLowering, BroadcastToShapeLowering, SliceLowering,
+               PadLowering, ConcatLowering, GatherLowering, OneHotLowering>(
       patterns.getContext());
 }

@@ -113,6 +113,24 @@ func.func @slice_to_end(%a: tensor<?x4xf32>) -> (tensor<?x2xf32>, tensor<?x4xf32
 
 // -----
 
+// pad: a fill of the result and the input inserted with strides interior + 1
+// after the low padding; a dynamic dim's size comes from the input's.
+// CHECK-LABEL: func @pad
+// CHECK-SAME: %[[X:[^:]*]]: tensor<?x3xf32>
+func.func @pad(%x: tensor<?x3xf32>) -> tensor<?x9xf32> {
+  // CHECK: %[[N:.*]] = tensor.dim %[[X]], %c0
+  // CHECK: %[[M:.*]] = arith.addi %[[N]], %c1
+  // CHECK: %[[E:.*]] = tensor.empty(%[[M]]) : tensor<?x9xf32>
+  // CHECK: %[[V:.*]] = arith.constant 1.500000e+00 : f32
+  // CHECK: %[[F:.*]] = linalg.fill ins(%[[V]] : f32) outs(%[[E]] : tensor<?x9xf32>)
+  // CHECK-NOT: scf.if
+  // CHECK: tensor.insert_slice %[[X]] into %[[F]][1, 2] [%[[N]], 3] [1, 3] : tensor<?x3xf32> into tensor<?x9xf32>
+  %0 = fnc.pad %x low [1, 2] high [0, 0] interior [0, 2] value 1.5 : tensor<?x3xf32>
+  return %0 : tensor<?x9xf32>
+}
+
+// -----
+
 // gather reads params at a checked, clamped index.
 // CHECK-LABEL: func @gather
 // CHECK-SAME: (%[[CTX:[^:]*]]: memref<3xi64>

@@ -356,6 +356,31 @@ func.func @slice_to_end_type(%a: tensor<?x4xf32>) {
 
 // -----
 
+func.func @pad_count(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'fnc.pad' op pad of a rank-2 operand needs 2 low, high and interior amounts, got 2, 1 and 2}}
+  %0 = fnc.pad %a low [0, 0] high [0] interior [0, 0] value 0.0 : tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @pad_negative(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'fnc.pad' op pad dimension 1: the amounts must be >= 0 (got low 0, high 0, interior -1)}}
+  %0 = fnc.pad %a low [0, 0] high [0, 0] interior [0, -1] value 0.0 : tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @pad_type(%a: tensor<?x3xf32>) {
+  // expected-error @+2 {{'fnc.pad' op inferred type(s) 'tensor<?x5xf32>' are incompatible with return type(s) of operation 'tensor<2x5xf32>'}}
+  // expected-error @+1 {{'fnc.pad' op failed to infer returned types}}
+  %0 = "fnc.pad"(%a) {low = array<i64: 0, 1>, high = array<i64: 0, 1>, interior = array<i64: 0, 0>, value = 0.0 : f64} : (tensor<?x3xf32>) -> tensor<2x5xf32>
+  return
+}
+
+// -----
+
 func.func @concat_rank(%a: tensor<2x3xf32>, %b: tensor<3xf32>) {
   // expected-error @+1 {{'fnc.concat' op concat operands must have the same rank: [2, 3] vs [3]}}
   %0 = fnc.concat %a, %b axis 0 : tensor<2x3xf32>, tensor<3xf32>

@@ -606,6 +606,31 @@ def Fnc_SliceOp : Fnc_Op<"slice", [Pure, InferTypeOpAdaptor]> {
   let hasFolder = 1;
 }
 
+def Fnc_PadOp : Fnc_Op<"pad", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Pads with a constant before, after and between elements";
+  let description = [{
+    XLA's pad (jax.lax.pad) with non-negative amounts: along dim `i`,
+    `low[i]` copies of `value` go before the input's elements, `high[i]`
+    after them and `interior[i]` between each two neighbours, so a dim of
+    size n becomes `low + n + max(n - 1, 0) * interior + high` (dynamic
+    when n is). `value` is converted to the element type as `fnc.fill`
+    converts it. tf.pad is the case without interior padding; interior
+    padding dilates (the gradient of a strided slice or convolution).
+
+    ```mlir
+    %p = fnc.pad %x low [1, 0] high [0, 2] interior [0, 1] value 0.0
+        : tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins Fnc_Tensor:$input, DenseI64ArrayAttr:$low,
+                       DenseI64ArrayAttr:$high, DenseI64ArrayAttr:$interior,
+                       F64Attr:$value);
+  let results = (outs Fnc_Tensor:$result);
+  let assemblyFormat = "$input `low` $low `high` $high `interior` $interior "
+                       "`value` $value attr-dict `:` type($input)";
+  let hasFolder = 1;
+}
+
 def Fnc_ConcatOp : Fnc_Op<"concat", [Pure, InferTypeOpAdaptor,
                                      SameOperandsAndResultElementType]> {
   let summary = "Joins tensors along an axis";
