@@ -344,7 +344,10 @@ struct ShapeOfLowering : public OpConversionPattern<ShapeOfOp> {
 };
 
 /// fnc.broadcast_to_shape: the sizes read from the shape tensor, checked
-/// (static dims must agree, dynamic ones be >= 0), then a broadcast_to.
+/// (static dims must agree, dynamic ones be >= 0), then a broadcast_to. A
+/// shape that is fnc.shape_of of a tensor (zeros_like(x)) gives that
+/// tensor's sizes, which need no check but against static result dims, so
+/// the broadcast is not guarded and its buffer keeps a static layout.
 struct BroadcastToShapeLowering
     : public OpConversionPattern<BroadcastToShapeOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -355,6 +358,23 @@ struct BroadcastToShapeLowering
     RankedTensorType type = op.getType();
     Value mismatch;
     SmallVector<OpFoldResult> sizes;
+    if (auto shapeOf = op.getShape().getDefiningOp<ShapeOfOp>()) {
+      Value source = rewriter.getRemappedValue(shapeOf.getInput());
+      for (int64_t i = 0; i < type.getRank(); ++i) {
+        OpFoldResult size = tensor::getMixedSize(rewriter, loc, source, i);
+        if (!type.isDynamicDim(i)) {
+          mismatch = orElse(rewriter, loc, mismatch,
+                            checkSize(rewriter, loc, size,
+                                      rewriter.getIndexAttr(type.getDimSize(i)),
+                                      ErrorCode::DimensionMismatch));
+          size = rewriter.getIndexAttr(type.getDimSize(i));
+        }
+        sizes.push_back(size);
+      }
+      rewriter.replaceOp(op, broadcastInto(rewriter, loc, adaptor.getInput(),
+                                           type, sizes, mismatch));
+      return success();
+    }
     for (int64_t i = 0; i < type.getRank(); ++i) {
       Value element = tensor::ExtractOp::create(
           rewriter, loc, adaptor.getShape(),

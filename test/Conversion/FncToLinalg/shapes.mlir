@@ -131,6 +131,24 @@ func.func @pad(%x: tensor<?x3xf32>) -> tensor<?x9xf32> {
 
 // -----
 
+// zeros_like(x): the sizes of the broadcast are x's own, so there is nothing
+// to check at run time and no guard.
+// CHECK-LABEL: func @broadcast_to_shape_of
+// CHECK-SAME: %[[X:[^:]*]]: tensor<?x3xf32>
+func.func @broadcast_to_shape_of(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
+  // CHECK-NOT: scf.if
+  // CHECK-NOT: fncRaiseError
+  // CHECK: tensor.empty(%{{.*}}) : tensor<?x3xf32>
+  // CHECK-NOT: scf.if
+  // CHECK: linalg.generic
+  %s = fnc.shape_of %x : tensor<?x3xf32> -> tensor<2xi64>
+  %zero = fnc.constant dense<0.0> : tensor<f32>
+  %0 = fnc.broadcast_to_shape %zero, %s : tensor<f32>, tensor<2xi64> -> tensor<?x3xf32>
+  return %0 : tensor<?x3xf32>
+}
+
+// -----
+
 // gather reads params at a checked, clamped index.
 // CHECK-LABEL: func @gather
 // CHECK-SAME: (%[[CTX:[^:]*]]: memref<3xi64>
