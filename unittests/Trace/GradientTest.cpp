@@ -237,6 +237,16 @@ TEST(GradientTest, OtherOpFamiliesMatchFiniteDifferences) {
          return slice(x[0], {1, 0}, {2, 2}, {2, 2});
        },
        {randomF64(rng, {4, 3})}},
+      {"pad",
+       [](const V &x) {
+         return pad(x[0], {{1, 0}, {2, 1}}, 3.0);
+       },
+       {x23()}},
+      {"pad with interior padding",
+       [](const V &x) {
+         return pad(x[0], {{0, 1}, {1, 0}}, 0, {2, 1});
+       },
+       {x23()}},
       {"conv2d valid",
        [](const V &x) {
          return conv2d(x[0], x[1], {1, 1}, "VALID");
