@@ -22,6 +22,7 @@
 
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace fnc {
@@ -290,10 +291,21 @@ Tensor broadcast_to(const Tensor &x, const Shape &shape);
 Tensor expand_dims(const Tensor &x, int64_t axis);
 /// Removes the size-1 dims at `axes` (all of them if empty).
 Tensor squeeze(const Tensor &x, const std::vector<int64_t> &axes = {});
-/// tf.slice: `size[i] == -1` means to the end; `strides` default to 1.
+/// tf.slice: `size[i] == -1` means to the end (every strides[i]-th element
+/// from begin[i]), also along a dim unknown while tracing, whose result dim
+/// is then unknown too; `strides` default to 1.
 Tensor slice(const Tensor &x, const std::vector<int64_t> &begin,
              const std::vector<int64_t> &size,
              const std::vector<int64_t> &strides = {});
+/// tf.pad with a constant: paddings[i] = {before, after} copies of `value`
+/// along dim i (>= 0 each, one pair per dim). With `interior` (one amount
+/// >= 0 per dim), interior[i] copies also go between each two neighbouring
+/// elements along dim i: jax.lax.pad's interior padding, a dilation.
+/// `value` must be representable in x's dtype. Dims unknown while tracing
+/// stay unknown.
+Tensor pad(const Tensor &x,
+           const std::vector<std::pair<int64_t, int64_t>> &paddings,
+           double value = 0, const std::vector<int64_t> &interior = {});
 /// Concatenation along `axis` (negative counts from the end).
 Tensor concat(const std::vector<Tensor> &values, int64_t axis);
 /// params[:axis] + indices + params[axis+1:]; indices are int32 or int64

@@ -1,8 +1,8 @@
 //===- ShapeOps.cpp - Eager entry points of the shape ops -----------------===//
 //
-// transpose, reshape, broadcast_to, expand_dims, squeeze, slice, concat,
-// gather and one_hot: validate, shape rule, kernel (reshape-like ops share
-// the operand's buffer).
+// transpose, reshape, broadcast_to, expand_dims, squeeze, slice, pad,
+// concat, gather and one_hot: validate, shape rule, kernel (reshape-like ops
+// share the operand's buffer).
 //
 //===----------------------------------------------------------------------===//
 
@@ -125,22 +125,13 @@ Tensor slice(const Tensor &x, const std::vector<int64_t> &begin,
   std::vector<int64_t> st = strides;
   if (st.empty())
     st.assign(in.size(), 1);
-  std::vector<int64_t> sizes = size;
-  // size -1 means "to the end" (tf.slice).
-  if (sizes.size() == in.size() && begin.size() == in.size() &&
-      st.size() == in.size())
-    for (size_t i = 0; i < in.size(); ++i)
-      if (sizes[i] == -1 && st[i] >= 1 && begin[i] >= 0) {
-        if (shapes::isDynamic(in[i]))
-          fail(ErrorKind::Unimplemented, "slice",
-               "size -1 (to the end) along dim " + std::to_string(i) +
-                   ", whose size is unknown while tracing, is not supported; "
-                   "give an explicit size or trace with a known dim",
-               {&x});
-        sizes[i] =
-            begin[i] >= in[i] ? 0 : (in[i] - begin[i] + st[i] - 1) / st[i];
-      }
-  Shape shape = checked(shapes::slice(in, begin, sizes, st), "slice", {&x});
+  // size -1 means "to the end" (tf.slice); the shape rule resolves it for
+  // known dims, and the op keeps it for dims unknown while tracing.
+  Shape shape = checked(shapes::slice(in, begin, size, st), "slice", {&x});
+  std::vector<int64_t> sizes = shape;
+  for (int64_t &d : sizes)
+    if (shapes::isDynamic(d))
+      d = shapes::kSliceToEnd;
   // Dispatch point.
   Tensor out;
   if (trace::Recorder *r = recording()) {
@@ -154,6 +145,33 @@ Tensor slice(const Tensor &x, const std::vector<int64_t> &begin,
   return taped(std::move(out), {&x}, [&] {
     return trace::ops::Slice{begin, sizes, st};
   });
+}
+
+Tensor pad(const Tensor &x,
+           const std::vector<std::pair<int64_t, int64_t>> &paddings,
+           double value, const std::vector<int64_t> &interior) {
+  const Shape &in = x.shape(); // rejects a null handle
+  std::vector<int64_t> low, high, inner = interior;
+  for (const auto &[before, after] : paddings) {
+    low.push_back(before);
+    high.push_back(after);
+  }
+  if (inner.empty())
+    inner.assign(in.size(), 0);
+  Shape shape = checked(shapes::pad(in, low, high, inner), "pad", {&x});
+  // Validates that the value fits the dtype.
+  ref::Array fillValue = scalarArray(x.dtype(), value, "pad", "padding value");
+  trace::ops::Pad attrs{low, high, inner, value};
+  // Dispatch point.
+  Tensor out;
+  if (trace::Recorder *r = recording()) {
+    out = record(*r, attrs, x.dtype(), std::move(shape), {&x}, "pad");
+  } else {
+    ref::Array array = ref::Array::allocate(x.dtype(), std::move(shape));
+    ref::pad(arrayOf(x), low, inner, fillValue, array);
+    out = wrap(std::move(array));
+  }
+  return taped(std::move(out), {&x}, [&] { return attrs; });
 }
 
 Tensor concat(const std::vector<Tensor> &values, int64_t axis) {

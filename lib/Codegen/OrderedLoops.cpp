@@ -238,14 +238,17 @@ constexpr int64_t kConvPixels = 4;
 /// tile of the output stays in vector registers across (kh, kw, c): per
 /// step, the filter's row segments are loaded once and each of the pixels'
 /// input values is broadcast into the FMAs. Shapes the tile does not divide
-/// keep the ordered loops (channels not a multiple of kLanes).
+/// keep the ordered loops (channels not a multiple of kLanes). The batch
+/// may be dynamic (a function traced with an unknown batch); the other
+/// dims of the output and the filter must be static.
 LogicalResult emitConv2DKernel(RewriterBase &rewriter, linalg::LinalgOp op,
                                int64_t sh, int64_t sw) {
   Value input = op.getDpsInputs()[0], filter = op.getDpsInputs()[1];
   Value out = op.getDpsInits()[0];
   auto outType = cast<MemRefType>(out.getType());
   auto filterType = cast<MemRefType>(filter.getType());
-  if (!outType.hasStaticShape() || !filterType.hasStaticShape())
+  if (!filterType.hasStaticShape() ||
+      llvm::any_of(outType.getShape().drop_front(), ShapedType::isDynamic))
     return failure();
   int64_t ow = outType.getDimSize(2), f = outType.getDimSize(3);
   int64_t vectors = std::min<int64_t>(kVectors, f / kLanes);
@@ -259,10 +262,12 @@ LogicalResult emitConv2DKernel(RewriterBase &rewriter, linalg::LinalgOp op,
   Value zero = constIndex(rewriter, loc, 0), one = constIndex(rewriter, loc, 1);
   auto vectorType = VectorType::get({kLanes}, rewriter.getF32Type());
   int64_t block = vectors * kLanes;
+  Value batch = outType.isDynamicDim(0)
+                    ? memref::DimOp::create(rewriter, loc, out, 0).getResult()
+                    : constIndex(rewriter, loc, outType.getDimSize(0));
   scf::ParallelOp::create(
       rewriter, loc, ValueRange{zero, zero, zero},
-      ValueRange{constIndex(rewriter, loc, outType.getDimSize(0)),
-                 constIndex(rewriter, loc, outType.getDimSize(1)),
+      ValueRange{batch, constIndex(rewriter, loc, outType.getDimSize(1)),
                  constIndex(rewriter, loc, ow)},
       ValueRange{one, one, constIndex(rewriter, loc, tile)},
       [&](OpBuilder &pb, Location pl, ValueRange ivs) {

@@ -347,6 +347,19 @@ KernelResult slice(const Tensor &x, const std::vector<int64_t> &offsets,
   });
 }
 
+KernelResult pad(const Tensor &x, const std::vector<int64_t> &low,
+                 const std::vector<int64_t> &high,
+                 const std::vector<int64_t> &interior, double value) noexcept {
+  return guard([&] {
+    const ref::Array &a = arrayOf(x);
+    shapes::Shape shape =
+        checked(shapes::pad(a.shape, low, high, interior), "pad", {&a});
+    ref::Array out = ref::Array::allocate(a.dtype, std::move(shape));
+    ref::pad(a, low, interior, convertedScalar(a.dtype, value), out);
+    return wrap(std::move(out));
+  });
+}
+
 KernelResult concat(const std::vector<Tensor> &inputs, int64_t axis) noexcept {
   return guard([&] {
     std::vector<ref::Array> arrays;

@@ -93,6 +93,10 @@ KernelResult squeeze(const Tensor &x,
 KernelResult slice(const Tensor &x, const std::vector<int64_t> &offsets,
                    const std::vector<int64_t> &sizes,
                    const std::vector<int64_t> &strides) noexcept;
+/// `value` is converted to x's dtype like fnc.fill converts its value.
+KernelResult pad(const Tensor &x, const std::vector<int64_t> &low,
+                 const std::vector<int64_t> &high,
+                 const std::vector<int64_t> &interior, double value) noexcept;
 KernelResult concat(const std::vector<Tensor> &inputs, int64_t axis) noexcept;
 KernelResult gather(const Tensor &params, const Tensor &indices,
                     int64_t axis) noexcept;

@@ -128,7 +128,7 @@ Expected<TensorValue> Interpreter::Impl::evalTensorOp(
       .Case<TransposeOp, ReshapeOp, BroadcastToOp, ShapeOfOp,
             BroadcastToShapeOp, ExpandDimsOp, SqueezeOp>(
           [&](auto) { return evalShapeOp(op, in, frame); })
-      .Case<SetRowOp, SliceOp, ConcatOp, GatherOp, OneHotOp>(
+      .Case<SetRowOp, SliceOp, PadOp, ConcatOp, GatherOp, OneHotOp>(
           [&](auto) { return evalIndexingOp(op, in); })
       .Case<ArgmaxOp, SoftmaxOp, LogSoftmaxOp>(
           [&](auto) { return evalAxisOp(op, in); })
@@ -287,6 +287,12 @@ Interpreter::Impl::evalIndexingOp(Operation *op,
         return check(op, interp::slice(in[0], toVector(s.getOffsets()),
                                        toVector(s.getSizes()),
                                        toVector(s.getStrides())));
+      })
+      .Case([&](PadOp p) {
+        return check(op, interp::pad(in[0], toVector(p.getLow()),
+                                     toVector(p.getHigh()),
+                                     toVector(p.getInterior()),
+                                     p.getValue().convertToDouble()));
       })
       .Case([&](ConcatOp c) {
         return check(op, interp::concat(in, static_cast<int64_t>(c.getAxis())));

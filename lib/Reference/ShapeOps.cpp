@@ -1,6 +1,6 @@
 //===- ShapeOps.cpp - Reference kernels of the data-movement ops ----------===//
 //
-// transpose, slice, concat, gather and one_hot. reshape, expand_dims and
+// transpose, slice, pad, concat, gather and one_hot. reshape, expand_dims and
 // squeeze need no kernel: they share the buffer (Array::withShape).
 //
 //===----------------------------------------------------------------------===//
@@ -64,6 +64,38 @@ void slice(const Array &x, const std::vector<int64_t> &offsets,
     base += offsets[d] * xStrides[d];
   }
   stridedCopy(x, s, base, out);
+}
+
+void pad(const Array &x, const std::vector<int64_t> &low,
+         const std::vector<int64_t> &interior, const Array &value, Array &out) {
+  if (low.size() != x.shape.size() || interior.size() != x.shape.size() ||
+      out.rank() != x.rank() || out.dtype != x.dtype ||
+      value.dtype != x.dtype || value.rank() != 0)
+    internalError("pad with wrong amounts or value");
+  broadcastTo(value, out);
+  if (x.numElements() == 0)
+    return;
+  // Each element of x to its place in out: out's strides scaled by the
+  // interior padding, from the corner after the low padding.
+  Shape outStrides = stridesOf(out.shape);
+  Shape s(low.size());
+  int64_t base = 0;
+  for (size_t d = 0; d < low.size(); ++d) {
+    s[d] = outStrides[d] * (interior[d] + 1);
+    base += low[d] * outStrides[d];
+  }
+  dispatch(x.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const T *px = x.data<T>();
+    T *po = out.mutableData<T>() + base;
+    int64_t inner = s.empty() ? 0 : s.back();
+    forEachRow<1>(
+        x.shape, {&s},
+        [&](int64_t i, const std::array<int64_t, 1> &off, int64_t len) {
+          for (int64_t j = 0; j < len; ++j)
+            po[off[0] + j * inner] = px[i + j];
+        });
+  });
 }
 
 void concat(const std::vector<Array> &inputs, int64_t axis, Array &out) {

@@ -289,22 +289,31 @@ ShapeResult slice(const Shape &in, const std::vector<int64_t> &offsets,
         " offsets, sizes and strides, got " + std::to_string(offsets.size()) +
         ", " + std::to_string(sizes.size()) + " and " +
         std::to_string(strides.size()));
+  Shape out = sizes;
   for (size_t i = 0; i < rank; ++i) {
-    if (offsets[i] < 0 || sizes[i] < 0 || strides[i] < 1)
+    if (offsets[i] < 0 || (sizes[i] < 0 && sizes[i] != kSliceToEnd) ||
+        strides[i] < 1)
       return ShapeResult::failure(
           "slice dimension " + std::to_string(i) +
-          ": offset and size must be >= 0 and stride >= 1 (got offset " +
+          ": offset must be >= 0, size >= 0 or -1 (to the end) and stride "
+          ">= 1 (got offset " +
           std::to_string(offsets[i]) + ", size " + std::to_string(sizes[i]) +
           ", stride " + std::to_string(strides[i]) + ")");
-    if (isDynamic(in[i]))
+    if (isDynamic(in[i])) {
+      if (sizes[i] == kSliceToEnd)
+        out[i] = kDynamic;
       continue;
-    if (sizes[i] == 0) {
+    }
+    if (sizes[i] == 0 || sizes[i] == kSliceToEnd) {
       // An empty slice may start at the end, not past it.
       if (offsets[i] > in[i])
         return ShapeResult::failure(
             "slice dimension " + std::to_string(i) + " starts at " +
             std::to_string(offsets[i]) + " but the operand " + toString(in) +
             " has only " + std::to_string(in[i]));
+      if (sizes[i] == kSliceToEnd) // ceil((in - offset) / stride)
+        out[i] =
+            in[i] == offsets[i] ? 0 : (in[i] - offsets[i] - 1) / strides[i] + 1;
       continue;
     }
     int64_t last = offsets[i] + (sizes[i] - 1) * strides[i];
@@ -314,7 +323,42 @@ ShapeResult slice(const Shape &in, const std::vector<int64_t> &offsets,
           std::to_string(last) + " but the operand " + toString(in) +
           " has only " + std::to_string(in[i]));
   }
-  return {sizes, {}};
+  return {out, {}};
+}
+
+ShapeResult pad(const Shape &in, const std::vector<int64_t> &low,
+                const std::vector<int64_t> &high,
+                const std::vector<int64_t> &interior) {
+  size_t rank = in.size();
+  if (low.size() != rank || high.size() != rank || interior.size() != rank)
+    return ShapeResult::failure(
+        "pad of a rank-" + std::to_string(rank) + " operand needs " +
+        std::to_string(rank) + " low, high and interior amounts, got " +
+        std::to_string(low.size()) + ", " + std::to_string(high.size()) +
+        " and " + std::to_string(interior.size()));
+  Shape out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    if (low[i] < 0 || high[i] < 0 || interior[i] < 0)
+      return ShapeResult::failure("pad dimension " + std::to_string(i) +
+                                  ": the amounts must be >= 0 (got low " +
+                                  std::to_string(low[i]) + ", high " +
+                                  std::to_string(high[i]) + ", interior " +
+                                  std::to_string(interior[i]) + ")");
+    if (isDynamic(in[i])) {
+      out[i] = kDynamic;
+      continue;
+    }
+    int64_t gaps = in[i] > 0 ? in[i] - 1 : 0, n = 0;
+    if (__builtin_mul_overflow(gaps, interior[i], &n) ||
+        __builtin_add_overflow(n, in[i], &n) ||
+        __builtin_add_overflow(n, low[i], &n) ||
+        __builtin_add_overflow(n, high[i], &n))
+      return ShapeResult::failure("pad dimension " + std::to_string(i) +
+                                  " of " + toString(in) +
+                                  " would overflow 64 bits");
+    out[i] = n;
+  }
+  return {out, {}};
 }
 
 ShapeResult concat(const std::vector<Shape> &inputs, int64_t axis) {

@@ -6,7 +6,10 @@
 // table (FncOpTable.inc): every kind the table marks differentiable must
 // have a specialization of unaryRule / binaryRule here (a missing one does
 // not compile); the others pass no gradient. Broadcast operands get g
-// summed back to their shape (unbroadcast).
+// summed back to their shape (unbroadcast). Inside a trace, dims unknown
+// while tracing (an input_signature with a batch of -1) are fine wherever a
+// rule does not need their size: pads keep them and slices take them whole
+// (size -1).
 //
 //===----------------------------------------------------------------------===//
 
@@ -72,6 +75,21 @@ Tensor transposeLast2(const Tensor &x) {
   return transpose(x, perm);
 }
 
+std::string describe(const Tensor &t) {
+  return shapes::describe(t.dtype(), t.shape());
+}
+
+/// a * b, unknown when either is.
+int64_t times(int64_t a, int64_t b) {
+  return shapes::isDynamic(a) || shapes::isDynamic(b) ? shapes::kDynamic
+                                                      : a * b;
+}
+
+/// A slice size: `d`, or to the end when d is unknown while tracing.
+int64_t sizeOrToEnd(int64_t d) {
+  return shapes::isDynamic(d) ? shapes::kSliceToEnd : d;
+}
+
 /// g reshaped to `shape`, which may hold one dim unknown while tracing.
 Tensor reshapeTo(const Tensor &g, const Shape &shape, const char *op) {
   Shape target = shape;
@@ -82,9 +100,10 @@ Tensor reshapeTo(const Tensor &g, const Shape &shape, const char *op) {
       ++unknown;
     }
   if (unknown > 1)
-    noRule(op, "from a shape with several dims unknown while tracing (" +
+    noRule(op, "here: its backward reshapes a gradient to " +
                    shapes::toString(shape) +
-                   "); give the function an input_signature with known dims");
+                   ", which has several dims unknown while tracing; give "
+                   "the function an input_signature with known dims");
   return reshape(g, target);
 }
 
@@ -382,55 +401,76 @@ std::vector<Tensor> softmaxRule(const trace::ops::Softmax &s, const Tensor &out,
   return {out * (g - reduce_sum(g * out, axis, /*keepdims=*/true))};
 }
 
-/// A tensor of zeros with g's shape and dtype but `size` along `axis`.
-Tensor zerosAlong(const Tensor &g, int64_t axis, int64_t size) {
-  Shape shape = g.shape();
-  shape[axis] = size;
-  return zeros(shape, g.dtype());
+/// Zeros of t's dtype and shape but `size` along `axis`, where `size` (an
+/// int64 tensor of one element) is known only at run time, as are t's dims
+/// unknown while tracing; t's other dims stay known in the result's type.
+Tensor zerosAlong(const Tensor &t, int64_t axis, const Tensor &size) {
+  int64_t rank = t.rank();
+  std::vector<int64_t> keep(rank, 1), put(rank, 0);
+  keep[axis] = 0;
+  put[axis] = 1;
+  Tensor dims =
+      shape(t, DType::i64) * Tensor(keep, {rank}) + Tensor(put, {rank}) * size;
+  Shape known = t.shape();
+  known[axis] = shapes::kDynamic;
+  api::noteShapeValues(dims, known);
+  return zeros(dims, t.dtype());
 }
 
-/// t with `before` and `after` zeros added along `axis`.
-Tensor padAxis(const Tensor &t, int64_t axis, int64_t before, int64_t after) {
-  std::vector<Tensor> parts;
-  if (before > 0)
-    parts.push_back(zerosAlong(t, axis, before));
-  parts.push_back(t);
-  if (after > 0)
-    parts.push_back(zerosAlong(t, axis, after));
-  return parts.size() == 1 ? t : concat(parts, axis);
-}
-
-/// t with stride - 1 zeros between its elements along `axis`: n elements
-/// become (n - 1) * stride + 1.
-Tensor dilateAxis(const Tensor &t, int64_t axis, int64_t stride) {
-  int64_t n = t.shape()[axis];
-  if (stride == 1 || n <= 1)
-    return t;
-  Tensor column = expand_dims(t, axis + 1); // [..., n, 1, ...]
-  Tensor interleaved =
-      concat({column, zerosAlong(column, axis + 1, stride - 1)}, axis + 1);
-  Shape flat = t.shape();
-  flat[axis] = n * stride;
-  std::vector<int64_t> begin(t.rank(), 0), size = flat;
-  size[axis] = (n - 1) * stride + 1;
-  return slice(reshape(interleaved, flat), begin, size);
-}
-
+/// Places g, the gradient of a slice of x, where the slice read it, with
+/// zeros elsewhere: one pad (the stride as interior padding). Along a dim
+/// unknown while tracing the slice must have stride 1; the zeros after a
+/// window of known size there are counted at run time.
 std::vector<Tensor> sliceRule(const trace::ops::Slice &s, const Tensor &x,
                               const Tensor &g) {
-  if (!knownShape(x.shape()) || !knownShape(g.shape()))
-    noRule("slice", "of a tensor with dims unknown while tracing yet; give "
-                    "the function an input_signature with known dims");
-  // Each element of g back to its place in x; zeros elsewhere.
-  Tensor placed = g;
-  for (size_t d = 0; d < x.shape().size(); ++d) {
-    int64_t axis = static_cast<int64_t>(d);
-    placed = dilateAxis(placed, axis, s.strides[d]);
-    int64_t before = s.offsets[d];
-    int64_t after = x.shape()[d] - before - placed.shape()[d];
-    placed = padAxis(placed, axis, before, after);
+  const Shape &xs = x.shape(), &gs = g.shape();
+  std::vector<std::pair<int64_t, int64_t>> paddings;
+  std::vector<int64_t> interior, runTimeRest;
+  for (size_t d = 0; d < xs.size(); ++d) {
+    int64_t offset = s.offsets[d], stride = s.strides[d];
+    if (!shapes::isDynamic(xs[d])) {
+      int64_t span = gs[d] == 0 ? 0 : (gs[d] - 1) * stride + 1;
+      paddings.push_back({offset, xs[d] - offset - span});
+      interior.push_back(gs[d] == 0 ? 0 : stride - 1);
+      continue;
+    }
+    if (stride != 1)
+      noRule("slice", "with stride " + std::to_string(stride) + " along dim " +
+                          std::to_string(d) + " of " + describe(x) +
+                          ", whose size is unknown while tracing; give the "
+                          "function an input_signature with known dims");
+    paddings.push_back({offset, 0});
+    interior.push_back(0);
+    if (s.sizes[d] != shapes::kSliceToEnd)
+      runTimeRest.push_back(static_cast<int64_t>(d));
+  }
+  Tensor placed = pad(g, paddings, 0, interior);
+  for (int64_t axis : runTimeRest) {
+    // dim - offset - size zeros after the window.
+    Tensor dim = slice(shape(x, DType::i64), {axis}, {1});
+    Tensor rest = dim - Tensor(s.offsets[axis] + s.sizes[axis]);
+    placed = concat({placed, zerosAlong(placed, axis, rest)}, axis);
   }
   return {placed};
+}
+
+/// The gradient of pad: the elements of g that came from x. Along a dim
+/// unknown while tracing the slice runs to the end, so nothing may be
+/// padded after it.
+std::vector<Tensor> padRule(const trace::ops::Pad &p, const Tensor &x,
+                            const Tensor &g) {
+  std::vector<int64_t> sizes, strides;
+  for (size_t d = 0; d < x.shape().size(); ++d) {
+    int64_t n = x.shape()[d];
+    if (shapes::isDynamic(n) && p.high[d] != 0)
+      noRule("pad", "of " + describe(x) + " with " + std::to_string(p.high[d]) +
+                        " values after dim " + std::to_string(d) +
+                        ", whose size is unknown while tracing; give the "
+                        "function an input_signature with known dims");
+    sizes.push_back(sizeOrToEnd(n));
+    strides.push_back(p.interior[d] + 1);
+  }
+  return {slice(g, p.low, sizes, strides)};
 }
 
 /// The gradients of conv2d (NHWC input, HWCF filter) with respect to the
@@ -440,12 +480,19 @@ std::vector<Tensor> sliceRule(const trace::ops::Slice &s, const Tensor &x,
 std::vector<Tensor> conv2dRule(const trace::ops::Conv2D &c,
                                const std::vector<Tensor> &in, const Tensor &g) {
   const Tensor &x = in[0], &w = in[1];
-  if (!knownShape(x.shape()) || !knownShape(w.shape()))
-    noRule("conv2d", "with dims unknown while tracing yet; give the "
-                     "function an input_signature with known dims");
   const Shape &xs = x.shape(), &ws = w.shape(), &gs = g.shape();
   int64_t n = xs[0], h = xs[1], wd = xs[2], ch = xs[3];
   int64_t kh = ws[0], kw = ws[1], f = ws[3], oh = gs[1], ow = gs[2];
+  if (!knownShape({h, wd, kh, kw}))
+    noRule("conv2d", "of " + describe(x) + " with the filter " + describe(w) +
+                         ": its backward needs the input's height and width "
+                         "and the kernel size known while tracing (the batch "
+                         "and channel dims may be unknown); give the "
+                         "function an input_signature with known dims");
+  if (shapes::isDynamic(ch)) // the channels may be known from the other side
+    ch = ws[2];
+  if (shapes::isDynamic(f))
+    f = gs[3];
   int64_t sh = c.strides[0], sw = c.strides[1];
   shapes::Padding padding =
       c.samePadding ? shapes::Padding::Same : shapes::Padding::Valid;
@@ -454,9 +501,11 @@ std::vector<Tensor> conv2dRule(const trace::ops::Conv2D &c,
   shapes::conv2dPadding(wd, kw, sw, padding, left, right);
   int64_t hp = h + top + bottom, wp = wd + left + right;
 
-  // Input: rows of the padded input that no window reaches get zeros.
-  Tensor spread = dilateAxis(dilateAxis(g, 1, sh), 2, sw);
-  spread = padAxis(padAxis(spread, 1, kh - 1, kh - 1), 2, kw - 1, kw - 1);
+  // Input: g dilated by the strides and padded by the kernel size less one,
+  // convolved with the flipped filter; rows of the padded input that no
+  // window reaches get zeros.
+  Tensor spread = pad(g, {{0, 0}, {kh - 1, kh - 1}, {kw - 1, kw - 1}, {0, 0}},
+                      0, {0, sh - 1, sw - 1, 0});
   std::vector<int32_t> rowsBack(kh), colsBack(kw);
   std::iota(rowsBack.rbegin(), rowsBack.rend(), 0);
   std::iota(colsBack.rbegin(), colsBack.rend(), 0);
@@ -464,22 +513,28 @@ std::vector<Tensor> conv2dRule(const trace::ops::Conv2D &c,
       gather(gather(w, Tensor(rowsBack, {kh}), 0), Tensor(colsBack, {kw}), 1);
   Tensor full = conv2d(spread, transpose(flipped, {0, 1, 3, 2}), {1, 1},
                        "VALID"); // [n, (oh-1)*sh + kh, (ow-1)*sw + kw, ch]
-  full = padAxis(padAxis(full, 1, 0, hp - full.shape()[1]), 2, 0,
-                 wp - full.shape()[2]);
-  Tensor dx = slice(full, {0, top, left, 0}, {n, h, wd, ch});
+  full = pad(
+      full,
+      {{0, 0}, {0, hp - full.shape()[1]}, {0, wp - full.shape()[2]}, {0, 0}});
+  Tensor dx =
+      slice(full, {0, top, left, 0}, {sizeOrToEnd(n), h, wd, sizeOrToEnd(ch)});
 
   // Filter: tap (i, j) sees the input window starting at (i, j).
-  Tensor padded = padAxis(padAxis(x, 1, top, bottom), 2, left, right);
-  Tensor gFlat = reshape(g, {n * oh * ow, f});
+  Tensor padded = pad(x, {{0, 0}, {top, bottom}, {left, right}, {0, 0}});
+  int64_t pixels = times(n, oh * ow);
+  Tensor gFlat = reshapeTo(g, {pixels, f}, "conv2d");
   std::vector<Tensor> rows;
   for (int64_t i = 0; i < kh; ++i) {
     std::vector<Tensor> taps;
     for (int64_t j = 0; j < kw; ++j) {
       Tensor window =
-          slice(padded, {0, i, j, 0}, {n, oh, ow, ch}, {1, sh, sw, 1});
-      Tensor tap = matmul(transposeLast2(reshape(window, {n * oh * ow, ch})),
-                          gFlat); // [ch, f]
-      taps.push_back(reshape(tap, {1, 1, ch, f}));
+          slice(padded, {0, i, j, 0}, {sizeOrToEnd(n), oh, ow, sizeOrToEnd(ch)},
+                {1, sh, sw, 1});
+      Tensor tap =
+          matmul(transposeLast2(reshapeTo(window, {pixels, ch}, "conv2d")),
+                 gFlat); // [ch, f]
+      taps.push_back(knownShape({ch, f}) ? reshape(tap, {1, 1, ch, f})
+                                         : expand_dims(expand_dims(tap, 0), 0));
     }
     rows.push_back(taps.size() == 1 ? taps[0] : concat(taps, 1));
   }
@@ -487,18 +542,28 @@ std::vector<Tensor> conv2dRule(const trace::ops::Conv2D &c,
   return {dx, dw};
 }
 
+/// The gradients of the operands of a concat: slices of g. An operand whose
+/// size along the axis is unknown while tracing must be the last one (its
+/// slice runs to the end); other unknown dims are taken whole.
 std::vector<Tensor> concatRule(const trace::ops::Concat &c,
                                const std::vector<Tensor> &in, const Tensor &g) {
   std::vector<Tensor> grads;
   int64_t offset = 0;
-  for (const Tensor &t : in) {
-    if (!knownShape(t.shape()))
-      noRule("concat", "of tensors with dims unknown while tracing yet; "
-                       "give the function an input_signature with known "
-                       "dims");
-    std::vector<int64_t> begin(t.rank(), 0), size = t.shape();
+  for (size_t k = 0; k < in.size(); ++k) {
+    const Tensor &t = in[k];
+    int64_t along = t.shape()[c.axis];
+    if (shapes::isDynamic(along) && k + 1 < in.size())
+      noRule("concat",
+             "of " + describe(t) + " (operand #" + std::to_string(k) +
+                 "), whose size along the axis is unknown while tracing, "
+                 "before another operand; give the function an "
+                 "input_signature with known dims");
+    std::vector<int64_t> begin(t.rank(), 0), size;
+    for (int64_t d : t.shape())
+      size.push_back(sizeOrToEnd(d));
     begin[c.axis] = offset;
-    offset += t.shape()[c.axis];
+    if (!shapes::isDynamic(along))
+      offset += along;
     grads.push_back(isFloat(t.dtype()) ? slice(g, begin, size) : Tensor());
   }
   return grads;
@@ -509,10 +574,12 @@ std::vector<Tensor> concatRule(const trace::ops::Concat &c,
 std::vector<Tensor> gatherRule(const trace::ops::Gather &op,
                                const std::vector<Tensor> &in, const Tensor &g) {
   const Tensor &params = in[0], &indices = in[1];
-  if (!knownShape(params.shape()) || !knownShape(indices.shape()))
-    noRule("gather", "with dims unknown while tracing yet; give the function "
-                     "an input_signature with known dims");
   int64_t axis = op.axis, r = indices.rank(), depth = params.shape()[axis];
+  if (shapes::isDynamic(depth))
+    noRule("gather", "from " + describe(params) + " along axis " +
+                         std::to_string(axis) +
+                         ", whose size is unknown while tracing; give the "
+                         "function an input_signature with known dims");
   int64_t rank = g.rank(); // axis + r + (params.rank() - axis - 1)
   // g's dims: [pre (axis) | index dims (r) | post]; bring the index dims
   // first and flatten to [n, rest].
@@ -527,14 +594,14 @@ std::vector<Tensor> gatherRule(const trace::ops::Gather &op,
   int64_t n = shapes::numElements(indices.shape());
   Shape pre(params.shape().begin(), params.shape().begin() + axis),
       post(params.shape().begin() + axis + 1, params.shape().end());
-  int64_t rest = shapes::numElements(pre) * shapes::numElements(post);
-  Tensor flat = reshape(moved, {n, rest});
-  Tensor hot = one_hot(reshape(indices, {n}), depth, 1.0, 0.0, -1, g.dtype());
+  int64_t rest = times(shapes::numElements(pre), shapes::numElements(post));
+  Tensor flat = reshapeTo(moved, {n, rest}, "gather");
+  Tensor hot = one_hot(reshape(indices, {-1}), depth, 1.0, 0.0, -1, g.dtype());
   Tensor rows = matmul(transposeLast2(hot), flat); // [depth, rest]
   Shape grouped = {depth};
   grouped.insert(grouped.end(), pre.begin(), pre.end());
   grouped.insert(grouped.end(), post.begin(), post.end());
-  Tensor shaped = reshape(rows, grouped);
+  Tensor shaped = reshapeTo(rows, grouped, "gather");
   // Move the depth dim back to `axis`.
   std::vector<int64_t> back;
   for (int64_t i = 1; i <= axis; ++i)
@@ -605,6 +672,8 @@ std::vector<Tensor> gradientsOf(const trace::OpAttrs &op,
           return squeezeRule(o, in[0], g);
         else if constexpr (std::is_same_v<Op, ops::Slice>)
           return sliceRule(o, in[0], g);
+        else if constexpr (std::is_same_v<Op, ops::Pad>)
+          return padRule(o, in[0], g);
         else if constexpr (std::is_same_v<Op, ops::Concat>)
           return concatRule(o, in, g);
         else if constexpr (std::is_same_v<Op, ops::Gather>)

@@ -557,6 +557,11 @@ public:
                   b, loc_, type, in(0), arr(s.offsets), arr(s.sizes),
                   arr(s.strides)));
             },
+            [&](const ops::Pad &p) -> Value {
+              return mark(mlir::fnc::PadOp::create(
+                  b, loc_, type, in(0), arr(p.low), arr(p.high),
+                  arr(p.interior), f64(p.value)));
+            },
             [&](const ops::Concat &c) -> Value {
               return mark(mlir::fnc::ConcatOp::create(b, loc_, type, inputs(),
                                                       i64(c.axis)));

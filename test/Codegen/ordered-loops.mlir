@@ -65,3 +65,29 @@ func.func @matmul_kernel(%a: memref<8x16xf32>, %b: memref<16x128xf32>, %c: memre
   }
   return
 }
+
+// -----
+
+// The conv2d kernel with a batch dim unknown until run time: the batch loop
+// runs to the output's run-time size; the tile is that of a static batch.
+// CHECK-LABEL: func @conv2d_kernel_dynamic_batch
+// CHECK-SAME: (%[[X:.*]]: memref<?x6x8x2xf32>, %[[W:.*]]: memref<3x3x2x16xf32>, %[[O:.*]]: memref<?x4x6x16xf32>)
+func.func @conv2d_kernel_dynamic_batch(%x: memref<?x6x8x2xf32>, %w: memref<3x3x2x16xf32>, %o: memref<?x4x6x16xf32>) {
+  // CHECK: %[[N:.*]] = memref.dim %[[O]], %c0
+  // CHECK: scf.parallel (%{{.*}}, %{{.*}}, %{{.*}}) = (%c0, %c0, %c0) to (%[[N]], %c4, %c6) step (%c1, %c1, %c3) {
+  // CHECK-COUNT-3: vector.load %[[O]]
+  // CHECK: vector.load %[[W]]
+  // CHECK-COUNT-3: vector.fma
+  // CHECK-COUNT-3: vector.store
+  linalg.generic {indexing_maps = [affine_map<(n, oh, ow, kh, kw, c, f) -> (n, oh + kh, ow + kw, c)>,
+                                   affine_map<(n, oh, ow, kh, kw, c, f) -> (kh, kw, c, f)>,
+                                   affine_map<(n, oh, ow, kh, kw, c, f) -> (n, oh, ow, f)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "parallel"]}
+      ins(%x, %w : memref<?x6x8x2xf32>, memref<3x3x2x16xf32>) outs(%o : memref<?x4x6x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}

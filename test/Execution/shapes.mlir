@@ -18,6 +18,19 @@
 // RUN: fnc-run %s --interpret --entry=set_row --input=3x2xf32=1,2,3,4,5,6 --input=i32=1 --input=2xf32=-1,-2 | FileCheck %s --check-prefix=SETROW
 // RUN: not fnc-run %s --entry=set_row --input=3x2xf32=1,2,3,4,5,6 --input=i32=3 --input=2xf32=-1,-2 2>&1 | FileCheck %s --check-prefix=SETROW-BAD
 // RUN: not fnc-run %s --interpret --entry=set_row --input=3x2xf32=1,2,3,4,5,6 --input=i32=-1 --input=2xf32=-1,-2 2>&1 | FileCheck %s --check-prefix=SETROW-BAD
+// Slices to the end of a dynamic dim, on two shapes; an offset past the end
+// is an error.
+// RUN: fnc-run %s --entry=slice_to_end --input=3x4xf32=1,2,3,4,5,6,7,8,9,10,11,12 | FileCheck %s --check-prefix=TOEND3
+// RUN: fnc-run %s --interpret --entry=slice_to_end --input=3x4xf32=1,2,3,4,5,6,7,8,9,10,11,12 | FileCheck %s --check-prefix=TOEND3
+// RUN: fnc-run %s --entry=slice_to_end --input=4x4xf32=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16 | FileCheck %s --check-prefix=TOEND4
+// RUN: fnc-run %s --interpret --entry=slice_to_end --input=4x4xf32=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16 | FileCheck %s --check-prefix=TOEND4
+// RUN: not fnc-run %s --entry=slice_to_end --input=1x4xf32=1,2,3,4 2>&1 | FileCheck %s --check-prefix=TOEND-BAD
+// RUN: not fnc-run %s --interpret --entry=slice_to_end --input=1x4xf32=1,2,3,4 2>&1 | FileCheck %s --check-prefix=TOEND-BAD-INTERP
+// pad: before, after and between the elements, a dynamic dim on two sizes.
+// RUN: fnc-run %s --entry=pad --input=2x3xi32=1,2,3,4,5,6 | FileCheck %s --check-prefix=PAD2
+// RUN: fnc-run %s --interpret --entry=pad --input=2x3xi32=1,2,3,4,5,6 | FileCheck %s --check-prefix=PAD2
+// RUN: fnc-run %s --entry=pad --input=1x3xi32=7,8,9 | FileCheck %s --check-prefix=PAD1
+// RUN: fnc-run %s --interpret --entry=pad --input=1x3xi32=7,8,9 | FileCheck %s --check-prefix=PAD1
 // Shapes as values: shape_of and broadcast_to_shape (zeros(shape(x))).
 // RUN: fnc-run %s --entry=shape_values --input=2x3xf32=1,2,3,4,5,6 --input=3xi64=2,1,3 | FileCheck %s --check-prefix=SV
 // RUN: fnc-run %s --interpret --entry=shape_values --input=2x3xf32=1,2,3,4,5,6 --input=3xi64=2,1,3 | FileCheck %s --check-prefix=SV
@@ -90,6 +103,38 @@ func.func @dynamic(%a: tensor<?x3xi32>) -> (tensor<2x?xi32>, tensor<3xi32>) {
   %d = fnc.add %a, %a : tensor<?x3xi32>, tensor<?x3xi32>
   %1 = fnc.sum %d axes [0] : tensor<?x3xi32>
   return %0, %1 : tensor<2x?xi32>, tensor<3xi32>
+}
+
+// TOEND3: fnc.Tensor(
+// TOEND3-NEXT: {{\[\[}} 2.  3.]
+// TOEND3-NEXT:  [ 6.  7.]
+// TOEND3-NEXT:  [10. 11.]], shape=(3, 2), dtype=float32)
+// TOEND3: fnc.Tensor({{\[\[}} 9. 10. 11. 12.]], shape=(1, 4), dtype=float32)
+// TOEND4: fnc.Tensor(
+// TOEND4-NEXT: {{\[\[}} 2.  3.]
+// TOEND4-NEXT:  [ 6.  7.]
+// TOEND4-NEXT:  [10. 11.]
+// TOEND4-NEXT:  [14. 15.]], shape=(4, 2), dtype=float32)
+// TOEND4: fnc.Tensor({{\[\[}} 9. 10. 11. 12.]], shape=(1, 4), dtype=float32)
+// TOEND-BAD: error: @slice_to_end: slice reads element 2 of a dimension of size 1
+// TOEND-BAD-INTERP: error: {{.*}}slice dimension 0 starts at 2 but the operand [1, 4] has only 1
+func.func @slice_to_end(%a: tensor<?x4xf32>) -> (tensor<?x2xf32>, tensor<?x4xf32>) {
+  %0 = fnc.slice %a offsets [0, 1] sizes [-1, 2] strides [1, 1] : tensor<?x4xf32>
+  %1 = fnc.slice %a offsets [2, 0] sizes [-1, -1] strides [2, 1] : tensor<?x4xf32>
+  return %0, %1 : tensor<?x2xf32>, tensor<?x4xf32>
+}
+
+// PAD2: fnc.Tensor(
+// PAD2-NEXT: {{\[\[}}-1 -1 -1 -1 -1 -1 -1]
+// PAD2-NEXT:  [-1  1 -1  2 -1  3 -1]
+// PAD2-NEXT:  [-1 -1 -1 -1 -1 -1 -1]
+// PAD2-NEXT:  [-1  4 -1  5 -1  6 -1]], shape=(4, 7), dtype=int32)
+// PAD1: fnc.Tensor(
+// PAD1-NEXT: {{\[\[}}-1 -1 -1 -1 -1 -1 -1]
+// PAD1-NEXT:  [-1  7 -1  8 -1  9 -1]], shape=(2, 7), dtype=int32)
+func.func @pad(%a: tensor<?x3xi32>) -> tensor<?x7xi32> {
+  %0 = fnc.pad %a low [1, 1] high [0, 1] interior [1, 1] value -1.0 : tensor<?x3xi32>
+  return %0 : tensor<?x7xi32>
 }
 
 // SV: fnc.Tensor([2 3], shape=(2,), dtype=int32)

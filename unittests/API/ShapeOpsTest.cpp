@@ -88,6 +88,59 @@ TEST(ShapeOpsTest, Slice) {
   EXPECT_FNC_ERROR(slice(x, {5, 0}, {0, 1}), InvalidArgument, "fnc::slice");
 }
 
+TEST(ShapeOpsTest, Pad) {
+  Tensor x = {{1, 2, 3}, {4, 5, 6}};
+  Tensor p = pad(x, {{1, 0}, {0, 2}}, 9);
+  EXPECT_EQ(p.shape(), (Shape{3, 5}));
+  EXPECT_EQ(vec<int32_t>(p), (std::vector<int32_t>{9, 9, 9, 9, 9, 1, 2, 3, 9, 9,
+                                                   4, 5, 6, 9, 9}));
+  // Interior padding: a dilation.
+  Tensor d = pad(x, {{0, 0}, {1, 1}}, 0, {1, 1});
+  EXPECT_EQ(d.shape(), (Shape{3, 7}));
+  EXPECT_EQ(vec<int32_t>(d),
+            (std::vector<int32_t>{0, 1, 0, 2, 0, 3, 0, 0, 0, 0, 0,
+                                  0, 0, 0, 0, 4, 0, 5, 0, 6, 0}));
+  EXPECT_EQ(pad(zeros({0, 2}), {{1, 1}, {0, 0}}, 1, {3, 0}).shape(),
+            (Shape{2, 2}));
+  EXPECT_EQ(pad(Tensor(2.5), {}, 1).item<double>(), 2.5);
+  EXPECT_EQ(vec<bool>(pad(Tensor({true}), {{1, 0}}, 0)),
+            (std::vector<bool>{false, true}));
+  // Random shapes and amounts against an explicit loop.
+  std::mt19937 rng(3);
+  for (int trial = 0; trial < 10; ++trial) {
+    Tensor c = randomInt(rng, {1 + trial % 3, 2 + trial % 2, 1 + trial % 4});
+    std::vector<std::pair<int64_t, int64_t>> amounts;
+    std::vector<int64_t> interior;
+    for (int d = 0; d < 3; ++d) {
+      amounts.push_back(
+          {static_cast<int64_t>(rng() % 3), static_cast<int64_t>(rng() % 3)});
+      interior.push_back(static_cast<int64_t>(rng() % 3));
+    }
+    Tensor q = pad(c, amounts, -7, interior);
+    std::vector<int32_t> want(q.size(), -7);
+    for (int64_t i = 0; i < c.shape()[0]; ++i)
+      for (int64_t j = 0; j < c.shape()[1]; ++j)
+        for (int64_t k = 0; k < c.shape()[2]; ++k) {
+          int64_t a = amounts[0].first + i * (interior[0] + 1),
+                  b = amounts[1].first + j * (interior[1] + 1),
+                  e = amounts[2].first + k * (interior[2] + 1);
+          want[(a * q.shape()[1] + b) * q.shape()[2] + e] =
+              c.at<int32_t>({i, j, k});
+        }
+    ASSERT_EQ(vec<int32_t>(q), want) << "trial " << trial;
+  }
+  EXPECT_FNC_ERROR(pad(x, {{1, 1}}), InvalidArgument,
+                   "fnc::pad: pad of a rank-2 operand needs 2 low, high and "
+                   "interior amounts, got 1, 1 and 2");
+  EXPECT_FNC_ERROR(pad(x, {{0, 0}, {-1, 0}}), InvalidArgument,
+                   "pad dimension 1: the amounts must be >= 0");
+  EXPECT_FNC_ERROR(pad(x, {{0, 0}, {0, 0}}, 0, {0, -1}), InvalidArgument,
+                   "interior -1");
+  EXPECT_FNC_ERROR(pad(x, {{0, 0}, {0, 0}}, 0.5), InvalidArgument,
+                   "fnc::pad: the padding value 0.5 cannot be represented "
+                   "exactly as int32");
+}
+
 TEST(ShapeOpsTest, Concat) {
   Tensor a = {{1, 2}, {3, 4}};
   Tensor b = {{5, 6}};

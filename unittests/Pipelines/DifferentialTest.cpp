@@ -788,6 +788,30 @@ TEST_F(Differential, ShapeOps) {
                   b, loc, a[0], offsets, sizes, strides)};
             },
             kExact);
+      // slice to the end (size -1) from a random offset, also along the
+      // dynamic dims, whose size is then read at run time.
+      SmallVector<int64_t> toEnd(rank, -1);
+      check(
+          "slice to the end", {in},
+          [=](OpBuilder &b, Location loc, ValueRange a) {
+            return SmallVector<Value>{mlir::fnc::SliceOp::create(
+                b, loc, a[0], offsets, toEnd, strides)};
+          },
+          kExact);
+      // pad: random amounts before, after and between the elements.
+      SmallVector<int64_t> low, high, interior;
+      for (int64_t i = 0; i < rank; ++i) {
+        low.push_back(std::uniform_int_distribution<int64_t>(0, 2)(rng));
+        high.push_back(std::uniform_int_distribution<int64_t>(0, 2)(rng));
+        interior.push_back(std::uniform_int_distribution<int64_t>(0, 2)(rng));
+      }
+      check(
+          "pad", {in},
+          [=](OpBuilder &b, Location loc, ValueRange a) {
+            return SmallVector<Value>{mlir::fnc::PadOp::create(
+                b, loc, a[0], low, high, interior, llvm::APFloat(1.0))};
+          },
+          kExact);
       int64_t catAxis =
           std::uniform_int_distribution<int64_t>(0, rank - 1)(rng);
       std::vector<int64_t> other = s;

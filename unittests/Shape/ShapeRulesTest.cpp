@@ -11,6 +11,7 @@
 
 #include "gtest/gtest.h"
 
+#include <limits>
 #include <random>
 
 using namespace fnc::shapes;
@@ -132,6 +133,25 @@ TEST(ShapeRules, ExpandSqueezeSlice) {
   EXPECT_TRUE(slice({5}, {0}, {3}, {2}).ok()); // reads 0, 2, 4
   EXPECT_FALSE(slice({5}, {1}, {3}, {2}).ok()); // would read 5
   EXPECT_FALSE(slice({5}, {0}, {1}, {0}).ok());
+  // -1: to the end, every stride-th element.
+  EXPECT_EQ(ok(slice({5, 4}, {1, 0}, {-1, -1}, {2, 3})), (Shape{2, 2}));
+  EXPECT_EQ(ok(slice({5}, {5}, {-1}, {2})), (Shape{0}));
+  EXPECT_EQ(ok(slice({D, 4}, {0, 1}, {-1, 2}, {1, 1})), (Shape{D, 2}));
+  EXPECT_EQ(ok(slice({D}, {3}, {-1}, {2})), (Shape{D}));
+  EXPECT_FALSE(slice({5}, {6}, {-1}, {1}).ok()); // starts past the end
+  EXPECT_FALSE(slice({5}, {0}, {-2}, {1}).ok());
+}
+
+TEST(ShapeRules, Pad) {
+  EXPECT_EQ(ok(pad({2, 3}, {1, 0}, {0, 2}, {0, 1})), (Shape{3, 7}));
+  EXPECT_EQ(ok(pad({0, 1}, {1, 2}, {2, 0}, {3, 3})), (Shape{3, 3}));
+  EXPECT_EQ(ok(pad({D, 4}, {0, 1}, {0, 1}, {0, 0})), (Shape{D, 6}));
+  EXPECT_EQ(ok(pad({}, {}, {}, {})), (Shape{}));
+  EXPECT_FALSE(pad({2}, {1}, {1}, {}).ok());
+  EXPECT_FALSE(pad({2}, {-1}, {0}, {0}).ok());
+  EXPECT_FALSE(pad({2}, {0}, {0}, {-2}).ok());
+  EXPECT_FALSE(
+      pad({3}, {0}, {0}, {std::numeric_limits<int64_t>::max() / 2 + 1}).ok());
 }
 
 TEST(ShapeRules, ConcatGatherOneHot) {

@@ -252,6 +252,16 @@ TEST(GradientTest, OtherOpFamiliesMatchFiniteDifferences) {
          return slice(x[0], {1, 0}, {2, 2}, {2, 2});
        },
        {randomF64(rng, {4, 3})}},
+      {"pad",
+       [](const V &x) {
+         return pad(x[0], {{1, 0}, {2, 1}}, 3.0);
+       },
+       {x23()}},
+      {"pad with interior padding",
+       [](const V &x) {
+         return pad(x[0], {{0, 1}, {1, 0}}, 0, {2, 1});
+       },
+       {x23()}},
       {"conv2d valid",
        [](const V &x) {
          return conv2d(x[0], x[1], {1, 1}, "VALID");
@@ -790,6 +800,46 @@ Tensor hessianVectorProduct(const Fn &f, const std::vector<Tensor> &x, size_t i,
     g = inner.gradient(f(x), x[i]);
   }
   return outer.gradient(reduce_sum(g * v), x[i]);
+}
+
+/// (grad(x + h v) - grad(x - h v)) / 2h for input i of f.
+std::vector<double> gradientDifference(const Fn &f,
+                                       const std::vector<Tensor> &x, size_t i,
+                                       const Tensor &v, double h) {
+  auto gradAt = [&](double sign) {
+    std::vector<Tensor> moved = x;
+    moved[i] = x[i] + v * (sign * h);
+    GradientTape t;
+    t.watch(moved[i]);
+    return t.gradient(f(moved), moved[i]).to_vector<double>();
+  };
+  std::vector<double> plus = gradAt(1), minus = gradAt(-1), out;
+  for (size_t k = 0; k < plus.size(); ++k)
+    out.push_back((plus[k] - minus[k]) / (2 * h));
+  return out;
+}
+
+TEST(GradientTest, HessianVectorProductThroughConvAndSlice) {
+  // Second order through the rules of conv2d, slice and pad (each other's
+  // gradients).
+  std::mt19937 rng(37);
+  Fn loss = [](const std::vector<Tensor> &w) {
+    Tensor y = tanh(conv2d(w[0], w[1], {2, 1}, "SAME"));
+    return reduce_mean(
+        square(slice(y, {0, 1, 0, 0}, {-1, -1, 2, -1}, {1, 1, 2, 1})));
+  };
+  std::vector<Tensor> w = {randomF64(rng, {2, 5, 4, 2}),
+                           randomF64(rng, {3, 2, 2, 3}, -0.5, 0.5)};
+  for (size_t i = 0; i < w.size(); ++i) {
+    Tensor v = randomF64(rng, w[i].shape());
+    std::vector<double> hv =
+        hessianVectorProduct(loss, w, i, v).to_vector<double>();
+    std::vector<double> numeric = gradientDifference(loss, w, i, v, 1e-5);
+    ASSERT_EQ(hv.size(), numeric.size());
+    for (size_t k = 0; k < hv.size(); ++k)
+      EXPECT_NEAR(hv[k], numeric[k], 1e-6 * (1 + std::abs(numeric[k])))
+          << "input " << i << " element " << k;
+  }
 }
 
 TEST(GradientTest, HessianVectorProductOfAnMlpMatchesFiniteDifferences) {

@@ -191,8 +191,8 @@ def FncLowerToOrderedLoops
     instead: each row of C is computed in blocks of 4 vectors of 16 lanes
     that stay in registers across the whole k loop (`vector.fma` of a
     broadcast element of A and a row segment of B), stored once. An NHWC
-    f32 conv2d with static shapes and a filter count that is a multiple of
-    16 gets the same treatment: a tile of up to 4 output pixels times up to
+    f32 conv2d with static shapes (the batch may be dynamic) and a filter
+    count that is a multiple of 16 gets the same treatment: a tile of up to 4 output pixels times up to
     4 vectors of filters stays in registers across the (kh, kw, c) loops.
     Under `fast-math`, a 2-D f32 matrix-vector product (C is M x 1) whose K
     is a static multiple of 16 becomes one dot product per row: 16-lane

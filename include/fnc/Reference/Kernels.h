@@ -272,6 +272,11 @@ void transpose(const Array &x, const std::vector<int64_t> &perm, Array &out);
 void slice(const Array &x, const std::vector<int64_t> &offsets,
            const std::vector<int64_t> &strides, Array &out);
 
+/// out filled with `value` (rank 0, out's dtype), then x[i...] written to
+/// out[low + i * (interior + 1)...] (shapes validated by shapes::pad).
+void pad(const Array &x, const std::vector<int64_t> &low,
+         const std::vector<int64_t> &interior, const Array &value, Array &out);
+
 /// Concatenation along the normalized `axis`.
 void concat(const std::vector<Array> &inputs, int64_t axis, Array &out);
 

@@ -95,11 +95,24 @@ ShapeResult expandDims(const Shape &in, int64_t axis);
 /// Removes the size-1 dims at `axes` (all size-1 dims when empty).
 ShapeResult squeeze(const Shape &in, const std::vector<int64_t> &axes);
 
+/// A slice size meaning "to the end of the dim" (tf.slice's -1).
+constexpr int64_t kSliceToEnd = -1;
+
 /// Strided slice with static offsets, sizes and strides (strides >= 1); the
-/// result shape is `sizes`. Checks bounds for known dims.
+/// result shape is `sizes`, where a size kSliceToEnd takes every stride-th
+/// element from the offset to the end: ceil((dim - offset) / stride), or
+/// kDynamic when the dim is. Checks bounds for known dims.
 ShapeResult slice(const Shape &in, const std::vector<int64_t> &offsets,
                   const std::vector<int64_t> &sizes,
                   const std::vector<int64_t> &strides);
+
+/// Constant padding (XLA's pad with non-negative amounts): along dim i,
+/// low[i] elements before, high[i] after and interior[i] between each two
+/// neighbours: n becomes low + n + max(n - 1, 0) * interior + high
+/// (kDynamic when n is).
+ShapeResult pad(const Shape &in, const std::vector<int64_t> &low,
+                const std::vector<int64_t> &high,
+                const std::vector<int64_t> &interior);
 
 /// Concatenation along `axis`; all other dims must agree.
 ShapeResult concat(const std::vector<Shape> &inputs, int64_t axis);

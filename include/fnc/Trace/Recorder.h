@@ -101,6 +101,10 @@ struct Squeeze {
 struct Slice {
   std::vector<int64_t> offsets, sizes, strides;
 };
+struct Pad {
+  std::vector<int64_t> low, high, interior;
+  double value;
+};
 struct Concat {
   int64_t axis;
 };
@@ -153,7 +157,7 @@ using OpAttrs = std::variant<
     ops::Range, ops::Eye, ops::Cast, ops::Binary, ops::Unary, ops::Select,
     ops::Matmul, ops::Conv2D, ops::Pool2D, ops::Pool2DGrad, ops::Transpose,
     ops::Reshape, ops::BroadcastTo, ops::ExpandDims, ops::Squeeze, ops::Slice,
-    ops::Concat, ops::Gather, ops::OneHot, ops::Reduce, ops::ArgMax,
+    ops::Pad, ops::Concat, ops::Gather, ops::OneHot, ops::Reduce, ops::ArgMax,
     ops::Softmax, ops::VarRead, ops::VarUpdate, ops::Print, ops::RandomUniform,
     ops::RandomNormal, ops::ShapeOf, ops::BroadcastToShape, ops::SetRow>;
 
@@ -203,8 +207,7 @@ public:
                          const std::vector<int64_t> &thenYields,
                          int64_t elseBlock,
                          const std::vector<int64_t> &elseYields,
-                         std::vector<int64_t> &results,
-                         std::string &error) = 0;
+                         std::vector<int64_t> &results, std::string &error) = 0;
   /// A `fnc.while` on `inits`: `condBlock` ends with `fnc.condition
   /// condValue` forwarding its arguments, `bodyBlock` with `fnc.yield`.
   virtual bool buildWhile(const std::vector<int64_t> &inits, int64_t condBlock,

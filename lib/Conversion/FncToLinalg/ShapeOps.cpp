@@ -2,8 +2,9 @@
 //
 // transpose -> linalg.transpose; reshape, expand_dims, squeeze ->
 // tensor.reshape (a view after bufferization); broadcast_to and one_hot ->
-// generics with broadcasting maps; slice -> tensor.extract_slice; concat ->
-// tensor.insert_slice into one buffer; gather -> a generic that reads params
+// generics with broadcasting maps; slice -> tensor.extract_slice; pad ->
+// tensor.insert_slice into a filled buffer; concat -> tensor.insert_slice
+// into one buffer; gather -> a generic that reads params
 // with tensor.extract at a checked, clamped index. Dynamic sizes that could
 // disagree with the static ones are checked at run time.
 //
@@ -343,7 +344,10 @@ struct ShapeOfLowering : public OpConversionPattern<ShapeOfOp> {
 };
 
 /// fnc.broadcast_to_shape: the sizes read from the shape tensor, checked
-/// (static dims must agree, dynamic ones be >= 0), then a broadcast_to.
+/// (static dims must agree, dynamic ones be >= 0), then a broadcast_to. A
+/// shape that is fnc.shape_of of a tensor (zeros_like(x)) gives that
+/// tensor's sizes, which need no check but against static result dims, so
+/// the broadcast is not guarded and its buffer keeps a static layout.
 struct BroadcastToShapeLowering
     : public OpConversionPattern<BroadcastToShapeOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -354,6 +358,23 @@ struct BroadcastToShapeLowering
     RankedTensorType type = op.getType();
     Value mismatch;
     SmallVector<OpFoldResult> sizes;
+    if (auto shapeOf = op.getShape().getDefiningOp<ShapeOfOp>()) {
+      Value source = rewriter.getRemappedValue(shapeOf.getInput());
+      for (int64_t i = 0; i < type.getRank(); ++i) {
+        OpFoldResult size = tensor::getMixedSize(rewriter, loc, source, i);
+        if (!type.isDynamicDim(i)) {
+          mismatch = orElse(rewriter, loc, mismatch,
+                            checkSize(rewriter, loc, size,
+                                      rewriter.getIndexAttr(type.getDimSize(i)),
+                                      ErrorCode::DimensionMismatch));
+          size = rewriter.getIndexAttr(type.getDimSize(i));
+        }
+        sizes.push_back(size);
+      }
+      rewriter.replaceOp(op, broadcastInto(rewriter, loc, adaptor.getInput(),
+                                           type, sizes, mismatch));
+      return success();
+    }
     for (int64_t i = 0; i < type.getRank(); ++i) {
       Value element = tensor::ExtractOp::create(
           rewriter, loc, adaptor.getShape(),
@@ -451,13 +472,41 @@ struct SliceLowering : public OpConversionPattern<SliceOp> {
     Location loc = op.getLoc();
     Value input = adaptor.getInput();
     auto inType = cast<RankedTensorType>(input.getType());
+    RankedTensorType type = op.getType();
+    ArrayRef<int64_t> offsets = op.getOffsets(), strides = op.getStrides();
     Value outOfRange;
+    SmallVector<OpFoldResult> sizes;
     for (int64_t i = 0, r = inType.getRank(); i < r; ++i) {
       int64_t size = op.getSizes()[i];
+      if (!type.isDynamicDim(i)) {
+        // Static (also a size -1 along a static dim, inferred).
+        sizes.push_back(rewriter.getIndexAttr(type.getDimSize(i)));
+      } else {
+        // -1 along a dynamic dim: ceil((dim - offset) / stride) elements;
+        // the offset may be the end, not past it.
+        Value dim = tensor::DimOp::create(rewriter, loc, input, i);
+        Value count = dim;
+        if (offsets[i] != 0) {
+          Value offset = indexConstant(rewriter, loc, offsets[i]);
+          Value bad = arith::CmpIOp::create(
+              rewriter, loc, arith::CmpIPredicate::ugt, offset, dim);
+          raiseErrorIf(rewriter, loc, bad, ErrorCode::SliceOutOfRange, offset,
+                       dim);
+          outOfRange = orElse(rewriter, loc, outOfRange, bad);
+          count = arith::MaxSIOp::create(
+              rewriter, loc, arith::SubIOp::create(rewriter, loc, dim, offset),
+              indexConstant(rewriter, loc, 0));
+        }
+        if (strides[i] != 1)
+          count = arith::CeilDivUIOp::create(
+              rewriter, loc, count, indexConstant(rewriter, loc, strides[i]));
+        sizes.push_back(count);
+        continue;
+      }
       if (!inType.isDynamicDim(i) || size == 0)
         continue;
       // The last element read must exist: offset + (size-1)*stride < dim.
-      int64_t last = op.getOffsets()[i] + (size - 1) * op.getStrides()[i];
+      int64_t last = offsets[i] + (size - 1) * strides[i];
       Value dim = tensor::DimOp::create(rewriter, loc, input, i);
       Value lastV = indexConstant(rewriter, loc, last);
       Value bad = arith::CmpIOp::create(rewriter, loc,
@@ -465,18 +514,65 @@ struct SliceLowering : public OpConversionPattern<SliceOp> {
       raiseErrorIf(rewriter, loc, bad, ErrorCode::SliceOutOfRange, lastV, dim);
       outOfRange = orElse(rewriter, loc, outOfRange, bad);
     }
-    RankedTensorType type = op.getType();
-    SmallVector<OpFoldResult> sizes;
-    for (int64_t s : op.getSizes())
-      sizes.push_back(rewriter.getIndexAttr(s));
-    Value result = guardedBy(
-        rewriter, loc, outOfRange, type, sizes,
-        [&](OpBuilder &b, Location l) -> Value {
-          return tensor::ExtractSliceOp::create(
-              b, l, type, input, ValueRange{}, ValueRange{}, ValueRange{},
-              op.getOffsets(), op.getSizes(), op.getStrides());
-        });
+    SmallVector<OpFoldResult> offsetsOf, stridesOf;
+    for (int64_t o : offsets)
+      offsetsOf.push_back(rewriter.getIndexAttr(o));
+    for (int64_t s : strides)
+      stridesOf.push_back(rewriter.getIndexAttr(s));
+    Value result =
+        guardedBy(rewriter, loc, outOfRange, type, sizes,
+                  [&](OpBuilder &b, Location l) -> Value {
+                    return tensor::ExtractSliceOp::create(
+                        b, l, type, input, offsetsOf, sizes, stridesOf);
+                  });
     rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// fnc.pad: the result filled with the value, then the input inserted with
+/// strides interior + 1 after the low padding (in place once bufferized).
+/// No check is needed: every size comes from the input's.
+struct PadLowering : public OpConversionPattern<PadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(PadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    RankedTensorType type = op.getType();
+    ArrayRef<int64_t> low = op.getLow(), high = op.getHigh(),
+                      interior = op.getInterior();
+    SmallVector<OpFoldResult> inSizes = tensorSizes(rewriter, loc, input);
+    SmallVector<OpFoldResult> sizes, offsets, strides;
+    for (int64_t i = 0, r = type.getRank(); i < r; ++i) {
+      offsets.push_back(rewriter.getIndexAttr(low[i]));
+      strides.push_back(rewriter.getIndexAttr(interior[i] + 1));
+      if (!type.isDynamicDim(i)) {
+        sizes.push_back(rewriter.getIndexAttr(type.getDimSize(i)));
+        continue;
+      }
+      // low + n + max(n - 1, 0) * interior + high.
+      Value n = getValueOrCreateConstantIndexOp(rewriter, loc, inSizes[i]);
+      Value size = arith::AddIOp::create(
+          rewriter, loc, n, indexConstant(rewriter, loc, low[i] + high[i]));
+      if (interior[i] != 0) {
+        Value gaps = arith::MaxSIOp::create(
+            rewriter, loc,
+            arith::SubIOp::create(rewriter, loc, n,
+                                  indexConstant(rewriter, loc, 1)),
+            indexConstant(rewriter, loc, 0));
+        size = arith::AddIOp::create(
+            rewriter, loc, size,
+            arith::MulIOp::create(rewriter, loc, gaps,
+                                  indexConstant(rewriter, loc, interior[i])));
+      }
+      sizes.push_back(size);
+    }
+    Value filled = filledTensor(rewriter, loc, type, sizes,
+                                op.getValue().convertToDouble());
+    rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
+        op, input, filled, offsets, inSizes, strides);
     return success();
   }
 };
@@ -667,8 +763,8 @@ struct OneHotLowering : public OpConversionPattern<OneHotOp> {
 
 void lowering::populateShapePatterns(RewritePatternSet &patterns) {
   patterns.add<TransposeLowering, ReshapeLowering, ExpandDimsLowering,
-               SqueezeLowering, BroadcastToLowering, ShapeOfLowering, SetRowLowering,
-               BroadcastToShapeLowering, SliceLowering,
-               ConcatLowering, GatherLowering, OneHotLowering>(
+               SqueezeLowering, BroadcastToLowering, ShapeOfLowering,
+               SetRowLowering, BroadcastToShapeLowering, SliceLowering,
+               PadLowering, ConcatLowering, GatherLowering, OneHotLowering>(
       patterns.getContext());
 }

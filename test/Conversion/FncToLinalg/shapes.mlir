@@ -91,6 +91,64 @@ func.func @slice_dynamic(%a: tensor<?xf32>) -> tensor<2xf32> {
 
 // -----
 
+// To the end of a dynamic dim: the size is read at run time; from offset 0
+// with stride 1 nothing can go out of range, from a later offset the offset
+// is checked against the dim.
+// CHECK-LABEL: func @slice_to_end
+func.func @slice_to_end(%a: tensor<?x4xf32>) -> (tensor<?x2xf32>, tensor<?x4xf32>) {
+  // CHECK: %[[N:.*]] = tensor.dim %{{.*}}, %c0
+  // CHECK-NOT: fncRaiseError
+  // CHECK: tensor.extract_slice %{{.*}}[0, 1] [%[[N]], 2] [1, 1] : tensor<?x4xf32> to tensor<?x2xf32>
+  %0 = fnc.slice %a offsets [0, 1] sizes [-1, 2] strides [1, 1] : tensor<?x4xf32>
+  // CHECK: %[[M:.*]] = tensor.dim %{{.*}}, %c0
+  // CHECK: %[[BAD:.*]] = arith.cmpi ugt, %{{.*}}, %[[M]]
+  // CHECK: func.call @fncRaiseError
+  // CHECK: %[[REST:.*]] = arith.maxsi
+  // CHECK: %[[K:.*]] = arith.ceildivui %[[REST]]
+  // CHECK: scf.if %[[BAD]] -> (tensor<?x4xf32>)
+  // CHECK: tensor.extract_slice %{{.*}}[3, 0] [%[[K]], 4] [2, 1]
+  %1 = fnc.slice %a offsets [3, 0] sizes [-1, -1] strides [2, 1] : tensor<?x4xf32>
+  return %0, %1 : tensor<?x2xf32>, tensor<?x4xf32>
+}
+
+// -----
+
+// pad: a fill of the result and the input inserted with strides interior + 1
+// after the low padding; a dynamic dim's size comes from the input's.
+// CHECK-LABEL: func @pad
+// CHECK-SAME: %[[X:[^:]*]]: tensor<?x3xf32>
+func.func @pad(%x: tensor<?x3xf32>) -> tensor<?x9xf32> {
+  // CHECK: %[[N:.*]] = tensor.dim %[[X]], %c0
+  // CHECK: %[[M:.*]] = arith.addi %[[N]], %c1
+  // CHECK: %[[E:.*]] = tensor.empty(%[[M]]) : tensor<?x9xf32>
+  // CHECK: %[[V:.*]] = arith.constant 1.500000e+00 : f32
+  // CHECK: %[[F:.*]] = linalg.fill ins(%[[V]] : f32) outs(%[[E]] : tensor<?x9xf32>)
+  // CHECK-NOT: scf.if
+  // CHECK: tensor.insert_slice %[[X]] into %[[F]][1, 2] [%[[N]], 3] [1, 3] : tensor<?x3xf32> into tensor<?x9xf32>
+  %0 = fnc.pad %x low [1, 2] high [0, 0] interior [0, 2] value 1.5 : tensor<?x3xf32>
+  return %0 : tensor<?x9xf32>
+}
+
+// -----
+
+// zeros_like(x): the sizes of the broadcast are x's own, so there is nothing
+// to check at run time and no guard.
+// CHECK-LABEL: func @broadcast_to_shape_of
+// CHECK-SAME: %[[X:[^:]*]]: tensor<?x3xf32>
+func.func @broadcast_to_shape_of(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
+  // CHECK-NOT: scf.if
+  // CHECK-NOT: fncRaiseError
+  // CHECK: tensor.empty(%{{.*}}) : tensor<?x3xf32>
+  // CHECK-NOT: scf.if
+  // CHECK: linalg.generic
+  %s = fnc.shape_of %x : tensor<?x3xf32> -> tensor<2xi64>
+  %zero = fnc.constant dense<0.0> : tensor<f32>
+  %0 = fnc.broadcast_to_shape %zero, %s : tensor<f32>, tensor<2xi64> -> tensor<?x3xf32>
+  return %0 : tensor<?x3xf32>
+}
+
+// -----
+
 // gather reads params at a checked, clamped index.
 // CHECK-LABEL: func @gather
 // CHECK-SAME: (%[[CTX:[^:]*]]: memref<3xi64>

@@ -185,6 +185,33 @@ func.func @noop_shape_ops(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf
 
 // -----
 
+// A slice that takes every dim whole, also a dynamic one to the end, is its
+// input; one that starts later along the dynamic dim is not.
+// CHECK-LABEL: func @slice_whole_dynamic_dim
+// CHECK-SAME: (%[[X:.*]]: tensor<?x3xf32>)
+func.func @slice_whole_dynamic_dim(%x: tensor<?x3xf32>) -> (tensor<?x3xf32>, tensor<?x3xf32>) {
+  %0 = fnc.slice %x offsets [0, 0] sizes [-1, 3] strides [1, 1] : tensor<?x3xf32>
+  %1 = fnc.slice %x offsets [1, 0] sizes [-1, 3] strides [1, 1] : tensor<?x3xf32>
+  // CHECK: %[[S:.*]] = fnc.slice %[[X]] offsets [1, 0] sizes [-1, 3]
+  // CHECK: return %[[X]], %[[S]]
+  return %0, %1 : tensor<?x3xf32>, tensor<?x3xf32>
+}
+
+// -----
+
+// A pad of nothing is its input.
+// CHECK-LABEL: func @pad_nothing
+// CHECK-SAME: (%[[X:.*]]: tensor<?x3xf32>)
+func.func @pad_nothing(%x: tensor<?x3xf32>) -> (tensor<?x3xf32>, tensor<?x5xf32>) {
+  %0 = fnc.pad %x low [0, 0] high [0, 0] interior [0, 0] value 1.0 : tensor<?x3xf32>
+  %1 = fnc.pad %x low [0, 0] high [0, 0] interior [0, 1] value 1.0 : tensor<?x3xf32>
+  // CHECK: %[[P:.*]] = fnc.pad %[[X]] low [0, 0] high [0, 0] interior [0, 1]
+  // CHECK: return %[[X]], %[[P]]
+  return %0, %1 : tensor<?x3xf32>, tensor<?x5xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func @cond_constant_predicate
 // CHECK-SAME: (%[[A:.*]]: tensor<2xf32>)
 func.func @cond_constant_predicate(%a: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {

@@ -397,7 +397,7 @@ func.func @slice_count(%a: tensor<4x4xf32>) {
 // -----
 
 func.func @slice_negative(%a: tensor<4x4xf32>) {
-  // expected-error @+1 {{'fnc.slice' op slice dimension 1: offset and size must be >= 0 and stride >= 1 (got offset 0, size 2, stride 0)}}
+  // expected-error @+1 {{'fnc.slice' op slice dimension 1: offset must be >= 0, size >= 0 or -1 (to the end) and stride >= 1 (got offset 0, size 2, stride 0)}}
   %0 = fnc.slice %a offsets [0, 0] sizes [2, 2] strides [1, 0] : tensor<4x4xf32>
   return
 }
@@ -407,6 +407,56 @@ func.func @slice_negative(%a: tensor<4x4xf32>) {
 func.func @slice_bounds(%a: tensor<4x4xf32>) {
   // expected-error @+1 {{'fnc.slice' op slice dimension 0 reads element 4 but the operand [4, 4] has only 4}}
   %0 = fnc.slice %a offsets [2, 0] sizes [2, 2] strides [2, 1] : tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @slice_size_below_to_end(%a: tensor<?x4xf32>) {
+  // expected-error @+1 {{'fnc.slice' op slice dimension 0: offset must be >= 0, size >= 0 or -1 (to the end) and stride >= 1 (got offset 0, size -2, stride 1)}}
+  %0 = fnc.slice %a offsets [0, 0] sizes [-2, 2] strides [1, 1] : tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @slice_to_end_past_the_end(%a: tensor<?x4xf32>) {
+  // expected-error @+1 {{'fnc.slice' op slice dimension 1 starts at 5 but the operand [?, 4] has only 4}}
+  %0 = fnc.slice %a offsets [0, 5] sizes [-1, -1] strides [1, 1] : tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @slice_to_end_type(%a: tensor<?x4xf32>) {
+  // expected-error @+2 {{'fnc.slice' op inferred type(s) 'tensor<?x2xf32>' are incompatible with return type(s) of operation 'tensor<3x2xf32>'}}
+  // expected-error @+1 {{'fnc.slice' op failed to infer returned types}}
+  %0 = "fnc.slice"(%a) {offsets = array<i64: 0, 1>, sizes = array<i64: -1, 2>, strides = array<i64: 1, 1>} : (tensor<?x4xf32>) -> tensor<3x2xf32>
+  return
+}
+
+// -----
+
+func.func @pad_count(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'fnc.pad' op pad of a rank-2 operand needs 2 low, high and interior amounts, got 2, 1 and 2}}
+  %0 = fnc.pad %a low [0, 0] high [0] interior [0, 0] value 0.0 : tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @pad_negative(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'fnc.pad' op pad dimension 1: the amounts must be >= 0 (got low 0, high 0, interior -1)}}
+  %0 = fnc.pad %a low [0, 0] high [0, 0] interior [0, -1] value 0.0 : tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @pad_type(%a: tensor<?x3xf32>) {
+  // expected-error @+2 {{'fnc.pad' op inferred type(s) 'tensor<?x5xf32>' are incompatible with return type(s) of operation 'tensor<2x5xf32>'}}
+  // expected-error @+1 {{'fnc.pad' op failed to infer returned types}}
+  %0 = "fnc.pad"(%a) {low = array<i64: 0, 1>, high = array<i64: 0, 1>, interior = array<i64: 0, 0>, value = 0.0 : f64} : (tensor<?x3xf32>) -> tensor<2x5xf32>
   return
 }
 

@@ -156,6 +156,14 @@ func.func @shapes(%a: tensor<2x3xf32>, %d: tensor<?x4xf32>, %n: index,
   %7 = fnc.squeeze %e axes [] : tensor<1x3x1xf32>
   // CHECK: fnc.slice %{{.*}} offsets [1, 0] sizes [1, 2] strides [1, 2] : tensor<2x3xf32>
   %8 = fnc.slice %a offsets [1, 0] sizes [1, 2] strides [1, 2] : tensor<2x3xf32>
+  // CHECK: fnc.slice %{{.*}} offsets [0, 1] sizes [-1, 2] strides [1, 1] : tensor<?x4xf32>
+  %s8a = fnc.slice %d offsets [0, 1] sizes [-1, 2] strides [1, 1] : tensor<?x4xf32>
+  // CHECK: fnc.slice %{{.*}} offsets [1, 1] sizes [-1, -1] strides [2, 1] : tensor<2x3xf32>
+  %s8b = fnc.slice %a offsets [1, 1] sizes [-1, -1] strides [2, 1] : tensor<2x3xf32>
+  // CHECK: fnc.pad %{{.*}} low [1, 0] high [0, 2] interior [0, 1] value 5.000000e-01 : tensor<2x3xf32>
+  %pa = fnc.pad %a low [1, 0] high [0, 2] interior [0, 1] value 0.5 : tensor<2x3xf32>
+  // CHECK: fnc.pad %{{.*}} low [0, 1] high [0, 1] interior [0, 0] value 0.000000e+00 : tensor<?x4xf32>
+  %pd = fnc.pad %d low [0, 1] high [0, 1] interior [0, 0] value 0.0 : tensor<?x4xf32>
   // CHECK: fnc.concat %{{.*}}, %{{.*}} axis 0 : tensor<2x3xf32>, tensor<2x3xf32>
   %9 = fnc.concat %a, %a axis 0 : tensor<2x3xf32>, tensor<2x3xf32>
   // CHECK: fnc.gather %{{.*}}, %{{.*}} axis 1 : tensor<2x3xf32>, tensor<2xi64>

@@ -412,6 +412,14 @@ OpFoldResult SliceOp::fold(FoldAdaptor) {
   return identity ? OpFoldResult(getInput()) : OpFoldResult();
 }
 
+OpFoldResult PadOp::fold(FoldAdaptor) {
+  auto zero = [](int64_t a) { return a == 0; };
+  if (llvm::all_of(getLow(), zero) && llvm::all_of(getHigh(), zero) &&
+      llvm::all_of(getInterior(), zero))
+    return getInput();
+  return {};
+}
+
 OpFoldResult ConcatOp::fold(FoldAdaptor) {
   if (getInputs().size() == 1)
     return sameTypeOrNull(getInputs()[0], getType());

@@ -396,6 +396,21 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
       inferred);
 }
 
+LogicalResult PadOp::inferReturnTypes(MLIRContext *,
+                                      std::optional<Location> loc,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &inferred) {
+  auto low = toVector(adaptor.getLow());
+  auto high = toVector(adaptor.getHigh());
+  auto interior = toVector(adaptor.getInterior());
+  return inferFromInput(
+      loc, getOperationName(), adaptor.getInput(),
+      [&](const rules::Shape &in) {
+        return rules::pad(in, low, high, interior);
+      },
+      inferred);
+}
+
 LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
                                          std::optional<Location> loc,
                                          Adaptor adaptor,

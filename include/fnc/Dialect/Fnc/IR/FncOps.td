@@ -683,12 +683,17 @@ def Fnc_SliceOp : Fnc_Op<"slice", [Pure, InferTypeOpAdaptor]> {
   let description = [{
     Result element `[i0, i1, ...]` is input element
     `[offsets[0] + i0 * strides[0], ...]`; the result shape is `sizes`.
-    Offsets and sizes are >= 0 and strides >= 1; the window must lie inside
-    the input.
+    Offsets are >= 0 and strides >= 1; the window must lie inside the input
+    (checked at run time along dynamic dims). A size of -1 means "to the
+    end": every stride-th element from the offset on, `ceil((dim - offset) /
+    stride)` of them, so a slice can take the whole of a dynamic dim (the
+    result dim is then dynamic; the offset must not pass the end).
 
     ```mlir
     %s = fnc.slice %x offsets [1, 0] sizes [2, 2] strides [1, 2]
         : tensor<4x4xf32>
+    %t = fnc.slice %y offsets [0, 1] sizes [-1, 2] strides [1, 1]
+        : tensor<?x4xf32>
     ```
   }];
   let arguments = (ins Fnc_Tensor:$input, DenseI64ArrayAttr:$offsets,
@@ -696,6 +701,31 @@ def Fnc_SliceOp : Fnc_Op<"slice", [Pure, InferTypeOpAdaptor]> {
   let results = (outs Fnc_Tensor:$result);
   let assemblyFormat = "$input `offsets` $offsets `sizes` $sizes `strides` "
                        "$strides attr-dict `:` type($input)";
+  let hasFolder = 1;
+}
+
+def Fnc_PadOp : Fnc_Op<"pad", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Pads with a constant before, after and between elements";
+  let description = [{
+    XLA's pad (jax.lax.pad) with non-negative amounts: along dim `i`,
+    `low[i]` copies of `value` go before the input's elements, `high[i]`
+    after them and `interior[i]` between each two neighbours, so a dim of
+    size n becomes `low + n + max(n - 1, 0) * interior + high` (dynamic
+    when n is). `value` is converted to the element type as `fnc.fill`
+    converts it. tf.pad is the case without interior padding; interior
+    padding dilates (the gradient of a strided slice or convolution).
+
+    ```mlir
+    %p = fnc.pad %x low [1, 0] high [0, 2] interior [0, 1] value 0.0
+        : tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins Fnc_Tensor:$input, DenseI64ArrayAttr:$low,
+                       DenseI64ArrayAttr:$high, DenseI64ArrayAttr:$interior,
+                       F64Attr:$value);
+  let results = (outs Fnc_Tensor:$result);
+  let assemblyFormat = "$input `low` $low `high` $high `interior` $interior "
+                       "`value` $value attr-dict `:` type($input)";
   let hasFolder = 1;
 }
 
