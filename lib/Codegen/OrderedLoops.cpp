@@ -112,69 +112,90 @@ constexpr int64_t kRows = 4, kVectors = 4, kLanes = 16;
 /// The matmul as a register-blocked kernel: for each block of kRows rows
 /// (in parallel) and kVectors x kLanes columns, the tile of C lives in
 /// vector registers across the whole k loop: per k, kRows broadcasts of A
-/// and kVectors row segments of B feed kRows x kVectors FMAs. Shapes the
-/// tile does not divide keep the plain loops.
+/// and kVectors row segments of B feed kRows x kVectors FMAs. The rows
+/// kRows does not divide (a row count known only at run time, such as a
+/// batch, included) run one by one with a one-row tile after the parallel
+/// loop. Column counts the tile does not divide keep the plain loops.
 LogicalResult emitMatmulKernel(RewriterBase &rewriter, linalg::LinalgOp op) {
   Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1];
   Value c = op.getDpsInits()[0];
   auto cType = cast<MemRefType>(c.getType());
   int64_t m = cType.getDimSize(0), n = cType.getDimSize(1);
   int64_t block = kVectors * kLanes;
-  if (ShapedType::isDynamic(n) || n % block != 0 || ShapedType::isDynamic(m) ||
-      m % kRows != 0)
+  if (ShapedType::isDynamic(n) || n % block != 0)
     return failure();
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   Value zero = constIndex(rewriter, loc, 0), one = constIndex(rewriter, loc, 1);
   Value k = memref::DimOp::create(rewriter, loc, a, 1);
   auto vectorType = VectorType::get({kLanes}, rewriter.getF32Type());
-  scf::ParallelOp::create(
-      rewriter, loc, ValueRange{zero}, ValueRange{constIndex(rewriter, loc, m)},
-      ValueRange{constIndex(rewriter, loc, kRows)},
-      [&](OpBuilder &pb, Location pl, ValueRange ivs) {
-        SmallVector<Value> rows;
-        for (int64_t r = 0; r < kRows; ++r)
-          rows.push_back(
-              arith::AddIOp::create(pb, pl, ivs[0], constIndex(pb, loc, r)));
-        scf::ForOp::create(
-            pb, pl, zero, constIndex(pb, loc, n), constIndex(pb, loc, block),
-            ValueRange{},
-            [&](OpBuilder &nb, Location nl, Value col, ValueRange) {
-              SmallVector<Value> cols, accs;
-              for (int64_t u = 0; u < kVectors; ++u)
-                cols.push_back(arith::AddIOp::create(
-                    nb, nl, col, constIndex(nb, loc, u * kLanes)));
-              for (int64_t r = 0; r < kRows; ++r)
+  // Rows [row0, row0 + rowCount) of C, every column block.
+  auto emitRows = [&](OpBuilder &pb, Location pl, Value row0,
+                      int64_t rowCount) {
+    SmallVector<Value> rows;
+    for (int64_t r = 0; r < rowCount; ++r)
+      rows.push_back(
+          arith::AddIOp::create(pb, pl, row0, constIndex(pb, loc, r)));
+    scf::ForOp::create(
+        pb, pl, zero, constIndex(pb, loc, n), constIndex(pb, loc, block),
+        ValueRange{}, [&](OpBuilder &nb, Location nl, Value col, ValueRange) {
+          SmallVector<Value> cols, accs;
+          for (int64_t u = 0; u < kVectors; ++u)
+            cols.push_back(arith::AddIOp::create(
+                nb, nl, col, constIndex(nb, loc, u * kLanes)));
+          for (int64_t r = 0; r < rowCount; ++r)
+            for (int64_t u = 0; u < kVectors; ++u)
+              accs.push_back(vector::LoadOp::create(
+                  nb, nl, vectorType, c, ValueRange{rows[r], cols[u]}));
+          auto kLoop = scf::ForOp::create(
+              nb, nl, zero, k, one, accs,
+              [&](OpBuilder &kb, Location kl, Value kk, ValueRange acc) {
+                SmallVector<Value> bv, next;
                 for (int64_t u = 0; u < kVectors; ++u)
-                  accs.push_back(vector::LoadOp::create(
-                      nb, nl, vectorType, c, ValueRange{rows[r], cols[u]}));
-              auto kLoop = scf::ForOp::create(
-                  nb, nl, zero, k, one, accs,
-                  [&](OpBuilder &kb, Location kl, Value kk, ValueRange acc) {
-                    SmallVector<Value> bv, next;
-                    for (int64_t u = 0; u < kVectors; ++u)
-                      bv.push_back(vector::LoadOp::create(
-                          kb, kl, vectorType, b, ValueRange{kk, cols[u]}));
-                    for (int64_t r = 0; r < kRows; ++r) {
-                      Value av = vector::BroadcastOp::create(
-                          kb, kl, vectorType,
-                          memref::LoadOp::create(kb, kl, a,
-                                                 ValueRange{rows[r], kk}));
-                      for (int64_t u = 0; u < kVectors; ++u)
-                        next.push_back(vector::FMAOp::create(
-                            kb, kl, av, bv[u], acc[r * kVectors + u]));
-                    }
-                    scf::YieldOp::create(kb, kl, next);
-                  });
-              for (int64_t r = 0; r < kRows; ++r)
-                for (int64_t u = 0; u < kVectors; ++u)
-                  vector::StoreOp::create(nb, nl,
-                                          kLoop.getResult(r * kVectors + u), c,
-                                          ValueRange{rows[r], cols[u]});
-              scf::YieldOp::create(nb, nl);
-            });
-        scf::ReduceOp::create(pb, pl);
-      });
+                  bv.push_back(vector::LoadOp::create(
+                      kb, kl, vectorType, b, ValueRange{kk, cols[u]}));
+                for (int64_t r = 0; r < rowCount; ++r) {
+                  Value av = vector::BroadcastOp::create(
+                      kb, kl, vectorType,
+                      memref::LoadOp::create(kb, kl, a,
+                                             ValueRange{rows[r], kk}));
+                  for (int64_t u = 0; u < kVectors; ++u)
+                    next.push_back(vector::FMAOp::create(
+                        kb, kl, av, bv[u], acc[r * kVectors + u]));
+                }
+                scf::YieldOp::create(kb, kl, next);
+              });
+          for (int64_t r = 0; r < rowCount; ++r)
+            for (int64_t u = 0; u < kVectors; ++u)
+              vector::StoreOp::create(nb, nl, kLoop.getResult(r * kVectors + u),
+                                      c, ValueRange{rows[r], cols[u]});
+          scf::YieldOp::create(nb, nl);
+        });
+  };
+  bool tail = ShapedType::isDynamic(m) || m % kRows != 0;
+  Value rowsAll = ShapedType::isDynamic(m)
+                      ? memref::DimOp::create(rewriter, loc, c, 0).getResult()
+                      : constIndex(rewriter, loc, m);
+  Value rowsBlocked =
+      !tail ? rowsAll
+            : arith::SubIOp::create(
+                  rewriter, loc, rowsAll,
+                  arith::RemUIOp::create(rewriter, loc, rowsAll,
+                                         constIndex(rewriter, loc, kRows)))
+                  .getResult();
+  scf::ParallelOp::create(rewriter, loc, ValueRange{zero},
+                          ValueRange{rowsBlocked},
+                          ValueRange{constIndex(rewriter, loc, kRows)},
+                          [&](OpBuilder &pb, Location pl, ValueRange ivs) {
+                            emitRows(pb, pl, ivs[0], kRows);
+                            scf::ReduceOp::create(pb, pl);
+                          });
+  if (tail)
+    scf::ForOp::create(rewriter, loc, rowsBlocked, rowsAll, one, ValueRange{},
+                       [&](OpBuilder &fb, Location fl, Value row, ValueRange) {
+                         emitRows(fb, fl, row, 1);
+                         scf::YieldOp::create(fb, fl);
+                       });
   rewriter.eraseOp(op);
   return success();
 }
