@@ -71,6 +71,14 @@ def FncParallelThreshold : Pass<"fnc-parallel-threshold", "::mlir::func::FuncOp"
     - only known at run time: the nest is versioned,
       `scf.if (work >= grain) { parallel } else { sequential }`.
 
+    A nest that stays parallel keeps only its leading dims parallel, the
+    fewest whose known trip counts give 64 iterations (a dim known only at
+    run time counts as enough); its other dims, and the `scf.parallel` ops
+    nested in it, become `scf.for` loops inside. OpenMP linearizes the
+    parallel dims of a loop into one loop that recomputes every index from
+    the linear one, which LLVM does not vectorize; an inner `scf.for` over
+    contiguous elements it does.
+
     Upstream has the rewrite (`parallelForToNestedFors`) but no cost gate;
     this pass is the gate.
 
@@ -188,9 +196,11 @@ def FncLowerToOrderedLoops
     and turns the leading parallel loops into one `scf.parallel`; other
     ops are left to `convert-linalg-to-parallel-loops`. A 2-D f32 matmul
     whose column count is a multiple of 64 gets a register-blocked kernel
-    instead: each row of C is computed in blocks of 4 vectors of 16 lanes
-    that stay in registers across the whole k loop (`vector.fma` of a
-    broadcast element of A and a row segment of B), stored once. An NHWC
+    instead: rows of C are computed 4 at a time (in parallel) in blocks of 4
+    vectors of 16 lanes that stay in registers across the whole k loop
+    (`vector.fma` of a broadcast element of A and a row segment of B),
+    stored once; the rows 4 does not divide (a row count known only at run
+    time, such as a batch, included) follow one at a time. An NHWC
     f32 conv2d with static shapes (the batch may be dynamic) and a filter
     count that is a multiple of 16 gets the same treatment: a tile of up to 4 output pixels times up to
     4 vectors of filters stays in registers across the (kh, kw, c) loops.
