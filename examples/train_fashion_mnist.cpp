@@ -133,9 +133,9 @@ auto makeEvalStep(nn::Sequential &model) {
         Tensor logits = model(x);
         Tensor loss = fnc::reduce_sum(
             nn::sparse_softmax_cross_entropy_with_logits(y, logits));
-        Tensor correct = fnc::reduce_sum(fnc::cast(
-            fnc::equal(fnc::argmax(logits, -1, fnc::DType::i32), y),
-            fnc::DType::f32));
+        Tensor correct = fnc::reduce_sum(
+            fnc::cast(fnc::equal(fnc::argmax(logits, -1, fnc::DType::i32), y),
+                      fnc::DType::f32));
         return std::make_tuple(loss, correct);
       },
       options);
@@ -176,11 +176,11 @@ int main(int argc, char **argv) {
           fnc::slice(trainImages, {0, 0, 0, 0}, {o.trainLimit, 28, 28, 1});
       trainLabels = fnc::slice(trainLabels, {0}, {o.trainLimit});
     }
-    auto dataset = fnc::data::Dataset::from_tensor_slices(
-                       {trainImages, trainLabels})
-                       .shuffle(o.seed)
-                       .batch(o.batch)
-                       .prefetch(2);
+    auto dataset =
+        fnc::data::Dataset::from_tensor_slices({trainImages, trainLabels})
+            .shuffle(o.seed)
+            .batch(o.batch)
+            .prefetch(2);
     int64_t steps = dataset.size();
 
     std::shared_ptr<nn::Sequential> model = makeModel(o.model);
@@ -235,7 +235,8 @@ int main(int argc, char **argv) {
       trainSeconds += seconds;
       test = evaluate(evalStep, data.test_images, data.test_labels);
       bar.finish({{"test_accuracy", test.accuracy}});
-      history.train_accuracy.push_back({double(epoch), bar.average("accuracy")});
+      history.train_accuracy.push_back(
+          {double(epoch), bar.average("accuracy")});
       history.test_loss.push_back({double(epoch), test.loss});
       history.test_accuracy.push_back({double(epoch), test.accuracy});
       if (o.bench)
@@ -267,8 +268,7 @@ int main(int argc, char **argv) {
     std::printf("train_step traced %lld time(s) for %d epochs; %.1f s of "
                 "training (%.0f samples/s)\n",
                 static_cast<long long>(trainStep.tracing_count()), o.epochs,
-                trainSeconds,
-                o.epochs * trainImages.shape()[0] / trainSeconds);
+                trainSeconds, o.epochs * trainImages.shape()[0] / trainSeconds);
     std::printf("loss and accuracy curves: %s\n", plot.c_str());
     std::printf("checkpoint: %s; restored into a fresh model: test accuracy "
                 "%.4f (trained model: %.4f)\n",

@@ -1,4 +1,5 @@
-//===- NN.h - fnc::nn: modules, layers, initializers, losses -----*- C++ -*-===//
+//===- NN.h - fnc::nn: modules, layers, initializers, losses -----*- C++
+//-*-===//
 //
 // Keras-style building blocks on top of the eager/staged tensor API:
 //
@@ -246,36 +247,39 @@ private:
   Variable kernel_, bias_;
 };
 
-/// 2-D max / average pooling of NHWC inputs (keras MaxPool2D /
-/// AveragePooling2D); `strides` default to `pool_size`.
-class MaxPool2D : public Layer {
+/// 2-D max or average pooling of NHWC inputs (keras MaxPool2D /
+/// AveragePooling2D): fnc::max_pool2d / fnc::avg_pool2d; `strides` default
+/// to `pool_size`, `padding` is "valid" or "same" (any case).
+class Pool2D : public Layer {
+protected:
+  Pool2D(bool max, std::vector<int64_t> pool_size, std::vector<int64_t> strides,
+         const std::string &padding, std::string name);
+  Tensor call(const Tensor &x, bool training) override;
+
+private:
+  bool max_;
+  std::vector<int64_t> poolSize_, strides_;
+  std::string padding_; // "VALID" or "SAME"
+};
+
+class MaxPool2D : public Pool2D {
 public:
   explicit MaxPool2D(std::vector<int64_t> pool_size = {2, 2},
                      std::vector<int64_t> strides = {},
                      const std::string &padding = "valid",
-                     std::string name = "max_pool2d");
-
-protected:
-  Tensor call(const Tensor &x, bool training) override;
-
-private:
-  std::vector<int64_t> poolSize_, strides_;
-  std::string padding_;
+                     std::string name = "max_pool2d")
+      : Pool2D(true, std::move(pool_size), std::move(strides), padding,
+               std::move(name)) {}
 };
 
-class AvgPool2D : public Layer {
+class AvgPool2D : public Pool2D {
 public:
   explicit AvgPool2D(std::vector<int64_t> pool_size = {2, 2},
                      std::vector<int64_t> strides = {},
                      const std::string &padding = "valid",
-                     std::string name = "avg_pool2d");
-
-protected:
-  Tensor call(const Tensor &x, bool training) override;
-
-private:
-  std::vector<int64_t> poolSize_, strides_;
-  std::string padding_;
+                     std::string name = "avg_pool2d")
+      : Pool2D(false, std::move(pool_size), std::move(strides), padding,
+               std::move(name)) {}
 };
 
 /// Reshapes [batch, d1, d2, ...] to [batch, d1*d2*...] (the dims after the
@@ -309,9 +313,8 @@ class Sequential : public Layer {
 public:
   /// `Sequential{Dense(256, "relu"), Dense(10)}`: copies of the layers.
   template <typename... Ls,
-            std::enable_if_t<(std::is_base_of_v<Layer, std::decay_t<Ls>> &&
-                              ...),
-                             int> = 0>
+            std::enable_if_t<
+                (std::is_base_of_v<Layer, std::decay_t<Ls>> && ...), int> = 0>
   explicit Sequential(Ls &&...layers) : Layer("sequential") {
     (add(std::make_shared<std::decay_t<Ls>>(std::forward<Ls>(layers))), ...);
   }

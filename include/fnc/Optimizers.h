@@ -1,4 +1,5 @@
-//===- Optimizers.h - fnc::nn optimizers: SGD, Adam --------------*- C++ -*-===//
+//===- Optimizers.h - fnc::nn optimizers: SGD, Adam --------------*- C++
+//-*-===//
 //
 // Keras-style optimizers that update fnc::Variables from their gradients,
 // eagerly or inside a fnc::function (where the updates are staged, so one
@@ -7,8 +8,8 @@
 //   fnc::nn::Adam opt(1e-3);
 //   auto step = fnc::function([&](fnc::Tensor x, fnc::Tensor y) {
 //     fnc::GradientTape tape;
-//     fnc::Tensor loss = fnc::nn::sparse_categorical_crossentropy(y, model(x, true));
-//     auto vars = model.trainable_variables();
+//     fnc::Tensor loss = fnc::nn::sparse_categorical_crossentropy(y, model(x,
+//     true)); auto vars = model.trainable_variables();
 //     opt.apply_gradients(tape.gradient(loss, vars), vars);
 //     return loss;
 //   });
@@ -79,8 +80,8 @@ protected:
 
   /// Applies one gradient: `lr` is the learning rate and `step` the 1-based
   /// step count, both scalars of the variable's dtype.
-  virtual void update(const Variable &var, const Tensor &grad,
-                      const Tensor &lr, const Tensor &step) = 0;
+  virtual void update(const Variable &var, const Tensor &grad, const Tensor &lr,
+                      const Tensor &step) = 0;
   /// The slot `slot` of `var` (zeros of its shape and dtype), created on
   /// first use.
   Variable slot(const Variable &var, const std::string &slot);

@@ -35,16 +35,6 @@ void requireFloat(const char *op, const Tensor &t, Operands operands) {
          operands);
 }
 
-/// The reference kernels' view of the windows over `input` (known dims).
-ref::Window2D windowOf(const Shape &input, const std::vector<int64_t> &ksize,
-                       const std::vector<int64_t> &strides,
-                       shapes::Padding pad) {
-  int64_t top, bottom, left, right;
-  shapes::conv2dPadding(input[1], ksize[0], strides[0], pad, top, bottom);
-  shapes::conv2dPadding(input[2], ksize[1], strides[1], pad, left, right);
-  return {ksize[0], ksize[1], strides[0], strides[1], top, left};
-}
-
 Tensor pool2d(bool max, const Tensor &input, const std::vector<int64_t> &ksize,
               const std::vector<int64_t> &strides, const std::string &padding) {
   const char *op = max ? "max_pool2d" : "avg_pool2d";
@@ -61,7 +51,8 @@ Tensor pool2d(bool max, const Tensor &input, const std::vector<int64_t> &ksize,
   if (trace::Recorder *r = recording()) {
     out = record(*r, attrs(), input.dtype(), std::move(shape), {&input}, op);
   } else {
-    ref::Window2D window = windowOf(input.shape(), ksize, strides, pad);
+    ref::Window2D window = ref::Window2D::of(input.shape(), ksize, strides,
+                                             pad == shapes::Padding::Same);
     ref::Array array = ref::Array::allocate(input.dtype(), std::move(shape));
     if (max)
       ref::maxPool2d(arrayOf(input), window, array);
@@ -95,7 +86,8 @@ Tensor pool2dGrad(bool max, const Tensor &input, const Tensor &gradOutput,
     out = record(*r, attrs(), input.dtype(), std::move(shape),
                  {&input, &gradOutput}, op);
   } else {
-    ref::Window2D window = windowOf(input.shape(), ksize, strides, pad);
+    ref::Window2D window = ref::Window2D::of(input.shape(), ksize, strides,
+                                             pad == shapes::Padding::Same);
     ref::Array array = ref::Array::allocate(input.dtype(), std::move(shape));
     if (max)
       ref::maxPool2dGrad(arrayOf(input), arrayOf(gradOutput), window, array);

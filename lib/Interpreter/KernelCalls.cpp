@@ -227,18 +227,6 @@ KernelResult conv2d(const Tensor &input, const Tensor &filter,
   });
 }
 
-namespace {
-ref::Window2D windowOf(const shapes::Shape &input,
-                       const std::vector<int64_t> &ksize,
-                       const std::vector<int64_t> &strides,
-                       shapes::Padding pad) {
-  int64_t top, bottom, left, right;
-  shapes::conv2dPadding(input[1], ksize[0], strides[0], pad, top, bottom);
-  shapes::conv2dPadding(input[2], ksize[1], strides[1], pad, left, right);
-  return {ksize[0], ksize[1], strides[0], strides[1], top, left};
-}
-} // namespace
-
 KernelResult pool2d(bool max, const Tensor &input,
                     const std::vector<int64_t> &ksize,
                     const std::vector<int64_t> &strides,
@@ -251,7 +239,8 @@ KernelResult pool2d(bool max, const Tensor &input,
     shapes::Shape shape =
         checked(shapes::pool2d(op, in.shape, ksize, strides, pad), op, {&in});
     ref::Array out = ref::Array::allocate(in.dtype, std::move(shape));
-    ref::Window2D window = windowOf(in.shape, ksize, strides, pad);
+    ref::Window2D window = ref::Window2D::of(in.shape, ksize, strides,
+                                             pad == shapes::Padding::Same);
     if (max)
       ref::maxPool2d(in, window, out);
     else
@@ -273,7 +262,8 @@ KernelResult pool2dGrad(bool max, const Tensor &input, const Tensor &gradOutput,
         checked(shapes::pool2dGrad(op, in.shape, dy.shape, ksize, strides, pad),
                 op, {&in, &dy});
     ref::Array out = ref::Array::allocate(in.dtype, std::move(shape));
-    ref::Window2D window = windowOf(in.shape, ksize, strides, pad);
+    ref::Window2D window = ref::Window2D::of(in.shape, ksize, strides,
+                                             pad == shapes::Padding::Same);
     if (max)
       ref::maxPool2dGrad(in, dy, window, out);
     else

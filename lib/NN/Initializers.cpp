@@ -79,14 +79,12 @@ Initializer varianceScaling(const char *name, double scale, bool fanInOnly,
 
 namespace init {
 Initializer zeros() {
-  return [](const Shape &shape, DType dtype) {
-    return fnc::zeros(shape, dtype);
-  };
+  return
+      [](const Shape &shape, DType dtype) { return fnc::zeros(shape, dtype); };
 }
 Initializer ones() {
-  return [](const Shape &shape, DType dtype) {
-    return fnc::ones(shape, dtype);
-  };
+  return
+      [](const Shape &shape, DType dtype) { return fnc::ones(shape, dtype); };
 }
 Initializer constant(double value) {
   return [value](const Shape &shape, DType dtype) {
@@ -122,9 +120,7 @@ Tensor elu(const Tensor &x, double alpha) {
   return select(greater(x, 0.0), x, expm1(x) * alpha);
 }
 
-Tensor gelu(const Tensor &x) {
-  return x * (erf(x * M_SQRT1_2) + 1.0) * 0.5;
-}
+Tensor gelu(const Tensor &x) { return x * (erf(x * M_SQRT1_2) + 1.0) * 0.5; }
 
 Tensor silu(const Tensor &x) { return x * sigmoid(x); }
 

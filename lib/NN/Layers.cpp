@@ -28,12 +28,12 @@ Tensor eluDefault(const Tensor &x) { return elu(x); }
 Tensor leakyReluDefault(const Tensor &x) { return leaky_relu(x); }
 
 constexpr NamedActivation kActivations[] = {
-    {"linear", nullptr},           {"relu", relu},
-    {"sigmoid", sigmoid},          {"tanh", tanh},
-    {"softmax", softmaxLast},      {"log_softmax", logSoftmaxLast},
-    {"softplus", softplus},        {"elu", eluDefault},
-    {"gelu", gelu},                {"silu", silu},
-    {"swish", silu},               {"leaky_relu", leakyReluDefault},
+    {"linear", nullptr},      {"relu", relu},
+    {"sigmoid", sigmoid},     {"tanh", tanh},
+    {"softmax", softmaxLast}, {"log_softmax", logSoftmaxLast},
+    {"softplus", softplus},   {"elu", eluDefault},
+    {"gelu", gelu},           {"silu", silu},
+    {"swish", silu},          {"leaky_relu", leakyReluDefault},
 };
 
 /// "VALID" / "SAME" from Keras's "valid" / "same" (any case).
@@ -149,9 +149,8 @@ void Conv2D::build(const Shape &in) {
     fail("the input must be NHWC (rank 4) with a known channel dim, got "
          "shape " +
          shapes::toString(in));
-  kernel_ = add_variable("kernel",
-                         {kernelSize_[0], kernelSize_[1], in[3], filters_},
-                         kernelInit_);
+  kernel_ = add_variable(
+      "kernel", {kernelSize_[0], kernelSize_[1], in[3], filters_}, kernelInit_);
   if (useBias_)
     bias_ = add_variable("bias", {filters_}, biasInit_);
 }
@@ -167,32 +166,19 @@ Tensor Conv2D::call(const Tensor &x, bool) {
   return activation_.apply(y);
 }
 
-MaxPool2D::MaxPool2D(std::vector<int64_t> pool_size,
-                     std::vector<int64_t> strides, const std::string &padding,
-                     std::string name)
-    : Layer(std::move(name)), poolSize_(std::move(pool_size)),
+Pool2D::Pool2D(bool max, std::vector<int64_t> pool_size,
+               std::vector<int64_t> strides, const std::string &padding,
+               std::string name)
+    : Layer(std::move(name)), max_(max), poolSize_(std::move(pool_size)),
       strides_(strides.empty() ? poolSize_ : std::move(strides)),
-      padding_(paddingOf(padding, "MaxPool2D")) {
-  requirePair(poolSize_, "MaxPool2D", "pool_size");
-  requirePair(strides_, "MaxPool2D", "strides");
+      padding_(paddingOf(padding, max ? "MaxPool2D" : "AvgPool2D")) {
+  requirePair(poolSize_, max ? "MaxPool2D" : "AvgPool2D", "pool_size");
+  requirePair(strides_, max ? "MaxPool2D" : "AvgPool2D", "strides");
 }
 
-Tensor MaxPool2D::call(const Tensor &x, bool) {
-  return max_pool2d(x, poolSize_, strides_, padding_);
-}
-
-AvgPool2D::AvgPool2D(std::vector<int64_t> pool_size,
-                     std::vector<int64_t> strides, const std::string &padding,
-                     std::string name)
-    : Layer(std::move(name)), poolSize_(std::move(pool_size)),
-      strides_(strides.empty() ? poolSize_ : std::move(strides)),
-      padding_(paddingOf(padding, "AvgPool2D")) {
-  requirePair(poolSize_, "AvgPool2D", "pool_size");
-  requirePair(strides_, "AvgPool2D", "strides");
-}
-
-Tensor AvgPool2D::call(const Tensor &x, bool) {
-  return avg_pool2d(x, poolSize_, strides_, padding_);
+Tensor Pool2D::call(const Tensor &x, bool) {
+  return max_ ? max_pool2d(x, poolSize_, strides_, padding_)
+              : avg_pool2d(x, poolSize_, strides_, padding_);
 }
 
 Tensor Flatten::call(const Tensor &x, bool) {

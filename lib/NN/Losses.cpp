@@ -52,8 +52,8 @@ void checkSparse(const char *op, const Tensor &labels,
 Tensor sparse_softmax_cross_entropy_with_logits(const Tensor &labels,
                                                 const Tensor &logits) {
   checkSparse("sparse_softmax_cross_entropy_with_logits", labels, logits);
-  Tensor picked = one_hot(labels, logits.shape().back(), 1, 0, -1,
-                          logits.dtype());
+  Tensor picked =
+      one_hot(labels, logits.shape().back(), 1, 0, -1, logits.dtype());
   return -reduce_sum(picked * log_softmax(logits), {-1});
 }
 

@@ -78,24 +78,24 @@ Variable Module::add_variable(const std::string &name, const Shape &shape,
                               DType dtype) {
   for (const Slot &s : variables_)
     if (s.name == name)
-      throw Error(ErrorKind::InvalidArgument,
-                  "fnc::nn::Module `" + name_ + "`: a variable named `" +
-                      name + "` already exists");
+      throw Error(ErrorKind::InvalidArgument, "fnc::nn::Module `" + name_ +
+                                                  "`: a variable named `" +
+                                                  name + "` already exists");
   if (!init)
-    throw Error(ErrorKind::InvalidArgument,
-                "fnc::nn::Module `" + name_ + "`: the initializer of `" + name +
-                    "` is empty");
+    throw Error(ErrorKind::InvalidArgument, "fnc::nn::Module `" + name_ +
+                                                "`: the initializer of `" +
+                                                name + "` is empty");
   std::string fullName = name_ + "/" + name;
   Variable v(
       [&] {
         Tensor value = init(shape, dtype);
         if (value.dtype() != dtype || value.shape() != shape)
-          throw Error(ErrorKind::InvalidArgument,
-                      "fnc::nn: the initializer of `" + fullName +
-                          "` returned a " + dtypeName(value.dtype()) +
-                          " tensor of shape " + shapes::toString(value.shape()) +
-                          "; expected " + dtypeName(dtype) + " of shape " +
-                          shapes::toString(shape));
+          throw Error(
+              ErrorKind::InvalidArgument,
+              "fnc::nn: the initializer of `" + fullName + "` returned a " +
+                  dtypeName(value.dtype()) + " tensor of shape " +
+                  shapes::toString(value.shape()) + "; expected " +
+                  dtypeName(dtype) + " of shape " + shapes::toString(shape));
         return value;
       },
       fullName);

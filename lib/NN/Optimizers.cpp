@@ -34,8 +34,8 @@ LearningRateSchedule exponential_decay(double initial_learning_rate,
 
 Optimizer::Optimizer(std::string name, double learning_rate)
     : name_(std::move(name)) {
-  iterations_ = Variable([] { return Tensor(int64_t(0)); },
-                         name_ + "/iterations");
+  iterations_ =
+      Variable([] { return Tensor(int64_t(0)); }, name_ + "/iterations");
   learningRate_ =
       Variable([&] { return Tensor(static_cast<float>(learning_rate)); },
                name_ + "/learning_rate");
@@ -83,10 +83,10 @@ Variable Optimizer::slot(const Variable &var, const std::string &slotName) {
   for (const Slot &s : slots_)
     if (s.var == var.id() && s.name == slotName)
       return s.value;
-  Variable value([&] { return zeros(var.shape(), var.dtype()); },
-                 (var.name().empty() ? "var" + std::to_string(var.id())
-                                     : var.name()) +
-                     "/" + slotName);
+  Variable value(
+      [&] { return zeros(var.shape(), var.dtype()); },
+      (var.name().empty() ? "var" + std::to_string(var.id()) : var.name()) +
+          "/" + slotName);
   slots_.push_back({var.id(), slotName, value});
   return value;
 }

@@ -12,6 +12,8 @@
 
 #include "Dispatch.h"
 
+#include "fnc/Shape/ShapeRules.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -19,6 +21,17 @@
 #include <vector>
 
 namespace fnc::ref {
+
+Window2D Window2D::of(const std::vector<int64_t> &shape,
+                      const std::vector<int64_t> &ksize,
+                      const std::vector<int64_t> &strides, bool samePadding) {
+  shapes::Padding pad =
+      samePadding ? shapes::Padding::Same : shapes::Padding::Valid;
+  int64_t top, bottom, left, right;
+  shapes::conv2dPadding(shape[1], ksize[0], strides[0], pad, top, bottom);
+  shapes::conv2dPadding(shape[2], ksize[1], strides[1], pad, left, right);
+  return {ksize[0], ksize[1], strides[0], strides[1], top, left};
+}
 
 namespace {
 

@@ -6,9 +6,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fnc/NN.h"
 #include "fnc/Effects.h"
 #include "fnc/GradientTape.h"
-#include "fnc/NN.h"
 #include "fnc/Optimizers.h"
 
 #include "Support/ExpectError.h"
@@ -43,8 +43,7 @@ void expectNear(const Tensor &a, const Tensor &b, double tol,
   std::vector<float> x = cast(a, DType::f32).to_vector<float>();
   std::vector<float> y = cast(b, DType::f32).to_vector<float>();
   for (size_t i = 0; i < x.size(); ++i)
-    ASSERT_NEAR(x[i], y[i], tol * (1 + std::abs(y[i])))
-        << what << " at " << i;
+    ASSERT_NEAR(x[i], y[i], tol * (1 + std::abs(y[i]))) << what << " at " << i;
 }
 
 TEST(NNTest, DenseMatchesHandComputedReference) {
@@ -86,10 +85,10 @@ TEST(NNTest, Conv2DMatchesDirectConvolution) {
     Tensor y = conv(x);
     conv.bias().assign(Tensor({0.1f, 0.2f, -0.3f, 0.0f}));
     y = conv(x);
-    Tensor ref = tanh(conv2d(x, conv.kernel(), {2, 1},
-                             std::string(padding) == "SAME" ? "SAME"
-                                                            : "VALID") +
-                      Tensor({0.1f, 0.2f, -0.3f, 0.0f}));
+    Tensor ref =
+        tanh(conv2d(x, conv.kernel(), {2, 1},
+                    std::string(padding) == "SAME" ? "SAME" : "VALID") +
+             Tensor({0.1f, 0.2f, -0.3f, 0.0f}));
     expectNear(y, ref, 1e-6, padding);
     EXPECT_EQ(conv.kernel().shape(), (Shape{3, 2, 3, 4}));
   }
@@ -132,18 +131,17 @@ TEST(NNTest, FlattenDropoutAndActivations) {
   EXPECT_NEAR(kept / 10000.0, 0.5, 0.03);
   Tensor a = Tensor({-2.0f, -0.5f, 0.0f, 1.5f});
   expectNear(nn::leaky_relu(a), Tensor({-0.4f, -0.1f, 0.0f, 1.5f}), 1e-6);
-  expectNear(nn::elu(a), Tensor({std::expm1(-2.0f), std::expm1(-0.5f), 0.0f,
-                                 1.5f}),
-             1e-6);
+  expectNear(nn::elu(a),
+             Tensor({std::expm1(-2.0f), std::expm1(-0.5f), 0.0f, 1.5f}), 1e-6);
   expectNear(nn::silu(a), a * sigmoid(a), 1e-6);
   std::vector<float> g = nn::gelu(a).to_vector<float>();
   std::vector<float> av = a.to_vector<float>();
   for (size_t i = 0; i < av.size(); ++i)
     EXPECT_NEAR(g[i], av[i] * 0.5 * (1 + std::erf(av[i] / std::sqrt(2.0))),
                 1e-6);
-  EXPECT_FLOAT_EQ(nn::Activation("softmax").apply(Tensor({0.0f, 0.0f}))
-                      .at<float>({0}),
-                  0.5f);
+  EXPECT_FLOAT_EQ(
+      nn::Activation("softmax").apply(Tensor({0.0f, 0.0f})).at<float>({0}),
+      0.5f);
 }
 
 TEST(NNTest, SequentialNamesAndCollectsVariables) {
@@ -154,9 +152,9 @@ TEST(NNTest, SequentialNamesAndCollectsVariables) {
   std::vector<std::string> names;
   for (const auto &[name, v] : model.named_variables())
     names.push_back(name);
-  EXPECT_EQ(names, (std::vector<std::string>{"dense/kernel", "dense/bias",
-                                             "dense_1/kernel",
-                                             "dense_1/bias"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"dense/kernel", "dense/bias",
+                                      "dense_1/kernel", "dense_1/bias"}));
   EXPECT_EQ(model.trainable_variables().size(), 4u);
   // A fresh model gets the same names (checkpoints depend on it).
   nn::Sequential again{nn::Flatten(), nn::Dense(8, "relu"), nn::Dense(3)};
@@ -226,14 +224,14 @@ TEST(NNTest, LossesAndAccuracy) {
               (xent(0, 0) + xent(1, 2)) / 2, 1e-5);
   // Stable for huge logits.
   Tensor huge = Tensor({{1000.0f, -1000.0f}});
-  EXPECT_NEAR(nn::sparse_categorical_crossentropy(Tensor({1}), huge)
-                  .item<float>(),
-              2000, 1e-3);
+  EXPECT_NEAR(
+      nn::sparse_categorical_crossentropy(Tensor({1}), huge).item<float>(),
+      2000, 1e-3);
   EXPECT_FLOAT_EQ(nn::accuracy(labels, logits).item<float>(), 0.5f);
-  EXPECT_FLOAT_EQ(nn::mean_squared_error(Tensor({1.0f, 2.0f}),
-                                         Tensor({2.0f, 4.0f}))
-                      .item<float>(),
-                  2.5f);
+  EXPECT_FLOAT_EQ(
+      nn::mean_squared_error(Tensor({1.0f, 2.0f}), Tensor({2.0f, 4.0f}))
+          .item<float>(),
+      2.5f);
   EXPECT_FNC_ERROR(nn::accuracy(Tensor({0, 3}), logits), OutOfRange,
                    "label 3 is outside [0, 3)");
   EXPECT_FNC_ERROR(nn::accuracy(Tensor({0.0f, 1.0f}), logits), InvalidArgument,
@@ -273,8 +271,8 @@ TEST(NNTest, AdamStepsFollowTheFormula) {
   for (int t = 1; t <= 4; ++t) {
     std::vector<double> g = {0.3 * t, -0.7};
     opt.apply_gradients({Tensor(g)}, {w});
-    double alpha = 0.01 * std::sqrt(1 - std::pow(0.999, t)) /
-                   (1 - std::pow(0.9, t));
+    double alpha =
+        0.01 * std::sqrt(1 - std::pow(0.999, t)) / (1 - std::pow(0.9, t));
     for (int i = 0; i < 2; ++i) {
       m[i] = 0.9 * m[i] + 0.1 * g[i];
       v[i] = 0.999 * v[i] + 0.001 * g[i] * g[i];
@@ -365,10 +363,10 @@ TEST(NNTest, DropoutWithAnUnknownBatchDim) {
 /// dim: the same updates.
 TEST(NNTest, StagedTrainStepMatchesEager) {
   std::mt19937 rng(4);
-  Tensor x = randomTensor({16, 6}, rng), y = Tensor(std::vector<int32_t>{
-                                             0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1,
-                                             2, 0, 1, 2, 0},
-                                         {16});
+  Tensor x = randomTensor({16, 6}, rng),
+         y = Tensor(std::vector<int32_t>{0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0,
+                                         1, 2, 0},
+                    {16});
   auto makeModel = [] {
     return std::make_shared<nn::Sequential>(
         nn::Dense(8, "relu", true, nn::init::glorot_uniform()),
@@ -446,8 +444,7 @@ TEST(NNTest, ShortTrainingRunLearns) {
   float first = 0, last = 0;
   for (int it = 0; it < 200; ++it) {
     int64_t b = (it * 32) % 256;
-    last = step(slice(x, {b, 0}, {32, 10}), slice(y, {b}, {32}))
-               .item<float>();
+    last = step(slice(x, {b, 0}, {32, 10}), slice(y, {b}, {32})).item<float>();
     if (it == 0)
       first = last;
   }

@@ -49,7 +49,7 @@ struct EagerFunctions {
 
 TEST(StagedGradientTest, OneEntryMatchesEagerForArgsCapturesAndVariables) {
   std::mt19937 rng(1);
-  Tensor w = randomF64(rng, {3, 4}); // captured as a constant (small)
+  Tensor w = randomF64(rng, {3, 4});    // captured as a constant (small)
   Tensor big = randomF64(rng, {64, 4}); // captured as a hidden argument
   Variable v(randomF64(rng, {4}), "v");
   Variable frozen(randomF64(rng, {4}), "frozen");

@@ -239,6 +239,13 @@ void conv2d(const Array &input, const Array &filter, int64_t strideH,
 /// oh * strideH - padTop + [0, kh) that exist, and likewise columns.
 struct Window2D {
   int64_t kh, kw, strideH, strideW, padTop, padLeft;
+
+  /// The windows of {kh, kw} `ksize` and {sh, sw} `strides` over an NHWC
+  /// input of `shape` (known dims), with VALID or SAME (TensorFlow's)
+  /// padding.
+  static Window2D of(const std::vector<int64_t> &shape,
+                     const std::vector<int64_t> &ksize,
+                     const std::vector<int64_t> &strides, bool samePadding);
 };
 
 /// Max pooling of a float NHWC array: the maximum of each window's input
