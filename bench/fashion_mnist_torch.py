@@ -11,7 +11,7 @@ compared:
        -> MaxPool 2x2/2 -> flatten -> Dense 10
        (fnc uses NHWC; torch runs NCHW, its fast path: the same math)
 
-Glorot-uniform kernels, zero biases, Adam (lr 1e-3), batches of 128 with the
+Glorot-uniform kernels, zero biases, Adam (lr 1e-3), batches of 32 with the
 last partial batch kept, a fresh shuffle each epoch (seeded), softmax
 cross-entropy, pixels / 255. The data are read from the IDX .gz files with
 gzip + numpy (no torchvision).
@@ -129,7 +129,7 @@ def main(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--model", choices=["mlp", "cnn"], default="mlp")
     p.add_argument("--epochs", type=int, default=5)
-    p.add_argument("--batch-size", type=int, default=128)
+    p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=2,

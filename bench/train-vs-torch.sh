@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fashion-MNIST training, fnc vs PyTorch: runs, one after the other,
-#   build/bin/fnc-train-fashion-mnist --model=M --epochs=N --bench
+#   build/bin/fnc-train-fashion-mnist --model=M --epochs=N --batch=B --bench
 #   /usr/bin/python3 bench/fashion_mnist_torch.py --model=M --epochs=N
+#     --batch-size=B
 # for the MLP and the CNN, shows their output as it comes, then prints a
 # table: mean training time per epoch of each (the training loop only, not
 # the test evaluation), their ratio fnc/torch, and the final test accuracy of
@@ -10,8 +11,9 @@
 #
 # Usage: bench/train-vs-torch.sh [--mlp-epochs N] [--cnn-epochs N]
 #          [--epochs N (both)] [--models mlp,cnn] [--build DIR]
-#          [--torch-threads N]
-# Defaults: 5 MLP epochs, 3 CNN epochs, both models, build/, 2 threads.
+#          [--torch-threads N] [--batch N]
+# Defaults: 5 MLP epochs, 3 CNN epochs, both models, build/, 2 threads,
+# batches of 32 (Keras's default).
 # A benchmark, not a test. The "busy" column is how many cores other
 # processes kept busy during each run (from /proc/stat, less the run's own
 # CPU time); above 0.5 the figures are not comparable: OpenMP threads that
@@ -25,6 +27,7 @@ mlp_epochs=5
 cnn_epochs=3
 models=mlp,cnn
 torch_threads=2
+batch=32
 
 usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; }
 need_value() {
@@ -42,6 +45,7 @@ while [ $# -gt 0 ]; do
   --epochs) need_value "$@"; positive "$1" "$2"; mlp_epochs=$2; cnn_epochs=$2; shift 2 ;;
   --models) need_value "$@"; models=$2; shift 2 ;;
   --torch-threads) need_value "$@"; positive "$1" "$2"; torch_threads=$2; shift 2 ;;
+  --batch) need_value "$@"; positive "$1" "$2"; batch=$2; shift 2 ;;
   --build) need_value "$@"; build=$(cd "$2" && pwd); shift 2 ;;
   -h|--help) usage; exit 0 ;;
   *) echo "train-vs-torch.sh: unknown argument '$arg' (see --help)" >&2; exit 1 ;;
@@ -116,10 +120,10 @@ for m in "${model_list[@]}"; do
   epochs=$mlp_epochs
   [ "$m" = cnn ] && epochs=$cnn_epochs
   if [ -z "$fnc_missing" ]; then
-    run "fnc-$m" "$fnc_bin" --model="$m" --epochs="$epochs" --bench
+    run "fnc-$m" "$fnc_bin" --model="$m" --epochs="$epochs" --batch="$batch" --bench
   fi
   run "torch-$m" "$python" "$root/bench/fashion_mnist_torch.py" --model="$m" \
-    --epochs="$epochs" --threads="$torch_threads"
+    --epochs="$epochs" --batch-size="$batch" --threads="$torch_threads"
 done
 
 echo

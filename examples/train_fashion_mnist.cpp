@@ -40,7 +40,7 @@ namespace {
 struct Options {
   std::string model = "mlp";
   int epochs = 5;
-  int64_t batch = 128;
+  int64_t batch = 32; // Keras's default
   double lr = 1e-3;
   uint64_t seed = 42;
   int64_t trainLimit = 0; // 0: all 60000
@@ -80,7 +80,7 @@ Options parse(int argc, char **argv) {
       std::cout << kUsage
                 << "Trains on Fashion-MNIST (mlp: 784-256-10; cnn: two "
                    "conv+pool blocks) with Adam; defaults: --model=mlp "
-                   "--epochs=5 --batch=128 --lr=0.001 --seed=42 "
+                   "--epochs=5 --batch=32 --lr=0.001 --seed=42 "
                    "--out=fashion-mnist-out\n";
       std::exit(0);
     }

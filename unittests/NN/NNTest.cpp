@@ -410,6 +410,41 @@ TEST(NNTest, StagedTrainStepMatchesEager) {
   EXPECT_EQ(stagedOpt.iterations().read_value().item<int64_t>(), 3);
 }
 
+/// The learning rate is a variable: changing it between calls of a staged
+/// step takes effect without a retrace.
+TEST(NNTest, LearningRateChangesWithoutRetrace) {
+  Variable w(Tensor({1.0f, 1.0f}), "w");
+  nn::SGD opt(0.5);
+  auto step = function([&](Tensor g) {
+    opt.apply_gradients({g}, {w});
+    return w.read_value();
+  });
+  Tensor g = Tensor({1.0f, 2.0f});
+  expectNear(step(g), Tensor({0.5f, 0.0f}), 1e-7);
+  opt.set_learning_rate(0.25);
+  expectNear(step(g), Tensor({0.25f, -0.5f}), 1e-7);
+  EXPECT_EQ(step.tracing_count(), 1);
+  EXPECT_FLOAT_EQ(opt.learning_rate().item<float>(), 0.25f);
+}
+
+/// Module checkpoints: a round trip into a fresh model, and a model that
+/// differs is an error listing the differences.
+TEST(NNTest, ModuleCheckpointRoundTripAndMismatch) {
+  std::mt19937 rng(9);
+  std::string path = ::testing::TempDir() + "nn_checkpoint.npz";
+  Tensor x = randomTensor({3, 5}, rng);
+  nn::Sequential model{nn::Dense(4, "relu"), nn::Dense(2)};
+  Tensor y = model(x);
+  model.save(path);
+  nn::Sequential fresh{nn::Dense(4, "relu"), nn::Dense(2)};
+  fresh(x); // build
+  fresh.restore(path);
+  expectNear(fresh(x), y, 0);
+  nn::Sequential other{nn::Dense(3, "relu"), nn::Dense(2)};
+  other(x);
+  EXPECT_FNC_ERROR(other.restore(path), InvalidArgument, "dense/kernel");
+}
+
 /// A deterministic short training run: a 2-layer MLP on a synthetic
 /// 3-class problem must bring its loss below a bound.
 TEST(NNTest, ShortTrainingRunLearns) {
