@@ -17,7 +17,10 @@
 // eagerly and inside a fnc::function: there the backward ops are recorded
 // into the trace, and one concrete function holds forward, backward and the
 // variable updates. A fnc::function called eagerly under a recording tape
-// runs its callable directly, so its ops are recorded too.
+// runs its compiled code and is one entry of the tape, whose gradient is a
+// staged backward function, compiled once per concrete function and cached
+// (Function::backward_concrete_functions()); one with side effects runs its
+// callable eagerly instead, so that the tape sees its ops.
 //
 // - A non-scalar target is summed first (TF's rule), or weighted by
 //   GradientOptions::output_gradients.
