@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
@@ -260,15 +261,17 @@ constexpr int64_t kConvPixels = 4;
 /// step, the filter's row segments are loaded once and each of the pixels'
 /// input values is broadcast into the FMAs. Shapes the tile does not divide
 /// keep the ordered loops (channels not a multiple of kLanes). The batch
-/// may be dynamic (a function traced with an unknown batch); the other
-/// dims of the output and the filter must be static.
+/// may be dynamic (a function traced with an unknown batch), and so may
+/// the filter's size and input channels (the filter gradient convolves by
+/// the output gradient, whose channels are the batch); the other dims of
+/// the output and the filter's output channels must be static.
 LogicalResult emitConv2DKernel(RewriterBase &rewriter, linalg::LinalgOp op,
                                int64_t sh, int64_t sw) {
   Value input = op.getDpsInputs()[0], filter = op.getDpsInputs()[1];
   Value out = op.getDpsInits()[0];
   auto outType = cast<MemRefType>(out.getType());
   auto filterType = cast<MemRefType>(filter.getType());
-  if (!filterType.hasStaticShape() ||
+  if (filterType.isDynamicDim(3) ||
       llvm::any_of(outType.getShape().drop_front(), ShapedType::isDynamic))
     return failure();
   int64_t ow = outType.getDimSize(2), f = outType.getDimSize(3);
@@ -283,9 +286,15 @@ LogicalResult emitConv2DKernel(RewriterBase &rewriter, linalg::LinalgOp op,
   Value zero = constIndex(rewriter, loc, 0), one = constIndex(rewriter, loc, 1);
   auto vectorType = VectorType::get({kLanes}, rewriter.getF32Type());
   int64_t block = vectors * kLanes;
-  Value batch = outType.isDynamicDim(0)
-                    ? memref::DimOp::create(rewriter, loc, out, 0).getResult()
-                    : constIndex(rewriter, loc, outType.getDimSize(0));
+  auto size = [&](Value v, MemRefType type, int64_t dim) -> Value {
+    if (type.isDynamicDim(dim))
+      return memref::DimOp::create(rewriter, loc, v, dim);
+    return constIndex(rewriter, loc, type.getDimSize(dim));
+  };
+  Value batch = size(out, outType, 0);
+  Value kernelRows = size(filter, filterType, 0);
+  Value kernelCols = size(filter, filterType, 1);
+  Value inChannels = size(filter, filterType, 2);
   scf::ParallelOp::create(
       rewriter, loc, ValueRange{zero, zero, zero},
       ValueRange{batch, constIndex(rewriter, loc, outType.getDimSize(1)),
@@ -310,18 +319,18 @@ LogicalResult emitConv2DKernel(RewriterBase &rewriter, linalg::LinalgOp op,
                   accs.push_back(vector::LoadOp::create(
                       fb, fl, vectorType, out, ValueRange{n, oh, pixel, ch}));
               // (kh, kw, c) loops carrying the tile.
-              auto loop = [&](OpBuilder &b, int64_t ub, ValueRange init,
+              auto loop = [&](OpBuilder &b, Value ub, ValueRange init,
                               function_ref<SmallVector<Value>(
                                   OpBuilder &, Value, ValueRange)>
                                   body) {
                 return scf::ForOp::create(
-                    b, fl, zero, constIndex(b, loc, ub), one, init,
+                    b, fl, zero, ub, one, init,
                     [&](OpBuilder &lb, Location ll, Value iv, ValueRange acc) {
                       scf::YieldOp::create(lb, ll, body(lb, iv, acc));
                     });
               };
               auto khLoop = loop(
-                  fb, filterType.getDimSize(0), accs,
+                  fb, kernelRows, accs,
                   [&](OpBuilder &b1, Value kh, ValueRange a1) {
                     Value row = arith::AddIOp::create(
                         b1, fl,
@@ -329,7 +338,7 @@ LogicalResult emitConv2DKernel(RewriterBase &rewriter, linalg::LinalgOp op,
                                               constIndex(b1, loc, sh)),
                         kh);
                     auto kwLoop = loop(
-                        b1, filterType.getDimSize(1), a1,
+                        b1, kernelCols, a1,
                         [&](OpBuilder &b2, Value kw, ValueRange a2) {
                           SmallVector<Value> cols;
                           for (Value pixel : pixels)
@@ -339,7 +348,7 @@ LogicalResult emitConv2DKernel(RewriterBase &rewriter, linalg::LinalgOp op,
                                                       constIndex(b2, loc, sw)),
                                 kw));
                           auto cLoop = loop(
-                              b2, filterType.getDimSize(2), a2,
+                              b2, inChannels, a2,
                               [&](OpBuilder &b3, Value c, ValueRange a3) {
                                 SmallVector<Value> ws, next;
                                 for (Value ch : channels)
@@ -428,16 +437,105 @@ LogicalResult emitMatvecKernel(RewriterBase &rewriter, linalg::LinalgOp op) {
   return success();
 }
 
+/// True if `type` describes one contiguous row-major block of memory, so
+/// that a copy of it is a memcpy.
+bool isContiguous(MemRefType type) {
+  return type.getLayout().isIdentity() ||
+         memref::isStaticShapeAndContiguousRowMajor(type);
+}
+
+/// A memref.copy with a strided side (the interior of a padded buffer, a
+/// slice with steps) becomes a linalg.copy, which lowers to parallel loops
+/// whose innermost one LLVM vectorizes, instead of a call of the runner
+/// utilities' generic element-by-element copy.
+void copyStridedAsLoops(RewriterBase &rewriter, memref::CopyOp copy) {
+  auto source = cast<MemRefType>(copy.getSource().getType());
+  auto target = cast<MemRefType>(copy.getTarget().getType());
+  if (isContiguous(source) && isContiguous(target))
+    return;
+  rewriter.setInsertionPoint(copy);
+  linalg::CopyOp::create(rewriter, copy.getLoc(),
+                         ValueRange{copy.getSource()},
+                         ValueRange{copy.getTarget()});
+  rewriter.eraseOp(copy);
+}
+
+/// The loop dim that the innermost (contiguous) dim of `map` walks, if it
+/// is a plain loop dim.
+std::optional<unsigned> innermostDim(AffineMap map) {
+  if (map.getNumResults() == 0)
+    return std::nullopt;
+  if (auto dim = dyn_cast<AffineDimExpr>(map.getResults().back()))
+    return dim.getPosition();
+  return std::nullopt;
+}
+
+/// A transpose (an all-parallel op whose input walks its contiguous dim on
+/// another loop than the output does) gets that loop second innermost: the
+/// innermost loop writes the output contiguously, and the input's cache
+/// lines, one per step of it, are reused from L1 by the next steps of the
+/// loop around it. In the output's order that loop would be outermost and
+/// every read a cache miss.
+void orderTransposeLoops(RewriterBase &rewriter, linalg::LinalgOp op) {
+  if (op.getNumLoops() < 3 || op.getNumReductionLoops() != 0 ||
+      op.getNumDpsInits() != 1 || !op.hasPureBufferSemantics())
+    return;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  std::optional<unsigned> out = innermostDim(maps.back());
+  unsigned last = op.getNumLoops() - 1;
+  if (!out || *out != last)
+    return;
+  std::optional<unsigned> in;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    auto type = dyn_cast<MemRefType>(input->get().getType());
+    if (!type || type.getRank() == 0)
+      continue;
+    std::optional<unsigned> dim = innermostDim(op.getMatchingIndexingMap(input));
+    if (dim && *dim != last) {
+      in = dim;
+      break;
+    }
+  }
+  if (!in || *in == last - 1)
+    return;
+  rewriter.setInsertionPoint(op);
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic) {
+    FailureOr<linalg::GenericOp> generalized =
+        linalg::generalizeNamedOp(rewriter, op);
+    if (failed(generalized))
+      return;
+    generic = *generalized;
+  }
+  // New loop i runs old loop order[i].
+  SmallVector<unsigned> order;
+  for (unsigned i = 0; i < last; ++i)
+    if (i != *in)
+      order.push_back(i);
+  order.push_back(*in);
+  order.push_back(last);
+  (void)linalg::interchangeGenericOp(rewriter, generic, order);
+}
+
 struct OrderedLoopsPass
     : public fnc::impl::FncLowerToOrderedLoopsBase<OrderedLoopsPass> {
   using FncLowerToOrderedLoopsBase::FncLowerToOrderedLoopsBase;
   void runOnOperation() override {
+    IRRewriter rewriter(&getContext());
+    SmallVector<memref::CopyOp> copies;
+    getOperation().walk([&](memref::CopyOp copy) { copies.push_back(copy); });
+    for (memref::CopyOp copy : copies)
+      copyStridedAsLoops(rewriter, copy);
+    SmallVector<linalg::LinalgOp> parallel;
+    getOperation().walk([&](linalg::LinalgOp op) { parallel.push_back(op); });
+    for (linalg::LinalgOp op : parallel)
+      orderTransposeLoops(rewriter, op);
+
     SmallVector<linalg::LinalgOp> ops;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (op.hasPureBufferSemantics() && reductionBeforeParallel(op))
         ops.push_back(op);
     });
-    IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : ops) {
       if (isMatmulF32(op) &&
           (succeeded(emitMatmulKernel(rewriter, op)) ||

@@ -475,7 +475,8 @@ std::vector<Tensor> padRule(const trace::ops::Pad &p, const Tensor &x,
 
 /// The gradients of conv2d (NHWC input, HWCF filter) with respect to the
 /// input (a stride-1 convolution of the dilated, padded output gradient
-/// with the spatially flipped filter) and the filter (one matmul per
+/// with the spatially flipped filter) and the filter (with stride 1 a
+/// convolution of the input by the output gradient, else one matmul per
 /// filter tap of the strided input window and the output gradient).
 std::vector<Tensor> conv2dRule(const trace::ops::Conv2D &c,
                                const std::vector<Tensor> &in, const Tensor &g) {
@@ -519,8 +520,20 @@ std::vector<Tensor> conv2dRule(const trace::ops::Conv2D &c,
   Tensor dx =
       slice(full, {0, top, left, 0}, {sizeOrToEnd(n), h, wd, sizeOrToEnd(ch)});
 
-  // Filter: tap (i, j) sees the input window starting at (i, j).
   Tensor padded = pad(x, {{0, 0}, {top, bottom}, {left, right}, {0, 0}});
+  if (sh == 1 && sw == 1) {
+    // Filter, stride 1: dw[i, j, c, f] = sum over (n, y, x) of
+    // padded[n, y + i, x + j, c] * g[n, y, x, f], a VALID convolution of
+    // the padded input with the batch as its channels ([c, hp, wp, n]) by
+    // g as the filter ([oh, ow, n, f]). One convolution on the register-
+    // blocked kernel instead of a matmul per tap.
+    Tensor byChannel = transpose(padded, {3, 1, 2, 0});
+    Tensor taps = conv2d(byChannel, transpose(g, {1, 2, 0, 3}), {1, 1},
+                         "VALID"); // [c, kh, kw, f]
+    return {dx, transpose(taps, {1, 2, 0, 3})};
+  }
+  // Filter, other strides: tap (i, j) sees the input window starting at
+  // (i, j).
   int64_t pixels = times(n, oh * ow);
   Tensor gFlat = reshapeTo(g, {pixels, f}, "conv2d");
   std::vector<Tensor> rows;

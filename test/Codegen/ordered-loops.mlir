@@ -91,3 +91,61 @@ func.func @conv2d_kernel_dynamic_batch(%x: memref<?x6x8x2xf32>, %w: memref<3x3x2
   }
   return
 }
+
+// -----
+
+// The conv2d kernel of a filter gradient: the input channels (the batch of
+// the forward conv) are unknown until run time; the channel loop runs to
+// the filter's run-time size.
+// CHECK-LABEL: func @conv2d_kernel_dynamic_channels
+// CHECK-SAME: (%[[X:.*]]: memref<2x6x6x?xf32>, %[[W:.*]]: memref<4x4x?x16xf32>, %[[O:.*]]: memref<2x3x3x16xf32>)
+func.func @conv2d_kernel_dynamic_channels(%x: memref<2x6x6x?xf32>, %w: memref<4x4x?x16xf32>, %o: memref<2x3x3x16xf32>) {
+  // CHECK: %[[C:.*]] = memref.dim %[[W]], %c2
+  // CHECK: scf.parallel
+  // CHECK: scf.for %{{.*}} = %c0 to %c4
+  // CHECK: scf.for %{{.*}} = %c0 to %c4
+  // CHECK: scf.for %{{.*}} = %c0 to %[[C]]
+  // CHECK-COUNT-3: vector.fma
+  linalg.generic {indexing_maps = [affine_map<(n, oh, ow, kh, kw, c, f) -> (n, oh + kh, ow + kw, c)>,
+                                   affine_map<(n, oh, ow, kh, kw, c, f) -> (kh, kw, c, f)>,
+                                   affine_map<(n, oh, ow, kh, kw, c, f) -> (n, oh, ow, f)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "parallel"]}
+      ins(%x, %w : memref<2x6x6x?xf32>, memref<4x4x?x16xf32>) outs(%o : memref<2x3x3x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A transpose NHWC -> CHWN: the loop over the input's contiguous dim (c)
+// moves inside the others, just outside the output's (n), so that the
+// input's cache lines are reused from L1 rather than missed on every read.
+// CHECK-DAG: #[[READ:.*]] = affine_map<(d0, d1, d2, d3) -> (d3, d0, d1, d2)>
+// CHECK-DAG: #[[WRITE:.*]] = affine_map<(d0, d1, d2, d3) -> (d2, d0, d1, d3)>
+// CHECK-LABEL: func @transpose_loop_order
+// CHECK-SAME: (%[[IN:.*]]: memref<8x5x6x16xf32>, %[[OUT:.*]]: memref<16x5x6x8xf32>)
+func.func @transpose_loop_order(%in: memref<8x5x6x16xf32>, %out: memref<16x5x6x8xf32>) {
+  // CHECK: linalg.generic {indexing_maps = [#[[READ]], #[[WRITE]]]
+  // CHECK-SAME: ins(%[[IN]] : memref<8x5x6x16xf32>) outs(%[[OUT]] : memref<16x5x6x8xf32>)
+  linalg.transpose ins(%in : memref<8x5x6x16xf32>) outs(%out : memref<16x5x6x8xf32>) permutation = [3, 1, 2, 0]
+  return
+}
+
+// -----
+
+// A copy into a strided view (the interior of a padded buffer) becomes a
+// linalg.copy, lowered to loops later, not a call of the generic memrefCopy;
+// a contiguous copy stays a memcpy.
+// CHECK-LABEL: func @strided_copy
+func.func @strided_copy(%in: memref<2x4x4xf32>, %padded: memref<2x6x6xf32>, %same: memref<2x4x4xf32>) {
+  %view = memref.subview %padded[0, 1, 1] [2, 4, 4] [1, 1, 1] : memref<2x6x6xf32> to memref<2x4x4xf32, strided<[36, 6, 1], offset: 7>>
+  // CHECK: linalg.copy ins(%{{.*}} : memref<2x4x4xf32>) outs(%{{.*}} : memref<2x4x4xf32, strided<[36, 6, 1], offset: 7>>)
+  memref.copy %in, %view : memref<2x4x4xf32> to memref<2x4x4xf32, strided<[36, 6, 1], offset: 7>>
+  // CHECK: memref.copy %{{.*}}, %{{.*}} : memref<2x4x4xf32> to memref<2x4x4xf32>
+  memref.copy %in, %same : memref<2x4x4xf32> to memref<2x4x4xf32>
+  return
+}

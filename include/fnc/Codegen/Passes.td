@@ -201,13 +201,23 @@ def FncLowerToOrderedLoops
     (`vector.fma` of a broadcast element of A and a row segment of B),
     stored once; the rows 4 does not divide (a row count known only at run
     time, such as a batch, included) follow one at a time. An NHWC
-    f32 conv2d with static shapes (the batch may be dynamic) and a filter
-    count that is a multiple of 16 gets the same treatment: a tile of up to 4 output pixels times up to
-    4 vectors of filters stays in registers across the (kh, kw, c) loops.
+    f32 conv2d with static shapes (the batch, the filter size and the input
+    channels may be dynamic) and a filter count that is a multiple of 16
+    gets the same treatment: a tile of up to 4 output pixels times up to 4
+    vectors of filters stays in registers across the (kh, kw, c) loops.
     Under `fast-math`, a 2-D f32 matrix-vector product (C is M x 1) whose K
     is a static multiple of 16 becomes one dot product per row: 16-lane
     FMAs of a row segment of A and a segment of B, reduced once (the
     order of the additions changes, hence fast-math only).
+
+    Two more rewrites prepare the ops that `convert-linalg-to-parallel-loops`
+    lowers. A transpose (an all-parallel op whose input walks its
+    contiguous dim on another loop than the output) gets that loop second
+    innermost, so that each cache line of the input is read from L1 by the
+    next steps of the innermost loop instead of missed on every read. A
+    `memref.copy` with a strided side (the interior of a padded buffer)
+    becomes a `linalg.copy`, loops LLVM vectorizes, instead of a call of the
+    runner utilities' element-by-element `memrefCopy`.
 
     Before: `linalg.generic` with iterators [parallel, reduction, parallel].
     After:
@@ -226,7 +236,8 @@ def FncLowerToOrderedLoops
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::vector::VectorDialect",
-                           "::mlir::arith::ArithDialect"];
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect"];
 }
 
 def FncBufferReuse : Pass<"fnc-buffer-reuse", "::mlir::func::FuncOp"> {
