@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fnc/JIT/Engine.h"
+#include "fnc/Memory.h"
 #include "fnc/Runtime/Runtime.h"
 
 #include "mlir/IR/BuiltinTypeInterfaces.h"
@@ -145,12 +146,12 @@ int64_t product(llvm::ArrayRef<int64_t> shape) {
   return n;
 }
 
-/// Copies a strided view into a new row-major malloc'ed buffer.
+/// Copies a strided view into a new row-major buffer (fnc/Memory.h).
 void *gather(const BufferView &view) {
   size_t elem = sizeOf(view.dtype);
   int64_t count = product(view.shape);
   char *out =
-      static_cast<char *>(std::malloc(std::max<size_t>(1, count * elem)));
+      static_cast<char *>(memory::allocate(count * elem));
   if (!out)
     return nullptr;
   llvm::SmallVector<int64_t, 8> index(view.shape.size(), 0);
@@ -188,16 +189,16 @@ llvm::Error adopt(DType dtype, size_t rank, const int64_t *slots,
   for (const Buffer &b : results)
     owned &= b.data() != data;
   if (owned && isRowMajor(sizes, strides)) {
-    results.emplace_back(dtype, sizes, data, allocated, &std::free);
+    results.emplace_back(dtype, sizes, data, allocated, &memory::release);
     return llvm::Error::success();
   }
   BufferView view{dtype, sizes, data, strides};
   void *copy = gather(view);
   if (owned)
-    std::free(allocated);
+    memory::release(allocated);
   if (!copy)
     return llvm::createStringError("out of memory copying a result");
-  results.emplace_back(dtype, sizes, copy, copy, &std::free);
+  results.emplace_back(dtype, sizes, copy, copy, &memory::release);
   return llvm::Error::success();
 }
 } // namespace
@@ -257,7 +258,7 @@ llvm::Error Entry::call(llvm::ArrayRef<BufferView> args,
       data = gather(a);
       if (!data) {
         for (void *t : temporaries)
-          std::free(t);
+          memory::release(t);
         return llvm::createStringError("out of memory copying an argument");
       }
       temporaries.push_back(data);
@@ -283,7 +284,7 @@ llvm::Error Entry::call(llvm::ArrayRef<BufferView> args,
   bool finished = runtime::invoke(context, fn_, packed.data());
 
   for (void *t : temporaries)
-    std::free(t);
+    memory::release(t);
   if (!finished) // The result slots were never written.
     return llvm::createStringError("@" + signature_.name + ": " +
                                    context.error().value_or("abandoned"));

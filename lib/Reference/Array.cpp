@@ -1,75 +1,20 @@
 //===- Array.cpp - The buffer type of the reference kernels ---------------===//
 //
-// Allocation (64-byte aligned, shared), element access helpers and the
+// Allocation (fnc/Memory.h: 64-byte aligned, cached), element access helpers and the
 // stride helpers shared by all kernel families.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Dispatch.h"
+#include "fnc/Memory.h"
 #include "fnc/Shape/ShapeRules.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
-#include <map>
-#include <mutex>
 
 namespace fnc::ref {
-
-namespace {
-
-/// Keeps freed large buffers for reuse. Eager code allocates a fresh
-/// temporary per op; for big tensors the cost of a fresh allocation is
-/// dominated by the kernel mapping and zeroing its pages on first touch
-/// (for a 64 MiB buffer, several times the cost of an elementwise kernel).
-/// Like TensorFlow's allocator, we hand freed buffers to the next
-/// allocation of the same size instead. Small buffers go straight to
-/// malloc. Thread-safe; bounded by kMaxCachedBytes.
-class BufferCache {
-public:
-  static constexpr size_t kMinCachedBytes = 1 << 16;
-  static constexpr size_t kMaxCachedBytes = size_t(1) << 30;
-
-  static BufferCache &get() {
-    // Leaked on purpose: buffers may be released during static destruction.
-    static BufferCache *cache = new BufferCache;
-    return *cache;
-  }
-
-  void *acquire(size_t bytes) {
-    if (bytes >= kMinCachedBytes) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      auto it = free_.find(bytes);
-      if (it != free_.end()) {
-        void *p = it->second;
-        free_.erase(it);
-        cachedBytes_ -= bytes;
-        return p;
-      }
-    }
-    return std::aligned_alloc(64, bytes);
-  }
-
-  void release(void *p, size_t bytes) {
-    if (bytes >= kMinCachedBytes) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (cachedBytes_ + bytes <= kMaxCachedBytes) {
-        free_.emplace(bytes, p);
-        cachedBytes_ += bytes;
-        return;
-      }
-    }
-    std::free(p);
-  }
-
-private:
-  std::mutex mutex_;
-  std::multimap<size_t, void *> free_;
-  size_t cachedBytes_ = 0;
-};
-
-} // namespace
 
 void internalError(const std::string &what) {
   throw Error(ErrorKind::Internal,
@@ -96,11 +41,7 @@ Array Array::allocate(DType dtype, Shape shape) {
     count *= d;
   }
   size_t bytes = static_cast<size_t>(count) * sizeOf(dtype);
-  // aligned_alloc needs a multiple of the alignment; allocate at least 64.
-  size_t rounded = (bytes + 63) / 64 * 64;
-  if (rounded == 0)
-    rounded = 64;
-  void *p = BufferCache::get().acquire(rounded);
+  void *p = memory::allocate(bytes);
   if (!p)
     throw Error(ErrorKind::OutOfRange,
                 "out of memory allocating " + std::to_string(bytes) +
@@ -108,8 +49,7 @@ Array Array::allocate(DType dtype, Shape shape) {
   Array a;
   a.dtype = dtype;
   a.shape = std::move(shape);
-  a.buffer = std::shared_ptr<void>(
-      p, [rounded](void *q) { BufferCache::get().release(q, rounded); });
+  a.buffer = std::shared_ptr<void>(p, &memory::release);
   return a;
 }
 

@@ -9,12 +9,14 @@
 
 #include "fnc/Runtime/Runtime.h"
 #include "fnc/API/Print.h"
+#include "fnc/Memory.h"
 #include "fnc/Tensor.h"
 
 #include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <dlfcn.h>
 #include <iostream>
 #include <mutex>
@@ -339,10 +341,21 @@ void _mlir_ciface_fncRaiseError(FncContextRef *ctx, int64_t code, int64_t a,
 }
 
 void *fncMalloc(size_t bytes) {
-  void *p = std::malloc(bytes);
+  void *p = fnc::memory::allocate(bytes);
   if (!p && bytes)
     abandonCall(currentCall, ErrorCode::OutOfMemory,
                 static_cast<int64_t>(bytes));
+  return p;
+}
+
+void *fncCalloc(size_t count, size_t size) {
+  size_t bytes = 0;
+  if (__builtin_mul_overflow(count, size, &bytes))
+    abandonCall(currentCall, ErrorCode::OutOfMemory,
+                static_cast<int64_t>(count));
+  void *p = fncMalloc(bytes);
+  if (p)
+    std::memset(p, 0, bytes);
   return p;
 }
 
@@ -514,8 +527,11 @@ std::vector<std::pair<std::string, void *>> fnc::runtime::symbols() {
       {"_mlir_ciface_fncRaiseError", fn(&_mlir_ciface_fncRaiseError)},
       {"_mlir_ciface_fncSizeOverflow", fn(&_mlir_ciface_fncSizeOverflow)},
       {"_mlir_ciface_fncCheckFailed", fn(&_mlir_ciface_fncCheckFailed)},
-      // Every allocation of generated code is checked.
+      // Every allocation of generated code is checked, and comes from (and
+      // goes back to) the buffer cache of fnc/Memory.h.
       {"malloc", fn(&fncMalloc)},
+      {"calloc", fn(&fncCalloc)},
+      {"free", fn(&fnc::memory::release)},
       {"_mlir_ciface_fncNumericsError", fn(&_mlir_ciface_fncNumericsError)},
   };
 }

@@ -153,6 +153,10 @@ void _mlir_ciface_fncRaiseError(FncContextRef *context, int64_t code,
 /// and exits with status 1: never a write through a null pointer.
 void *fncMalloc(size_t bytes);
 
+/// The `calloc` of generated code, which LLVM makes of a `malloc` followed
+/// by zeroing: the same allocator and the same failure as fncMalloc.
+void *fncCalloc(size_t count, size_t size);
+
 /// A tensor's byte size overflowed 64 bits (`count` is the dim that made
 /// it overflow): reports SizeOverflow and abandons the call like fncMalloc.
 void _mlir_ciface_fncSizeOverflow(FncContextRef *context, int64_t count);

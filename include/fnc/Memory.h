@@ -1,0 +1,51 @@
+//===- Memory.h - fnc's caching allocator of tensor buffers ---------------===//
+//
+// Every tensor buffer, eager or returned by a compiled function, and every
+// temporary of compiled code comes from one allocator. Freed buffers of
+// 64 KiB and more are kept, by size class, and handed to the next
+// allocation of that class: a fresh buffer costs a page fault per 4 KiB on
+// first touch, which for big tensors costs more than the kernel that fills
+// it. Buffers of 2 MiB and more ask for transparent huge pages. The cache
+// is bounded (set_memory_cache_limit) and trim_memory() gives it back.
+//
+// Thread-safe. Every buffer is 64-byte aligned.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FNC_MEMORY_H
+#define FNC_MEMORY_H
+
+#include <cstddef>
+#include <cstdint>
+
+namespace fnc {
+
+/// The state of the buffer cache.
+struct MemoryStats {
+  size_t cached_bytes = 0; ///< freed buffers held for reuse
+  size_t cache_limit = 0;  ///< the most the cache holds
+  uint64_t reused = 0;     ///< large allocations served from the cache
+  uint64_t fresh = 0;      ///< large allocations that went to the system
+};
+
+MemoryStats memory_stats();
+
+/// Gives every cached buffer back to the system. Buffers in use stay.
+void trim_memory();
+
+/// Bounds the cache (default 1 GiB; 0 in AddressSanitizer builds, where a
+/// cached buffer would hide a use after free); 0 disables it. Trims what is
+/// over.
+void set_memory_cache_limit(size_t bytes);
+
+namespace memory {
+/// `bytes` (at least 1) of 64-byte aligned memory, or nullptr when the
+/// system has none.
+void *allocate(size_t bytes) noexcept;
+/// Frees a buffer from allocate(); nullptr is ignored.
+void release(void *p) noexcept;
+} // namespace memory
+
+} // namespace fnc
+
+#endif // FNC_MEMORY_H

@@ -1,0 +1,137 @@
+//===- MemoryTest.cpp - The caching allocator of tensor buffers -----------===//
+//
+// fnc/Memory.h: alignment and reuse of the raw allocator, the cap and
+// trim_memory(), and that loops of eager ops and of calls of a compiled
+// function on big tensors reach a steady state: after the first iterations
+// every large buffer comes from the cache, and the resident set stops
+// growing.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fnc/Memory.h"
+#include "fnc/fnc.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <fstream>
+#include <unistd.h>
+
+using namespace fnc;
+
+namespace {
+
+/// Resident set size of the process in bytes (Linux).
+size_t residentBytes() {
+  std::ifstream statm("/proc/self/statm");
+  size_t pages = 0, resident = 0;
+  statm >> pages >> resident;
+  return resident * static_cast<size_t>(sysconf(_SC_PAGESIZE));
+}
+
+/// An empty cache of 1 GiB for a test (the default of sanitizer builds is
+/// no cache); then the default again.
+struct FreshCache {
+  FreshCache() : limit(memory_stats().cache_limit) {
+    trim_memory();
+    set_memory_cache_limit(size_t(1) << 30);
+  }
+  ~FreshCache() {
+    set_memory_cache_limit(limit);
+    trim_memory();
+  }
+  size_t limit;
+};
+
+TEST(MemoryTest, BuffersAreAlignedAndWritable) {
+  FreshCache fresh;
+  for (size_t bytes : {size_t(0), size_t(1), size_t(100), size_t(70000),
+                       size_t(1) << 20, size_t(5) << 20}) {
+    SCOPED_TRACE(bytes);
+    auto *p = static_cast<unsigned char *>(memory::allocate(bytes));
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 64, 0u);
+    for (size_t i = 0; i < bytes; i += 4096)
+      p[i] = static_cast<unsigned char>(i);
+    if (bytes)
+      p[bytes - 1] = 1;
+    memory::release(p);
+  }
+  memory::release(nullptr);
+  EXPECT_EQ(memory::allocate(size_t(1) << 63), nullptr);
+}
+
+TEST(MemoryTest, LargeBuffersAreReusedSmallOnesAreNot) {
+  FreshCache fresh;
+  MemoryStats before = memory_stats();
+  void *a = memory::allocate(1 << 20);
+  memory::release(a);
+  EXPECT_EQ(memory_stats().cached_bytes - before.cached_bytes, 1u << 20 | 1u << 17)
+      << "1 MiB plus the header rounds up to the next eighth of 1 MiB";
+  // A slightly larger request of the same class gets the same block.
+  void *b = memory::allocate((1 << 20) + 1000);
+  EXPECT_EQ(a, b);
+  MemoryStats after = memory_stats();
+  EXPECT_EQ(after.reused - before.reused, 1u);
+  EXPECT_EQ(after.fresh - before.fresh, 1u);
+  memory::release(b);
+  // Small buffers go straight back to malloc.
+  void *small = memory::allocate(1000);
+  memory::release(small);
+  EXPECT_EQ(memory_stats().fresh, after.fresh);
+}
+
+TEST(MemoryTest, TrimAndLimit) {
+  FreshCache fresh;
+  void *a = memory::allocate(4 << 20);
+  memory::release(a);
+  EXPECT_GE(memory_stats().cached_bytes, size_t(4) << 20);
+  trim_memory();
+  EXPECT_EQ(memory_stats().cached_bytes, 0u);
+  set_memory_cache_limit(0);
+  EXPECT_EQ(memory_stats().cache_limit, 0u);
+  uint64_t freshBefore = memory_stats().fresh;
+  for (int i = 0; i < 3; ++i)
+    memory::release(memory::allocate(1 << 20));
+  EXPECT_EQ(memory_stats().fresh - freshBefore, 3u);
+  EXPECT_EQ(memory_stats().cached_bytes, 0u);
+}
+
+TEST(MemoryTest, EagerLoopReachesASteadyState) {
+  FreshCache fresh;
+  // 4 MiB operands: every temporary is a large buffer.
+  Tensor x = random_uniform({1024, 1024}), y = random_uniform({1024, 1024});
+  auto step = [&] { return reduce_mean(x * x * 3.0f + y).item<float>(); };
+  float first = step();
+  step();
+  MemoryStats warm = memory_stats();
+  size_t rss = residentBytes();
+  for (int i = 0; i < 30; ++i)
+    EXPECT_EQ(step(), first);
+  EXPECT_EQ(memory_stats().fresh, warm.fresh)
+      << "every temporary after the warm-up comes from the cache";
+  EXPECT_LT(residentBytes(), rss + (size_t(8) << 20));
+}
+
+TEST(MemoryTest, CompiledCallsReachASteadyState) {
+  FreshCache fresh;
+  auto f = function([](Tensor a, Tensor b) {
+    Tensor h = tanh(a * 2.0f + b);
+    return std::make_tuple(h, reduce_sum(h * b, {1}));
+  });
+  Tensor a = random_uniform({512, 2048}), b = random_uniform({512, 2048});
+  f(a, b);
+  f(a, b);
+  MemoryStats warm = memory_stats();
+  size_t rss = residentBytes();
+  for (int i = 0; i < 30; ++i) {
+    auto [h, s] = f(a, b);
+    ASSERT_EQ(h.shape(), (Shape{512, 2048}));
+  }
+  EXPECT_EQ(memory_stats().fresh, warm.fresh)
+      << "results and temporaries of compiled code come from the cache";
+  EXPECT_GT(memory_stats().reused, warm.reused);
+  EXPECT_LT(residentBytes(), rss + (size_t(8) << 20));
+}
+
+} // namespace
