@@ -31,6 +31,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <fstream>
+#include <cstdlib>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -244,6 +246,9 @@ int main(int argc, char **argv) {
                     "test_acc=%.4f\n",
                     epoch, o.epochs, seconds, bar.average("loss"),
                     bar.average("accuracy"), test.accuracy);
+    }
+    if (const char *dump = std::getenv("FNC_DUMP_TRAIN_IR")) {
+      std::ofstream(dump) << trainStep.concrete_functions()[0].ir(); std::ofstream(std::string(dump)+".ll") << trainStep.concrete_functions()[0].ir(fnc::IRStage::LLVMDialect);
     }
     if (o.bench) {
       std::printf("RESULT impl=fnc model=%s epochs=%d mean_epoch_s=%.3f "
