@@ -8,13 +8,15 @@
 //
 //   fnc-train-fashion-mnist [--model=mlp|cnn] [--epochs=N] [--batch=N]
 //                           [--lr=X] [--seed=N] [--train-limit=N]
-//                           [--out=DIR] [--bench]
+//                           [--out=DIR] [--bench] [--dump-ir=FILE]
 //
 // Per epoch: a progress bar (redrawn in place on a terminal, plain lines in
 // logs) and the test accuracy. At the end: DIR/<model>-history.svg (loss and
 // accuracy curves) and DIR/<model>.npz (a checkpoint), which is restored
 // into a fresh model and evaluated again. --bench prints machine-readable
 // lines for bench/train-vs-torch.sh instead of the progress bar.
+// --dump-ir writes the traced train step (fnc dialect) to FILE, for
+// `fnc-run --benchmark` and `fnc-opt`.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,9 +32,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <iostream>
 #include <fstream>
-#include <cstdlib>
+#include <iostream>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -47,13 +48,14 @@ struct Options {
   uint64_t seed = 42;
   int64_t trainLimit = 0; // 0: all 60000
   std::string out = "fashion-mnist-out";
+  std::string dumpIR; // where to write the traced train step, if anywhere
   bool bench = false;
 };
 
 constexpr const char *kUsage =
     "usage: fnc-train-fashion-mnist [--model=mlp|cnn] [--epochs=N] "
     "[--batch=N] [--lr=X] [--seed=N] [--train-limit=N] [--out=DIR] "
-    "[--bench]\n";
+    "[--bench] [--dump-ir=FILE]\n";
 
 [[noreturn]] void usage(const std::string &problem) {
   std::cerr << "fnc-train-fashion-mnist: " << problem << "\n" << kUsage;
@@ -104,6 +106,8 @@ Options parse(int argc, char **argv) {
       o.trainLimit = static_cast<int64_t>(number(*v, "--train-limit"));
     else if (auto v = value("--out"))
       o.out = *v;
+    else if (auto v = value("--dump-ir"))
+      o.dumpIR = *v;
     else
       usage("unknown argument \"" + arg + "\"");
   }
@@ -247,9 +251,8 @@ int main(int argc, char **argv) {
                     epoch, o.epochs, seconds, bar.average("loss"),
                     bar.average("accuracy"), test.accuracy);
     }
-    if (const char *dump = std::getenv("FNC_DUMP_TRAIN_IR")) {
-      std::ofstream(dump) << trainStep.concrete_functions()[0].ir(); std::ofstream(std::string(dump)+".ll") << trainStep.concrete_functions()[0].ir(fnc::IRStage::LLVMDialect);
-    }
+    if (!o.dumpIR.empty()) // for `fnc-run --benchmark` and fnc-opt
+      std::ofstream(o.dumpIR) << trainStep.concrete_functions()[0].ir();
     if (o.bench) {
       std::printf("RESULT impl=fnc model=%s epochs=%d mean_epoch_s=%.3f "
                   "test_acc=%.4f traces=%lld\n",
