@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/IR/IRMapping.h"
@@ -17,12 +18,16 @@
 
 namespace mlir::fnc {
 #define GEN_PASS_DEF_FNCPARALLELTHRESHOLD
+#define GEN_PASS_DEF_FNCPARALLELIF
 #include "fnc/Codegen/Passes.h.inc"
 } // namespace mlir::fnc
 
 using namespace mlir;
 
 namespace {
+
+/// Marks the scf.if of a versioned nest for fnc-parallel-if.
+constexpr llvm::StringLiteral kParallelVersion = "fnc.parallel_version";
 
 /// Trip count of one loop dimension (folded to a constant when known).
 OpFoldResult tripCount(OpBuilder &b, Location loc, Value lb, Value ub,
@@ -183,6 +188,7 @@ struct ParallelThresholdPass
           rewriter, loc, arith::CmpIPredicate::sge, cast<Value>(work),
           arith::ConstantIndexOp::create(rewriter, loc, grain));
       auto version = scf::IfOp::create(rewriter, loc, big, /*else=*/true);
+      version->setAttr(kParallelVersion, rewriter.getUnitAttr());
       rewriter.setInsertionPointToStart(version.elseBlock());
       auto sequential = cast<scf::ParallelOp>(rewriter.clone(*root));
       rewriter.moveOpBefore(root, version.thenBlock(),
@@ -190,6 +196,31 @@ struct ParallelThresholdPass
       if (failed(sequentialize(rewriter, sequential)) ||
           failed(shapeParallelNest(rewriter, root)))
         return signalPassFailure();
+    }
+  }
+};
+
+/// The OpenMP region of a versioned nest with the version's condition as
+/// its if clause, in place of the scf.if and its sequential copy.
+struct ParallelIfPass : public fnc::impl::FncParallelIfBase<ParallelIfPass> {
+  void runOnOperation() override {
+    SmallVector<scf::IfOp> versions;
+    getOperation().walk([&](scf::IfOp version) {
+      if (version->hasAttr(kParallelVersion))
+        versions.push_back(version);
+    });
+    IRRewriter rewriter(&getContext());
+    for (scf::IfOp version : versions) {
+      Block *then = version.thenBlock();
+      SmallVector<omp::ParallelOp> regions;
+      then->walk([&](omp::ParallelOp region) { regions.push_back(region); });
+      if (regions.size() != 1 || regions.front()->getBlock() != then ||
+          regions.front().getIfExpr() || version.getNumResults() != 0)
+        continue; // keep both versions
+      regions.front().getIfExprMutable().assign(version.getCondition());
+      rewriter.eraseOp(then->getTerminator());
+      rewriter.inlineBlockBefore(then, version);
+      rewriter.eraseOp(version);
     }
   }
 };

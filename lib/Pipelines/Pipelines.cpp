@@ -84,6 +84,7 @@ void fnc::buildFncPipeline(OpPassManager &pm, const PipelineOptions &options) {
     ConvertSCFToOpenMPPassOptions omp;
     omp.numThreads = options.threads;
     pm.addPass(createConvertSCFToOpenMPPass(omp));
+    pm.addNestedPass<func::FuncOp>(createFncParallelIf());
     // Inlines the alloca scopes OpenMP regions get when they hold no
     // allocas (scf-to-cf would otherwise leave them multi-block).
     pm.addPass(createCanonicalizerPass());
