@@ -250,13 +250,15 @@ std::optional<std::pair<int64_t, int64_t>> conv2DStrides(linalg::LinalgOp op) {
   return std::make_pair(sh, sw);
 }
 
-/// The register tile of the conv2d kernel: up to kConvPixels output pixels
-/// along a row (the most that divide the row) by up to kVectors vectors of
-/// kLanes output channels.
-constexpr int64_t kConvPixels = 4;
+/// The register tile of the conv2d kernel: output pixels along a row (the
+/// most that divide the row) by up to kVectors vectors of kLanes output
+/// channels, at most kConvAccumulators vectors in all. With the filter's
+/// vectors and a broadcast that leaves a few of the 32 registers of
+/// AVX-512 spare, and enough independent FMAs to hide their latency.
+constexpr int64_t kConvAccumulators = 24;
 
 /// conv2d as a register-blocked kernel: for each (n, oh) and block of
-/// kConvPixels output pixels (in parallel) and each block of channels, the
+/// output pixels (in parallel) and each block of channels, the
 /// tile of the output stays in vector registers across (kh, kw, c): per
 /// step, the filter's row segments are loaded once and each of the pixels'
 /// input values is broadcast into the FMAs. Shapes the tile does not divide
@@ -276,11 +278,11 @@ LogicalResult emitConv2DKernel(RewriterBase &rewriter, linalg::LinalgOp op,
     return failure();
   int64_t ow = outType.getDimSize(2), f = outType.getDimSize(3);
   int64_t vectors = std::min<int64_t>(kVectors, f / kLanes);
-  int64_t tile = kConvPixels;
-  while (ow % tile != 0)
-    --tile;
   if (vectors == 0 || f % (vectors * kLanes) != 0)
     return failure();
+  int64_t tile = std::min(ow, kConvAccumulators / vectors);
+  while (ow % tile != 0)
+    --tile;
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   Value zero = constIndex(rewriter, loc, 0), one = constIndex(rewriter, loc, 1);

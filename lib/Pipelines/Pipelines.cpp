@@ -89,6 +89,7 @@ void fnc::buildFncPipeline(OpPassManager &pm, const PipelineOptions &options) {
     // allocas (scf-to-cf would otherwise leave them multi-block).
     pm.addPass(createCanonicalizerPass());
   }
+  pm.addNestedPass<func::FuncOp>(createFncKeepInnerLoops());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());

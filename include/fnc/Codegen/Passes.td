@@ -209,6 +209,40 @@ def FncParallelIf : Pass<"fnc-parallel-if", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::omp::OpenMPDialect"];
 }
 
+def FncKeepInnerLoops : Pass<"fnc-keep-inner-loops", "::mlir::func::FuncOp"> {
+  let summary = "Keep innermost loops rolled for LLVM's loop vectorizer";
+  let description = [{
+    LLVM fully unrolls an innermost loop with a small known trip count
+    (the 16 channels of an NHWC tensor) before its loop vectorizer runs,
+    which then widens the loop around it instead: every access becomes a
+    gather or a scatter with a stride of the channel count. This pass
+    marks each innermost `scf.for` that runs at least `min-trips` times (a
+    count known while compiling) with a loop annotation that disables
+    unrolling, so that the vectorizer widens it along its contiguous
+    elements. The inner loops of the register-blocked kernels, already
+    vector code, measured faster rolled too (CNN train step: about 10%).
+    `scf-to-cf` carries the annotation to the loop's back edge and
+    `cf-to-llvm` to the `llvm.br`, which translates it to `!llvm.loop`
+    metadata.
+
+    Before:
+    ```mlir
+    scf.for %c = %c0 to %c16 step %c1 { ... }
+    ```
+    After:
+    ```mlir
+    scf.for %c = %c0 to %c16 step %c1 { ... }
+        {loop_annotation = #llvm.loop_annotation<unroll = <disable = true>,
+                                                 parallelAccesses = ...>}
+    ```
+  }];
+  let options = [
+    Option<"minTrips", "min-trips", "int64_t", /*default=*/"8",
+           "Fewest iterations of a loop to keep it rolled">,
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def FncLowerToOrderedLoops
     : Pass<"fnc-lower-to-ordered-loops", "::mlir::func::FuncOp"> {
   let summary = "Lower linalg ops with reductions before parallel dims to "
