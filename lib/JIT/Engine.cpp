@@ -24,6 +24,8 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/ExecutionEngine/Orc/CompileUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
@@ -33,10 +35,12 @@
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
+#include "llvm/Transforms/Utils/SplitModule.h"
 
 #include <atomic>
 #include <chrono>
 #include <mutex>
+#include <thread>
 
 using namespace fnc;
 using namespace fnc::jit;
@@ -396,9 +400,9 @@ public:
     return session;
   }
 
-  /// Links `object` into a new JITDylib.
+  /// Links `objects` (the parts of one module) into a new JITDylib.
   llvm::Expected<llvm::orc::JITDylib *>
-  add(std::unique_ptr<llvm::MemoryBuffer> object) {
+  add(std::vector<std::unique_ptr<llvm::MemoryBuffer>> objects) {
     llvm::orc::ExecutionSession &es = jit_->getExecutionSession();
     llvm::orc::JITDylib &jd = es.createBareJITDylib(
         "fnc.module." + std::to_string(next_.fetch_add(1)));
@@ -406,10 +410,11 @@ public:
                                     MatchExportedSymbolsOnly},
                      {process_.get(), llvm::orc::JITDylibLookupFlags::
                                           MatchExportedSymbolsOnly}});
-    if (llvm::Error err = jit_->addObjectFile(jd, std::move(object))) {
-      remove(&jd);
-      return std::move(err);
-    }
+    for (auto &object : objects)
+      if (llvm::Error err = jit_->addObjectFile(jd, std::move(object))) {
+        remove(&jd);
+        return std::move(err);
+      }
     return &jd;
   }
 
@@ -520,6 +525,100 @@ static void addPackedWrappers(llvm::Module &module) {
   }
 }
 
+/// Optimizes `module` for the host and compiles it to an object file.
+static llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
+optimizeAndCompile(llvm::Module &module, unsigned optLevel,
+                   std::string *optimizedIR) {
+  auto tm = hostTargetMachine(optLevel);
+  if (!tm)
+    return tm.takeError();
+  setTargetOf(module, **tm);
+  auto optimize = mlir::makeOptimizingTransformer(optLevel, 0, tm->get());
+  if (llvm::Error err = optimize(&module))
+    return std::move(err);
+  if (optimizedIR) {
+    llvm::raw_string_ostream os(*optimizedIR);
+    module.print(os, nullptr);
+  }
+  llvm::orc::SimpleCompiler compiler(**tm);
+  return compiler(module);
+}
+
+/// The number of instructions of `module`.
+static size_t instructionCount(const llvm::Module &module) {
+  size_t n = 0;
+  for (const llvm::Function &f : module)
+    n += f.getInstructionCount();
+  return n;
+}
+
+/// Compiles `module` to object files for the JIT. A large module is split
+/// into as many parts as the machine has cores (llvm::SplitModule
+/// externalizes the internal functions one part calls in another, such as
+/// OpenMP's outlined regions), and the parts are optimized and compiled on
+/// threads of their own, each in an LLVMContext of its own (a context is
+/// not thread-safe): the bitcode of each part carries it across. LLVM's
+/// optimization and code generation are most of the time of a first call.
+/// With `optimizedIR` (IR kept for ConcreteFunction::ir), one part.
+static llvm::Expected<std::vector<std::unique_ptr<llvm::MemoryBuffer>>>
+compileInParts(std::unique_ptr<llvm::Module> module, unsigned optLevel,
+               std::string *optimizedIR) {
+  // Below this many instructions, splitting costs more than it saves.
+  constexpr size_t kMinSplitInstructions = 4000;
+  std::vector<std::unique_ptr<llvm::MemoryBuffer>> objects;
+  unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  unsigned parts = std::min(cores, 4u);
+  if (optimizedIR || parts == 1 ||
+      instructionCount(*module) < kMinSplitInstructions) {
+    auto object = optimizeAndCompile(*module, optLevel, optimizedIR);
+    if (!object)
+      return object.takeError();
+    objects.push_back(std::move(*object));
+    return objects;
+  }
+  std::vector<llvm::SmallVector<char, 0>> bitcode;
+  llvm::SplitModule(
+      *module, parts,
+      [&](std::unique_ptr<llvm::Module> part) {
+        bitcode.emplace_back();
+        llvm::raw_svector_ostream os(bitcode.back());
+        llvm::WriteBitcodeToFile(*part, os);
+      },
+      /*PreserveLocals=*/false, /*RoundRobin=*/true);
+  module.reset();
+  objects.resize(bitcode.size());
+  std::vector<std::string> failures(bitcode.size());
+  auto compilePart = [&](size_t i) {
+    llvm::LLVMContext context;
+    auto part = llvm::parseBitcodeFile(
+        llvm::MemoryBufferRef(
+            llvm::StringRef(bitcode[i].data(), bitcode[i].size()), "part"),
+        context);
+    if (!part) {
+      failures[i] = llvm::toString(part.takeError());
+      return;
+    }
+    auto object = optimizeAndCompile(**part, optLevel, nullptr);
+    if (object)
+      objects[i] = std::move(*object);
+    else
+      failures[i] = llvm::toString(object.takeError());
+  };
+  std::vector<std::thread> threads;
+  for (size_t i = 1; i < bitcode.size(); ++i)
+    threads.emplace_back(compilePart, i);
+  compilePart(0);
+  for (std::thread &t : threads)
+    t.join();
+  std::string errors;
+  for (const std::string &failure : failures)
+    if (!failure.empty())
+      errors += (errors.empty() ? "" : "; ") + failure;
+  if (!errors.empty())
+    return makeError(errors);
+  return objects;
+}
+
 //===----------------------------------------------------------------------===//
 // CompiledModule
 //===----------------------------------------------------------------------===//
@@ -588,37 +687,28 @@ CompiledModule::compile(mlir::ModuleOp module, const PipelineOptions &options,
   if (keepIR)
     result->ir_[static_cast<int>(Stage::LLVMDialect)] = print(*clone);
 
-  auto tm = hostTargetMachine(options.optLevel);
-  if (!tm)
-    return tm.takeError();
   auto session = Session::get();
   if (!session)
     return session.takeError();
 
-  // LLVM IR, optimized for the host, compiled to an object file.
+  // LLVM IR, optimized for the host, compiled to object files.
   llvm::LLVMContext llvmContext;
   DiagnosticCollector diags(module.getContext());
   std::unique_ptr<llvm::Module> llvmModule =
       mlir::translateModuleToLLVMIR(*clone, llvmContext);
   if (!llvmModule)
     return diags.error("translation to LLVM IR failed");
-  setTargetOf(*llvmModule, **tm);
   addPackedWrappers(*llvmModule);
-  auto optimize =
-      mlir::makeOptimizingTransformer(options.optLevel, 0, tm->get());
-  if (llvm::Error err = optimize(llvmModule.get()))
-    return std::move(err);
-  if (keepIR) {
-    llvm::raw_string_ostream os(result->ir_[static_cast<int>(Stage::LLVMIR)]);
-    llvmModule->print(os, nullptr);
-  }
-  llvm::orc::SimpleCompiler compiler(**tm);
-  auto object = compiler(*llvmModule);
-  if (!object)
+  std::string *optimizedIR =
+      keepIR ? &result->ir_[static_cast<int>(Stage::LLVMIR)] : nullptr;
+  auto objects =
+      compileInParts(std::move(llvmModule), options.optLevel, optimizedIR);
+  if (!objects)
     return makeError("JIT compilation failed: " +
-                     llvm::toString(object.takeError()));
+                     llvm::toString(objects.takeError()));
 
-  auto code = (*session)->add(std::move(*object));
+  result->objectCount_ = objects->size();
+  auto code = (*session)->add(std::move(*objects));
   if (!code)
     return makeError("JIT compilation failed: " +
                      llvm::toString(code.takeError()));

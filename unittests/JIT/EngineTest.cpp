@@ -237,6 +237,57 @@ TEST_F(EngineTest, MultipleResults) {
   EXPECT_EQ(values<uint8_t>(results[1]), (std::vector<uint8_t>{0, 1, 0}));
 }
 
+TEST_F(EngineTest, LargeModulesCompileInPartsThatCallEachOther) {
+  // 60 entry functions, each calling a private helper; a large module is
+  // compiled in parts (one per core) on threads of their own, and calls
+  // between the parts and OpenMP's outlined regions (2^17 elements are
+  // above the parallel grain) still link.
+  std::string text;
+  for (int i = 0; i < 60; ++i) {
+    std::string n = std::to_string(i);
+    text += "func.func private @helper" + n +
+            R"mlir((%a: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %a, %c0 : tensor<?xf32>
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %k = arith.constant )mlir" +
+            n + R"mlir(.0 : f32
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>,
+                                        affine_map<(d0) -> (d0)>],
+                       iterator_types = ["parallel"]}
+      ins(%a : tensor<?xf32>) outs(%e : tensor<?xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = arith.addf %x, %k : f32
+    linalg.yield %s : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+func.func @f)mlir" + n +
+            R"mlir((%a: tensor<?xf32>) -> tensor<?xf32> {
+  %r = func.call @helper)mlir" +
+            n + R"mlir((%a) : (tensor<?xf32>) -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+)mlir";
+  }
+  auto m = compile(text.c_str(), /*threads=*/2);
+  ASSERT_TRUE(m);
+  if (std::thread::hardware_concurrency() > 1)
+    EXPECT_GT(m->objectCount(), 1u);
+  std::vector<float> a(1 << 17, 1.0f);
+  std::vector<int64_t> shape = {1 << 17};
+  for (int i = 0; i < 60; i += 7) {
+    const Entry *f = entry(*m, "f" + std::to_string(i));
+    ASSERT_TRUE(f);
+    auto results = f->call({{DType::f32, shape, a.data()}});
+    ASSERT_TRUE(bool(results)) << llvm::toString(results.takeError());
+    std::vector<float> got = values<float>((*results)[0]);
+    ASSERT_EQ(got.size(), a.size());
+    EXPECT_EQ(got.front(), 1.0f + i);
+    EXPECT_EQ(got.back(), 1.0f + i);
+  }
+}
+
 TEST_F(EngineTest, ChecksArgumentsBeforeTheCall) {
   auto m = compile(kAdd);
   ASSERT_TRUE(m);

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelTestUtil.h"
+#include "fnc/Memory.h"
 
 #include <cmath>
 #include <limits>
@@ -197,6 +198,9 @@ TEST(ArrayTest, AllocateAndScalars) {
 }
 
 TEST(ArrayTest, LargeBuffersAreReusedNeverShared) {
+  // The cache is off by default under AddressSanitizer.
+  size_t limit = memory_stats().cache_limit;
+  set_memory_cache_limit(size_t(1) << 30);
   const Shape big = {1 << 18}; // 1 MiB of float32, above the cache minimum
   Array a = Array::allocate(DType::f32, big);
   Array b = Array::allocate(DType::f32, big);
@@ -207,6 +211,7 @@ TEST(ArrayTest, LargeBuffersAreReusedNeverShared) {
   EXPECT_EQ(c.rawData(), freed);
   EXPECT_NE(c.rawData(), b.rawData());
   EXPECT_EQ(reinterpret_cast<uintptr_t>(c.rawData()) % 64, 0u);
+  set_memory_cache_limit(limit);
 }
 
 } // namespace

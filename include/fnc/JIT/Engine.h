@@ -233,6 +233,9 @@ public:
   }
   /// Wall-clock seconds spent in compile().
   double compileSeconds() const { return compileSeconds_; }
+  /// The object files the module was compiled to: a large module is split
+  /// into parts that LLVM optimizes and compiles on threads of their own.
+  size_t objectCount() const { return objectCount_; }
 
 private:
   CompiledModule();
@@ -246,6 +249,7 @@ private:
   std::vector<std::pair<std::string, std::string>> unsupported_;
   std::string ir_[4];
   double compileSeconds_ = 0;
+  size_t objectCount_ = 0;
 };
 
 } // namespace fnc::jit
