@@ -5,8 +5,9 @@
 // 64 KiB and more are kept, by size class, and handed to the next
 // allocation of that class: a fresh buffer costs a page fault per 4 KiB on
 // first touch, which for big tensors costs more than the kernel that fills
-// it. Buffers of 2 MiB and more ask for transparent huge pages. The cache
-// is bounded (set_memory_cache_limit) and trim_memory() gives it back.
+// it. Buffers of 4 MiB and more ask for transparent huge pages. The cache
+// is bounded (set_memory_cache_limit; over it, the least recently freed
+// buffers go back to the system first) and trim_memory() gives it back.
 //
 // Thread-safe. Every buffer is 64-byte aligned.
 //

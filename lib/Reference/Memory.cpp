@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <vector>
 
 namespace fnc {
 namespace {
@@ -60,6 +61,12 @@ size_t blockSize(size_t bytes) {
   return (total + step - 1) / step * step;
 }
 
+/// Freed blocks by size class, the least recently freed evicted first when
+/// the cache is over its limit: a phase that frees buffers of new sizes (the
+/// test evaluation between epochs, with its larger batches) pushes out the
+/// old ones, and the next phase's buffers push its own back out in turn.
+/// Refusing the new block instead would keep the stale sizes and leave the
+/// next phase to fault its pages in on every call.
 class Cache {
 public:
   static Cache &get() {
@@ -75,37 +82,40 @@ public:
       ++fresh_;
       return nullptr;
     }
-    void *p = it->second;
+    void *p = it->second.base;
+    byAge_.erase(it->second.stamp);
     free_.erase(it);
     cached_ -= block;
     ++reused_;
     return p;
   }
 
-  /// Keeps `base` if it fits under the limit; false if the caller frees it.
+  /// Keeps `base` unless it alone exceeds the limit (then false: the caller
+  /// frees it); evicts the least recently freed blocks to make room.
   bool keep(void *base, size_t block) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (cached_ + block > limit_)
-      return false;
-    free_.emplace(block, base);
-    cached_ += block;
+    std::vector<void *> evicted;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (block > limit_)
+        return false;
+      uint64_t stamp = ++clock_;
+      byAge_.emplace(stamp, free_.emplace(block, Entry{base, stamp}));
+      cached_ += block;
+      evictTo(limit_, evicted);
+    }
+    for (void *p : evicted)
+      std::free(p);
     return true;
   }
 
   void trim(size_t to) {
-    std::multimap<size_t, void *> dropped;
+    std::vector<void *> evicted;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      // Largest first: fewest buffers freed for the bytes given back.
-      while (cached_ > to && !free_.empty()) {
-        auto last = std::prev(free_.end());
-        cached_ -= last->first;
-        dropped.insert(*last);
-        free_.erase(last);
-      }
+      evictTo(to, evicted);
     }
-    for (auto &[block, base] : dropped)
-      std::free(base);
+    for (void *p : evicted)
+      std::free(p);
   }
 
   void setLimit(size_t bytes) {
@@ -122,11 +132,29 @@ public:
   }
 
 private:
+  struct Entry {
+    void *base;
+    uint64_t stamp; // when it was freed
+  };
+  using Blocks = std::multimap<size_t, Entry>; // block size -> block
+
+  /// Evicts the least recently freed blocks until at most `to` bytes stay.
+  void evictTo(size_t to, std::vector<void *> &evicted) {
+    while (cached_ > to && !byAge_.empty()) {
+      Blocks::iterator oldest = byAge_.begin()->second;
+      cached_ -= oldest->first;
+      evicted.push_back(oldest->second.base);
+      free_.erase(oldest);
+      byAge_.erase(byAge_.begin());
+    }
+  }
+
   std::mutex mutex_;
-  std::multimap<size_t, void *> free_; // block size -> block
+  Blocks free_;
+  std::map<uint64_t, Blocks::iterator> byAge_; // stamp -> block
   size_t cached_ = 0;
   size_t limit_ = kDefaultLimit;
-  uint64_t reused_ = 0, fresh_ = 0;
+  uint64_t clock_ = 0, reused_ = 0, fresh_ = 0;
 };
 
 } // namespace

@@ -97,6 +97,30 @@ TEST(MemoryTest, TrimAndLimit) {
   EXPECT_EQ(memory_stats().cached_bytes, 0u);
 }
 
+TEST(MemoryTest, OverTheLimitTheLeastRecentlyFreedGoFirst) {
+  FreshCache fresh;
+  set_memory_cache_limit(size_t(4) << 20);
+  const size_t small = 1 << 20, big = 2 << 20;
+  const size_t smallBlock = small + (small >> 3), bigBlock = big + (big >> 3);
+  void *a = memory::allocate(small), *b = memory::allocate(small);
+  void *c = memory::allocate(small), *d = memory::allocate(big);
+  for (void *p : {a, b, c, d})
+    memory::release(p);
+  // a and b, freed first, made room for c and d.
+  EXPECT_EQ(memory_stats().cached_bytes, smallBlock + bigBlock);
+  MemoryStats before = memory_stats();
+  void *again = memory::allocate(small);
+  EXPECT_EQ(again, c);
+  void *more = memory::allocate(small);
+  EXPECT_EQ(memory_stats().reused - before.reused, 1u);
+  EXPECT_EQ(memory_stats().fresh - before.fresh, 1u);
+  memory::release(again);
+  memory::release(more);
+  // A block larger than the whole cache is not kept.
+  memory::release(memory::allocate(8 << 20));
+  EXPECT_LE(memory_stats().cached_bytes, size_t(4) << 20);
+}
+
 TEST(MemoryTest, EagerLoopReachesASteadyState) {
   FreshCache fresh;
   // 4 MiB operands: every temporary is a large buffer.
