@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::fnc {
@@ -25,6 +26,37 @@ namespace {
 bool isElementwiseGeneric(Operation *op) {
   auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
   return generic && generic.getNumLoops() == generic.getNumParallelLoops();
+}
+
+/// Takes the scalar work out of the body of `generic`: each 0-d tensor
+/// input (a learning rate, a step count) is read once before the op, and
+/// the body ops that depend only on such reads and on values from above
+/// (Adam's bias correction, `pow(beta, t)`) move before the op too,
+/// instead of running once per element. LLVM cannot hoist them itself: the
+/// reads are loads it cannot prove unaliased by the op's stores, and a
+/// libm call such as `powf` may set errno.
+void hoistScalarWork(RewriterBase &rewriter, linalg::GenericOp generic) {
+  if (!generic.hasPureTensorSemantics())
+    return;
+  Block *body = generic.getBody();
+  rewriter.setInsertionPoint(generic);
+  for (OpOperand *input : generic.getDpsInputOperands()) {
+    auto type = dyn_cast<RankedTensorType>(input->get().getType());
+    BlockArgument arg = body->getArgument(input->getOperandNumber());
+    if (!type || type.getRank() != 0 || arg.use_empty())
+      continue;
+    Value scalar =
+        tensor::ExtractOp::create(rewriter, generic.getLoc(), input->get());
+    rewriter.replaceAllUsesWith(arg, scalar);
+  }
+  auto definedAbove = [&](Value v) {
+    return !generic->isAncestor(v.getParentBlock()->getParentOp());
+  };
+  for (Operation &op : llvm::make_early_inc_range(body->without_terminator()))
+    if (isPure(&op) && op.getNumRegions() == 0 && op.getNumOperands() != 0 &&
+        !isa<linalg::IndexOp>(op) &&
+        llvm::all_of(op.getOperands(), definedAbove))
+      rewriter.moveOpBefore(&op, generic);
 }
 
 struct FuseElementwisePass
@@ -66,6 +98,11 @@ struct FuseElementwisePass
     linalg::populateBubbleUpExtractSliceOpPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
+    IRRewriter rewriter(&getContext());
+    getOperation().walk([&](linalg::GenericOp generic) {
+      if (isElementwiseGeneric(generic))
+        hoistScalarWork(rewriter, generic);
+    });
   }
 };
 } // namespace

@@ -31,3 +31,23 @@ func.func @shared_with_reduction(%a: tensor<64xf32>) -> (tensor<64xf32>, tensor<
   %s = fnc.sum %t axes [] : tensor<64xf32>
   return %u, %s : tensor<64xf32>, tensor<f32>
 }
+
+// -----
+
+// The scalar work of an elementwise op (Adam's bias correction: a power of
+// a 0-d step count) runs once before the loop, not once per element.
+// CHECK-LABEL: func @scalar_work_outside
+// CHECK-SAME: %[[T:[a-z0-9]+]]: tensor<f32>
+func.func @scalar_work_outside(%x: tensor<4x8xf32>, %t: tensor<f32>) -> tensor<4x8xf32> {
+  // CHECK: %[[S:.*]] = tensor.extract %[[T]][]
+  // CHECK: %[[P:.*]] = math.powf %{{.*}}, %[[S]]
+  // CHECK: linalg.generic
+  // CHECK-NOT: math.powf
+  // CHECK: arith.mulf %{{.*}}, %[[P]]
+  // CHECK-NOT: math.powf
+  // CHECK: return
+  %b = fnc.constant dense<0.9> : tensor<f32>
+  %p = fnc.pow %b, %t : tensor<f32>, tensor<f32>
+  %r = fnc.mul %x, %p : tensor<4x8xf32>, tensor<f32>
+  return %r : tensor<4x8xf32>
+}

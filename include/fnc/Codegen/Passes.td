@@ -119,6 +119,14 @@ def FncFuseElementwise : Pass<"fnc-fuse-elementwise", "::mlir::func::FuncOp"> {
     (`populateBubbleUpExtractSliceOpPatterns`): the lowering views operands
     whose unknown dims must agree at the smallest size, and moved up to the
     arguments these views no longer separate producers from consumers.
+
+    Last, each elementwise op's scalar work moves out of its body: a 0-d
+    tensor input is read once before the op (`tensor.extract`), and the
+    body ops that depend only on such reads and on values from above (a
+    bias correction `pow(beta, t)`, a learning-rate schedule) run before
+    it, once, instead of once per element. LLVM cannot hoist them: the
+    reads become loads it cannot prove unaliased by the op's stores, and
+    `powf` may set errno.
   }];
   let options = [
     Option<"maxRecompute", "max-recompute", "unsigned", /*default=*/"8",
@@ -237,7 +245,7 @@ def FncKeepInnerLoops : Pass<"fnc-keep-inner-loops", "::mlir::func::FuncOp"> {
     ```
   }];
   let options = [
-    Option<"minTrips", "min-trips", "int64_t", /*default=*/"8",
+    Option<"minTrips", "min-trips", "int64_t", /*default=*/"16",
            "Fewest iterations of a loop to keep it rolled">,
   ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
