@@ -472,8 +472,9 @@ std::optional<unsigned> innermostDim(AffineMap map) {
   return std::nullopt;
 }
 
-/// A transpose (an all-parallel op whose input walks its contiguous dim on
-/// another loop than the output does) gets that loop second innermost: the
+/// A transpose (an all-parallel op with an input indexed by a permutation
+/// of the loops whose contiguous dim is walked by another loop than the
+/// output's) gets that loop second innermost: the
 /// innermost loop writes the output contiguously, and the input's cache
 /// lines, one per step of it, are reused from L1 by the next steps of the
 /// loop around it. In the output's order that loop would be outermost and
@@ -492,8 +493,11 @@ void orderTransposeLoops(RewriterBase &rewriter, linalg::LinalgOp op) {
     auto type = dyn_cast<MemRefType>(input->get().getType());
     if (!type || type.getRank() == 0)
       continue;
-    std::optional<unsigned> dim = innermostDim(op.getMatchingIndexingMap(input));
-    if (dim && *dim != last) {
+    // A transposed read; a broadcast (fewer dims) reads one element per
+    // loop nest it is not indexed by and gains nothing from another order.
+    AffineMap map = op.getMatchingIndexingMap(input);
+    std::optional<unsigned> dim = innermostDim(map);
+    if (map.isPermutation() && dim && *dim != last) {
       in = dim;
       break;
     }

@@ -150,3 +150,22 @@ func.func @strided_copy(%in: memref<2x4x4xf32>, %padded: memref<2x6x6xf32>, %sam
   memref.copy %in, %same : memref<2x4x4xf32> to memref<2x4x4xf32>
   return
 }
+
+// -----
+
+// A broadcast operand (x + y[i] over (i, j, k)) is not a transpose: the
+// loops keep the output's order.
+// CHECK-DAG: #[[SAME:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-DAG: #[[ROW:.*]] = affine_map<(d0, d1, d2) -> (d0)>
+// CHECK-LABEL: func @broadcast_keeps_order
+func.func @broadcast_keeps_order(%x: memref<4x5x6xf32>, %y: memref<4xf32>, %out: memref<4x5x6xf32>) {
+  // CHECK: linalg.generic {indexing_maps = [#[[SAME]], #[[ROW]], #[[SAME]]]
+  linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, j, k)>, affine_map<(i, j, k) -> (i)>, affine_map<(i, j, k) -> (i, j, k)>],
+                  iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %y : memref<4x5x6xf32>, memref<4xf32>) outs(%out : memref<4x5x6xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  }
+  return
+}
