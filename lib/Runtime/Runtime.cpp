@@ -426,7 +426,7 @@ std::string fnc::runtime::errorMessage(int64_t code, int64_t a, int64_t b) {
   case ErrorCode::CheckFailed:
     return "a run-time check of an op failed";
   case ErrorCode::WindowTooLarge:
-    return "a pooling window of " + sa +
+    return "a window (of a pooling op, or a conv2d filter) of " + sa +
            " rows or columns with VALID padding is larger than the input's " +
            sb + "; use SAME padding or a smaller window";
   case ErrorCode::Internal:

@@ -18,7 +18,7 @@
 // output gradient that does not have the pooled shape.
 // RUN: not fnc-run %s --entry=too_big --input=1x2x5x1xf32=1,2,3,4,5,6,7,8,9,10 2>&1 | FileCheck %s --check-prefix=BIG
 // RUN: not fnc-run %s --interpret --entry=too_big --input=1x2x5x1xf32=1,2,3,4,5,6,7,8,9,10 2>&1 | FileCheck %s --check-prefix=BIG-I
-// BIG: fnc-run: error: {{.*}}a pooling window of 3 rows or columns with VALID padding is larger than the input's 2; use SAME padding or a smaller window
+// BIG: fnc-run: error: {{.*}}a window (of a pooling op, or a conv2d filter) of 3 rows or columns with VALID padding is larger than the input's 2; use SAME padding or a smaller window
 // BIG-I: error: {{.*}}max_pool2d with valid padding: window [3, 3] is larger than the input [1, 2, 5, 1]
 // RUN: not fnc-run %s --entry=bad_grad --input=1x4x4x1xf32=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16 --input=1x3x2x1xf32=1,2,3,4,5,6 2>&1 | FileCheck %s --check-prefix=GRAD
 // RUN: not fnc-run %s --interpret --entry=bad_grad --input=1x4x4x1xf32=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16 --input=1x3x2x1xf32=1,2,3,4,5,6 2>&1 | FileCheck %s --check-prefix=GRAD-I

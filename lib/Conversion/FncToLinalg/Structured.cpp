@@ -517,10 +517,18 @@ struct Conv2DLowering : public OpConversionPattern<Conv2DOp> {
     Value s = indexConstant(b, loc, stride);
     if (padding == Padding::same)
       return arith::CeilDivUIOp::create(b, loc, in, s);
+    // VALID: a filter larger than an input dim known only at run time is
+    // the error eager reports, and no output rows.
     Value k = tensor::DimOp::create(b, loc, filter, d);
-    Value span = arith::SubIOp::create(b, loc, in, k);
+    Value small =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, in, k);
+    raiseErrorIf(b, loc, small, ErrorCode::WindowTooLarge, k, in);
+    Value zero = indexConstant(b, loc, 0);
+    Value span = arith::SelectOp::create(b, loc, small, zero,
+                                         arith::SubIOp::create(b, loc, in, k));
     Value q = arith::DivUIOp::create(b, loc, span, s);
-    return arith::AddIOp::create(b, loc, q, indexConstant(b, loc, 1));
+    Value out = arith::AddIOp::create(b, loc, q, indexConstant(b, loc, 1));
+    return arith::SelectOp::create(b, loc, small, zero, out);
   }
 };
 
