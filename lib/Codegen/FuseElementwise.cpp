@@ -53,7 +53,10 @@ void hoistScalarWork(RewriterBase &rewriter, linalg::GenericOp generic) {
     return !generic->isAncestor(v.getParentBlock()->getParentOp());
   };
   for (Operation &op : llvm::make_early_inc_range(body->without_terminator()))
-    if (isPure(&op) && op.getNumRegions() == 0 && op.getNumOperands() != 0 &&
+    // Speculatable too: hoisted, an op runs even if the loop runs no
+    // iteration (an integer division by a zero it never reached).
+    if (isPure(&op) && isSpeculatable(&op) && op.getNumRegions() == 0 &&
+        op.getNumOperands() != 0 &&
         !isa<linalg::IndexOp>(op) &&
         llvm::all_of(op.getOperands(), definedAbove))
       rewriter.moveOpBefore(&op, generic);
