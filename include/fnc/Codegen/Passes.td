@@ -196,10 +196,13 @@ def FncParallelIf : Pass<"fnc-parallel-if", "::mlir::func::FuncOp"> {
     versioned (`scf.if` marked `fnc.parallel_version`, an OpenMP region in
     its then-branch and the same loops sequential in its else-branch)
     becomes that one OpenMP region with the condition as its `if` clause:
-    below the grain OpenMP runs it on the calling thread, for a fraction of
-    a microsecond more than plain loops. Compiled code then holds each loop
-    nest once, not twice: functions traced with an unknown batch dim, whose
-    every nest is versioned, compile in about two thirds of the time.
+    below the grain OpenMP runs it on the calling thread, as a serialized
+    region that costs about 0.5 us more than plain loops (`fnc-run
+    --benchmark` of four fused elementwise ops on an 8x16 input of unknown
+    rows: 0.55 us before, 1.04 us after). Compiled code then holds each
+    loop nest once, not twice: functions traced with an unknown batch dim,
+    whose every nest is versioned, compile in about 60% of the time (a CNN
+    train step: 2.7-2.9 s instead of 4.7-5.0 s).
 
     Before:
     ```mlir
