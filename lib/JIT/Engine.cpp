@@ -337,6 +337,20 @@ static llvm::Error checkOptions(const PipelineOptions &options) {
   return llvm::Error::success();
 }
 
+/// Optimizes `module` at `optLevel` for the host CPU; the TargetMachine
+/// it was optimized for, to compile it with.
+static llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+optimizeForHost(llvm::Module &module, unsigned optLevel) {
+  auto tm = hostTargetMachine(optLevel);
+  if (!tm)
+    return tm.takeError();
+  setTargetOf(module, **tm);
+  auto optimize = mlir::makeOptimizingTransformer(optLevel, 0, tm->get());
+  if (llvm::Error err = optimize(&module))
+    return std::move(err);
+  return std::move(*tm);
+}
+
 llvm::Expected<std::string> fnc::jit::emitStage(mlir::ModuleOp module,
                                                 const PipelineOptions &options,
                                                 Stage stage) {
@@ -351,20 +365,15 @@ llvm::Expected<std::string> fnc::jit::emitStage(mlir::ModuleOp module,
   if (stage != Stage::LLVMIR)
     return print(*clone);
 
-  auto tm = hostTargetMachine(options.optLevel);
-  if (!tm)
-    return tm.takeError();
   llvm::LLVMContext llvmContext;
   DiagnosticCollector diags(module.getContext());
   std::unique_ptr<llvm::Module> llvmModule =
       mlir::translateModuleToLLVMIR(*clone, llvmContext);
   if (!llvmModule)
     return diags.error("translation to LLVM IR failed");
-  setTargetOf(*llvmModule, **tm);
-  auto optimize =
-      mlir::makeOptimizingTransformer(options.optLevel, 0, tm->get());
-  if (llvm::Error err = optimize(llvmModule.get()))
-    return std::move(err);
+  auto tm = optimizeForHost(*llvmModule, options.optLevel);
+  if (!tm)
+    return tm.takeError();
   std::string s;
   llvm::raw_string_ostream os(s);
   llvmModule->print(os, nullptr);
@@ -529,27 +538,15 @@ static void addPackedWrappers(llvm::Module &module) {
 static llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
 optimizeAndCompile(llvm::Module &module, unsigned optLevel,
                    std::string *optimizedIR) {
-  auto tm = hostTargetMachine(optLevel);
+  auto tm = optimizeForHost(module, optLevel);
   if (!tm)
     return tm.takeError();
-  setTargetOf(module, **tm);
-  auto optimize = mlir::makeOptimizingTransformer(optLevel, 0, tm->get());
-  if (llvm::Error err = optimize(&module))
-    return std::move(err);
   if (optimizedIR) {
     llvm::raw_string_ostream os(*optimizedIR);
     module.print(os, nullptr);
   }
   llvm::orc::SimpleCompiler compiler(**tm);
   return compiler(module);
-}
-
-/// The number of instructions of `module`.
-static size_t instructionCount(const llvm::Module &module) {
-  size_t n = 0;
-  for (const llvm::Function &f : module)
-    n += f.getInstructionCount();
-  return n;
 }
 
 /// Compiles `module` to object files for the JIT. A large module is split
@@ -569,7 +566,7 @@ compileInParts(std::unique_ptr<llvm::Module> module, unsigned optLevel,
   unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   unsigned parts = std::min(cores, 4u);
   if (optimizedIR || parts == 1 ||
-      instructionCount(*module) < kMinSplitInstructions) {
+      module->getInstructionCount() < kMinSplitInstructions) {
     auto object = optimizeAndCompile(*module, optLevel, optimizedIR);
     if (!object)
       return object.takeError();
