@@ -87,7 +87,7 @@ int main() {
   // 2. 32 small elementwise ops, eager vs staged.
   {
     auto staged = fnc::function(elementwise32);
-    fnc::Tensor x = fnc::range(0, 64) / 64.f, y = fnc::ones({64});
+    fnc::Tensor x = fnc::range(0.f, 64.f) / 64.f, y = fnc::ones({64});
     staged(x, y);
     double tEager = secondsPerCall([&] { (void)elementwise32(x, y); }, 2000);
     double tStaged = secondsPerCall([&] { (void)staged(x, y); }, 20000);

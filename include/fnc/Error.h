@@ -18,10 +18,11 @@ namespace fnc {
 /// The class of an fnc::Error, modelled on TensorFlow's error codes.
 enum class ErrorKind {
   /// An argument is wrong regardless of the state of the program: shapes
-  /// that do not broadcast, a dtype mismatch, a bad axis.
+  /// that do not broadcast, a dtype mismatch, a bad axis, an integer
+  /// division by zero, a slice past the end.
   InvalidArgument,
-  /// An index or a value is outside the valid range: a gather index, an
-  /// integer division by zero, a slice past the end.
+  /// An index or a size is outside the valid range: a gather index, a
+  /// TensorArray row, an allocation too large for memory.
   OutOfRange,
   /// The operation is not allowed in the current state (for example reading
   /// the data of a tensor that has no buffer).

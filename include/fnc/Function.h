@@ -42,10 +42,27 @@
 // a call with a dim of size 1 there: that call gets a trace with the 1, so
 // staged broadcasting always matches eager (docs/Semantics.md).
 //
-// Parameters: the callable must have a non-template call operator (or be a
-// function pointer); its parameters are taken by value or const reference.
-// Results: fnc::Tensor, std::tuple / std::pair / std::array /
-// std::vector of tensors, or void.
+// Callables. A lambda, a function pointer or any class with one call
+// operator has fixed parameter types, taken by value or const reference.
+// Generic callables (`[](auto x, auto y)`, std::bind_front, overloaded call
+// operators) are staged too: each call's parameter types are its decayed
+// argument types (a string literal is a std::string), and calls whose keys
+// are equal share a trace. A member function is staged with its object,
+// fnc::function(this, &Model::call); the object must outlive the Function.
+// Function<R(A...)> is the type-erased form for class members: any staged
+// callable of that signature converts to it and keeps its cache. Results:
+// fnc::Tensor, std::tuple / std::pair / std::array / std::vector of
+// tensors, or void. A callable that cannot be staged is a compile error
+// whose static_assert says what to write instead.
+//
+// Input signatures are checked on every path: a staged call, a call that
+// runs the callable inline in another function's trace (its arguments'
+// traced dtypes and shapes must match, so a dim unknown in the outer trace
+// does not match a known spec dim), and a call under
+// run_functions_eagerly(true). An inline call is part of the outer trace:
+// it makes no concrete function of the inner function and leaves its
+// tracing_count() unchanged. A spec's `name` names its parameter in
+// signatures and errors unless FunctionOptions::arg_names does.
 //
 // Thread-safety: a Function (and its copies, which share the cache) may be
 // called from several threads at once. A key that needs a trace is traced
@@ -71,6 +88,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <initializer_list>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -112,6 +130,28 @@ struct TensorSpec {
   std::string str() const;
 };
 
+/// FunctionOptions::input_signature: none (the default), or one spec per
+/// parameter, written with single braces:
+///   fnc::function(f, {.input_signature = {fnc::TensorSpec({-1, 784})}});
+/// (`{}` is no signature; a function of no parameters needs none.)
+class InputSignature {
+public:
+  InputSignature() = default;
+  InputSignature(std::nullopt_t) {}
+  InputSignature(std::initializer_list<TensorSpec> specs) : specs_(specs) {}
+  InputSignature(std::vector<TensorSpec> specs) : specs_(std::move(specs)) {}
+
+  bool has_value() const { return specs_.has_value(); }
+  explicit operator bool() const { return has_value(); }
+  const std::vector<TensorSpec> &operator*() const { return *specs_; }
+  std::vector<TensorSpec> &operator*() { return *specs_; }
+  const std::vector<TensorSpec> *operator->() const { return &*specs_; }
+  std::vector<TensorSpec> *operator->() { return &*specs_; }
+
+private:
+  std::optional<std::vector<TensorSpec>> specs_;
+};
+
 /// The IR of a concrete function at each stage of the pipeline.
 enum class IRStage {
   Fnc,         ///< The fnc dialect, as traced.
@@ -122,12 +162,12 @@ enum class IRStage {
 
 struct FunctionOptions {
   /// Name shown in signatures, errors and the IR (default "function").
-  std::string name;
+  std::string name{};
   /// Names of the parameters in signatures and errors (default a0, a1...).
-  std::vector<std::string> arg_names;
+  std::vector<std::string> arg_names{};
   /// One spec per parameter (all must be tensors): one trace serves every
   /// matching call; other calls throw InvalidArgument.
-  std::optional<std::vector<TensorSpec>> input_signature;
+  InputSignature input_signature{};
   /// Trace with unknown dims where calls differ in shape ([2] then [3]
   /// gives one trace for [None]) instead of one trace per shape.
   bool reduce_retracing = false;
@@ -136,7 +176,7 @@ struct FunctionOptions {
   /// traced again if a later call needs it (tracing_count() counts every
   /// trace). Unbounded by default; a cached trace holds about 22 KiB plus
   /// the tensors it captured.
-  std::optional<size_t> max_traces;
+  std::optional<size_t> max_traces{};
 };
 
 /// Makes every fnc::Function run its callable eagerly (for debugging).
@@ -483,9 +523,15 @@ struct ReplayMaker {
 class FunctionCore {
 public:
   /// Throws InvalidArgument if `options.input_signature` does not fit the
-  /// parameters (count, all tensors).
-  FunctionCore(FunctionOptions options, std::vector<bool> paramIsTensor);
+  /// parameters (count, all tensors). Without `fixedParams` (a generic
+  /// callable) the parameters are known per call, and calls that do not
+  /// fit the signature fail as mismatches.
+  FunctionCore(FunctionOptions options, std::vector<bool> paramIsTensor,
+               bool fixedParams = true);
   ~FunctionCore();
+
+  /// Throws FailedPrecondition: an empty Function<R(A...)> was called.
+  [[noreturn]] static void emptyFunctionError();
 
   /// True if the callable should run directly: eager mode, or a call
   /// inside another trace (the callable then records into that trace).
@@ -493,6 +539,9 @@ public:
   /// True if a gradient tape records on this thread: calls then go through
   /// callUnderTape.
   static bool underTape();
+  /// Checks a call that runs the callable directly against the
+  /// input_signature (throws InvalidArgument as a staged call would).
+  void checkDirectCall(const CallKey &key) const;
 
   /// Dispatches `key` (tracing on a miss) and runs it.
   std::vector<Tensor> call(const CallKey &key, const TraceThunk &thunk);
@@ -520,9 +569,15 @@ private:
   std::unique_ptr<State> state_;
 };
 
-template <typename F> struct CallableTraits
-    : CallableTraits<decltype(&F::operator())> {};
+/// The parameters and result of a callable with one fixed signature (a
+/// function, or a class with one non-template operator()): kFixed. Other
+/// callables (generic lambdas, std::bind_front, overloaded call operators)
+/// take their parameter types from each call's arguments.
+template <typename F, typename = void> struct CallableTraits {
+  static constexpr bool kFixed = false;
+};
 template <typename R, typename... A> struct CallableTraits<R (*)(A...)> {
+  static constexpr bool kFixed = true;
   using Result = R;
   using Params = std::tuple<std::decay_t<A>...>;
 };
@@ -532,6 +587,37 @@ template <typename C, typename R, typename... A>
 struct CallableTraits<R (C::*)(A...) const> : CallableTraits<R (*)(A...)> {};
 template <typename C, typename R, typename... A>
 struct CallableTraits<R (C::*)(A...)> : CallableTraits<R (*)(A...)> {};
+template <typename F>
+struct CallableTraits<F, std::void_t<decltype(&F::operator())>>
+    : CallableTraits<decltype(&F::operator())> {};
+
+/// The parameter type an argument of a generic callable is traced as: its
+/// decayed type; a string literal or `const char *` is a std::string.
+template <typename A, typename D = std::decay_t<A>>
+using ParamOf = std::conditional_t<std::is_same_v<D, const char *> ||
+                                       std::is_same_v<D, char *>,
+                                   std::string, D>;
+
+/// The callable Function<R(A...)> stores: any callable with that signature.
+template <typename F>
+using StoredCallable =
+    std::conditional_t<std::is_function_v<F>, std::function<F>, F>;
+
+/// `object->*method` as a callable with the method's own parameters
+/// (fnc::function(this, &Model::call)).
+template <typename C, typename M> struct BoundMethod;
+template <typename C, typename K, typename R, typename... A>
+struct BoundMethod<C, R (K::*)(A...)> {
+  C *object;
+  R (K::*method)(A...);
+  R operator()(A... a) const { return (object->*method)(a...); }
+};
+template <typename C, typename K, typename R, typename... A>
+struct BoundMethod<C, R (K::*)(A...) const> {
+  const C *object;
+  R (K::*method)(A...) const;
+  R operator()(A... a) const { return (object->*method)(a...); }
+};
 
 template <typename F, typename R, typename Params> struct Caller;
 template <typename F, typename R, typename... Ps>
@@ -586,8 +672,12 @@ struct Caller<F, R, std::tuple<Ps...>> {
 
   static R call(const std::shared_ptr<F> &fn, FunctionCore &core,
                 const Ps &...args) {
-    if (FunctionCore::runCallableDirectly())
+    if (FunctionCore::runCallableDirectly()) {
+      CallKey key;
+      encode(key, args...);
+      core.checkDirectCall(key);
       return (*fn)(args...);
+    }
     CallKey key;
     encode(key, args...);
     Bound bound{fn, std::tuple<const Ps &...>(args...)};
@@ -636,42 +726,120 @@ struct Caller<F, R, std::tuple<Ps...>> {
 
 /// A staged callable; see the file comment. Cheap to copy: copies share
 /// the callable and the cache of concrete functions.
+///
+/// `Function<R(A...)>` is the type-erased form, for class members and
+/// containers: any staged callable with that signature converts to it and
+/// keeps sharing its cache; a default-constructed one is empty.
+///
+///   struct Model {
+///     fnc::Function<fnc::Tensor(fnc::Tensor, bool)> call =
+///         fnc::function(this, &Model::forward);
+///     fnc::Tensor forward(fnc::Tensor x, bool training);
+///   };
 template <typename F> class Function {
+  using Stored = detail::StoredCallable<F>;
   using Traits = detail::CallableTraits<F>;
-  using Result = typename Traits::Result;
-  using Params = typename Traits::Params;
-  using Caller = detail::Caller<F, Result, Params>;
+
+  /// The Caller of a call with arguments `Args`: F's own signature, or for
+  /// a generic callable the arguments' types.
+  template <typename... Args> static auto callerFor() {
+    if constexpr (Traits::kFixed) {
+      using Params = typename Traits::Params;
+      static_assert(sizeof...(Args) == std::tuple_size_v<Params>,
+                    "fnc::Function called with the wrong number of "
+                    "arguments");
+      return detail::Caller<Stored, typename Traits::Result, Params>{};
+    } else {
+      static_assert(
+          std::is_invocable_v<Stored &, detail::ParamOf<Args>...>,
+          "fnc::function: the callable cannot be called with these "
+          "arguments. Check their number and types; a callable given to "
+          "fnc::function takes fnc::Tensor, C++ values or containers of "
+          "them, and a member function is staged as "
+          "fnc::function(this, &Class::method)");
+      using Result = std::invoke_result_t<Stored &, detail::ParamOf<Args>...>;
+      return detail::Caller<Stored, Result,
+                            std::tuple<detail::ParamOf<Args>...>>{};
+    }
+  }
+  template <typename... Args> using CallerFor = decltype(callerFor<Args...>());
+  template <typename C> struct ResultOf;
+  template <typename G, typename R, typename P>
+  struct ResultOf<detail::Caller<G, R, P>> {
+    using type = R;
+  };
+
+  static std::vector<bool> paramIsTensorOfFixed() {
+    if constexpr (Traits::kFixed)
+      return detail::Caller<Stored, typename Traits::Result,
+                            typename Traits::Params>::paramIsTensor();
+    else
+      return {};
+  }
 
 public:
-  Function(F fn, FunctionOptions options)
-      : fn_(std::make_shared<F>(std::move(fn))),
+  /// An empty Function (only the type-erased form Function<R(A...)>):
+  /// assign a staged callable before calling it.
+  template <typename G = F, std::enable_if_t<std::is_function_v<G>, int> = 0>
+  Function() {}
+
+  Function(Stored fn, FunctionOptions options)
+      : fn_(std::make_shared<Stored>(std::move(fn))),
         core_(std::make_shared<detail::FunctionCore>(
-            std::move(options), Caller::paramIsTensor())) {}
+            std::move(options), paramIsTensorOfFixed(), Traits::kFixed)) {}
+
+  /// Converts a staged callable to the type-erased form (sharing its
+  /// callable and its cache).
+  template <
+      typename G, typename H = F,
+      std::enable_if_t<std::is_function_v<H> && !std::is_same_v<G, H>, int> = 0>
+  Function(const Function<G> &other)
+      : fn_(std::make_shared<Stored>(
+            [fn = other.fn_](auto &&...a) -> decltype(auto) {
+              return (*fn)(std::forward<decltype(a)>(a)...);
+            })),
+        core_(other.core_) {
+    using Own = typename detail::CallableTraits<F>::Params;
+    if constexpr (detail::CallableTraits<G>::kFixed)
+      static_assert(
+          std::is_same_v<typename detail::CallableTraits<G>::Params, Own>,
+          "fnc::Function<R(A...)>: the staged callable has other "
+          "parameter types than A...");
+  }
 
   /// Calls the staged function: traces on a new key, else runs the cached
   /// machine code. Arguments convert to the parameter types as in a plain
   /// call.
-  template <typename... Args> Result operator()(Args &&...args) const {
-    static_assert(sizeof...(Args) == std::tuple_size_v<Params>,
-                  "fnc::Function called with the wrong number of arguments");
-    return Caller::call(fn_, *core_, std::forward<Args>(args)...);
+  template <typename... Args>
+  typename ResultOf<CallerFor<Args...>>::type operator()(Args &&...args) const {
+    if constexpr (std::is_function_v<F>)
+      if (!core_)
+        detail::FunctionCore::emptyFunctionError();
+    return CallerFor<Args...>::call(fn_, *core_, std::forward<Args>(args)...);
   }
 
   /// The concrete function for these arguments (tracing it if needed)
   /// without running it.
   template <typename... Args>
   ConcreteFunction get_concrete_function(Args &&...args) const {
-    static_assert(sizeof...(Args) == std::tuple_size_v<Params>,
-                  "get_concrete_function: one argument per parameter");
-    if constexpr (sizeof...(Args) > 0 &&
-                  (std::is_same_v<std::decay_t<Args>, TensorSpec> && ...))
-      return Caller::concreteFromSpecs(fn_, *core_, args...);
-    else
-      return Caller::concrete(fn_, *core_, std::forward<Args>(args)...);
+    if constexpr (std::is_function_v<F>)
+      if (!core_)
+        detail::FunctionCore::emptyFunctionError();
+    if constexpr (Traits::kFixed && sizeof...(Args) > 0 &&
+                  (std::is_same_v<std::decay_t<Args>, TensorSpec> && ...)) {
+      static_assert(sizeof...(Args) ==
+                        std::tuple_size_v<typename Traits::Params>,
+                    "get_concrete_function: one argument per parameter");
+      return CallerFor<Args...>::concreteFromSpecs(fn_, *core_, args...);
+    } else {
+      return CallerFor<Args...>::concrete(fn_, *core_,
+                                          std::forward<Args>(args)...);
+    }
   }
 
-  /// Number of traces so far.
-  int64_t tracing_count() const { return core_->tracingCount(); }
+  /// Number of traces so far. Calls made while another function traces
+  /// run the callable inline in that trace and do not count.
+  int64_t tracing_count() const { return core_ ? core_->tracingCount() : 0; }
   /// Every concrete function, in tracing order, in the seeds' format:
   /// "double(a)\n  Args:\n    a: int32 Tensor, shape=()\n  Returns:\n
   ///  int32 Tensor, shape=()", separated by blank lines.
@@ -690,9 +858,12 @@ public:
     return core_->backwardConcreteFunctions();
   }
   const std::string &name() const { return core_->name(); }
+  /// False for an empty Function<R(A...)>.
+  bool defined() const { return core_ != nullptr; }
 
 private:
-  std::shared_ptr<F> fn_;
+  template <typename G> friend class Function;
+  std::shared_ptr<Stored> fn_;
   std::shared_ptr<detail::FunctionCore> core_;
 };
 
@@ -700,7 +871,21 @@ private:
 /// input_signature that does not fit the parameters.
 template <typename F>
 Function<std::decay_t<F>> function(F &&fn, FunctionOptions options = {}) {
+  static_assert(!std::is_member_function_pointer_v<std::decay_t<F>>,
+                "fnc::function: a member function needs its object; write "
+                "fnc::function(this, &Class::method) or wrap the call in a "
+                "lambda");
   return Function<std::decay_t<F>>(std::forward<F>(fn), std::move(options));
+}
+
+/// Stages the member function `method` of `object` (which must outlive
+/// the Function): fnc::function(this, &Model::call).
+template <typename C, typename M,
+          std::enable_if_t<std::is_member_function_pointer_v<M>, int> = 0>
+Function<detail::BoundMethod<C, M>> function(C *object, M method,
+                                             FunctionOptions options = {}) {
+  return Function<detail::BoundMethod<C, M>>({object, method},
+                                             std::move(options));
 }
 
 } // namespace fnc

@@ -90,8 +90,29 @@ Tensor ones_like(const Tensor &x);
 /// [start, start + delta, ...) up to but excluding `limit` (TensorFlow's
 /// tf.range): ceil((limit - start) / delta) elements, none if that is
 /// negative. For an integer dtype, start/limit/delta must be integers.
-Tensor range(double start, double limit, double delta = 1,
-             DType dtype = DType::f32);
+Tensor range(double start, double limit, double delta, DType dtype);
+/// tf.range's dtype inference: `range(5)` and `range(0, 10, 2)` are int32
+/// (int64 if an argument has a 64-bit integer type), `range(0, 1, 0.25)`
+/// (any floating-point argument) is float32.
+template <typename A, typename B, typename C = int,
+          std::enable_if_t<std::is_arithmetic_v<A> && std::is_arithmetic_v<B> &&
+                               std::is_arithmetic_v<C>,
+                           int> = 0>
+Tensor range(A start, B limit, C delta = 1) {
+  constexpr bool anyFloat = std::is_floating_point_v<A> ||
+                            std::is_floating_point_v<B> ||
+                            std::is_floating_point_v<C>;
+  constexpr bool wide = sizeof(A) > 4 || sizeof(B) > 4 || sizeof(C) > 4;
+  return range(static_cast<double>(start), static_cast<double>(limit),
+               static_cast<double>(delta),
+               anyFloat ? DType::f32
+               : wide   ? DType::i64
+                        : DType::i32);
+}
+template <typename A, std::enable_if_t<std::is_arithmetic_v<A>, int> = 0>
+Tensor range(A limit) {
+  return range(A(0), limit);
+}
 /// An n x m identity matrix (m = n when m < 0).
 Tensor eye(int64_t n, int64_t m = -1, DType dtype = DType::f32);
 /// Element conversion: float->int truncates toward zero (saturating), any
@@ -337,9 +358,10 @@ Tensor reduce_any(const Tensor &x, const std::vector<int64_t> &axes = {},
                   bool keepdims = false);
 Tensor reduce_all(const Tensor &x, const std::vector<int64_t> &axes = {},
                   bool keepdims = false);
-/// Index of the first max (min) along `axis`; output dtype int64 or int32.
-Tensor argmax(const Tensor &x, int64_t axis, DType outputType = DType::i64);
-Tensor argmin(const Tensor &x, int64_t axis, DType outputType = DType::i64);
+/// Index of the first max (min) along `axis` (tf.math.argmax: axis 0 by
+/// default); output dtype int64 or int32.
+Tensor argmax(const Tensor &x, int64_t axis = 0, DType outputType = DType::i64);
+Tensor argmin(const Tensor &x, int64_t axis = 0, DType outputType = DType::i64);
 /// exp(x) / sum(exp(x)) along `axis`, computed stably (float only).
 Tensor softmax(const Tensor &x, int64_t axis = -1);
 /// x - log(sum(exp(x))) along `axis`, computed stably (float only).

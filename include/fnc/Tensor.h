@@ -28,6 +28,7 @@
 #include "fnc/Error.h"
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <ostream>
@@ -102,6 +103,38 @@ public:
   template <typename T, EnableIfElement<T> = 0>
   explicit Tensor(const std::vector<T> &values)
       : Tensor(values, {static_cast<int64_t>(values.size())}) {}
+
+  /// A tensor over existing row-major memory, without a copy (libtorch's
+  /// from_blob). Tensors are immutable, so the memory must hold its values
+  /// and must not be written while the tensor, or anything that may share
+  /// its buffer, is alive: views made from it eagerly (reshape, expand_dims,
+  /// squeeze), results of staged functions that return it unchanged, and
+  /// staged functions that captured it from their closure. A bool tensor's
+  /// elements are bytes holding 0 or 1. `data` must be aligned for the
+  /// dtype (4 bytes for float32). Throws InvalidArgument for a null `data`
+  /// with elements, a negative dim, or a misaligned pointer.
+  ///
+  /// Borrowing: the caller keeps the memory alive and unchanged.
+  ///   std::vector<float> pixels = ...;
+  ///   auto x = fnc::Tensor::from_blob(pixels.data(), {28, 28});
+  static Tensor from_blob(const void *data, std::vector<int64_t> shape,
+                          DType dtype);
+  template <typename T>
+  static Tensor from_blob(const T *data, std::vector<int64_t> shape) {
+    static_assert(IsElementType<T>::value && !std::is_same_v<T, bool>,
+                  "fnc::Tensor::from_blob: T must be float, double, int32_t "
+                  "or int64_t (pass DType::i1 for bytes holding bools)");
+    return from_blob(static_cast<const void *>(data), std::move(shape),
+                     dtypeOf<T>);
+  }
+  /// Adopting: the tensor owns `data` and calls `deleter(data)` once, when
+  /// the last tensor sharing it is gone (from any thread). Invalid
+  /// arguments throw before it takes ownership (the deleter is not called).
+  ///   float *p = new float[n];
+  ///   auto x = fnc::Tensor::from_blob(p, {n}, fnc::DType::f32,
+  ///                                   [](void *q) { delete[] (float *)q; });
+  static Tensor from_blob(void *data, std::vector<int64_t> shape, DType dtype,
+                          std::function<void(void *)> deleter);
 
   /// False for a default-constructed (null) handle.
   bool defined() const { return impl_ != nullptr; }

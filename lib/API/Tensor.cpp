@@ -7,7 +7,9 @@
 #include "fnc/API/TensorImpl.h"
 #include "fnc/Shape/ShapeRules.h"
 
+#include <cstdint>
 #include <cstring>
+#include <limits>
 
 namespace fnc {
 
@@ -53,6 +55,70 @@ void Tensor::init(DType dtype, const std::vector<int64_t> &shape,
   if (count)
     std::memcpy(a.rawMutableData(), data, count * sizeOf(dtype));
   impl_ = std::make_shared<TensorImpl>(std::move(a));
+}
+
+namespace {
+/// Validates the arguments of Tensor::from_blob; returns the byte size.
+size_t checkBlob(const void *data, const std::vector<int64_t> &shape,
+                 DType dtype) {
+  int64_t count = 1;
+  for (int64_t d : shape) {
+    if (d < 0)
+      throw Error(ErrorKind::InvalidArgument,
+                  "fnc::Tensor::from_blob: shape " + shapes::toString(shape) +
+                      " has a negative dimension; dims must be >= 0");
+    if (__builtin_mul_overflow(count, d, &count) ||
+        count > std::numeric_limits<int64_t>::max() / 8)
+      throw Error(ErrorKind::InvalidArgument,
+                  "fnc::Tensor::from_blob: shape " + shapes::toString(shape) +
+                      " has more elements than memory can hold");
+  }
+  if (!data && count > 0)
+    throw Error(ErrorKind::InvalidArgument,
+                "fnc::Tensor::from_blob: data is null but shape " +
+                    shapes::toString(shape) + " has " + std::to_string(count) +
+                    " elements");
+  if (reinterpret_cast<uintptr_t>(data) % sizeOf(dtype) != 0)
+    throw Error(ErrorKind::InvalidArgument,
+                std::string("fnc::Tensor::from_blob: data is not aligned for "
+                            "dtype ") +
+                    dtypeName(dtype) + " (it needs " +
+                    std::to_string(sizeOf(dtype)) +
+                    "-byte alignment); copy the values instead (fnc::Tensor("
+                    "std::vector, shape))");
+  return static_cast<size_t>(count) * sizeOf(dtype);
+}
+} // namespace
+
+Tensor Tensor::from_blob(const void *data, std::vector<int64_t> shape,
+                         DType dtype) {
+  checkBlob(data, shape, dtype);
+  ref::Array a;
+  a.dtype = dtype;
+  a.shape = std::move(shape);
+  // Borrowed: nothing to free. The generated code and the reference
+  // kernels never write to an input buffer.
+  a.buffer = std::shared_ptr<void>(const_cast<void *>(data), [](void *) {});
+  Tensor t;
+  t.impl_ = std::make_shared<TensorImpl>(std::move(a));
+  return t;
+}
+
+Tensor Tensor::from_blob(void *data, std::vector<int64_t> shape, DType dtype,
+                         std::function<void(void *)> deleter) {
+  checkBlob(data, shape, dtype);
+  if (!deleter)
+    throw Error(ErrorKind::InvalidArgument,
+                "fnc::Tensor::from_blob: the deleter is empty; pass a callable "
+                "that frees the memory, or use the overload without a deleter "
+                "to borrow it");
+  ref::Array a;
+  a.dtype = dtype;
+  a.shape = std::move(shape);
+  a.buffer = std::shared_ptr<void>(data, std::move(deleter));
+  Tensor t;
+  t.impl_ = std::make_shared<TensorImpl>(std::move(a));
+  return t;
 }
 
 const TensorImpl &Tensor::impl() const {

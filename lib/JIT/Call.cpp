@@ -28,6 +28,10 @@ static_assert(TensorType::kDynamic == mlir::ShapedType::kDynamic,
 // Types
 //===----------------------------------------------------------------------===//
 
+char RuntimeError::ID = 0;
+
+void RuntimeError::log(llvm::raw_ostream &os) const { os << message_; }
+
 std::string TensorType::str(DType dtype, llvm::ArrayRef<int64_t> shape) {
   std::string s = "tensor<";
   for (int64_t d : shape)
@@ -286,8 +290,9 @@ llvm::Error Entry::call(llvm::ArrayRef<BufferView> args,
   for (void *t : temporaries)
     memory::release(t);
   if (!finished) // The result slots were never written.
-    return llvm::createStringError("@" + signature_.name + ": " +
-                                   context.error().value_or("abandoned"));
+    return llvm::make_error<RuntimeError>(
+        context.errorCode(),
+        "@" + signature_.name + ": " + context.error().value_or("abandoned"));
   llvm::Error err = llvm::Error::success();
   size_t at = 0;
   for (const TensorType &type : signature_.results) {
@@ -299,7 +304,8 @@ llvm::Error Entry::call(llvm::ArrayRef<BufferView> args,
   if (std::optional<std::string> message = context.error()) {
     consumeError(std::move(err));
     results.clear();
-    return llvm::createStringError("@" + signature_.name + ": " + *message);
+    return llvm::make_error<RuntimeError>(
+        context.errorCode(), "@" + signature_.name + ": " + *message);
   }
   return err;
 }

@@ -388,9 +388,13 @@ std::string fnc::runtime::errorMessage(int64_t code, int64_t a, int64_t b) {
   std::string sa = std::to_string(a), sb = std::to_string(b);
   switch (static_cast<ErrorCode>(code)) {
   case ErrorCode::GatherIndex:
-    return "gather index " + sa + " is out of range [0, " + sb + ")";
+    return "gather index " + sa + " is out of range [0, " + sb + ")" +
+           (b > 0 ? "; valid indices are 0 to " + std::to_string(b - 1)
+                  : "; the gathered axis is empty");
   case ErrorCode::DivisionByZero:
-    return "integer division by zero";
+    return "integer division by zero; make sure the divisor has no zeros "
+           "(e.g. fnc::select(fnc::not_equal(y, 0), ...)) or cast both "
+           "operands to a float dtype";
   case ErrorCode::DimensionMismatch:
     return "dynamic dimension mismatch: " + sa + " vs " + sb +
            " (dims unknown when the code was compiled must agree at run "
@@ -436,6 +440,31 @@ std::string fnc::runtime::errorMessage(int64_t code, int64_t a, int64_t b) {
          ", " + sb + ")";
 }
 
+fnc::ErrorKind fnc::runtime::errorKind(int64_t code) {
+  switch (static_cast<ErrorCode>(code)) {
+  case ErrorCode::GatherIndex:
+  case ErrorCode::RowIndex:
+  case ErrorCode::OutOfMemory:
+  case ErrorCode::SizeOverflow:
+    return ErrorKind::OutOfRange;
+  case ErrorCode::NonFinite:
+    return ErrorKind::FailedPrecondition;
+  case ErrorCode::Internal:
+    return ErrorKind::Internal;
+  case ErrorCode::DivisionByZero:
+  case ErrorCode::DimensionMismatch:
+  case ErrorCode::ReshapeSize:
+  case ErrorCode::NegativeExponent:
+  case ErrorCode::SliceOutOfRange:
+  case ErrorCode::NegativeDimension:
+  case ErrorCode::SqueezeSize:
+  case ErrorCode::CheckFailed:
+  case ErrorCode::WindowTooLarge:
+    return ErrorKind::InvalidArgument;
+  }
+  return ErrorKind::Internal;
+}
+
 void fnc::runtime::setGlobalSeed(uint64_t seed) {
   RandomState &state = randomState();
   std::lock_guard<std::mutex> lock(state.mutex);
@@ -471,6 +500,11 @@ std::optional<std::string> CallContext::error() const {
   if (loopError[0] != 0)
     return errorMessage(loopError[0], loopError[1], loopError[2]);
   return std::nullopt;
+}
+
+int64_t CallContext::errorCode() const {
+  int64_t c = code.load(std::memory_order_acquire);
+  return c != 0 ? c : loopError[0];
 }
 
 FncContextRef CallContext::ref() {

@@ -15,6 +15,7 @@
 #include "fnc/API/Tape.h"
 
 #include "fnc/JIT/Engine.h"
+#include "fnc/Runtime/Runtime.h"
 #include "fnc/Trace/CompiledTrace.h"
 #include "fnc/Trace/TraceRecorder.h"
 
@@ -366,6 +367,28 @@ Words toWords(const CallKey &key) {
 // ConcreteImpl
 //===----------------------------------------------------------------------===//
 
+namespace {
+[[noreturn]] void signatureMismatch(const std::string &fn,
+                                    const std::vector<TensorSpec> &sig,
+                                    const CallKey &key,
+                                    const std::vector<std::string> &names);
+
+/// Throws the error of a failed call of `fn`'s compiled code with the
+/// kind the eager API gives the same fault.
+[[noreturn]] void throwCallError(const std::string &fn, llvm::Error err) {
+  ErrorKind kind = ErrorKind::InvalidArgument; // argument checks
+  std::string message;
+  llvm::handleAllErrors(
+      std::move(err),
+      [&](const jit::RuntimeError &e) {
+        kind = runtime::errorKind(e.code());
+        message = e.message();
+      },
+      [&](const llvm::ErrorInfoBase &e) { message = e.message(); });
+  throw Error(kind, "fnc::function `" + fn + "`: " + message);
+}
+} // namespace
+
 struct ConcreteImpl {
   std::string name;
   Words key;
@@ -400,8 +423,7 @@ std::vector<Tensor> ConcreteImpl::run(const Tensor *const *tensors,
   for (const Tensor &t : trace->hiddenArgs())
     views.push_back(view(t));
   if (llvm::Error err = trace->entry().call(views, results))
-    throw Error(ErrorKind::InvalidArgument,
-                "fnc::function `" + name + "`: " + llvm::toString(std::move(err)));
+    throwCallError(name, std::move(err));
   std::vector<Tensor> outs;
   outs.reserve(results.size());
   for (jit::Buffer &b : results) {
@@ -477,8 +499,13 @@ struct FunctionCore::State {
   std::vector<std::shared_ptr<struct BackwardFunction>> backwards;
 
   std::vector<std::string> paramNames() const {
+    // A generic callable's parameters are known per call: name as many as
+    // the signature has.
+    size_t n = std::max(
+        paramIsTensor.size(),
+        options.input_signature ? options.input_signature->size() : size_t{0});
     std::vector<std::string> r;
-    for (size_t i = 0; i < paramIsTensor.size(); ++i)
+    for (size_t i = 0; i < n; ++i)
       r.push_back(KeyParser(nullptr, 0, options.arg_names)
                       .paramName(static_cast<int32_t>(i)));
     return r;
@@ -486,7 +513,7 @@ struct FunctionCore::State {
 };
 
 FunctionCore::FunctionCore(FunctionOptions options,
-                           std::vector<bool> paramIsTensor)
+                           std::vector<bool> paramIsTensor, bool fixedParams)
     : state_(std::make_unique<State>()) {
   State &s = *state_;
   s.name = options.name.empty() ? "function" : options.name;
@@ -501,14 +528,23 @@ FunctionCore::FunctionCore(FunctionOptions options,
                     "bound)");
   if (s.options.input_signature) {
     const auto &sig = *s.options.input_signature;
-    if (sig.size() != s.paramIsTensor.size())
+    // A spec's name names its parameter (in signatures and errors) unless
+    // arg_names does.
+    std::vector<std::string> &names = s.options.arg_names;
+    for (size_t i = 0; i < sig.size(); ++i) {
+      if (sig[i].name.empty() || (i < names.size() && !names[i].empty()))
+        continue;
+      names.resize(std::max(names.size(), i + 1));
+      names[i] = sig[i].name;
+    }
+    if (fixedParams && sig.size() != s.paramIsTensor.size())
       throw Error(ErrorKind::InvalidArgument,
                   "fnc::function `" + s.name + "`: the input_signature has " +
                       std::to_string(sig.size()) + " spec" +
                       (sig.size() == 1 ? "" : "s") + " but the callable has " +
                       std::to_string(s.paramIsTensor.size()) +
                       " parameters; give one fnc::TensorSpec per parameter");
-    for (size_t i = 0; i < sig.size(); ++i)
+    for (size_t i = 0; i < s.paramIsTensor.size(); ++i)
       if (!s.paramIsTensor[i])
         throw Error(ErrorKind::InvalidArgument,
                     "fnc::function `" + s.name + "`: parameter `" +
@@ -528,6 +564,12 @@ FunctionCore::FunctionCore(FunctionOptions options,
 
 FunctionCore::~FunctionCore() = default;
 
+void FunctionCore::emptyFunctionError() {
+  throw Error(ErrorKind::FailedPrecondition,
+              "an empty fnc::Function was called; assign it a staged "
+              "callable first (fnc::function(...))");
+}
+
 bool FunctionCore::runCallableDirectly() {
   // Inside a trace the callable is inlined (a tape in that trace sees its
   // ops).
@@ -536,6 +578,16 @@ bool FunctionCore::runCallableDirectly() {
 }
 
 bool FunctionCore::underTape() { return tape::anyRecording(); }
+
+void FunctionCore::checkDirectCall(const CallKey &key) const {
+  const State &s = *state_;
+  if (!s.options.input_signature)
+    return;
+  const std::vector<TensorSpec> &sig = *s.options.input_signature;
+  for (size_t i = 0; i < key.tensors.size() && i < sig.size(); ++i)
+    if (!sig[i].matches(key.tensors[i]->dtype(), key.tensors[i]->shape()))
+      signatureMismatch(s.name, sig, key, s.paramNames());
+}
 
 const std::string &FunctionCore::name() const { return state_->name; }
 
@@ -587,7 +639,10 @@ namespace {
   }
   throw Error(ErrorKind::InvalidArgument,
               "fnc::function `" + fn +
-                  "`: the call does not match the input_signature");
+                  "`: the call does not match the input_signature of " +
+                  std::to_string(sig.size()) + " spec" +
+                  (sig.size() == 1 ? "" : "s") +
+                  "; pass exactly one fnc::Tensor per spec");
 }
 
 /// The most specific concrete function `key` may run, or null.

@@ -11,6 +11,7 @@
 #include "fnc/Variable.h"
 
 #include "fnc/API/OpSupport.h"
+#include "fnc/API/Print.h"
 #include "fnc/API/Tape.h"
 #include "fnc/Ops.h"
 
@@ -245,8 +246,20 @@ Tensor Variable::scalar(double value) const {
 
 std::string Variable::str() const {
   const detail::VariableState &s = stateOf(state_, "str");
-  std::string t = read_value().str();
-  return "fnc.Variable '" + s.name + "' " + t;
+  std::string shape = "(";
+  for (size_t i = 0; i < s.shape.size(); ++i)
+    shape += (i ? ", " : "") + std::to_string(s.shape[i]);
+  shape += s.shape.size() == 1 ? ",)" : ")";
+  std::string text = "fnc.Variable '" + s.name + "' shape=" + shape +
+                     " dtype=" + dtypeName(s.dtype);
+  // While tracing the value is symbolic (TensorFlow prints no numpy= in a
+  // graph either); printing must not stage a read.
+  if (api::recording())
+    return text;
+  std::string values = detail::formatValues(s.alias);
+  if (values.find('\n') != std::string::npos)
+    values = "\n" + values;
+  return text + ", numpy=" + values;
 }
 
 std::ostream &operator<<(std::ostream &os, const Variable &v) {

@@ -32,7 +32,7 @@ func.func @chain(%a: tensor<?xf32>, %b: tensor<?xf32>, %c: tensor<?xf32>) -> ten
 // RUN: not fnc-run %s --entry=gather_empty --input=0xf32= --input=1xi32=0 2>&1 | FileCheck %s --check-prefix=GATHER
 // RUN: not fnc-run %s --entry=gather_empty --interpret --input=0xf32= --input=1xi32=0 2>&1 | FileCheck %s --check-prefix=GATHER-I
 // RUN: fnc-run %s --entry=gather_empty --input=0xf32= --input=0xi32= | FileCheck %s --check-prefix=GATHER-NONE
-// GATHER: fnc-run: error: @gather_empty: gather index 0 is out of range [0, 0)
+// GATHER: fnc-run: error: @gather_empty: gather index 0 is out of range [0, 0); the gathered axis is empty
 // GATHER-I: fnc-run: error: {{.*}}fnc::gather: index 0
 // GATHER-NONE: fnc.Tensor([], shape=(0,), dtype=float32)
 func.func @gather_empty(%a: tensor<?xf32>, %i: tensor<?xi32>) -> tensor<?xf32> {

@@ -68,7 +68,7 @@ TEST(CreationTest, ShapeAsATensor) {
 }
 
 TEST(CreationTest, Range) {
-  EXPECT_EQ(vec<float>(range(0, 5)), (std::vector<float>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(vec<float>(range(0.f, 5.f)), (std::vector<float>{0, 1, 2, 3, 4}));
   EXPECT_EQ(vec<int32_t>(range(10, 1, -3, DType::i32)),
             (std::vector<int32_t>{10, 7, 4}));
   EXPECT_EQ(vec<double>(range(0, 1, 0.25, DType::f64)),

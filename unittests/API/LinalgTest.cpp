@@ -124,7 +124,7 @@ std::vector<double> naiveConv(const Tensor &in, const Tensor &f, int64_t sh,
 
 TEST(Conv2dTest, ByHand) {
   // 1x3x3x1 input, 2x2x1x1 filter of ones: sums of 2x2 windows.
-  Tensor in = reshape(range(1, 10), {1, 3, 3, 1});
+  Tensor in = reshape(range(1.f, 10.f), {1, 3, 3, 1});
   Tensor f = ones({2, 2, 1, 1});
   EXPECT_EQ(vec<float>(conv2d(in, f)), (std::vector<float>{12, 16, 24, 28}));
   // SAME pads after (bottom/right) first for an even filter.
@@ -185,7 +185,7 @@ TEST(Conv2dTest, Errors) {
 }
 
 TEST(Pool2dTest, ByHand) {
-  Tensor in = reshape(range(1, 17), {1, 4, 4, 1});
+  Tensor in = reshape(range(1.f, 17.f), {1, 4, 4, 1});
   Tensor m = max_pool2d(in, {2, 2}, {2, 2});
   EXPECT_EQ(m.shape(), (Shape{1, 2, 2, 1}));
   EXPECT_EQ(vec<float>(m), (std::vector<float>{6, 8, 14, 16}));

@@ -120,7 +120,7 @@ TEST(PrintTest, Summarized) {
   EXPECT_EQ(range(0, 2000, 1, DType::i32).str(),
             "fnc.Tensor([   0    1    2 ... 1997 1998 1999], shape=(2000,), "
             "dtype=int32)");
-  EXPECT_EQ(range(0, 2000).str(),
+  EXPECT_EQ(range(0.f, 2000.f).str(),
             "fnc.Tensor([0.000e+00 1.000e+00 2.000e+00 ... 1.997e+03 "
             "1.998e+03 1.999e+03], shape=(2000,), dtype=float32)");
   std::string row = " [0. 0. 0. ... 0. 0. 0.]";

@@ -349,7 +349,8 @@ TEST_F(EngineTest, RuntimeErrorBecomesAnError) {
   EXPECT_EQ(errorOf(fails->call({{DType::f32, shape, a.data()},
                                  {DType::i32, one, index.data()}},
                                 results)),
-            "@fails: gather index 7 is out of range [0, 5)");
+            "@fails: gather index 7 is out of range [0, 5); valid indices are "
+            "0 to 4");
   EXPECT_TRUE(results.empty());
   // The error was the call's own: an unrelated call succeeds.
   std::vector<float> four(4);
@@ -383,7 +384,8 @@ TEST_F(EngineTest, ConcurrentCallsKeepTheirOwnErrors) {
         if (!got.empty() || results.size() != 1 ||
             static_cast<float *>(results[0].data())[0] != a[index])
           ++wrong;
-      } else if (got != "@fails: gather index 7 is out of range [0, 5)" ||
+      } else if (got != "@fails: gather index 7 is out of range [0, 5); valid "
+                        "indices are 0 to 4" ||
                  !results.empty()) {
         ++wrong;
       }

@@ -263,7 +263,8 @@ TEST(RuntimeErrors, FirstErrorWins) {
   _mlir_ciface_fncRaiseError(&call.ref, 1, 7, 5);
   _mlir_ciface_fncRaiseError(&call.ref, 2, 0, 0);
   EXPECT_TRUE(call.context.failed());
-  EXPECT_EQ(call.context.error(), "gather index 7 is out of range [0, 5)");
+  EXPECT_EQ(call.context.error(),
+            "gather index 7 is out of range [0, 5); valid indices are 0 to 4");
   // Another call's context is untouched.
   EXPECT_FALSE(ctx.context.failed());
 }
@@ -277,8 +278,25 @@ TEST(RuntimeErrors, NumericsCarryTheOpName) {
   EXPECT_EQ(call.context.error(), "check_numerics: fnc.exp produced NaN or Inf");
 }
 
+TEST(RuntimeErrors, KindsAreThoseOfTheEagerOps) {
+  EXPECT_EQ(errorKind(static_cast<int64_t>(ErrorCode::GatherIndex)),
+            fnc::ErrorKind::OutOfRange);
+  EXPECT_EQ(errorKind(static_cast<int64_t>(ErrorCode::RowIndex)),
+            fnc::ErrorKind::OutOfRange);
+  EXPECT_EQ(errorKind(static_cast<int64_t>(ErrorCode::DivisionByZero)),
+            fnc::ErrorKind::InvalidArgument);
+  EXPECT_EQ(errorKind(static_cast<int64_t>(ErrorCode::NonFinite)),
+            fnc::ErrorKind::FailedPrecondition);
+  EXPECT_EQ(errorKind(static_cast<int64_t>(ErrorCode::Internal)),
+            fnc::ErrorKind::Internal);
+  EXPECT_EQ(errorKind(999), fnc::ErrorKind::Internal);
+}
+
 TEST(RuntimeErrors, Messages) {
-  EXPECT_EQ(errorMessage(2, 0, 0), "integer division by zero");
+  EXPECT_EQ(errorMessage(2, 0, 0).rfind("integer division by zero; make sure "
+                                        "the divisor has no zeros",
+                                        0),
+            0u);
   EXPECT_EQ(errorMessage(3, 4, 5).rfind("dynamic dimension mismatch: 4 vs 5 (", 0),
             0u);
   EXPECT_NE(errorMessage(3, 4, 5).find("input_signature"), std::string::npos);
@@ -339,7 +357,8 @@ TEST(RuntimeErrors, LoopWords) {
   call.ref.data[1] = 7;
   call.ref.data[2] = 5;
   EXPECT_TRUE(call.context.failed());
-  EXPECT_EQ(call.context.error(), "gather index 7 is out of range [0, 5)");
+  EXPECT_EQ(call.context.error(),
+            "gather index 7 is out of range [0, 5); valid indices are 0 to 4");
 }
 
 } // namespace

@@ -171,16 +171,26 @@ TEST(FunctionDifferentialTest, OpFamiliesAgree) {
       [](Tensor x) { return reduce_prod(x, {0}, true); },
       [](Tensor x) { return cast(reduce_any(x > 4.f, {1}), DType::f32); },
       [](Tensor x) { return cast(reduce_all(x > -7.f), DType::f32); },
-      [](Tensor x) { return reshape(x, {3, -1}); },
+      [](Tensor x) {
+        return reshape(x, {3, -1});
+      },
       [](Tensor x) { return expand_dims(x, 0) + 1.f; },
       [](Tensor x) { return squeeze(expand_dims(x, 1)); },
-      [](Tensor x) { return slice(x, {0, 1}, {2, 2}); },
-      [](Tensor x) { return concat({x, x * 2.f}, 1); },
+      [](Tensor x) {
+        return slice(x, {0, 1}, {2, 2});
+      },
+      [](Tensor x) {
+        return concat({x, x * 2.f}, 1);
+      },
       [&](Tensor x) { return gather(x, idx, 1); },
       [](Tensor x) { return one_hot(cast(abs(x), DType::i32), 4); },
-      [](Tensor x) { return broadcast_to(reduce_sum(x, {0}), {2, 3}); },
-      [](Tensor x) { return x + zeros({2, 3}) + ones({3}) + eye(2, 3); },
-      [](Tensor x) { return x * range(0, 3); },
+      [](Tensor x) {
+        return broadcast_to(reduce_sum(x, {0}), {2, 3});
+      },
+      [](Tensor x) {
+        return x + zeros({2, 3}) + ones({3}) + eye(2, 3);
+      },
+      [](Tensor x) { return x * range(0.f, 3.f); },
       [](Tensor x) { return exp(x / 4.f) + sqrt(abs(x)) + log(abs(x)); },
       [](Tensor x) { return pow(abs(x), 1.5f) + floor_mod(x, 4.f); },
       [](Tensor x) {

@@ -290,9 +290,11 @@ TEST(FunctionDispatchTest, UnknownDimOfSizeOneBroadcastsAtRunTime) {
       TensorSpec({kUnknownDim, 2, 3}), TensorSpec({kUnknownDim, 3, 2})};
   auto mm = fnc::function([](Tensor a, Tensor b) { return matmul(a, b); },
                           batched);
-  Tensor a3 = reshape(range(0, 18), {3, 2, 3}), b1 = reshape(range(0, 6), {1, 3, 2});
+  Tensor a3 = reshape(range(0.f, 18.f), {3, 2, 3}),
+         b1 = reshape(range(0.f, 6.f), {1, 3, 2});
   EXPECT_EQ(mm(a3, b1).to_vector<float>(), matmul(a3, b1).to_vector<float>());
-  Tensor a1 = reshape(range(0, 6), {1, 2, 3}), b3 = reshape(range(0, 18), {3, 3, 2});
+  Tensor a1 = reshape(range(0.f, 6.f), {1, 2, 3}),
+         b3 = reshape(range(0.f, 18.f), {3, 3, 2});
   EXPECT_EQ(mm(a1, b3).to_vector<float>(), matmul(a1, b3).to_vector<float>());
   EXPECT_EQ(mm(a3, b3).to_vector<float>(), matmul(a3, b3).to_vector<float>());
 

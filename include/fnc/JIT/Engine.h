@@ -180,6 +180,24 @@ llvm::Expected<std::vector<GlobalVariable>> readGlobals(mlir::ModuleOp module);
 /// The names of the public functions with a body, in module order.
 std::vector<std::string> publicFunctions(mlir::ModuleOp module);
 
+/// The error of a call that generated code reported through the runtime:
+/// its fnc::runtime::ErrorCode and its user-facing message.
+class RuntimeError : public llvm::ErrorInfo<RuntimeError> {
+public:
+  static char ID;
+  RuntimeError(int64_t code, std::string message)
+      : code_(code), message_(std::move(message)) {}
+  int64_t code() const { return code_; }
+  void log(llvm::raw_ostream &os) const override;
+  std::error_code convertToErrorCode() const override {
+    return llvm::inconvertibleErrorCode();
+  }
+
+private:
+  int64_t code_;
+  std::string message_;
+};
+
 /// A compiled public function. Valid while its CompiledModule lives.
 class Entry {
 public:

@@ -26,6 +26,7 @@
 #ifndef FNC_RUNTIME_RUNTIME_H
 #define FNC_RUNTIME_RUNTIME_H
 
+#include "fnc/Error.h"
 #include "fnc/Runtime/ErrorCode.h"
 
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
@@ -72,6 +73,8 @@ struct CallContext {
   bool failed() const;
   /// The user-facing message of the call's error; nullopt if none.
   std::optional<std::string> error() const;
+  /// The ErrorCode of that error (0 if none).
+  int64_t errorCode() const;
   /// The descriptor generated code receives (for host code that calls the
   /// runtime's functions itself, as the eager API does).
   FncContextRef ref();
@@ -183,6 +186,9 @@ namespace fnc::runtime {
 /// The user-facing message of an error, e.g. "gather index 7 is out of
 /// range [0, 5)".
 std::string errorMessage(int64_t code, int64_t a, int64_t b);
+/// The fnc::ErrorKind of `code`: the kind the eager API throws for the same
+/// fault (an out-of-range gather index is OutOfRange in both).
+ErrorKind errorKind(int64_t code);
 
 /// Seeds the random generator and resets every op's counter, so that the
 /// values drawn from then on are reproducible. Without a call, the seed is

@@ -97,7 +97,7 @@
 // RUN: not fnc-run %s --entry=fails --input=5xf32=1,2,3,4,5 --input=1xi32=7 --output=@%t.dir/out.npy 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=RUNTIME
 // RUN: ls %t.dir | count 0
-// RUNTIME: fnc-run: error: @fails: gather index 7 is out of range [0, 5)
+// RUNTIME: fnc-run: error: @fails: gather index 7 is out of range [0, 5); valid indices are 0 to 4
 
 // A run stopped by SIGTERM or SIGINT leaves no temporary output behind.
 // RUN: rm -rf %t.killed && mkdir %t.killed
