@@ -6,7 +6,9 @@ from lit.llvm import llvm_config
 
 config.name = "fnc"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir"]
+# .mlir: dialect, pass and tool tests; .test: the checks of docs/ and the
+# README (test/docs).
+config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.fnc_obj_root, "test")
 # fuzz/ holds libFuzzer targets and their crashers, not lit tests.
@@ -17,6 +19,9 @@ config.excludes = [
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(["fnc-opt", "fnc-run"], [config.fnc_tools_dir])
+config.substitutions.append(("%fnc_src_root", config.fnc_src_root))
+config.substitutions.append(("%fnc_obj_root", config.fnc_obj_root))
+config.substitutions.append(("%fnc_tools_dir", config.fnc_tools_dir))
 
 # AddressSanitizer builds (scripts/sanitize.sh): ASan's operator new reports
 # out-of-memory and aborts instead of throwing std::bad_alloc, so the tests

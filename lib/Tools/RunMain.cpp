@@ -184,17 +184,32 @@ llvm::Error buildArguments(const jit::Signature &sig,
                            bool bindGlobals = true) {
   size_t expected = 0;
   std::string wanted;
+  // A literal for the first input that has no --input, as a hint.
+  std::string example;
   for (const jit::ArgSpec &arg : sig.args)
     if (arg.boundTo.empty()) {
       wanted += (expected ? ", " : "") + arg.str();
-      ++expected;
+      if (expected++ == inputs.size()) {
+        for (int64_t dim : arg.type.shape)
+          example += (dim == jit::TensorType::kDynamic ? std::string("1")
+                                                       : std::to_string(dim)) +
+                     "x";
+        example += std::string(mlirElementName(arg.type.dtype)) + "=0";
+      }
     }
   if (inputs.size() != expected)
     return llvm::createStringError(
         "@" + sig.name + " takes " + std::to_string(expected) + " input" +
         (expected == 1 ? "" : "s") + (expected ? " (" + wanted + ")" : "") +
         " but " + std::to_string(inputs.size()) + " --input" +
-        (inputs.size() == 1 ? " was" : "s were") + " given");
+        (inputs.size() == 1 ? " was" : "s were") + " given; " +
+        (inputs.size() > expected
+             ? std::string("remove the extra --input options")
+             : "add one --input per missing input, in order" +
+                   (example.empty() ? std::string()
+                                    : ": a literal such as --input=" + example +
+                                          " (every element 0) or a .npy file, "
+                                          "--input=@file.npy")));
   size_t next = 0;
   args.resize(sig.args.size());
   for (size_t i = 0; i < sig.args.size(); ++i) {

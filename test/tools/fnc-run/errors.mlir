@@ -47,7 +47,15 @@
 // PRIVATE: fnc-run: error: no public function @helper in
 
 // RUN: not fnc-run %s --entry=add --input=3xf32=1,2,3 2>&1 | FileCheck %s --check-prefix=ARITY
-// ARITY: fnc-run: error: @add takes 2 inputs (tensor<3xf32>, tensor<?xf32>) but 1 --input was given
+// ARITY: fnc-run: error: @add takes 2 inputs (tensor<3xf32>, tensor<?xf32>) but 1 --input was given; add one --input per missing input, in order: a literal such as --input=1xf32=0 (every element 0) or a .npy file, --input=@file.npy
+
+// --benchmark calls the entry too, so it needs the inputs as well.
+// RUN: not fnc-run %s --entry=add --benchmark=10 2>&1 | FileCheck %s --check-prefix=NONE
+// NONE: fnc-run: error: @add takes 2 inputs (tensor<3xf32>, tensor<?xf32>) but 0 --inputs were given; add one --input per missing input, in order: a literal such as --input=3xf32=0 (every element 0) or a .npy file, --input=@file.npy
+
+// RUN: not fnc-run %s --entry=add --input=3xf32=1,2,3 --input=3xf32=1,2,3 \
+// RUN:   --input=f32=1 2>&1 | FileCheck %s --check-prefix=EXTRA
+// EXTRA: fnc-run: error: @add takes 2 inputs (tensor<3xf32>, tensor<?xf32>) but 3 --inputs were given; remove the extra --input options
 
 // RUN: not fnc-run %s --entry=add --input=3xf32=1,2,3 --input=2x2xf32=1,2,3,4 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=RANK

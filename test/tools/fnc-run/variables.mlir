@@ -10,7 +10,7 @@
 // ONE: fnc.Tensor([11. 22.], shape=(2,), dtype=float32)
 // THREE: fnc.Tensor([31. 62.], shape=(2,), dtype=float32)
 // UNBOUND: fnc.Tensor([ 4  8 12], shape=(3,), dtype=int32)
-// ARITY: fnc-run: error: @scale takes 2 inputs (!fnc.variable<tensor<3xi32>>, tensor<i32>) but 1 --input was given
+// ARITY: fnc-run: error: @scale takes 2 inputs (!fnc.variable<tensor<3xi32>>, tensor<i32>) but 1 --input was given; add one --input per missing input, in order: a literal such as --input=i32=0 (every element 0)
 
 fnc.global_variable @w = dense<[1.0, 2.0]> : tensor<2xf32>
 

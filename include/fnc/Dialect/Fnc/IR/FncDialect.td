@@ -41,7 +41,18 @@ def Fnc_Dialect : Dialect {
   let dependentDialects = ["::mlir::tensor::TensorDialect"];
 }
 
+// Every op says which C++ API call stages it: `cppApi` lists the public
+// functions whose result the op computes, by their name in namespace fnc
+// ("matmul"), as operators ("operator+") or as methods ("Variable::assign");
+// an op of the op table (Fnc_TableEntry) adds its `tableApiName`. An op no
+// call stages by itself (a terminator, a module-level declaration) has an
+// empty list and says in `cppApiNote` where it comes from. fnc-tblgen
+// checks that every op has one or the other and generates the table of
+// docs/ApiToOps.md from them (`-gen-api-doc`).
 class Fnc_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Fnc_Dialect, mnemonic, traits>;
+    : Op<Fnc_Dialect, mnemonic, traits> {
+  list<string> cppApi = [];
+  string cppApiNote = "";
+}
 
 #endif // FNC_DIALECT

@@ -50,12 +50,18 @@ def Fnc_OutputResource : Resource<"::mlir::fnc::OutputStreamResource">;
 def Fnc_ConstantOp : Fnc_Op<"constant",
     [ConstantLike, Pure, InferTypeOpAdaptor]> {
   let summary = "A tensor constant";
+  let cppApiNote =
+      "Every eager tensor a trace captures and every C++ number used as an " #
+      "operand (`x * 3.f`).";
   let description = [{
     Produces the tensor given by `value`; its type is the type of the
     attribute. Eager tensors captured by a trace become constants.
 
     ```mlir
-    %c = fnc.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+    func.func @f() -> tensor<2x2xf32> {
+      %c = fnc.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+      return %c : tensor<2x2xf32>
+    }
     ```
   }];
   let arguments = (ins ElementsAttr:$value);
@@ -66,6 +72,9 @@ def Fnc_ConstantOp : Fnc_Op<"constant",
 
 def Fnc_FillOp : Fnc_Op<"fill", [Pure]> {
   let summary = "A tensor filled with one value (zeros, ones, fill)";
+  let cppApiNote =
+      "No C++ call stages it (`fnc::zeros`, `ones` and `fill` broadcast a " #
+      "scalar `fnc.constant`); for hand-written modules.";
   let description = [{
     Produces a tensor of the result type with every element equal to
     `value`, converted to the element type (integers truncate toward zero,
@@ -74,8 +83,11 @@ def Fnc_FillOp : Fnc_Op<"fill", [Pure]> {
     `index` operand, in order.
 
     ```mlir
-    %z = fnc.fill 0.0 : tensor<2x3xf32>
-    %o = fnc.fill 1.0 [%n] : tensor<?x3xi32>
+    func.func @f(%n: index) -> (tensor<2x3xf32>, tensor<?x3xi32>) {
+      %z = fnc.fill 0.0 : tensor<2x3xf32>
+      %o = fnc.fill 1.0 [%n] : tensor<?x3xi32>
+      return %z, %o : tensor<2x3xf32>, tensor<?x3xi32>
+    }
     ```
   }];
   let arguments = (ins F64Attr:$value, Variadic<Index>:$dynamicDims);
@@ -88,13 +100,17 @@ def Fnc_FillOp : Fnc_Op<"fill", [Pure]> {
 
 def Fnc_RangeOp : Fnc_Op<"range", [Pure]> {
   let summary = "The numbers start, start + delta, ... below limit (iota)";
+  let cppApi = ["range"];
   let description = [{
     A 1-D tensor of `ceil((limit - start) / delta)` elements, element `i`
     being `start + i * delta` converted to the element type. The result
     length must equal that count.
 
     ```mlir
-    %r = fnc.range 0.0, 10.0, 2.0 : tensor<5xi32>
+    func.func @f() -> tensor<5xi32> {
+      %r = fnc.range 0.0, 10.0, 2.0 : tensor<5xi32>
+      return %r : tensor<5xi32>
+    }
     ```
   }];
   let arguments = (ins F64Attr:$start, F64Attr:$limit, F64Attr:$delta);
@@ -106,11 +122,15 @@ def Fnc_RangeOp : Fnc_Op<"range", [Pure]> {
 
 def Fnc_EyeOp : Fnc_Op<"eye", [Pure]> {
   let summary = "An identity matrix";
+  let cppApi = ["eye"];
   let description = [{
     A static 2-D tensor with ones on the main diagonal and zeros elsewhere.
 
     ```mlir
-    %i = fnc.eye : tensor<3x4xf32>
+    func.func @f() -> tensor<3x4xf32> {
+      %i = fnc.eye : tensor<3x4xf32>
+      return %i : tensor<3x4xf32>
+    }
     ```
   }];
   let results = (outs 2DTensorOf<[Fnc_Element]>:$result);
@@ -120,12 +140,16 @@ def Fnc_EyeOp : Fnc_Op<"eye", [Pure]> {
 
 def Fnc_CastOp : Fnc_Op<"cast", [Pure, SameOperandsAndResultShape]> {
   let summary = "Converts the elements to another dtype";
+  let cppApi = ["cast"];
   let description = [{
     Converts each element: float to integer truncates toward zero, a number
     to bool is `x != 0`, bool to a number is 0 or 1. The shape is unchanged.
 
     ```mlir
-    %i = fnc.cast %x : tensor<2x3xf32> to tensor<2x3xi32>
+    func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xi32> {
+      %i = fnc.cast %x : tensor<2x3xf32> to tensor<2x3xi32>
+      return %i : tensor<2x3xi32>
+    }
     ```
   }];
   let arguments = (ins Fnc_Tensor:$input);
@@ -147,15 +171,26 @@ def Fnc_CastOp : Fnc_Op<"cast", [Pure, SameOperandsAndResultShape]> {
 //===----------------------------------------------------------------------===//
 
 // The dtypes an op of the table accepts: the ODS type that checks its
-// operands and the name of the class in fnc::scalar::DTypes.
-class Fnc_DTypes<string name, Type tensorType> {
+// operands, the name of the class in fnc::scalar::DTypes and the element
+// type of the op's example in the dialect reference.
+class Fnc_DTypes<string name, Type tensorType, string exampleElement> {
   string cppName = name;
   Type tensor = tensorType;
+  string example = exampleElement;
 }
-def Fnc_FloatDTypes : Fnc_DTypes<"Float", Fnc_FloatTensor>;
-def Fnc_NumericDTypes : Fnc_DTypes<"Numeric", Fnc_NumericTensor>;
-def Fnc_BoolDTypes : Fnc_DTypes<"Bool", Fnc_BoolTensor>;
-def Fnc_AnyDTypes : Fnc_DTypes<"Any", Fnc_Tensor>;
+def Fnc_FloatDTypes : Fnc_DTypes<"Float", Fnc_FloatTensor, "f32">;
+def Fnc_NumericDTypes : Fnc_DTypes<"Numeric", Fnc_NumericTensor, "f32">;
+def Fnc_BoolDTypes : Fnc_DTypes<"Bool", Fnc_BoolTensor, "i1">;
+def Fnc_AnyDTypes : Fnc_DTypes<"Any", Fnc_Tensor, "f32">;
+
+// The examples in the op descriptions (```mlir blocks) are complete
+// modules: a `func.func @f` whose arguments are the op's operands, so that
+// each one parses, verifies and compiles as written (the test
+// test/docs/op-examples.test runs fnc-opt on every one) and runs with
+// fnc-run. The op families below write theirs from one template each, in
+// which `OP` stands for the mnemonic and `T` for the element type; a
+// description starts with four spaces so that the generated markdown
+// strips the same indentation from every line.
 
 // An entry of the op table. `family` is Unary, Binary, Compare or Reduce;
 // `apiName` the eager function (fnc::<apiName>); `differentiable` whether a
@@ -181,15 +216,19 @@ class Fnc_BinaryOp<string mnemonic, Fnc_DTypes dtypes, string desc,
     : Fnc_Op<mnemonic, !listconcat(traits, [Pure, InferTypeOpAdaptor,
                                             SameOperandsAndResultElementType])>,
       Fnc_TableEntry<"Binary", mnemonic, dtypes, differentiable> {
-  let description = desc # [{
+  let description = "    " # desc # !subst("OP", mnemonic,
+      !subst("xT", "x" # dtypes.example, [{
 
     The operands broadcast with numpy's rules; dynamic dimensions are allowed
     and checked at run time. The result type is inferred.
 
     ```mlir
-    %z = fnc.}] # mnemonic # [{ %x, %y : tensor<2x3xf32>, tensor<3xf32>
+    func.func @f(%x: tensor<2x3xT>, %y: tensor<3xT>) -> tensor<2x3xT> {
+      %z = fnc.OP %x, %y : tensor<2x3xT>, tensor<3xT>
+      return %z : tensor<2x3xT>
+    }
     ```
-  }];
+  }]));
   let arguments = (ins dtypes.tensor:$lhs, dtypes.tensor:$rhs);
   let results = (outs dtypes.tensor:$result);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)";
@@ -199,18 +238,22 @@ class Fnc_BinaryOp<string mnemonic, Fnc_DTypes dtypes, string desc,
 def Fnc_AddOp : Fnc_BinaryOp<"add", Fnc_NumericDTypes,
     "Elementwise `lhs + rhs`.", [Commutative]> {
   let summary = "Elementwise addition";
+  let cppApi = ["operator+"];
 }
 def Fnc_SubOp : Fnc_BinaryOp<"sub", Fnc_NumericDTypes,
     "Elementwise `lhs - rhs`."> {
   let summary = "Elementwise subtraction";
+  let cppApi = ["operator-"];
 }
 def Fnc_MulOp : Fnc_BinaryOp<"mul", Fnc_NumericDTypes,
     "Elementwise `lhs * rhs`.", [Commutative]> {
   let summary = "Elementwise multiplication";
+  let cppApi = ["operator*"];
 }
 def Fnc_DivOp : Fnc_BinaryOp<"div", Fnc_NumericDTypes,
     "Elementwise `lhs / rhs`; integer division truncates toward zero."> {
   let summary = "Elementwise division";
+  let cppApi = ["operator/"];
 }
 def Fnc_PowOp : Fnc_BinaryOp<"pow", Fnc_NumericDTypes,
     "Elementwise `lhs` to the power `rhs` (integer exponents must be >= 0)."> {
@@ -229,6 +272,7 @@ def Fnc_FloorModOp : Fnc_BinaryOp<"floor_mod", Fnc_NumericDTypes,
     "Remainder of floor division: the result has the sign of `rhs` "
     "(TensorFlow's floormod, Python's `%`).">{
   let summary = "Elementwise floor modulo";
+  let cppApi = ["operator%"];
 }
 def Fnc_FloorDivOp : Fnc_BinaryOp<"floor_div", Fnc_NumericDTypes,
     "`floor(lhs / rhs)` (TensorFlow's floordiv, Python's `//`).", [],
@@ -260,7 +304,10 @@ def Fnc_CompareOp : Fnc_Op<"compare",
     are false except `ne`. Bool operands only compare with `eq` and `ne`.
 
     ```mlir
-    %b = fnc.compare lt, %x, %y : tensor<2x3xf32>, tensor<3xf32>
+    func.func @f(%x: tensor<2x3xf32>, %y: tensor<3xf32>) -> tensor<2x3xi1> {
+      %b = fnc.compare lt, %x, %y : tensor<2x3xf32>, tensor<3xf32>
+      return %b : tensor<2x3xi1>
+    }
     ```
   }];
   let arguments = (ins Fnc_ComparePredicate:$predicate, Fnc_Tensor:$lhs,
@@ -272,29 +319,40 @@ def Fnc_CompareOp : Fnc_Op<"compare",
   let hasVerifier = 1;
 }
 
-// The comparisons of the table: each is fnc.compare with one predicate.
+// The comparisons of the table: each is fnc.compare with one predicate,
+// staged by its eager function and its C++ operator (`cppApi`, as an op's).
 class Fnc_Comparison<string kind, string apiName, string predicate,
-                     Fnc_DTypes dtypes>
+                     Fnc_DTypes dtypes, string cppOperator>
     : Fnc_TableEntry<"Compare", apiName, dtypes, 0> {
   let tableKind = kind;
   string tablePredicate = predicate;
+  list<string> cppApi = [cppOperator];
 }
-def Fnc_Equal : Fnc_Comparison<"Equal", "equal", "eq", Fnc_AnyDTypes>;
-def Fnc_NotEqual : Fnc_Comparison<"NotEqual", "not_equal", "ne", Fnc_AnyDTypes>;
-def Fnc_Less : Fnc_Comparison<"Less", "less", "lt", Fnc_NumericDTypes>;
-def Fnc_LessEqual
-    : Fnc_Comparison<"LessEqual", "less_equal", "le", Fnc_NumericDTypes>;
-def Fnc_Greater : Fnc_Comparison<"Greater", "greater", "gt", Fnc_NumericDTypes>;
-def Fnc_GreaterEqual
-    : Fnc_Comparison<"GreaterEqual", "greater_equal", "ge", Fnc_NumericDTypes>;
+def Fnc_Equal
+    : Fnc_Comparison<"Equal", "equal", "eq", Fnc_AnyDTypes, "operator==">;
+def Fnc_NotEqual : Fnc_Comparison<"NotEqual", "not_equal", "ne", Fnc_AnyDTypes,
+                                  "operator!=">;
+def Fnc_Less
+    : Fnc_Comparison<"Less", "less", "lt", Fnc_NumericDTypes, "operator<">;
+def Fnc_LessEqual : Fnc_Comparison<"LessEqual", "less_equal", "le",
+                                   Fnc_NumericDTypes, "operator<=">;
+def Fnc_Greater : Fnc_Comparison<"Greater", "greater", "gt", Fnc_NumericDTypes,
+                                "operator>">;
+def Fnc_GreaterEqual : Fnc_Comparison<"GreaterEqual", "greater_equal", "ge",
+                                      Fnc_NumericDTypes, "operator>=">;
 
 def Fnc_SelectOp : Fnc_Op<"select", [Pure, InferTypeOpAdaptor]> {
   let summary = "Elementwise choice between two tensors";
+  let cppApi = ["select"];
   let description = [{
     `cond ? lhs : rhs` elementwise; the three operands broadcast together.
 
     ```mlir
-    %r = fnc.select %c, %x, %y : tensor<3xi1>, tensor<2x3xf32>, tensor<f32>
+    func.func @f(%c: tensor<3xi1>, %x: tensor<2x3xf32>, %y: tensor<f32>)
+        -> tensor<2x3xf32> {
+      %r = fnc.select %c, %x, %y : tensor<3xi1>, tensor<2x3xf32>, tensor<f32>
+      return %r : tensor<2x3xf32>
+    }
     ```
   }];
   let arguments = (ins Fnc_BoolTensor:$cond, Fnc_Tensor:$lhs, Fnc_Tensor:$rhs);
@@ -313,12 +371,16 @@ class Fnc_UnaryOp<string mnemonic, Fnc_DTypes dtypes, string desc,
                   bit differentiable = 1>
     : Fnc_Op<mnemonic, [Pure, SameOperandsAndResultType]>,
       Fnc_TableEntry<"Unary", mnemonic, dtypes, differentiable> {
-  let description = desc # [{
+  let description = "    " # desc # !subst("OP", mnemonic,
+      !subst("xT", "x" # dtypes.example, [{
 
     ```mlir
-    %y = fnc.}] # mnemonic # [{ %x : tensor<2x3xf32>
+    func.func @f(%x: tensor<2x3xT>) -> tensor<2x3xT> {
+      %y = fnc.OP %x : tensor<2x3xT>
+      return %y : tensor<2x3xT>
+    }
     ```
-  }];
+  }]));
   let arguments = (ins dtypes.tensor:$input);
   let results = (outs dtypes.tensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input)";
@@ -327,6 +389,8 @@ class Fnc_UnaryOp<string mnemonic, Fnc_DTypes dtypes, string desc,
 
 def Fnc_NegOp : Fnc_UnaryOp<"neg", Fnc_NumericDTypes, "Elementwise `-x`."> {
   let summary = "Elementwise negation";
+  let cppApi = ["operator-"];
+  let cppApiNote = "Unary `-x`.";
 }
 def Fnc_AbsOp : Fnc_UnaryOp<"abs", Fnc_NumericDTypes, "Elementwise `|x|`."> {
   let summary = "Elementwise absolute value";
@@ -418,12 +482,17 @@ def Fnc_LogicalNotOp : Fnc_UnaryOp<"logical_not", Fnc_BoolDTypes,
 def Fnc_MatmulOp : Fnc_Op<"matmul", [Pure, InferTypeOpAdaptor,
                                      SameOperandsAndResultElementType]> {
   let summary = "Matrix product, batched with broadcasting";
+  let cppApi = ["matmul"];
   let description = [{
     `[..., m, k] x [..., k, n] -> [..., m, n]`; both operands have rank >= 2
     and their batch dimensions broadcast.
 
     ```mlir
-    %c = fnc.matmul %a, %b : tensor<8x2x3xf32>, tensor<3x4xf32>
+    func.func @f(%a: tensor<8x2x3xf32>, %b: tensor<3x4xf32>)
+        -> tensor<8x2x4xf32> {
+      %c = fnc.matmul %a, %b : tensor<8x2x3xf32>, tensor<3x4xf32>
+      return %c : tensor<8x2x4xf32>
+    }
     ```
   }];
   let arguments = (ins Fnc_NumericTensor:$lhs, Fnc_NumericTensor:$rhs);
@@ -434,6 +503,7 @@ def Fnc_MatmulOp : Fnc_Op<"matmul", [Pure, InferTypeOpAdaptor,
 def Fnc_Conv2DOp : Fnc_Op<"conv2d", [Pure, InferTypeOpAdaptor,
                                      SameOperandsAndResultElementType]> {
   let summary = "2-D convolution, NHWC input and HWCF filter";
+  let cppApi = ["conv2d"];
   let description = [{
     TensorFlow's `conv2d` without dilation: input `[n, h, w, c]`, filter
     `[kh, kw, c, f]`, result `[n, oh, ow, f]`. With `valid` padding only
@@ -441,8 +511,12 @@ def Fnc_Conv2DOp : Fnc_Op<"conv2d", [Pure, InferTypeOpAdaptor,
     `oh = ceil(h / stride_h)`, the extra row or column going after.
 
     ```mlir
-    %y = fnc.conv2d %x, %w strides [2, 2] padding same
-        : tensor<1x5x5x3xf32>, tensor<3x3x3x8xf32>
+    func.func @f(%x: tensor<1x5x5x3xf32>, %w: tensor<3x3x3x8xf32>)
+        -> tensor<1x3x3x8xf32> {
+      %y = fnc.conv2d %x, %w strides [2, 2] padding same
+          : tensor<1x5x5x3xf32>, tensor<3x3x3x8xf32>
+      return %y : tensor<1x3x3x8xf32>
+    }
     ```
   }];
   let arguments = (ins Fnc_NumericTensor:$input, Fnc_NumericTensor:$filter,
@@ -486,6 +560,7 @@ class Fnc_Pool2DGradOp<string mnemonic> : Fnc_Pool2DBase<mnemonic> {
 
 def Fnc_MaxPool2DOp : Fnc_Pool2DOp<"max_pool2d"> {
   let summary = "2-D max pooling of an NHWC tensor";
+  let cppApi = ["max_pool2d"];
   let description = [{
     TensorFlow's `max_pool2d`: input `[n, h, w, c]`, result
     `[n, oh, ow, c]` where each element is the maximum of a `ksize` window
@@ -496,14 +571,18 @@ def Fnc_MaxPool2DOp : Fnc_Pool2DOp<"max_pool2d"> {
     NaN (as `fnc.maximum`).
 
     ```mlir
-    %y = fnc.max_pool2d %x ksize [2, 2] strides [2, 2] padding valid
-        : tensor<8x28x28x16xf32>
+    func.func @f(%x: tensor<8x28x28x16xf32>) -> tensor<8x14x14x16xf32> {
+      %y = fnc.max_pool2d %x ksize [2, 2] strides [2, 2] padding valid
+          : tensor<8x28x28x16xf32>
+      return %y : tensor<8x14x14x16xf32>
+    }
     ```
   }];
 }
 
 def Fnc_AvgPool2DOp : Fnc_Pool2DOp<"avg_pool2d"> {
   let summary = "2-D average pooling of an NHWC tensor";
+  let cppApi = ["avg_pool2d"];
   let description = [{
     TensorFlow's `avg_pool2d`: like `fnc.max_pool2d`, but each element is
     the mean of its window. With `same` padding the padded positions do not
@@ -511,14 +590,20 @@ def Fnc_AvgPool2DOp : Fnc_Pool2DOp<"avg_pool2d"> {
     elements it covers, not by `kh * kw`.
 
     ```mlir
-    %y = fnc.avg_pool2d %x ksize [3, 3] strides [2, 2] padding same
-        : tensor<1x5x5x3xf64>
+    func.func @f(%x: tensor<1x5x5x3xf64>) -> tensor<1x3x3x3xf64> {
+      %y = fnc.avg_pool2d %x ksize [3, 3] strides [2, 2] padding same
+          : tensor<1x5x5x3xf64>
+      return %y : tensor<1x3x3x3xf64>
+    }
     ```
   }];
 }
 
 def Fnc_MaxPool2DGradOp : Fnc_Pool2DGradOp<"max_pool2d_grad"> {
   let summary = "The input gradient of fnc.max_pool2d";
+  let cppApiNote =
+      "Staged by the gradient of `fnc::max_pool2d` (`fnc::GradientTape`, " #
+      "`fnc::grad`).";
   let description = [{
     TensorFlow's `MaxPoolGrad`: given the pooled `input` and the gradient
     of the pooled result (`grad_output`, of the shape `fnc.max_pool2d`
@@ -529,14 +614,21 @@ def Fnc_MaxPool2DGradOp : Fnc_Pool2DGradOp<"max_pool2d_grad"> {
     gradients. Not differentiable itself.
 
     ```mlir
-    %dx = fnc.max_pool2d_grad %x, %dy ksize [2, 2] strides [2, 2]
-        padding valid : tensor<8x28x28x16xf32>, tensor<8x14x14x16xf32>
+    func.func @f(%x: tensor<8x28x28x16xf32>, %dy: tensor<8x14x14x16xf32>)
+        -> tensor<8x28x28x16xf32> {
+      %dx = fnc.max_pool2d_grad %x, %dy ksize [2, 2] strides [2, 2]
+          padding valid : tensor<8x28x28x16xf32>, tensor<8x14x14x16xf32>
+      return %dx : tensor<8x28x28x16xf32>
+    }
     ```
   }];
 }
 
 def Fnc_AvgPool2DGradOp : Fnc_Pool2DGradOp<"avg_pool2d_grad"> {
   let summary = "The input gradient of fnc.avg_pool2d";
+  let cppApiNote =
+      "Staged by the gradient of `fnc::avg_pool2d` (`fnc::GradientTape`, " #
+      "`fnc::grad`).";
   let description = [{
     TensorFlow's `AvgPoolGrad`: each window spreads its gradient, divided
     by the number of input elements it covers, evenly over them; an input
@@ -544,8 +636,12 @@ def Fnc_AvgPool2DGradOp : Fnc_Pool2DGradOp<"avg_pool2d_grad"> {
     read. Linear in `grad_output`: its own gradient is `fnc.avg_pool2d`.
 
     ```mlir
-    %dx = fnc.avg_pool2d_grad %x, %dy ksize [3, 3] strides [2, 2]
-        padding same : tensor<1x5x5x3xf64>, tensor<1x3x3x3xf64>
+    func.func @f(%x: tensor<1x5x5x3xf64>, %dy: tensor<1x3x3x3xf64>)
+        -> tensor<1x5x5x3xf64> {
+      %dx = fnc.avg_pool2d_grad %x, %dy ksize [3, 3] strides [2, 2]
+          padding same : tensor<1x5x5x3xf64>, tensor<1x3x3x3xf64>
+      return %dx : tensor<1x5x5x3xf64>
+    }
     ```
   }];
 }
@@ -556,11 +652,15 @@ def Fnc_AvgPool2DGradOp : Fnc_Pool2DGradOp<"avg_pool2d_grad"> {
 
 def Fnc_TransposeOp : Fnc_Op<"transpose", [Pure, InferTypeOpAdaptor]> {
   let summary = "Permutes the dimensions";
+  let cppApi = ["transpose"];
   let description = [{
     Result dimension `i` is input dimension `perm[i]`.
 
     ```mlir
-    %t = fnc.transpose %x perm [1, 0] : tensor<2x3xf32>
+    func.func @f(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
+      %t = fnc.transpose %x perm [1, 0] : tensor<2x3xf32>
+      return %t : tensor<3x2xf32>
+    }
     ```
   }];
   let arguments = (ins Fnc_Tensor:$input, DenseI64ArrayAttr:$perm);
@@ -571,14 +671,19 @@ def Fnc_TransposeOp : Fnc_Op<"transpose", [Pure, InferTypeOpAdaptor]> {
 
 def Fnc_ReshapeOp : Fnc_Op<"reshape", [Pure]> {
   let summary = "Reinterprets the elements (row-major) in a new shape";
+  let cppApi = ["reshape"];
   let description = [{
     The result type gives the new shape. The element counts must agree; at
     most one result dimension may be dynamic, and it is then inferred from
     the element count at run time (numpy's `-1`).
 
     ```mlir
-    %r = fnc.reshape %x : tensor<2x3xf32> -> tensor<3x2xf32>
-    %f = fnc.reshape %y : tensor<?x4xf32> -> tensor<?xf32>
+    func.func @f(%x: tensor<2x3xf32>, %y: tensor<?x4xf32>)
+        -> (tensor<3x2xf32>, tensor<?xf32>) {
+      %r = fnc.reshape %x : tensor<2x3xf32> -> tensor<3x2xf32>
+      %f = fnc.reshape %y : tensor<?x4xf32> -> tensor<?xf32>
+      return %r, %f : tensor<3x2xf32>, tensor<?xf32>
+    }
     ```
   }];
   let arguments = (ins Fnc_Tensor:$input);
@@ -590,13 +695,18 @@ def Fnc_ReshapeOp : Fnc_Op<"reshape", [Pure]> {
 
 def Fnc_BroadcastToOp : Fnc_Op<"broadcast_to", [Pure]> {
   let summary = "Broadcasts to a given shape";
+  let cppApi = ["broadcast_to"];
   let description = [{
     Stretches the input to the result shape with numpy's rules. Each dynamic
     dimension of the result takes its size from one `index` operand.
 
     ```mlir
-    %b = fnc.broadcast_to %x : tensor<3xf32> -> tensor<2x3xf32>
-    %d = fnc.broadcast_to %x [%n] : tensor<3xf32> -> tensor<?x3xf32>
+    func.func @f(%x: tensor<3xf32>, %n: index)
+        -> (tensor<2x3xf32>, tensor<?x3xf32>) {
+      %b = fnc.broadcast_to %x : tensor<3xf32> -> tensor<2x3xf32>
+      %d = fnc.broadcast_to %x [%n] : tensor<3xf32> -> tensor<?x3xf32>
+      return %b, %d : tensor<2x3xf32>, tensor<?x3xf32>
+    }
     ```
   }];
   let arguments = (ins Fnc_Tensor:$input, Variadic<Index>:$dynamicDims);
@@ -609,13 +719,17 @@ def Fnc_BroadcastToOp : Fnc_Op<"broadcast_to", [Pure]> {
 
 def Fnc_ShapeOfOp : Fnc_Op<"shape_of", [Pure]> {
   let summary = "The shape of a tensor, as a tensor";
+  let cppApi = ["shape"];
   let description = [{
     A 1-D integer tensor (i32 or i64) holding the dimension sizes of the
     input, known ones and dynamic ones alike: TensorFlow's `tf.shape`. Folds
     to a constant when the input's shape is static.
 
     ```mlir
-    %s = fnc.shape_of %x : tensor<?x3xf32> -> tensor<2xi32>
+    func.func @f(%x: tensor<?x3xf32>) -> tensor<2xi32> {
+      %s = fnc.shape_of %x : tensor<?x3xf32> -> tensor<2xi32>
+      return %s : tensor<2xi32>
+    }
     ```
   }];
   let arguments = (ins Fnc_Tensor:$input);
@@ -636,8 +750,13 @@ def Fnc_BroadcastToShapeOp : Fnc_Op<"broadcast_to_shape", [Pure]> {
     error.
 
     ```mlir
-    %z = fnc.broadcast_to_shape %zero, %s
-        : tensor<f32>, tensor<2xi32> -> tensor<?x3xf32>
+    func.func @f(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
+      %zero = fnc.constant dense<0.0> : tensor<f32>
+      %s = fnc.shape_of %x : tensor<?x3xf32> -> tensor<2xi32>
+      %z = fnc.broadcast_to_shape %zero, %s
+          : tensor<f32>, tensor<2xi32> -> tensor<?x3xf32>
+      return %z : tensor<?x3xf32>
+    }
     ```
   }];
   let arguments = (ins Fnc_Tensor:$input, 1DTensorOf<[Fnc_Integer]>:$shape);
@@ -650,11 +769,15 @@ def Fnc_BroadcastToShapeOp : Fnc_Op<"broadcast_to_shape", [Pure]> {
 
 def Fnc_ExpandDimsOp : Fnc_Op<"expand_dims", [Pure, InferTypeOpAdaptor]> {
   let summary = "Inserts a dimension of size 1";
+  let cppApi = ["expand_dims"];
   let description = [{
     Inserts a size-1 dimension at `axis`, in `[-rank-1, rank]`.
 
     ```mlir
-    %e = fnc.expand_dims %x axis -1 : tensor<2x3xf32>
+    func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3x1xf32> {
+      %e = fnc.expand_dims %x axis -1 : tensor<2x3xf32>
+      return %e : tensor<2x3x1xf32>
+    }
     ```
   }];
   let arguments = (ins Fnc_Tensor:$input, I64Attr:$axis);
@@ -664,13 +787,17 @@ def Fnc_ExpandDimsOp : Fnc_Op<"expand_dims", [Pure, InferTypeOpAdaptor]> {
 
 def Fnc_SqueezeOp : Fnc_Op<"squeeze", [Pure, InferTypeOpAdaptor]> {
   let summary = "Removes dimensions of size 1";
+  let cppApi = ["squeeze"];
   let description = [{
     Removes the dimensions listed in `axes` (negative allowed), which must
     have size 1 (or be dynamic and 1 at run time). With empty `axes`, every
     dimension of static size 1 is removed.
 
     ```mlir
-    %s = fnc.squeeze %x axes [0, 2] : tensor<1x3x1xf32>
+    func.func @f(%x: tensor<1x3x1xf32>) -> tensor<3xf32> {
+      %s = fnc.squeeze %x axes [0, 2] : tensor<1x3x1xf32>
+      return %s : tensor<3xf32>
+    }
     ```
   }];
   let arguments = (ins Fnc_Tensor:$input, DenseI64ArrayAttr:$axes);
@@ -680,6 +807,7 @@ def Fnc_SqueezeOp : Fnc_Op<"squeeze", [Pure, InferTypeOpAdaptor]> {
 
 def Fnc_SliceOp : Fnc_Op<"slice", [Pure, InferTypeOpAdaptor]> {
   let summary = "A strided window of the input";
+  let cppApi = ["slice"];
   let description = [{
     Result element `[i0, i1, ...]` is input element
     `[offsets[0] + i0 * strides[0], ...]`; the result shape is `sizes`.
@@ -690,10 +818,14 @@ def Fnc_SliceOp : Fnc_Op<"slice", [Pure, InferTypeOpAdaptor]> {
     result dim is then dynamic; the offset must not pass the end).
 
     ```mlir
-    %s = fnc.slice %x offsets [1, 0] sizes [2, 2] strides [1, 2]
-        : tensor<4x4xf32>
-    %t = fnc.slice %y offsets [0, 1] sizes [-1, 2] strides [1, 1]
-        : tensor<?x4xf32>
+    func.func @f(%x: tensor<4x4xf32>, %y: tensor<?x4xf32>)
+        -> (tensor<2x2xf32>, tensor<?x2xf32>) {
+      %s = fnc.slice %x offsets [1, 0] sizes [2, 2] strides [1, 2]
+          : tensor<4x4xf32>
+      %t = fnc.slice %y offsets [0, 1] sizes [-1, 2] strides [1, 1]
+          : tensor<?x4xf32>
+      return %s, %t : tensor<2x2xf32>, tensor<?x2xf32>
+    }
     ```
   }];
   let arguments = (ins Fnc_Tensor:$input, DenseI64ArrayAttr:$offsets,
@@ -706,6 +838,7 @@ def Fnc_SliceOp : Fnc_Op<"slice", [Pure, InferTypeOpAdaptor]> {
 
 def Fnc_PadOp : Fnc_Op<"pad", [Pure, InferTypeOpAdaptor]> {
   let summary = "Pads with a constant before, after and between elements";
+  let cppApi = ["pad"];
   let description = [{
     XLA's pad (jax.lax.pad) with non-negative amounts: along dim `i`,
     `low[i]` copies of `value` go before the input's elements, `high[i]`
@@ -716,8 +849,11 @@ def Fnc_PadOp : Fnc_Op<"pad", [Pure, InferTypeOpAdaptor]> {
     padding dilates (the gradient of a strided slice or convolution).
 
     ```mlir
-    %p = fnc.pad %x low [1, 0] high [0, 2] interior [0, 1] value 0.0
-        : tensor<2x3xf32>
+    func.func @f(%x: tensor<2x3xf32>) -> tensor<3x7xf32> {
+      %p = fnc.pad %x low [1, 0] high [0, 2] interior [0, 1] value 0.0
+          : tensor<2x3xf32>
+      return %p : tensor<3x7xf32>
+    }
     ```
   }];
   let arguments = (ins Fnc_Tensor:$input, DenseI64ArrayAttr:$low,
@@ -732,11 +868,15 @@ def Fnc_PadOp : Fnc_Op<"pad", [Pure, InferTypeOpAdaptor]> {
 def Fnc_ConcatOp : Fnc_Op<"concat", [Pure, InferTypeOpAdaptor,
                                      SameOperandsAndResultElementType]> {
   let summary = "Joins tensors along an axis";
+  let cppApi = ["concat"];
   let description = [{
     All operands have the same rank and agree in every dimension but `axis`.
 
     ```mlir
-    %c = fnc.concat %a, %b axis 0 : tensor<2x3xf32>, tensor<4x3xf32>
+    func.func @f(%a: tensor<2x3xf32>, %b: tensor<4x3xf32>) -> tensor<6x3xf32> {
+      %c = fnc.concat %a, %b axis 0 : tensor<2x3xf32>, tensor<4x3xf32>
+      return %c : tensor<6x3xf32>
+    }
     ```
   }];
   let arguments = (ins Variadic<Fnc_Tensor>:$inputs, I64Attr:$axis);
@@ -747,13 +887,17 @@ def Fnc_ConcatOp : Fnc_Op<"concat", [Pure, InferTypeOpAdaptor,
 
 def Fnc_GatherOp : Fnc_Op<"gather", [Pure, InferTypeOpAdaptor]> {
   let summary = "Takes slices of params at indices along an axis";
+  let cppApi = ["gather"];
   let description = [{
     numpy's `take(params, indices, axis)`: the result shape is
     `params[:axis] + indices + params[axis+1:]`. An index outside
     `[0, params.shape[axis])` is a run-time error.
 
     ```mlir
-    %g = fnc.gather %p, %i axis 0 : tensor<5x3xf32>, tensor<2xi64>
+    func.func @f(%p: tensor<5x3xf32>, %i: tensor<2xi64>) -> tensor<2x3xf32> {
+      %g = fnc.gather %p, %i axis 0 : tensor<5x3xf32>, tensor<2xi64>
+      return %g : tensor<2x3xf32>
+    }
     ```
   }];
   let arguments = (ins Fnc_Tensor:$params, Fnc_IntegerTensor:$indices,
@@ -775,7 +919,11 @@ def Fnc_SetRowOp : Fnc_Op<"set_row",
     error.
 
     ```mlir
-    %r = fnc.set_row %a[%i], %v : tensor<?x3xf32>, tensor<i32>, tensor<3xf32>
+    func.func @f(%a: tensor<?x3xf32>, %i: tensor<i32>, %v: tensor<3xf32>)
+        -> tensor<?x3xf32> {
+      %r = fnc.set_row %a[%i], %v : tensor<?x3xf32>, tensor<i32>, tensor<3xf32>
+      return %r : tensor<?x3xf32>
+    }
     ```
   }];
   let arguments = (ins Fnc_Tensor:$input, 0DTensorOf<[Fnc_Integer]>:$index,
@@ -788,14 +936,18 @@ def Fnc_SetRowOp : Fnc_Op<"set_row",
 
 def Fnc_OneHotOp : Fnc_Op<"one_hot", [Pure]> {
   let summary = "One-hot encoding of integer indices";
+  let cppApi = ["one_hot"];
   let description = [{
     Inserts a dimension of size `depth` at `axis`; along it, element `j` is
     `on` where the index equals `j` and `off` elsewhere. An index outside
     `[0, depth)` gives a row of `off`. The result type gives the dtype.
 
     ```mlir
-    %h = fnc.one_hot %i depth 4 axis -1 on 1.0 off 0.0
-        : tensor<3xi64> -> tensor<3x4xf32>
+    func.func @f(%i: tensor<3xi64>) -> tensor<3x4xf32> {
+      %h = fnc.one_hot %i depth 4 axis -1 on 1.0 off 0.0
+          : tensor<3xi64> -> tensor<3x4xf32>
+      return %h : tensor<3x4xf32>
+    }
     ```
   }];
   let arguments = (ins Fnc_IntegerTensor:$indices, I64Attr:$depth,
@@ -814,15 +966,19 @@ class Fnc_ReduceOp<string mnemonic, string desc>
     : Fnc_Op<mnemonic, [Pure, InferTypeOpAdaptor,
                         SameOperandsAndResultElementType]>,
       Fnc_TableEntry<"Reduce", "reduce_" # mnemonic, Fnc_NumericDTypes, 1> {
-  let description = desc # [{
+  let description = "    " # desc # !subst("OP", mnemonic, [{
 
     Reduces over `axes` (negative allowed; empty means all axes). With
     `keepdims` the reduced dimensions stay with size 1.
 
     ```mlir
-    %s = fnc.}] # mnemonic # [{ %x axes [-1] keepdims : tensor<2x3xf32>
+    func.func @f(%x: tensor<2x3xf32>) -> (tensor<2x1xf32>, tensor<f32>) {
+      %r = fnc.OP %x axes [-1] keepdims : tensor<2x3xf32>
+      %all = fnc.OP %x axes [] : tensor<2x3xf32>
+      return %r, %all : tensor<2x1xf32>, tensor<f32>
+    }
     ```
-  }];
+  }]);
   let arguments = (ins Fnc_NumericTensor:$input, DenseI64ArrayAttr:$axes,
                        UnitAttr:$keepdims);
   let results = (outs Fnc_NumericTensor:$result);
@@ -851,12 +1007,16 @@ def Fnc_ProdOp : Fnc_ReduceOp<"prod", "Product of the elements (1 if empty).">{
 
 def Fnc_ArgmaxOp : Fnc_Op<"argmax", [Pure]> {
   let summary = "Index of the largest element along an axis";
+  let cppApi = ["argmax"];
   let description = [{
     The index of the first largest element along `axis`, which is removed.
     The result type gives the index dtype (`i32` or `i64`).
 
     ```mlir
-    %i = fnc.argmax %x axis 1 : tensor<2x3xf32> -> tensor<2xi64>
+    func.func @f(%x: tensor<2x3xf32>) -> tensor<2xi64> {
+      %i = fnc.argmax %x axis 1 : tensor<2x3xf32> -> tensor<2xi64>
+      return %i : tensor<2xi64>
+    }
     ```
   }];
   let arguments = (ins Fnc_NumericTensor:$input, I64Attr:$axis);
@@ -868,13 +1028,16 @@ def Fnc_ArgmaxOp : Fnc_Op<"argmax", [Pure]> {
 
 class Fnc_SoftmaxLikeOp<string mnemonic, string desc>
     : Fnc_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
-  let description = desc # [{ Numerically stable (the maximum along `axis` is
-    subtracted first).
+  let description = "    " # desc # !subst("OP", mnemonic, [{ Numerically
+    stable (the maximum along `axis` is subtracted first).
 
     ```mlir
-    %p = fnc.}] # mnemonic # [{ %x axis -1 : tensor<2x3xf32>
+    func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+      %p = fnc.OP %x axis -1 : tensor<2x3xf32>
+      return %p : tensor<2x3xf32>
+    }
     ```
-  }];
+  }]);
   let arguments = (ins Fnc_FloatTensor:$input, I64Attr:$axis);
   let results = (outs Fnc_FloatTensor:$result);
   let assemblyFormat = "$input `axis` $axis attr-dict `:` type($input)";
@@ -884,10 +1047,12 @@ class Fnc_SoftmaxLikeOp<string mnemonic, string desc>
 def Fnc_SoftmaxOp : Fnc_SoftmaxLikeOp<"softmax",
     "`exp(x) / sum(exp(x))` along `axis`."> {
   let summary = "Softmax along an axis";
+  let cppApi = ["softmax"];
 }
 def Fnc_LogSoftmaxOp : Fnc_SoftmaxLikeOp<"log_softmax",
     "`x - log(sum(exp(x)))` along `axis`."> {
   let summary = "Log-softmax along an axis";
+  let cppApi = ["log_softmax"];
 }
 
 //===----------------------------------------------------------------------===//
@@ -896,9 +1061,17 @@ def Fnc_LogSoftmaxOp : Fnc_SoftmaxLikeOp<"log_softmax",
 
 def Fnc_VarReadOp : Fnc_Op<"var_read", [InferTypeOpAdaptor]> {
   let summary = "Reads the current value of a variable";
+  let cppApi = ["Variable::read_value", "Variable::value",
+                "Variable::operator Tensor"];
+  let cppApiNote =
+      "Every use of a `fnc::Variable` as a tensor (`v + x`, " #
+      "`fnc::matmul(x, v)`) reads it.";
   let description = [{
     ```mlir
-    %x = fnc.var_read %v : !fnc.variable<tensor<4xf32>>
+    func.func @f(%v: !fnc.variable<tensor<4xf32>>) -> tensor<4xf32> {
+      %x = fnc.var_read %v : !fnc.variable<tensor<4xf32>>
+      return %x : tensor<4xf32>
+    }
     ```
   }];
   let arguments = (ins Arg<Fnc_VariableType, "the variable",
@@ -911,13 +1084,17 @@ class Fnc_VarUpdateOp<string mnemonic, string desc>
     : Fnc_Op<mnemonic, [TypesMatchWith<
           "value has the variable's tensor type", "variable", "value",
           "::llvm::cast<::mlir::fnc::VariableType>($_self).getValueType()">]> {
-  let description = desc # [{ The variable's tensor is updated in place;
-    `value` has exactly the variable's tensor type.
+  let description = "    " # desc # !subst("OP", mnemonic, [{ The
+    variable's tensor is updated in place; `value` has exactly the
+    variable's tensor type.
 
     ```mlir
-    fnc.}] # mnemonic # [{ %v, %x : !fnc.variable<tensor<4xf32>>
+    func.func @f(%v: !fnc.variable<tensor<4xf32>>, %x: tensor<4xf32>) {
+      fnc.OP %v, %x : !fnc.variable<tensor<4xf32>>
+      return
+    }
     ```
-  }];
+  }]);
   let arguments = (ins Arg<Fnc_VariableType, "the variable",
                            [MemRead<Fnc_VariableResource>,
                             MemWrite<Fnc_VariableResource>]>:$variable,
@@ -940,6 +1117,10 @@ def Fnc_VarAssignSubOp : Fnc_VarUpdateOp<"var_assign_sub",
 
 def Fnc_GlobalVariableOp : Fnc_Op<"global_variable", [Symbol]> {
   let summary = "A named variable of a module, with its initial value";
+  let cppApiNote =
+      "No C++ call stages it: a module for `fnc-run` declares its " #
+      "variables with it and binds entry arguments to them (`{fnc.bind = " #
+      "@name}`).";
   let description = [{
     Declares a variable that lives as long as the module is loaded (by
     `fnc-run` or `fnc::load`), starting at `initial_value`. An entry function
@@ -950,6 +1131,12 @@ def Fnc_GlobalVariableOp : Fnc_Op<"global_variable", [Symbol]> {
     ```mlir
     fnc.global_variable @counter = dense<0> : tensor<i32>
     func.func @step(%c: !fnc.variable<tensor<i32>> {fnc.bind = @counter})
+        -> tensor<i32> {
+      %one = fnc.constant dense<1> : tensor<i32>
+      fnc.var_assign_add %c, %one : !fnc.variable<tensor<i32>>
+      %n = fnc.var_read %c : !fnc.variable<tensor<i32>>
+      return %n : tensor<i32>
+    }
     ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, ElementsAttr:$initial_value);
@@ -967,16 +1154,21 @@ def Fnc_CondOp : Fnc_Op<"cond", [
     RecursiveMemoryEffects, NoRegionArguments,
     SingleBlockImplicitTerminator<"YieldOp">]> {
   let summary = "Runs one of two regions, chosen at run time";
+  let cppApi = ["cond"];
   let description = [{
     Runs `then` when the 0-D bool `pred` is true and `else` otherwise; the
     results are what the region that ran yields. Both regions yield values
     of the result types. Staged by `fnc::cond`.
 
     ```mlir
-    %r = fnc.cond %p : tensor<i1> -> tensor<2xf32> {
-      fnc.yield %a : tensor<2xf32>
-    } else {
-      fnc.yield %b : tensor<2xf32>
+    func.func @f(%p: tensor<i1>, %a: tensor<2xf32>, %b: tensor<2xf32>)
+        -> tensor<2xf32> {
+      %r = fnc.cond %p : tensor<i1> -> tensor<2xf32> {
+        fnc.yield %a : tensor<2xf32>
+      } else {
+        fnc.yield %b : tensor<2xf32>
+      }
+      return %r : tensor<2xf32>
     }
     ```
   }];
@@ -994,6 +1186,7 @@ def Fnc_WhileOp : Fnc_Op<"while", [
                               ["getEntrySuccessorOperands"]>,
     RecursiveMemoryEffects, InferTypeOpAdaptor]> {
   let summary = "A loop with loop-carried tensors, decided at run time";
+  let cppApi = ["while_loop"];
   let description = [{
     Evaluates the `cond` region on the loop-carried values (starting with
     `inits`); its terminator `fnc.condition` yields a 0-D bool and forwards
@@ -1003,15 +1196,20 @@ def Fnc_WhileOp : Fnc_Op<"while", [
     `fnc::while_loop` and `fnc::for_range`.
 
     ```mlir
-    %r:2 = fnc.while (%i0, %x0) : tensor<i32>, tensor<2xf32> cond {
-    ^bb0(%i: tensor<i32>, %x: tensor<2xf32>):
-      %c = fnc.compare lt, %i, %n : tensor<i32>, tensor<i32>
-      fnc.condition %c, %i, %x : tensor<i1>, tensor<i32>, tensor<2xf32>
-    } do {
-    ^bb0(%i: tensor<i32>, %x: tensor<2xf32>):
-      %j = fnc.add %i, %one : tensor<i32>, tensor<i32>
-      %y = fnc.mul %x, %x : tensor<2xf32>, tensor<2xf32>
-      fnc.yield %j, %y : tensor<i32>, tensor<2xf32>
+    func.func @f(%n: tensor<i32>, %x0: tensor<2xf32>) -> tensor<2xf32> {
+      %i0 = fnc.constant dense<0> : tensor<i32>
+      %one = fnc.constant dense<1> : tensor<i32>
+      %r:2 = fnc.while (%i0, %x0) : tensor<i32>, tensor<2xf32> cond {
+      ^bb0(%i: tensor<i32>, %x: tensor<2xf32>):
+        %c = fnc.compare lt, %i, %n : tensor<i32>, tensor<i32>
+        fnc.condition %c, %i, %x : tensor<i1>, tensor<i32>, tensor<2xf32>
+      } do {
+      ^bb0(%i: tensor<i32>, %x: tensor<2xf32>):
+        %j = fnc.add %i, %one : tensor<i32>, tensor<i32>
+        %y = fnc.mul %x, %x : tensor<2xf32>, tensor<2xf32>
+        fnc.yield %j, %y : tensor<i32>, tensor<2xf32>
+      }
+      return %r#1 : tensor<2xf32>
     }
     ```
   }];
@@ -1029,12 +1227,27 @@ def Fnc_ConditionOp : Fnc_Op<"condition", [
     Pure, Terminator, HasParent<"WhileOp">,
     DeclareOpInterfaceMethods<RegionBranchTerminatorOpInterface>]> {
   let summary = "Terminator of a while's cond region";
+  let cppApiNote =
+      "The terminator of the cond region of `fnc.while` " #
+      "(`fnc::while_loop`, `fnc::for_range`).";
   let description = [{
     Decides whether `fnc.while` runs its body again and forwards the
     loop-carried values (to the body, or out as the results).
 
     ```mlir
-    fnc.condition %c, %i, %x : tensor<i1>, tensor<i32>, tensor<2xf32>
+    func.func @f(%x0: tensor<f32>) -> tensor<f32> {
+      %limit = fnc.constant dense<100.0> : tensor<f32>
+      %r = fnc.while (%x0) : tensor<f32> cond {
+      ^bb0(%x: tensor<f32>):
+        %c = fnc.compare lt, %x, %limit : tensor<f32>, tensor<f32>
+        fnc.condition %c, %x : tensor<i1>, tensor<f32>
+      } do {
+      ^bb0(%x: tensor<f32>):
+        %y = fnc.add %x, %x : tensor<f32>, tensor<f32>
+        fnc.yield %y : tensor<f32>
+      }
+      return %r : tensor<f32>
+    }
     ```
   }];
   let arguments = (ins Fnc_BoolScalar:$condition, Variadic<Fnc_Tensor>:$args);
@@ -1045,9 +1258,21 @@ def Fnc_ConditionOp : Fnc_Op<"condition", [
 def Fnc_YieldOp : Fnc_Op<"yield", [
     Pure, ReturnLike, Terminator, ParentOneOf<["CondOp", "WhileOp"]>]> {
   let summary = "Yields values from a cond branch or a while body";
+  let cppApiNote =
+      "The terminator of the branches of `fnc.cond` and of the body of " #
+      "`fnc.while`.";
   let description = [{
     ```mlir
-    fnc.yield %a, %b : tensor<2xf32>, tensor<i32>
+    func.func @f(%p: tensor<i1>, %a: tensor<2xf32>, %b: tensor<i32>)
+        -> (tensor<2xf32>, tensor<i32>) {
+      %r:2 = fnc.cond %p : tensor<i1> -> tensor<2xf32>, tensor<i32> {
+        fnc.yield %a, %b : tensor<2xf32>, tensor<i32>
+      } else {
+        %a2 = fnc.add %a, %a : tensor<2xf32>, tensor<2xf32>
+        fnc.yield %a2, %b : tensor<2xf32>, tensor<i32>
+      }
+      return %r#0, %r#1 : tensor<2xf32>, tensor<i32>
+    }
     ```
   }];
   let arguments = (ins Variadic<Fnc_Tensor>:$values);
@@ -1062,6 +1287,7 @@ def Fnc_YieldOp : Fnc_Op<"yield", [
 def Fnc_PrintOp : Fnc_Op<"print",
     [MemoryEffects<[MemWrite<Fnc_OutputResource>]>]> {
   let summary = "Prints tensors on every execution";
+  let cppApi = ["print"];
   let description = [{
     Writes `format` with each `{}` replaced by the next tensor, printed in
     the eager format (`fnc.Tensor(...)` without the wrapper: values only),
@@ -1070,7 +1296,10 @@ def Fnc_PrintOp : Fnc_Op<"print",
     with other effects.
 
     ```mlir
-    fnc.print "x = {}, y = {}" %x, %y : tensor<2xf32>, tensor<i32>
+    func.func @f(%x: tensor<2xf32>, %y: tensor<i32>) {
+      fnc.print "x = {}, y = {}" %x, %y : tensor<2xf32>, tensor<i32>
+      return
+    }
     ```
   }];
   let arguments = (ins StrAttr:$format, Variadic<Fnc_Tensor>:$inputs);
@@ -1082,6 +1311,9 @@ def Fnc_PrintOp : Fnc_Op<"print",
 def Fnc_CheckNumericsOp : Fnc_Op<"check_numerics",
     [MemoryEffects<[MemWrite<Fnc_OutputResource>]>]> {
   let summary = "Reports a run-time error if a tensor holds NaN or Inf";
+  let cppApiNote =
+      "Inserted after every float op by the `-fnc-check-numerics` pass: " #
+      "`fnc::enable_check_numerics(true)`, `fnc-run --check-numerics`.";
   let description = [{
     Checks every element of the float tensor `input`; if one is NaN or
     infinite, the function reports a run-time error with `message` (the
@@ -1090,7 +1322,11 @@ def Fnc_CheckNumericsOp : Fnc_Op<"check_numerics",
     `-fnc-check-numerics` (the pipeline's `check-numerics` option).
 
     ```mlir
-    fnc.check_numerics %y "fnc.log at model.mlir:4:8" : tensor<4xf32>
+    func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+      %y = fnc.log %x : tensor<4xf32>
+      fnc.check_numerics %y "fnc.log at model.mlir:4:8" : tensor<4xf32>
+      return %y : tensor<4xf32>
+    }
     ```
   }];
   let arguments = (ins Fnc_FloatTensor:$input, StrAttr:$message);
@@ -1100,15 +1336,20 @@ def Fnc_CheckNumericsOp : Fnc_Op<"check_numerics",
 class Fnc_RandomOp<string mnemonic, string params, string desc>
     : Fnc_Op<mnemonic, [MemoryEffects<[MemRead<Fnc_RandomResource>,
                                        MemWrite<Fnc_RandomResource>]>]> {
-  let description = desc # [{ Every execution draws fresh values from the
-    stateful counter-based generator. With `seed`, the op's stream is
+  let description = "    " # desc # !subst("OP", mnemonic,
+      !subst("PARAMS", params, [{ Every execution draws fresh values from
+    the stateful counter-based generator. With `seed`, the op's stream is
     reproducible from the global seed and this op seed. Each dynamic
     dimension of the result takes its size from one `index` operand.
 
     ```mlir
-    %r = fnc.}] # mnemonic # [{ }] # params # [{ seed 7 : tensor<2x3xf32>
+    func.func @f(%n: index) -> (tensor<2x3xf32>, tensor<?x3xf32>) {
+      %r = fnc.OP PARAMS seed 7 : tensor<2x3xf32>
+      %d = fnc.OP [%n] PARAMS : tensor<?x3xf32>
+      return %r, %d : tensor<2x3xf32>, tensor<?x3xf32>
+    }
     ```
-  }];
+  }]));
   let results = (outs Fnc_FloatTensor:$result);
   let hasVerifier = 1;
 }
@@ -1116,6 +1357,7 @@ class Fnc_RandomOp<string mnemonic, string params, string desc>
 def Fnc_RandomUniformOp : Fnc_RandomOp<"random_uniform", "min 0.0 max 1.0",
     "Uniformly distributed values in `[min, max)`."> {
   let summary = "Uniform random numbers";
+  let cppApi = ["random_uniform"];
   let arguments = (ins F64Attr:$min, F64Attr:$max, OptionalAttr<I64Attr>:$seed,
                        Variadic<Index>:$dynamicDims);
   let assemblyFormat = "(` ` `[` $dynamicDims^ `]`)? `min` $min `max` $max "
@@ -1125,11 +1367,100 @@ def Fnc_RandomUniformOp : Fnc_RandomOp<"random_uniform", "min 0.0 max 1.0",
 def Fnc_RandomNormalOp : Fnc_RandomOp<"random_normal", "mean 0.0 stddev 1.0",
     "Normally distributed values."> {
   let summary = "Normal random numbers";
+  let cppApi = ["random_normal"];
   let arguments = (ins F64Attr:$mean, F64Attr:$stddev,
                        OptionalAttr<I64Attr>:$seed,
                        Variadic<Index>:$dynamicDims);
   let assemblyFormat = "(` ` `[` $dynamicDims^ `]`)? `mean` $mean `stddev` "
                        "$stddev (`seed` $seed^)? attr-dict `:` type($result)";
 }
+
+//===----------------------------------------------------------------------===//
+// C++ calls that stage several ops
+//
+// The calls of the public API that have no op of their own, or stage more
+// than the op that computes their result, with every op they stage (other
+// than constants, scalar broadcasts and terminators) and how. Together with
+// the ops' `cppApi` they make the table of docs/ApiToOps.md; the test
+// ApiToOpsTest traces every call and checks that it stages these ops.
+//===----------------------------------------------------------------------===//
+
+// `api` is the call as `cppApi` names it, `ops` the ops it stages ("fnc.cast",
+// or "fnc.compare ge" for one predicate), `note` what it builds from them.
+class Fnc_ApiCall<string api, list<string> ops, string note> {
+  string cppApi = api;
+  list<string> cppOps = ops;
+  string cppApiNote = note;
+}
+
+def Fnc_ApiConstant : Fnc_ApiCall<"constant", ["fnc.constant", "fnc.cast"],
+    "An eager `value` becomes a `fnc.constant`, as every tensor a trace " #
+    "captures does; with a `dtype`, `fnc.cast` converts it.">;
+
+defvar Fnc_FillOps = ["fnc.constant", "fnc.broadcast_to",
+                      "fnc.broadcast_to_shape"];
+defvar Fnc_FillNote = "A scalar `fnc.constant`, broadcast to a `Shape` with " #
+    "`fnc.broadcast_to`, or to a shape tensor (`fnc::shape(x)`) with " #
+    "`fnc.broadcast_to_shape`.";
+def Fnc_ApiZeros : Fnc_ApiCall<"zeros", Fnc_FillOps, Fnc_FillNote>;
+def Fnc_ApiOnes : Fnc_ApiCall<"ones", Fnc_FillOps, Fnc_FillNote>;
+def Fnc_ApiFill : Fnc_ApiCall<"fill", Fnc_FillOps, Fnc_FillNote>;
+
+defvar Fnc_FillLikeOps = ["fnc.constant", "fnc.broadcast_to", "fnc.shape_of",
+                          "fnc.broadcast_to_shape"];
+defvar Fnc_FillLikeNote = "A scalar `fnc.constant` broadcast to the shape " #
+    "of `x`: `fnc.broadcast_to` when it is known while tracing, else " #
+    "`fnc.broadcast_to_shape` of its `fnc.shape_of`.";
+def Fnc_ApiZerosLike
+    : Fnc_ApiCall<"zeros_like", Fnc_FillLikeOps, Fnc_FillLikeNote>;
+def Fnc_ApiOnesLike
+    : Fnc_ApiCall<"ones_like", Fnc_FillLikeOps, Fnc_FillLikeNote>;
+
+def Fnc_ApiReduceAny : Fnc_ApiCall<"reduce_any", ["fnc.cast", "fnc.max"],
+    "The bool tensor cast to a number, reduced with `fnc.max`, cast back.">;
+def Fnc_ApiReduceAll : Fnc_ApiCall<"reduce_all", ["fnc.cast", "fnc.min"],
+    "The bool tensor cast to a number, reduced with `fnc.min`, cast back.">;
+def Fnc_ApiArgmin : Fnc_ApiCall<"argmin", ["fnc.neg", "fnc.argmax"],
+    "`fnc.argmax` of the negated tensor.">;
+
+def Fnc_ApiDropout : Fnc_ApiCall<"dropout",
+    ["fnc.random_uniform", "fnc.compare ge", "fnc.cast", "fnc.mul"],
+    "`x` times the mask `uniform >= rate` (cast to x's dtype), scaled by " #
+    "`1 / (1 - rate)`.">;
+
+def Fnc_ApiSwitchCase : Fnc_ApiCall<"switch_case",
+    ["fnc.compare eq", "fnc.cond"],
+    "A chain of `fnc.cond`, one per branch but the last, each comparing the " #
+    "index with the branch number.">;
+def Fnc_ApiForRange : Fnc_ApiCall<"for_range",
+    ["fnc.while", "fnc.compare", "fnc.add"],
+    "A `fnc.while` carrying the counter: its cond region compares it with " #
+    "`limit`, its body adds `delta`.">;
+
+defvar Fnc_VarUpdateNote = "Updates the variable, then reads the new value " #
+    "(the call's result) with `fnc.var_read`.";
+def Fnc_ApiVarAssign : Fnc_ApiCall<"Variable::assign",
+    ["fnc.var_assign", "fnc.var_read"], Fnc_VarUpdateNote>;
+def Fnc_ApiVarAssignAdd : Fnc_ApiCall<"Variable::assign_add",
+    ["fnc.var_assign_add", "fnc.var_read"], Fnc_VarUpdateNote>;
+def Fnc_ApiVarAssignSub : Fnc_ApiCall<"Variable::assign_sub",
+    ["fnc.var_assign_sub", "fnc.var_read"], Fnc_VarUpdateNote>;
+
+def Fnc_ApiTensorArrayWrite : Fnc_ApiCall<"TensorArray::write",
+    ["fnc.set_row", "fnc.broadcast_to"],
+    "With an index known only at run time, or in a loop that carries the " #
+    "array, the array is a `[size, ...]` tensor (zeros from " #
+    "`fnc.broadcast_to`) and a bool mask of the written rows, and a write " #
+    "sets a row of both. With a C++ index outside loops the array is a " #
+    "list of tensors and a write stages nothing.">;
+def Fnc_ApiTensorArrayRead : Fnc_ApiCall<"TensorArray::read",
+    ["fnc.gather", "fnc.set_row"],
+    "Gathers a row of the array in tensor form (see `write`); with an index " #
+    "known only at run time a list is converted first, one `fnc.set_row` " #
+    "per element. A C++ index into a list is the element itself.">;
+def Fnc_ApiTensorArrayStack : Fnc_ApiCall<"TensorArray::stack",
+    ["fnc.reshape", "fnc.concat"],
+    "A list: each element reshaped to `[1, ...]`, then concatenated; an " #
+    "array in tensor form is its tensor.">;
 
 #endif // FNC_OPS

@@ -35,7 +35,10 @@ def Fnc_VariableType : TypeDef<Fnc_Dialect, "Variable"> {
     handle itself is immutable and may be freely copied.
 
     ```mlir
-    func.func @step(%v: !fnc.variable<tensor<4xf32>>)
+    func.func @f(%v: !fnc.variable<tensor<4xf32>>) -> tensor<4xf32> {
+      %x = fnc.var_read %v : !fnc.variable<tensor<4xf32>>
+      return %x : tensor<4xf32>
+    }
     ```
   }];
   let parameters = (ins "::mlir::RankedTensorType":$valueType);
