@@ -177,6 +177,11 @@ struct FunctionOptions {
   /// trace). Unbounded by default; a cached trace holds about 22 KiB plus
   /// the tensors it captured.
   std::optional<size_t> max_traces{};
+  /// f32 exp, log, tanh, sigmoid, erf, expm1, log1p and softplus as
+  /// vectorized polynomials (at most 5 ulp from libm; docs/Pipeline.md) and
+  /// float reductions that reassociate. false: libm's results, bit for bit
+  /// as eager, and reductions in order (slower).
+  bool fast_math = true;
 };
 
 /// Makes every fnc::Function run its callable eagerly (for debugging).

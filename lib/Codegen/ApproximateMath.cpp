@@ -1,7 +1,9 @@
-//===- ApproximateMath.cpp - Polynomial tanh instead of libm calls --------===//
+//===- ApproximateMath.cpp - Polynomial f32 math instead of libm calls ---===//
 //
-// -fnc-approximate-math: math.tanh on f32 becomes upstream's polynomial
-// approximation, so loops of tanh vectorize. See Passes.td.
+// -fnc-approximate-math: f32 exp, expm1, log, log1p, tanh and erf become
+// upstream's polynomial approximations, so their loops vectorize; two
+// rewrites before them keep subnormals and large exponents exact to a few
+// ulp. See Passes.td.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,10 +25,94 @@ using namespace mlir;
 
 namespace {
 
+/// The f32 functions computed by upstream's polynomials (sigmoid and
+/// softplus are made of exp and log1p). docs/Pipeline.md gives their
+/// measured error against libm.
+constexpr StringLiteral kApproximated[] = {"math.tanh",  "math.exp",
+                                           "math.expm1", "math.log",
+                                           "math.log1p", "math.erf"};
+
+/// Upstream's log polynomial takes the exponent from the bits of a normal
+/// number, so a subnormal input x gave log(FLT_MIN): scale it into the
+/// normal range first, log(x) = log(x * 2^24) - 24 ln 2.
+void scaleSubnormalLogInputs(Operation *root) {
+  root->walk([](math::LogOp log) {
+    Type type = log.getType();
+    if (!getElementTypeOrSelf(type).isF32() || log->hasAttr("fnc.scaled"))
+      return;
+    OpBuilder b(log);
+    Location loc = log.getLoc();
+    auto constant = [&](float v) -> Value {
+      auto attr = b.getF32FloatAttr(v);
+      if (auto vec = dyn_cast<VectorType>(type))
+        return arith::ConstantOp::create(b, loc,
+                                         DenseElementsAttr::get(vec, v));
+      return arith::ConstantOp::create(b, loc, attr);
+    };
+    Value x = log.getOperand();
+    Value tiny = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x,
+                                       constant(0x1p-126f));
+    Value scaled = arith::MulFOp::create(b, loc, x, constant(0x1p24f));
+    Value input = arith::SelectOp::create(b, loc, tiny, scaled, x);
+    auto approx = math::LogOp::create(b, loc, input);
+    approx->setAttr("fnc.scaled", b.getUnitAttr());
+    Value shift = arith::SelectOp::create(
+        b, loc, tiny, constant(24 * 0.693147180559945f), constant(0.f));
+    Value result = arith::SubFOp::create(b, loc, approx, shift);
+    log.replaceAllUsesWith(result);
+    log.erase();
+  });
+}
+
+/// Upstream's exp polynomial flushes results below FLT_MIN to zero (libm
+/// gives subnormals) and loses a few ulp near overflow. Past |x| > 80,
+/// exp(x) = exp(x / 2)^2: the halves are in the accurate range and the
+/// square rounds once. expm1(x) is exp(x) for x > 80 (the 1 is far below
+/// an ulp).
+void squareLargeExpInputs(Operation *root) {
+  auto rewrite = [](Operation *op, Value x, bool expm1) {
+    Type type = x.getType();
+    if (!getElementTypeOrSelf(type).isF32() || op->hasAttr("fnc.scaled"))
+      return;
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    auto constant = [&](float v) -> Value {
+      if (auto vec = dyn_cast<VectorType>(type))
+        return arith::ConstantOp::create(b, loc,
+                                         DenseElementsAttr::get(vec, v));
+      return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+    };
+    // |x| > 80 (false for NaN); for expm1 only x > 80 (below, it is -1).
+    Value large = arith::CmpFOp::create(
+        b, loc, arith::CmpFPredicate::OGT,
+        expm1 ? x : Value(math::AbsFOp::create(b, loc, x)), constant(80.f));
+    Value half = arith::MulFOp::create(b, loc, x, constant(0.5f));
+    auto exp = math::ExpOp::create(
+        b, loc, arith::SelectOp::create(b, loc, large, half, x));
+    exp->setAttr("fnc.scaled", b.getUnitAttr());
+    Value square = arith::MulFOp::create(b, loc, exp, exp);
+    Value small = exp;
+    if (expm1) {
+      auto m1 = math::ExpM1Op::create(b, loc, x);
+      m1->setAttr("fnc.scaled", b.getUnitAttr());
+      small = m1;
+    }
+    op->getResult(0).replaceAllUsesWith(
+        arith::SelectOp::create(b, loc, large, square, small));
+    op->erase();
+  };
+  root->walk([&](math::ExpOp op) { rewrite(op, op.getOperand(), false); });
+  root->walk([&](math::ExpM1Op op) { rewrite(op, op.getOperand(), true); });
+}
+
 struct ApproximateMath : fnc::impl::FncApproximateMathBase<ApproximateMath> {
   void runOnOperation() override {
+    scaleSubnormalLogInputs(getOperation());
+    squareLargeExpInputs(getOperation());
     RewritePatternSet patterns(&getContext());
-    populatePolynomialApproximateTanhPattern(patterns);
+    populateMathPolynomialApproximationPatterns(patterns, [](StringRef name) {
+      return llvm::is_contained(kApproximated, name);
+    });
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns)))) {
       signalPassFailure();
       return;

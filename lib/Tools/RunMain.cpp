@@ -414,6 +414,7 @@ struct CommandLine {
   bool interpret = false;
   unsigned optLevel = 3;
   bool checkNumerics = false;
+  bool fastMath = true;
   unsigned threads = 0;
   /// Everything but the entry, which chooseEntry fills in.
   RunConfig run;
@@ -482,6 +483,12 @@ llvm::Expected<CommandLine> parseCommandLine(int argc, char **argv) {
       "check-numerics",
       cl::desc("Report the first op that produces a NaN or an Inf"),
       cl::cat(category));
+  static cl::opt<bool> runFastMath(
+      "fast-math",
+      cl::desc("Vectorized polynomials for f32 exp, log, tanh, erf, expm1, "
+               "log1p (at most 5 ulp from libm) and reassociated float "
+               "reductions; --fast-math=false gives libm's results"),
+      cl::init(true), cl::cat(category));
   static cl::opt<uint64_t> runSeed(
       "seed", cl::desc("Global seed of the random ops (reproducible runs)"),
       cl::cat(category));
@@ -507,6 +514,7 @@ llvm::Expected<CommandLine> parseCommandLine(int argc, char **argv) {
   cmd.interpret = runInterpret;
   cmd.optLevel = runOptLevel;
   cmd.checkNumerics = runCheckNumerics;
+  cmd.fastMath = runFastMath;
   cmd.run.inputs.assign(runInputs.begin(), runInputs.end());
   cmd.run.benchmark = runBenchmark;
   if (runSeed.getNumOccurrences())
@@ -623,6 +631,7 @@ int fnc::tools::runMain(int argc, char **argv) {
   options.optLevel = cmd->optLevel;
   options.checkNumerics = cmd->checkNumerics;
   options.threads = cmd->threads;
+  options.fastMath = cmd->fastMath;
   if (cmd->emit)
     return printStage(**module, options, *cmd->emit);
 

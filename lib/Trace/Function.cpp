@@ -675,6 +675,7 @@ traceConcrete(const std::string &name, const FunctionOptions &options,
   trace::TraceRecorder &recorder = *recorderOwner;
   // The singleton rule (fnc/Variable.h): variables only on the first trace.
   recorder.allowVariableCreation = firstTrace;
+  recorder.fastMath = options.fast_math;
   std::vector<Tensor> symbolic;
   for (const TensorArg &t : impl->parsed.tensors) {
     // Unknown dims are kUnknownDim == shapes::kDynamic.

@@ -747,6 +747,7 @@ public:
     auto start = std::chrono::steady_clock::now();
     mlir::fnc::PipelineOptions options;
     options.checkNumerics = ::fnc::check_numerics_enabled();
+    options.fastMath = fastMath;
     auto compiled = jit::CompiledModule::compile(*module_, options);
     if (!compiled) {
       error = llvm::toString(compiled.takeError());

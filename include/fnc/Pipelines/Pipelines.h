@@ -36,7 +36,8 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
   Option<bool> fastMath{
       *this, "fast-math",
       llvm::cl::desc("Let float reductions reassociate, so they vectorize, "
-                     "and compute f32 tanh with a polynomial (about 3 ulp)"),
+                     "and compute f32 exp, log, tanh, erf, expm1, log1p "
+                     "with vectorized polynomials (at most 5 ulp)"),
       llvm::cl::init(true)};
   Option<bool> checkNumerics{
       *this, "check-numerics",

@@ -2,9 +2,9 @@
 //
 // `fnc-run FILE.mlir --input=... [--entry=NAME] [--output=@out.npy]
 // [--benchmark=N] [--emit=STAGE] [--interpret] [--threads=N]
-// [--opt-level=N] [--seed=N]`: JIT-compiles (or interprets) one function
-// of a module, runs it on the given inputs and prints or saves the results.
-// tools/fnc-run is a one-line main around this.
+// [--opt-level=N] [--fast-math=false] [--seed=N]`: JIT-compiles (or interprets)
+// one function of a module, runs it on the given inputs and prints or saves the
+// results. tools/fnc-run is a one-line main around this.
 //
 //===----------------------------------------------------------------------===//
 

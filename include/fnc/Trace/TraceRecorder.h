@@ -57,6 +57,8 @@ public:
   /// dims to be equal at run time (a 1 does not stretch), so a call with a
   /// dim of size 1 where the trace has an unknown one needs its own trace.
   bool unknownDimsMeet = false;
+  /// The pipeline's fast-math option for compile() (FunctionOptions).
+  bool fastMath = true;
 };
 
 } // namespace fnc::trace
