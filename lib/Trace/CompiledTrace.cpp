@@ -38,6 +38,8 @@ bool CompiledTrace::emit(jit::Stage stage, std::string &out) const {
     return false;
   }
   mlir::fnc::PipelineOptions options;
+  options.fastMath = parts_.fastMath;
+  options.checkNumerics = parts_.checkNumerics;
   auto text = jit::emitStage(*module, options, stage);
   if (!text) {
     out = llvm::toString(text.takeError());

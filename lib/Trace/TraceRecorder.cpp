@@ -763,6 +763,8 @@ public:
     CompiledTrace::Parts parts;
     parts.module = std::move(*compiled);
     parts.entry = *entry;
+    parts.fastMath = options.fastMath;
+    parts.checkNumerics = options.checkNumerics;
     parts.compileSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
             .count();

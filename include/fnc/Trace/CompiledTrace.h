@@ -41,6 +41,9 @@ public:
     /// Ops of the traced function (without the return).
     int64_t opCount = 0;
     double compileSeconds = 0;
+    /// The pipeline options it was compiled with (ir() repeats them).
+    bool fastMath = true;
+    bool checkNumerics = false;
     std::vector<Tensor> hiddenArgs;
     /// Per hidden argument: the uid of its variable, or 0.
     std::vector<uint64_t> hiddenVariables;
