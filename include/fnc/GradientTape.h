@@ -197,9 +197,17 @@ struct Differentiated<F, std::tuple<Ps...>, WithValue, Single> {
   }
 };
 
+template <typename F> struct FixedParams {
+  static_assert(CallableTraits<F>::kFixed,
+                "fnc::grad / fnc::value_and_grad need a function with fixed "
+                "parameter types to know what to differentiate; write them "
+                "out, e.g. [](fnc::Tensor x) { ... } instead of [](auto x)");
+  using type = typename CallableTraits<F>::Params;
+};
+
 template <typename F, bool WithValue, bool Single>
 using DifferentiatedOf =
-    Differentiated<F, typename CallableTraits<F>::Params, WithValue, Single>;
+    Differentiated<F, typename FixedParams<F>::type, WithValue, Single>;
 } // namespace detail
 
 /// The gradient of the scalar function `f` with respect to its first
