@@ -13,8 +13,9 @@
 // Each entry is one of:
 //  - an integer i: the element i along its dim, which the result drops
 //    (numpy's x[i]); negative counts from the end. Outside [-n, n) it is an
-//    OutOfRange error (along a dim unknown while tracing: an error of the
-//    call that meets it).
+//    OutOfRange error; along a dim unknown while tracing, the call that
+//    meets it fails with InvalidArgument naming the function, as every
+//    run-time failure of compiled code does.
 //  - Slice(start, stop, step): Python's slice. fnc::None (or leaving a
 //    bound out) takes the whole dim in the step's direction; negative bounds
 //    count from the end; bounds past either end clamp (x[5:] of 3 elements

@@ -319,7 +319,8 @@ Tensor slice(const Tensor &x, const std::vector<int64_t> &begin,
 /// time; such a result dim is unknown too). Errors: InvalidArgument for a
 /// stride of 0, two ellipses, more entries than dims, unequal lengths or
 /// mask bits past the last entry; OutOfRange for a shrink index outside a
-/// known dim (along a dim unknown while tracing, an error of the call).
+/// known dim (along a dim unknown while tracing, the call fails with
+/// InvalidArgument, as every run-time failure of compiled code).
 /// Tensor::index (fnc/Index.h) is the same operation written as numpy.
 Tensor strided_slice(const Tensor &x, const std::vector<int64_t> &begin,
                      const std::vector<int64_t> &end,

@@ -284,7 +284,7 @@ func.func @strided_slice(%x: tensor<?x10x4x5xf32>, %g: tensor<?x10x5xf32>, %s: t
   %3 = fnc.strided_slice %s [] : tensor<f32>
   // CHECK: fnc.strided_slice %{{.*}} [5:2] : tensor<6xi64>
   %4 = fnc.strided_slice %m [5:2] : tensor<6xi64>
-  // CHECK: fnc.strided_slice_grad %{{.*}}, %{{.*}} [1:3, ::-1, -1, :] : tensor<?x10x4x5xf32>, tensor<?x10x5xf32>
-  %5 = fnc.strided_slice_grad %x, %g [1:3, ::-1, -1, :] : tensor<?x10x4x5xf32>, tensor<?x10x5xf32>
+  // CHECK: fnc.strided_slice_grad %{{.*}}, %{{.*}} [:3, ::-1, -1, :] : tensor<?x10x4x5xf32>, tensor<?x10x5xf32>
+  %5 = fnc.strided_slice_grad %x, %g [:3, ::-1, -1, :] : tensor<?x10x4x5xf32>, tensor<?x10x5xf32>
   return
 }
