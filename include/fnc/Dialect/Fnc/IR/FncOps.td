@@ -721,10 +721,12 @@ def Fnc_StridedSliceOp : Fnc_Op<"strided_slice",
     a range empty for every size.
 
     This is `tf.strided_slice` after the ellipsis and the new axes (which
-    only insert size-1 dimensions) are resolved. Ranges with positive
-    strides lower to `tensor.extract_slice`; negative strides read that
-    window backwards. With every dimension resolvable while compiling and
-    positive strides it canonicalizes to `fnc.slice`.
+    only insert size-1 dimensions) are resolved. It lowers to a
+    `tensor.extract_slice` of the window read (a `tensor.collapse_shape`
+    drops the indexed dimensions); negative strides read that window
+    backwards. With every dimension resolvable while compiling, positive
+    strides and no index it canonicalizes to `fnc.slice`; taking every
+    dimension whole, forwards, it folds to its input.
 
     The attributes hold `begin`, `end` and `strides` per dimension and
     `shrink` for the indices (whose end and stride are 0 and 1); an
@@ -742,7 +744,8 @@ def Fnc_StridedSliceOp : Fnc_Op<"strided_slice",
   let assemblyFormat = "$input custom<SliceSpec>($begin, $end, $strides, "
                        "$shrink) attr-dict `:` type($input)";
   let hasFolder = 1;
-  let hasCanonicalizer = 1;}
+  let hasCanonicalizer = 1;
+}
 
 def Fnc_StridedSliceGradOp : Fnc_Op<"strided_slice_grad",
     [Pure, InferTypeOpAdaptor, SameOperandsAndResultElementType]> {
@@ -768,7 +771,8 @@ def Fnc_StridedSliceGradOp : Fnc_Op<"strided_slice_grad",
   let assemblyFormat = "$input `,` $grad custom<SliceSpec>($begin, $end, "
                        "$strides, $shrink) attr-dict `:` type($input) `,` "
                        "type($grad)";
-  let hasCanonicalizer = 1;}
+  let hasCanonicalizer = 1;
+}
 
 def Fnc_PadOp : Fnc_Op<"pad", [Pure, InferTypeOpAdaptor]> {
   let summary = "Pads with a constant before, after and between elements";
