@@ -3,6 +3,7 @@
 // The tf.function guide's next_collatz example: an input_signature with an
 // unknown dim gives one trace for every length; a call that does not match
 // throws fnc::Error naming the argument, the expected and the actual spec.
+// numpy indexing along the unknown dim needs no retrace either.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,5 +34,20 @@ int main() {
     std::cout << "Caught expected exception\n  " << e.what() << "\n";
   }
   std::cout << "traces: " << next_collatz.tracing_count() << "\n";
+
+  // numpy indexing (x[-1], x[::-1]) along the unknown dim is resolved at
+  // run time: still one trace for every length.
+  options.name = "ends";
+  auto ends = fnc::function(
+      [](fnc::Tensor x) {
+        return std::vector<fnc::Tensor>{
+            x[-1], x.index({fnc::Slice(fnc::None, fnc::None, -1)})};
+      },
+      options);
+  for (const fnc::Tensor &t : ends(fnc::Tensor{1, 2, 3}))
+    std::cout << t << "\n";
+  for (const fnc::Tensor &t : ends(fnc::Tensor{7, 8}))
+    std::cout << t << "\n";
+  std::cout << "traces: " << ends.tracing_count() << "\n";
   return 0;
 }

@@ -318,6 +318,36 @@ Tensor squeeze(const Tensor &x, const std::vector<int64_t> &axes = {});
 Tensor slice(const Tensor &x, const std::vector<int64_t> &begin,
              const std::vector<int64_t> &size,
              const std::vector<int64_t> &strides = {});
+/// tf.strided_slice: entry i of `begin`, `end` and `strides` (same length;
+/// `strides` default to 1) is the Python slice begin[i]:end[i]:strides[i]
+/// along the next input dim: negative bounds count from the end, bounds
+/// past either end clamp, a negative stride walks backwards. Bit i of the
+/// masks changes entry i: `begin_mask` / `end_mask` omit its begin / end
+/// (the whole dim in the stride's direction); `ellipsis_mask` makes it
+/// numpy's `...` (at most one bit); `new_axis_mask` inserts a dim of size
+/// 1 (its values are ignored); `shrink_axis_mask` makes it the index
+/// begin[i] (numpy's x[i]: the dim is dropped; its stride must be
+/// positive, its end and masks are ignored). Dims after the last entry
+/// are taken whole.
+///
+///   // x[1:3, ..., -1, ::-1] of a rank-5 x:
+///   fnc::strided_slice(x, {1, 0, -1, 0}, {3, 0, 0, 0}, {1, 1, 1, -1},
+///                      /*begin_mask=*/0b1000, /*end_mask=*/0b1000,
+///                      /*ellipsis_mask=*/0b10, /*new_axis_mask=*/0,
+///                      /*shrink_axis_mask=*/0b100);
+///
+/// Works along dims unknown while tracing (the bounds are resolved at run
+/// time; such a result dim is unknown too). Errors: InvalidArgument for a
+/// stride of 0, two ellipses, more entries than dims, unequal lengths or
+/// mask bits past the last entry; OutOfRange for a shrink index outside
+/// the dim (along a dim unknown while tracing, when the call runs).
+/// Tensor::index (fnc/Index.h) is the same operation written as numpy.
+Tensor strided_slice(const Tensor &x, const std::vector<int64_t> &begin,
+                     const std::vector<int64_t> &end,
+                     const std::vector<int64_t> &strides = {},
+                     int64_t begin_mask = 0, int64_t end_mask = 0,
+                     int64_t ellipsis_mask = 0, int64_t new_axis_mask = 0,
+                     int64_t shrink_axis_mask = 0);
 /// tf.pad with a constant: paddings[i] = {before, after} copies of `value`
 /// along dim i (>= 0 each, one pair per dim). With `interior` (one amount
 /// >= 0 per dim), interior[i] copies also go between each two neighbouring

@@ -26,6 +26,7 @@
 
 #include "fnc/DType.h"
 #include "fnc/Error.h"
+#include "fnc/Index.h"
 
 #include <cstdint>
 #include <functional>
@@ -180,6 +181,22 @@ public:
                   "T must be float, double, bool, int32_t or int64_t");
     return static_cast<const T *>(rawData(dtypeOf<T>, "data"));
   }
+
+  /// numpy's basic indexing, as libtorch's Tensor::index: one entry per
+  /// dim (an integer, a Slice, Ellipsis, NewAxis; see fnc/Index.h). An op
+  /// like any other: it runs eagerly or is staged, and is differentiable.
+  ///
+  ///   x.index({fnc::Slice(1, 3), fnc::Ellipsis, 0})  // x[1:3, ..., 0]
+  ///   x.index({fnc::Slice(), fnc::NewAxis})          // x[:, None]
+  ///   x.index({fnc::Slice(fnc::None, fnc::None, -1)}) // x[::-1]
+  ///
+  /// Throws InvalidArgument for a step of 0, two ellipses or more entries
+  /// than dims, OutOfRange for an integer outside its dim.
+  Tensor index(const std::vector<TensorIndex> &indices) const;
+
+  /// `x[i]`: index() with one entry; `x[-1]` is the last element along dim
+  /// 0 (numpy's x[-1]), `x[fnc::Slice(1, 3)]` rows 1 and 2.
+  Tensor operator[](const TensorIndex &index) const;
 
   /// The printed form, as TensorFlow prints an eager tensor:
   /// `fnc.Tensor([1. 2.], shape=(2,), dtype=float32)`.

@@ -21,6 +21,7 @@
 #include "fnc/Function.h"
 #include "fnc/GradientTape.h"
 #include "fnc/IO.h"
+#include "fnc/Index.h"
 #include "fnc/Memory.h"
 #include "fnc/NN.h"
 #include "fnc/Ops.h"

@@ -337,6 +337,33 @@ KernelResult slice(const Tensor &x, const std::vector<int64_t> &offsets,
   });
 }
 
+KernelResult stridedSlice(const Tensor &x,
+                          const shapes::SliceSpec &spec) noexcept {
+  return guard([&] {
+    const ref::Array &a = arrayOf(x);
+    shapes::Shape shape =
+        checked(shapes::stridedSlice(a.shape, spec), "strided_slice", {&a});
+    shapes::SliceWindow w = shapes::resolveSlice(a.shape, spec);
+    ref::Array out = ref::Array::allocate(a.dtype, std::move(w.shape));
+    ref::slice(a, w.offsets, w.strides, out);
+    return wrap(out.withShape(std::move(shape)));
+  });
+}
+
+KernelResult stridedSliceGrad(const Tensor &x, const Tensor &grad,
+                              const shapes::SliceSpec &spec) noexcept {
+  return guard([&] {
+    const ref::Array &a = arrayOf(x), &g = arrayOf(grad);
+    shapes::Shape shape =
+        checked(shapes::stridedSliceGrad(a.shape, g.shape, spec),
+                "strided_slice_grad", {&a, &g});
+    shapes::SliceWindow w = shapes::resolveSlice(a.shape, spec);
+    ref::Array out = ref::Array::allocate(a.dtype, std::move(shape));
+    ref::sliceGrad(g.withShape(std::move(w.shape)), w.offsets, w.strides, out);
+    return wrap(std::move(out));
+  });
+}
+
 KernelResult pad(const Tensor &x, const std::vector<int64_t> &low,
                  const std::vector<int64_t> &high,
                  const std::vector<int64_t> &interior, double value) noexcept {

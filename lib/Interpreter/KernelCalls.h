@@ -19,8 +19,9 @@
 #ifndef FNC_LIB_INTERPRETER_KERNELCALLS_H
 #define FNC_LIB_INTERPRETER_KERNELCALLS_H
 
-#include "fnc/Tensor.h"
 #include "fnc/Reference/Kernels.h"
+#include "fnc/Shape/ShapeRules.h"
+#include "fnc/Tensor.h"
 
 #include <string>
 #include <vector>
@@ -93,6 +94,12 @@ KernelResult squeeze(const Tensor &x,
 KernelResult slice(const Tensor &x, const std::vector<int64_t> &offsets,
                    const std::vector<int64_t> &sizes,
                    const std::vector<int64_t> &strides) noexcept;
+/// fnc.strided_slice / fnc.strided_slice_grad (`grad` of the slice's
+/// shape; `x` gives only its shape).
+KernelResult stridedSlice(const Tensor &x,
+                          const shapes::SliceSpec &spec) noexcept;
+KernelResult stridedSliceGrad(const Tensor &x, const Tensor &grad,
+                              const shapes::SliceSpec &spec) noexcept;
 /// `value` is converted to x's dtype like fnc.fill converts its value.
 KernelResult pad(const Tensor &x, const std::vector<int64_t> &low,
                  const std::vector<int64_t> &high,

@@ -14,6 +14,7 @@
 #include "InterpreterImpl.h"
 
 #include "fnc/Dialect/Fnc/IR/FncOps.h"
+#include "fnc/Dialect/Fnc/IR/SliceSpec.h"
 
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -128,7 +129,8 @@ Expected<TensorValue> Interpreter::Impl::evalTensorOp(
       .Case<TransposeOp, ReshapeOp, BroadcastToOp, ShapeOfOp,
             BroadcastToShapeOp, ExpandDimsOp, SqueezeOp>(
           [&](auto) { return evalShapeOp(op, in, frame); })
-      .Case<SetRowOp, SliceOp, PadOp, ConcatOp, GatherOp, OneHotOp>(
+      .Case<SetRowOp, SliceOp, StridedSliceOp, StridedSliceGradOp, PadOp,
+            ConcatOp, GatherOp, OneHotOp>(
           [&](auto) { return evalIndexingOp(op, in); })
       .Case<ArgmaxOp, SoftmaxOp, LogSoftmaxOp>(
           [&](auto) { return evalAxisOp(op, in); })
@@ -287,6 +289,13 @@ Interpreter::Impl::evalIndexingOp(Operation *op,
         return check(op, interp::slice(in[0], toVector(s.getOffsets()),
                                        toVector(s.getSizes()),
                                        toVector(s.getStrides())));
+      })
+      .Case([&](StridedSliceOp s) {
+        return check(op, interp::stridedSlice(in[0], sliceSpecOf(s)));
+      })
+      .Case([&](StridedSliceGradOp s) {
+        return check(op,
+                     interp::stridedSliceGrad(in[0], in[1], sliceSpecOf(s)));
       })
       .Case([&](PadOp p) {
         return check(op, interp::pad(in[0], toVector(p.getLow()),

@@ -1,6 +1,7 @@
 //===- ShapeOps.cpp - Reference kernels of the data-movement ops ----------===//
 //
-// transpose, slice, pad, concat, gather and one_hot. reshape, expand_dims and
+// transpose, slice (and its transpose, sliceGrad), pad, concat, gather and
+// one_hot. reshape, expand_dims and
 // squeeze need no kernel: they share the buffer (Array::withShape).
 //
 //===----------------------------------------------------------------------===//
@@ -64,6 +65,39 @@ void slice(const Array &x, const std::vector<int64_t> &offsets,
     base += offsets[d] * xStrides[d];
   }
   stridedCopy(x, s, base, out);
+}
+
+void sliceGrad(const Array &grad, const std::vector<int64_t> &offsets,
+               const std::vector<int64_t> &strides, Array &out) {
+  if (offsets.size() != out.shape.size() ||
+      strides.size() != out.shape.size() || grad.rank() != out.rank() ||
+      out.dtype != grad.dtype)
+    internalError("sliceGrad with wrong offsets or strides");
+  if (out.numElements() == 0)
+    return;
+  // All-zero bytes are 0, 0.0 and false.
+  std::memset(out.rawMutableData(), 0, out.numBytes());
+  if (grad.numElements() == 0)
+    return;
+  Shape outStrides = stridesOf(out.shape);
+  Shape s(strides.size());
+  int64_t base = 0;
+  for (size_t d = 0; d < strides.size(); ++d) {
+    s[d] = outStrides[d] * strides[d];
+    base += offsets[d] * outStrides[d];
+  }
+  dispatch(grad.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const T *pg = grad.data<T>();
+    T *po = out.mutableData<T>() + base;
+    int64_t inner = s.empty() ? 0 : s.back();
+    forEachRow<1>(
+        grad.shape, {&s},
+        [&](int64_t i, const std::array<int64_t, 1> &off, int64_t len) {
+          for (int64_t j = 0; j < len; ++j)
+            po[off[0] + j * inner] = pg[i + j];
+        });
+  });
 }
 
 void pad(const Array &x, const std::vector<int64_t> &low,

@@ -433,6 +433,11 @@ std::string fnc::runtime::errorMessage(int64_t code, int64_t a, int64_t b) {
     return "a window (of a pooling op, or a conv2d filter) of " + sa +
            " rows or columns with VALID padding is larger than the input's " +
            sb + "; use SAME padding or a smaller window";
+  case ErrorCode::IndexOutOfRange:
+    return "index " + sa + " is out of range for a dimension of size " + sb +
+           (b == 0 ? std::string(" (the dim is empty)")
+                   : " (valid: " + std::to_string(-b) + " to " +
+                         std::to_string(b - 1) + ")");
   case ErrorCode::Internal:
     return "internal error in the fnc runtime (out of memory?)";
   }
@@ -443,6 +448,7 @@ std::string fnc::runtime::errorMessage(int64_t code, int64_t a, int64_t b) {
 fnc::ErrorKind fnc::runtime::errorKind(int64_t code) {
   switch (static_cast<ErrorCode>(code)) {
   case ErrorCode::GatherIndex:
+  case ErrorCode::IndexOutOfRange:
   case ErrorCode::RowIndex:
   case ErrorCode::OutOfMemory:
   case ErrorCode::SizeOverflow:

@@ -326,6 +326,124 @@ ShapeResult slice(const Shape &in, const std::vector<int64_t> &offsets,
   return {out, {}};
 }
 
+SliceDim resolveSliceDim(int64_t n, int64_t begin, int64_t end,
+                         int64_t stride) {
+  // Negative bounds count from the end (n + bound cannot overflow: n >= 0),
+  // then clamp to the valid range of the stride's direction.
+  int64_t lo = stride > 0 ? 0 : -1, hi = stride > 0 ? n : n - 1;
+  auto clamp = [&](int64_t bound) {
+    int64_t b = bound < 0 ? n + bound : bound;
+    return std::min(std::max(b, lo), hi);
+  };
+  int64_t b = clamp(begin), e = clamp(end);
+  // |stride| as unsigned; the distance is at most n.
+  uint64_t step = stride > 0 ? static_cast<uint64_t>(stride)
+                             : -static_cast<uint64_t>(stride);
+  int64_t distance = stride > 0 ? e - b : b - e;
+  int64_t count =
+      distance <= 0
+          ? 0
+          : static_cast<int64_t>(static_cast<uint64_t>(distance - 1) / step) +
+                1;
+  return {b, count};
+}
+
+int64_t resolveSliceIndex(int64_t n, int64_t index) {
+  if (index < -n || index >= n)
+    return -1;
+  return index < 0 ? index + n : index;
+}
+
+SliceWindow resolveSlice(const Shape &in, const SliceSpec &spec) {
+  SliceWindow w;
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (spec.shrink[i]) {
+      w.shape.push_back(1);
+      w.offsets.push_back(resolveSliceIndex(in[i], spec.begin[i]));
+      w.strides.push_back(1);
+      continue;
+    }
+    SliceDim r =
+        resolveSliceDim(in[i], spec.begin[i], spec.end[i], spec.strides[i]);
+    w.shape.push_back(r.count);
+    w.offsets.push_back(r.start);
+    w.strides.push_back(spec.strides[i]);
+  }
+  return w;
+}
+
+std::string validIndices(int64_t n) {
+  if (n == 0)
+    return "the dim is empty";
+  return "valid: " + std::to_string(-n) + " to " + std::to_string(n - 1);
+}
+
+/// Whether the range [begin, end) with `stride` is empty for every dim
+/// size: both bounds count from the same side and `end` does not lie
+/// after `begin` in the stride's direction.
+static bool emptyForEverySize(int64_t begin, int64_t end, int64_t stride) {
+  if ((begin < 0) != (end < 0))
+    return false;
+  return stride > 0 ? end <= begin : begin <= end;
+}
+
+ShapeResult stridedSlice(const Shape &in, const SliceSpec &spec) {
+  size_t rank = in.size();
+  if (spec.begin.size() != rank || spec.end.size() != rank ||
+      spec.strides.size() != rank || spec.shrink.size() != rank)
+    return ShapeResult::failure(
+        "strided slice of a rank-" + std::to_string(rank) + " operand needs " +
+        std::to_string(rank) + " begins, ends, strides and shrink flags, got " +
+        std::to_string(spec.begin.size()) + ", " +
+        std::to_string(spec.end.size()) + ", " +
+        std::to_string(spec.strides.size()) + " and " +
+        std::to_string(spec.shrink.size()));
+  Shape out;
+  for (size_t i = 0; i < rank; ++i) {
+    std::string dim = "dimension " + std::to_string(i);
+    int64_t begin = spec.begin[i], end = spec.end[i], stride = spec.strides[i];
+    if (spec.shrink[i]) {
+      if (end != 0 || stride != 1)
+        return ShapeResult::failure(
+            dim +
+            " is an index (shrink): its end must be 0 and its stride 1 "
+            "(got end " +
+            std::to_string(end) + ", stride " + std::to_string(stride) + ")");
+      if (!isDynamic(in[i]) && resolveSliceIndex(in[i], begin) < 0)
+        return ShapeResult::failure("index " + std::to_string(begin) +
+                                    " is out of range for " + dim +
+                                    " of size " + std::to_string(in[i]) + " (" +
+                                    validIndices(in[i]) + ")");
+      continue;
+    }
+    if (stride == 0 || stride == kSliceMin)
+      return ShapeResult::failure(
+          dim + ": the stride is " + std::to_string(stride) +
+          "; strides must be non-zero (and above -2^63)");
+    if (!isDynamic(in[i]))
+      out.push_back(resolveSliceDim(in[i], begin, end, stride).count);
+    else
+      out.push_back(emptyForEverySize(begin, end, stride) ? 0 : kDynamic);
+  }
+  return {out, {}};
+}
+
+ShapeResult stridedSliceGrad(const Shape &in, const Shape &grad,
+                             const SliceSpec &spec) {
+  ShapeResult sliced = stridedSlice(in, spec);
+  if (!sliced.ok())
+    return sliced;
+  bool fits = sliced.shape.size() == grad.size();
+  for (size_t i = 0; fits && i < grad.size(); ++i)
+    fits = isDynamic(grad[i]) || isDynamic(sliced.shape[i]) ||
+           grad[i] == sliced.shape[i];
+  if (!fits)
+    return ShapeResult::failure("the gradient has shape " + toString(grad) +
+                                " but the slice of " + toString(in) +
+                                " has shape " + toString(sliced.shape));
+  return {in, {}};
+}
+
 ShapeResult pad(const Shape &in, const std::vector<int64_t> &low,
                 const std::vector<int64_t> &high,
                 const std::vector<int64_t> &interior) {

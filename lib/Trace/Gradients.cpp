@@ -685,6 +685,13 @@ std::vector<Tensor> gradientsOf(const trace::OpAttrs &op,
           return squeezeRule(o, in[0], g);
         else if constexpr (std::is_same_v<Op, ops::Slice>)
           return sliceRule(o, in[0], g);
+        else if constexpr (std::is_same_v<Op, ops::StridedSlice>)
+          // TensorFlow's StridedSliceGrad: g scattered into zeros of x's
+          // shape, its bounds resolved at run time like the forward's.
+          return {api::stridedSliceGrad(in[0], g, o.spec)};
+        else if constexpr (std::is_same_v<Op, ops::StridedSliceGrad>)
+          // Linear in the gradient operand; the input gives only its shape.
+          return {Tensor(), api::stridedSlice(g, o.spec, "strided_slice")};
         else if constexpr (std::is_same_v<Op, ops::Pad>)
           return padRule(o, in[0], g);
         else if constexpr (std::is_same_v<Op, ops::Concat>)

@@ -390,6 +390,28 @@ public:
     dimSymbols_[result] = std::move(symbols);
   }
 
+  /// A strided slice keeps the symbol of each unknown dim it takes whole
+  /// (from 0 to the end, stride 1); its other dims get fresh ones.
+  void noteStridedSlice(const ::fnc::shapes::SliceSpec &spec, Value input,
+                        Value result) {
+    ArrayRef<int64_t> in = dimSymbols(input);
+    SmallVector<int64_t> symbols;
+    auto type = cast<RankedTensorType>(result.getType());
+    for (size_t i = 0; i < in.size(); ++i) {
+      if (spec.shrink[i])
+        continue;
+      bool whole =
+          in[i] && spec.strides[i] == 1 &&
+          (spec.begin[i] == 0 || spec.begin[i] == ::fnc::shapes::kSliceMin) &&
+          spec.end[i] == ::fnc::shapes::kSliceMax;
+      int64_t j = symbols.size();
+      symbols.push_back(!type.isDynamicDim(j) ? 0
+                        : whole               ? in[i]
+                                              : ++lastSymbol_);
+    }
+    dimSymbols_[result] = std::move(symbols);
+  }
+
   /// The sizes of the dims of `type` unknown while tracing, read from the
   /// shape tensor that is the op's only operand (ops without operands have
   /// static types).
@@ -442,6 +464,10 @@ public:
     auto f64 = [&](double v) { return b.getF64FloatAttr(v); };
     auto arr = [&](const std::vector<int64_t> &v) {
       return b.getDenseI64ArrayAttr(v);
+    };
+    auto bools = [&](const std::vector<bool> &v) {
+      SmallVector<bool> flags(v.begin(), v.end());
+      return b.getDenseBoolArrayAttr(flags);
     };
     auto seedAttr = [&](std::optional<int64_t> seed) {
       return seed ? b.getI64IntegerAttr(*seed) : IntegerAttr();
@@ -556,6 +582,22 @@ public:
               return mark(mlir::fnc::SliceOp::create(
                   b, loc_, type, in(0), arr(s.offsets), arr(s.sizes),
                   arr(s.strides)));
+            },
+            [&](const ops::StridedSlice &s) -> Value {
+              Value r = mark(mlir::fnc::StridedSliceOp::create(
+                  b, loc_, type, in(0), arr(s.spec.begin), arr(s.spec.end),
+                  arr(s.spec.strides), bools(s.spec.shrink)));
+              noteStridedSlice(s.spec, in(0), r);
+              return r;
+            },
+            [&](const ops::StridedSliceGrad &s) -> Value {
+              Value r = mark(mlir::fnc::StridedSliceGradOp::create(
+                  b, loc_, type, in(0), in(1), arr(s.spec.begin),
+                  arr(s.spec.end), arr(s.spec.strides), bools(s.spec.shrink)));
+              // The input's shape: its dims, unknown ones included.
+              ArrayRef<int64_t> symbols = dimSymbols(in(0));
+              dimSymbols_[r].assign(symbols.begin(), symbols.end());
+              return r;
             },
             [&](const ops::Pad &p) -> Value {
               return mark(mlir::fnc::PadOp::create(

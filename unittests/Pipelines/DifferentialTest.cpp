@@ -16,6 +16,8 @@
 #include "fnc/Reference/Scalar.h"
 #include "fnc/Tensor.h"
 
+#include "Support/RandomIndex.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -839,6 +841,47 @@ TEST_F(Differential, ShapeOps) {
                   b, loc, a[0].getType(), a[0], a[1], a[2])};
             },
             kExact);
+    }
+}
+
+TEST_F(Differential, StridedSliceAndItsGradient) {
+  // Random specs (integers, slices with negative and out-of-range bounds,
+  // negative steps) with random dims dynamic: the bounds resolved at run
+  // time by the JIT, from the known dims by the interpreter.
+  std::bernoulli_distribution coin(0.5);
+  for (DType d : {DType::f32, DType::i64, DType::i1})
+    for (int t = 0; t < 8 * kTrials; ++t) {
+      std::vector<int64_t> s = randomShape(1, 4);
+      std::vector<bool> dynamic(s.size());
+      for (size_t i = 0; i < s.size(); ++i)
+        dynamic[i] = coin(rng);
+      ::fnc::testing::NumpyIndex index =
+          ::fnc::testing::randomIndex(rng, s, /*denseOnly=*/true);
+      ::fnc::shapes::SliceSpec spec = ::fnc::testing::denseSpec(index);
+      SmallVector<bool> shrink(spec.shrink.begin(), spec.shrink.end());
+      std::string what = ::fnc::testing::toString(index);
+      check(
+          "strided_slice " + what, {{d, s, dynamic}},
+          [&](OpBuilder &b, Location loc, ValueRange a) {
+            return SmallVector<Value>{mlir::fnc::StridedSliceOp::create(
+                b, loc, a[0], spec.begin, spec.end, spec.strides, shrink)};
+          },
+          kExact);
+      // The gradient of a slice of that shape, its dims dynamic at random.
+      ::fnc::shapes::ShapeResult sliced = ::fnc::shapes::stridedSlice(s, spec);
+      ASSERT_TRUE(sliced.ok()) << sliced.error;
+      std::vector<bool> gradDynamic(sliced.shape.size());
+      for (size_t i = 0; i < sliced.shape.size(); ++i)
+        gradDynamic[i] = coin(rng);
+      check(
+          "strided_slice_grad " + what,
+          {{d, s, dynamic}, {d, sliced.shape, gradDynamic}},
+          [&](OpBuilder &b, Location loc, ValueRange a) {
+            return SmallVector<Value>{mlir::fnc::StridedSliceGradOp::create(
+                b, loc, a[0], a[1], spec.begin, spec.end, spec.strides,
+                shrink)};
+          },
+          kExact);
     }
 }
 

@@ -306,6 +306,12 @@ TEST(RuntimeErrors, Messages) {
   EXPECT_EQ(errorMessage(4, 6, 8),
             "cannot reshape a tensor of 6 elements: the known dimensions of "
             "the new shape multiply to 8");
+  EXPECT_EQ(errorMessage(16, -5, 4),
+            "index -5 is out of range for a dimension of size 4 (valid: -4 "
+            "to 3)");
+  EXPECT_EQ(errorMessage(16, 0, 0),
+            "index 0 is out of range for a dimension of size 0 (the dim is "
+            "empty)");
   EXPECT_NE(errorMessage(99, 1, 2).find("99"), std::string::npos);
 }
 

@@ -142,6 +142,81 @@ TEST(ShapeRules, ExpandSqueezeSlice) {
   EXPECT_FALSE(slice({5}, {0}, {-2}, {1}).ok());
 }
 
+TEST(ShapeRules, ResolveSliceDimIsPythonsSliceIndices) {
+  auto r = [](int64_t n, int64_t b, int64_t e, int64_t s) {
+    SliceDim d = resolveSliceDim(n, b, e, s);
+    return std::vector<int64_t>{d.start, d.count};
+  };
+  using V = std::vector<int64_t>;
+  EXPECT_EQ(r(10, 1, 3, 1), (V{1, 2}));
+  EXPECT_EQ(r(10, -3, kSliceMax, 1), (V{7, 3}));          // x[-3:]
+  EXPECT_EQ(r(10, kSliceMax, kSliceMin, -1), (V{9, 10})); // x[::-1]
+  EXPECT_EQ(r(10, 1, -1, 1), (V{1, 8}));                  // x[1:-1]
+  EXPECT_EQ(r(10, 7, 0, -2), (V{7, 4}));                  // 7, 5, 3, 1
+  EXPECT_EQ(r(10, 100, -100, -3), (V{9, 4}));             // clamped: 9, 6, 3, 0
+  EXPECT_EQ(r(3, 5, kSliceMax, 1), (V{3, 0}));            // x[5:] is empty
+  EXPECT_EQ(r(3, -10, 2, 1), (V{0, 2}));
+  EXPECT_EQ(r(0, kSliceMax, kSliceMin, -1), (V{-1, 0}));
+  EXPECT_EQ(r(5, 0, 5, std::numeric_limits<int64_t>::max()), (V{0, 1}));
+  EXPECT_EQ(r(5, 4, kSliceMin, std::numeric_limits<int64_t>::min() + 1),
+            (V{4, 1}));
+  EXPECT_EQ(resolveSliceIndex(4, -1), 3);
+  EXPECT_EQ(resolveSliceIndex(4, 3), 3);
+  EXPECT_EQ(resolveSliceIndex(4, 4), -1);
+  EXPECT_EQ(resolveSliceIndex(4, -5), -1);
+  EXPECT_EQ(resolveSliceIndex(0, 0), -1);
+}
+
+TEST(ShapeRules, StridedSlice) {
+  auto spec = [](std::vector<int64_t> b, std::vector<int64_t> e,
+                 std::vector<int64_t> s, std::vector<bool> k) {
+    return SliceSpec{std::move(b), std::move(e), std::move(s), std::move(k)};
+  };
+  // x[1:3, ::-1, -1, :] of [?, 10, 4, 5]: the dynamic dim stays dynamic.
+  SliceSpec numpy =
+      spec({1, kSliceMax, -1, kSliceMin}, {3, kSliceMin, 0, kSliceMax},
+           {1, -1, 1, 1}, {false, false, true, false});
+  EXPECT_EQ(ok(stridedSlice({D, 10, 4, 5}, numpy)), (Shape{D, 10, 5}));
+  EXPECT_EQ(ok(stridedSlice({6, 10, 4, 5}, numpy)), (Shape{2, 10, 5}));
+  // An index along a dynamic dim is checked at run time.
+  EXPECT_EQ(ok(stridedSlice({D}, spec({9}, {0}, {1}, {true}))), Shape{});
+  // Empty for every size: known even along a dynamic dim.
+  EXPECT_EQ(
+      ok(stridedSlice({D, D}, spec({5, -1}, {2, -3}, {1, 1}, {false, false}))),
+      (Shape{0, 0}));
+  EXPECT_EQ(ok(stridedSlice({D}, spec({-1}, {2}, {1}, {false}))), (Shape{D}));
+  EXPECT_EQ(ok(stridedSlice({}, spec({}, {}, {}, {}))), Shape{});
+  EXPECT_EQ(stridedSlice({4}, spec({0}, {2}, {0}, {false})).error,
+            "dimension 0: the stride is 0; strides must be non-zero (and "
+            "above -2^63)");
+  EXPECT_FALSE(stridedSlice({4}, spec({0}, {2}, {kSliceMin}, {false})).ok());
+  EXPECT_EQ(stridedSlice({4, 4}, spec({0}, {2}, {1}, {false})).error,
+            "strided slice of a rank-2 operand needs 2 begins, ends, strides "
+            "and shrink flags, got 1, 1, 1 and 1");
+  EXPECT_EQ(stridedSlice({4}, spec({4}, {0}, {1}, {true})).error,
+            "index 4 is out of range for dimension 0 of size 4 (valid: -4 to "
+            "3)");
+  EXPECT_EQ(stridedSlice({0}, spec({0}, {0}, {1}, {true})).error,
+            "index 0 is out of range for dimension 0 of size 0 (the dim is "
+            "empty)");
+  EXPECT_EQ(stridedSlice({4}, spec({1}, {2}, {1}, {true})).error,
+            "dimension 0 is an index (shrink): its end must be 0 and its "
+            "stride 1 (got end 2, stride 1)");
+  // The gradient: the input's shape, the gradient checked against the
+  // slice's shape where both are known.
+  EXPECT_EQ(ok(stridedSliceGrad({D, 10, 4, 5}, {3, 10, 5}, numpy)),
+            (Shape{D, 10, 4, 5}));
+  EXPECT_EQ(stridedSliceGrad({6, 10, 4, 5}, {3, 10, 5}, numpy).error,
+            "the gradient has shape [3, 10, 5] but the slice of [6, 10, 4, 5] "
+            "has shape [2, 10, 5]");
+  EXPECT_FALSE(stridedSliceGrad({6, 10, 4, 5}, {2, 10, 4, 5}, numpy).ok());
+  // What the kernels take: first element, signed stride, 1 for an index.
+  SliceWindow w = resolveSlice({6, 10, 4, 5}, numpy);
+  EXPECT_EQ(w.shape, (Shape{2, 10, 1, 5}));
+  EXPECT_EQ(w.offsets, (std::vector<int64_t>{1, 9, 3, 0}));
+  EXPECT_EQ(w.strides, (std::vector<int64_t>{1, -1, 1, 1}));
+}
+
 TEST(ShapeRules, Pad) {
   EXPECT_EQ(ok(pad({2, 3}, {1, 0}, {0, 2}, {0, 1})), (Shape{3, 7}));
   EXPECT_EQ(ok(pad({0, 1}, {1, 2}, {2, 0}, {3, 3})), (Shape{3, 3}));

@@ -216,6 +216,13 @@ TEST(DynamicGradientTest, ShapeOpsWithUnknownBatch) {
         return slice(x, {1, 0}, {-1, 2}, {1, 2}) * p;
       },
       {-1, 4}, {2}, {-1, 2}, rng);
+  // numpy indexing of the batch: resolved at run time, also backwards.
+  checkWithUnknownBatch(
+      "index the batch from the end, backwards",
+      [](const Tensor &x, const Tensor &p) {
+        return x.index({Slice(-2, None, -1), Slice(1, None, 2)}) * p;
+      },
+      {-1, 4, 3}, {2, 3}, {-1, 2, 3}, rng);
   checkWithUnknownBatch(
       "pad and dilate the known dims, pad before the batch",
       [](const Tensor &x, const Tensor &p) {

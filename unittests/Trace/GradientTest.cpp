@@ -252,6 +252,16 @@ TEST(GradientTest, OtherOpFamiliesMatchFiniteDifferences) {
          return slice(x[0], {1, 0}, {2, 2}, {2, 2});
        },
        {randomF64(rng, {4, 3})}},
+      {"numpy index (strided_slice)",
+       [](const V &x) {
+         return x[0].index({Slice(None, None, -2), NewAxis, -1}) * 2.0;
+       },
+       {randomF64(rng, {5, 3})}},
+      {"strided_slice with masks",
+       [](const V &x) {
+         return strided_slice(x[0], {-1, 2}, {0, 0}, {-1, -2}, 0, 0b10);
+       },
+       {randomF64(rng, {4, 6})}},
       {"pad",
        [](const V &x) {
          return pad(x[0], {{1, 0}, {2, 1}}, 3.0);

@@ -2,8 +2,8 @@
 //
 // Generators of random programs over the public API, shared by the
 // eager-vs-staged differential test and the fnc::function fuzz target:
-// straight-line programs of elementwise, broadcasting, reduction and shape
-// ops (`Program`, `run`), and programs over a float32 state and a variable
+// straight-line programs of elementwise, broadcasting, reduction, shape and
+// indexing ops (`Program`, `run`), and programs over a float32 state and a variable
 // that mix cond, while_loop, for_range and variable updates
 // (`StateProgram`, `runState`). The generators take any uniform random bit
 // generator, so a fuzzer can drive them with its input bytes.
@@ -35,7 +35,7 @@ struct Program {
   std::vector<Instr> body;
 };
 
-constexpr int kNumOps = 18;
+constexpr int kNumOps = 19;
 
 /// A random program of 3 to 12 instructions over 2 or 3 inputs of
 /// broadcast-compatible shapes.
@@ -99,6 +99,9 @@ inline Tensor run(const Program &p, const std::vector<Tensor> &in) {
     case 15: r = cast(cast(a, DType::f64) * 0.5, p.dtype); break;
     case 16: r = a - ones_like(b) + zeros(shape(a), p.dtype); break;
     case 17: r = fill(shape(a, DType::i64), reduce_max(b, {}, false)); break;
+    case 18: // numpy's a[..., ::-1]: same shape, read backwards.
+      r = a.rank() ? a.index({Ellipsis, Slice(None, None, -1)}) : a;
+      break;
     }
     v.push_back(r);
   }

@@ -90,6 +90,21 @@ Tensor pool2dGrad(bool max, const Tensor &input, const Tensor &gradOutput,
                   const std::vector<int64_t> &ksize,
                   const std::vector<int64_t> &strides, bool samePadding);
 
+/// The dense strided slice of `x` (one entry per dim, see
+/// shapes::SliceSpec): the kernel eagerly, `fnc.strided_slice` in a trace.
+/// `op` names the public entry point in messages. A shrink index outside a
+/// known dim throws OutOfRange.
+Tensor stridedSlice(const Tensor &x, const shapes::SliceSpec &spec,
+                    const char *op);
+
+/// The gradient of stridedSlice(x, spec) given the gradient `grad` of its
+/// result: zeros of x's shape with `grad` where the slice read (the kernel
+/// eagerly, `fnc.strided_slice_grad` in a trace; only x's shape is read).
+/// Reported to the tapes: linear in `grad`, whose gradient is
+/// stridedSlice with the same spec.
+Tensor stridedSliceGrad(const Tensor &x, const Tensor &grad,
+                        const shapes::SliceSpec &spec);
+
 /// The recorder of the trace active on this thread, or null when eager.
 inline trace::Recorder *recording() { return trace::activeRecorder(); }
 

@@ -275,9 +275,16 @@ void avgPool2dGrad(const Array &gradOutput, const Window2D &window, Array &out);
 /// out[i...] = x[permuted i...]; `perm` as accepted by shapes::transpose.
 void transpose(const Array &x, const std::vector<int64_t> &perm, Array &out);
 
-/// out[i...] = x[offsets + i * strides] (validated by shapes::slice).
+/// out[i...] = x[offsets + i * strides] (validated by shapes::slice, or
+/// resolved by shapes::stridedSlice: a stride may be negative, every
+/// element read lies inside x).
 void slice(const Array &x, const std::vector<int64_t> &offsets,
            const std::vector<int64_t> &strides, Array &out);
+
+/// The transpose of slice: out all zeros but out[offsets + i * strides] =
+/// grad[i...] (grad has out's rank; every element written lies inside out).
+void sliceGrad(const Array &grad, const std::vector<int64_t> &offsets,
+               const std::vector<int64_t> &strides, Array &out);
 
 /// out filled with `value` (rank 0, out's dtype), then x[i...] written to
 /// out[low + i * (interior + 1)...] (shapes validated by shapes::pad).

@@ -49,6 +49,9 @@ enum class ErrorCode : int64_t {
   /// A pooling window of `a` rows or columns with valid padding over an
   /// input dim of `b` (< `a`) elements.
   WindowTooLarge = 15,
+  /// fnc.strided_slice (or its gradient) indexing element `a` (negative
+  /// counts from the end) of a dimension of size `b`.
+  IndexOutOfRange = 16,
 };
 
 } // namespace fnc::runtime

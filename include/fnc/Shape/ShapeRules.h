@@ -106,6 +106,64 @@ ShapeResult slice(const Shape &in, const std::vector<int64_t> &offsets,
                   const std::vector<int64_t> &sizes,
                   const std::vector<int64_t> &strides);
 
+/// Bounds of stridedSlice beyond either end of every dim. An omitted begin
+/// or end (numpy's `x[:3]`, `x[1:]`, `x[::-1]`) is whichever of them clamps
+/// to the side it stands for: with a positive stride begin kSliceMin and
+/// end kSliceMax, with a negative stride the other way round.
+constexpr int64_t kSliceMin = std::numeric_limits<int64_t>::min();
+constexpr int64_t kSliceMax = std::numeric_limits<int64_t>::max();
+
+/// One entry per input dim of a strided slice (numpy's basic indexing once
+/// the ellipsis and the new axes are resolved). A range dim (`shrink`
+/// false) reads Python's slice(begin, end, stride): negative bounds count
+/// from the end, then clamp to [0, n] (stride > 0) or [-1, n - 1] (stride
+/// < 0). An index dim (`shrink` true) reads the one element `begin`
+/// (negative counts from the end; it must lie in [-n, n)) and is dropped
+/// from the result; its end and stride are 0 and 1.
+struct SliceSpec {
+  std::vector<int64_t> begin, end, strides;
+  std::vector<bool> shrink;
+};
+
+/// The elements a range dim reads: `count` of them from `start` on, a
+/// stride apart.
+struct SliceDim {
+  int64_t start, count;
+};
+
+/// Python's slice(begin, end, stride).indices(n) for a dim of known size
+/// `n` (stride != 0, > kSliceMin).
+SliceDim resolveSliceDim(int64_t n, int64_t begin, int64_t end, int64_t stride);
+
+/// The index an index dim of known size `n` reads, or -1 if `index` is
+/// outside [-n, n).
+int64_t resolveSliceIndex(int64_t n, int64_t index);
+
+/// "valid: -3 to 2" for n = 3, "the dim is empty" for 0 (in messages).
+std::string validIndices(int64_t n);
+
+/// What a valid strided slice of `in` (every dim known) reads, as the
+/// slice kernels take it: per dim the first element read and the signed
+/// stride, and the result shape with the index dims kept as 1s.
+struct SliceWindow {
+  Shape shape;
+  std::vector<int64_t> offsets, strides;
+};
+SliceWindow resolveSlice(const Shape &in, const SliceSpec &spec);
+
+/// The result of a strided slice: the counts of the range dims in order
+/// (index dims dropped). A count is kDynamic when its input dim is, unless
+/// the range is empty for every size (e.g. `5:2`). Checks the entry counts,
+/// the strides (non-zero, > kSliceMin), the index dims' end and stride, and
+/// that an index along a known dim lies inside it.
+ShapeResult stridedSlice(const Shape &in, const SliceSpec &spec);
+
+/// The input gradient of stridedSlice (the gradient of the result placed
+/// where it was read, zeros elsewhere): `in`, after checking that `grad`
+/// has the shape stridedSlice gives for `in` (known dims equal).
+ShapeResult stridedSliceGrad(const Shape &in, const Shape &grad,
+                             const SliceSpec &spec);
+
 /// Constant padding (XLA's pad with non-negative amounts): along dim i,
 /// low[i] elements before, high[i] after and interior[i] between each two
 /// neighbours: n becomes low + n + max(n - 1, 0) * interior + high

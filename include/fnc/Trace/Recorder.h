@@ -26,6 +26,7 @@
 #define FNC_TRACE_RECORDER_H
 
 #include "fnc/Reference/Kernels.h"
+#include "fnc/Shape/ShapeRules.h"
 #include "fnc/Tensor.h"
 
 #include <atomic>
@@ -101,6 +102,16 @@ struct Squeeze {
 struct Slice {
   std::vector<int64_t> offsets, sizes, strides;
 };
+/// fnc.strided_slice: one entry per input dim (the ellipsis and new axes
+/// resolved by the dispatch point).
+struct StridedSlice {
+  shapes::SliceSpec spec;
+};
+/// fnc.strided_slice_grad: operands the sliced input (for its shape) and
+/// the gradient of the slice.
+struct StridedSliceGrad {
+  shapes::SliceSpec spec;
+};
 struct Pad {
   std::vector<int64_t> low, high, interior;
   double value;
@@ -157,8 +168,9 @@ using OpAttrs = std::variant<
     ops::Range, ops::Eye, ops::Cast, ops::Binary, ops::Unary, ops::Select,
     ops::Matmul, ops::Conv2D, ops::Pool2D, ops::Pool2DGrad, ops::Transpose,
     ops::Reshape, ops::BroadcastTo, ops::ExpandDims, ops::Squeeze, ops::Slice,
-    ops::Pad, ops::Concat, ops::Gather, ops::OneHot, ops::Reduce, ops::ArgMax,
-    ops::Softmax, ops::VarRead, ops::VarUpdate, ops::Print, ops::RandomUniform,
+    ops::StridedSlice, ops::StridedSliceGrad, ops::Pad, ops::Concat,
+    ops::Gather, ops::OneHot, ops::Reduce, ops::ArgMax, ops::Softmax,
+    ops::VarRead, ops::VarUpdate, ops::Print, ops::RandomUniform,
     ops::RandomNormal, ops::ShapeOf, ops::BroadcastToShape, ops::SetRow>;
 
 /// One op to record: what it is, its operands (value ids) and the result

@@ -306,6 +306,10 @@ Value lowering::guardedBy(OpBuilder &b, Location loc, Value outOfBounds,
   return guard.getResult(0);
 }
 
+bool lowering::hasStaticZeroDim(Type type) {
+  return llvm::is_contained(cast<RankedTensorType>(type).getShape(), 0);
+}
+
 Value lowering::orElse(OpBuilder &b, Location loc, Value acc, Value cond) {
   if (!acc || !cond)
     return acc ? acc : cond;
@@ -646,6 +650,7 @@ struct FncLowerToLinalgPass
     populateStructuredPatterns(patterns, fastMath);
     populatePoolingPatterns(patterns);
     populateShapePatterns(patterns);
+    populateStridedSlicePatterns(patterns);
     populateStatefulPatterns(converter, patterns);
     if (failed(applyPartialConversion(module, target, std::move(patterns)))) {
       signalPassFailure();

@@ -81,6 +81,11 @@ SmallVector<Value> dynamicSizes(OpBuilder &b, Location loc,
 Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type,
                   ArrayRef<OpFoldResult> sizes);
 
+/// Whether a dim of the ranked tensor `type` is statically 0 (it has no
+/// elements: slices of it read nothing, and tensor.extract_slice /
+/// insert_slice reject every static offset into it).
+bool hasStaticZeroDim(Type type);
+
 /// A tensor of `type` filled with `value`.
 Value filledTensor(OpBuilder &b, Location loc, RankedTensorType type,
                    ArrayRef<OpFoldResult> sizes, double value);
@@ -163,6 +168,7 @@ void populateElementwisePatterns(RewritePatternSet &patterns);
 void populateStructuredPatterns(RewritePatternSet &patterns, bool fastMath);
 void populatePoolingPatterns(RewritePatternSet &patterns);
 void populateShapePatterns(RewritePatternSet &patterns);
+void populateStridedSlicePatterns(RewritePatternSet &patterns);
 /// Gives every random op without a seed a stable key of its own stream.
 void assignRandomKeys(ModuleOp module);
 

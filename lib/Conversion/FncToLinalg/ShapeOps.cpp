@@ -514,6 +514,15 @@ struct SliceLowering : public OpConversionPattern<SliceOp> {
       raiseErrorIf(rewriter, loc, bad, ErrorCode::SliceOutOfRange, lastV, dim);
       outOfRange = orElse(rewriter, loc, outOfRange, bad);
     }
+    // An empty window reads nothing (and an extract_slice at an offset
+    // equal to a static dim would not verify).
+    if (hasStaticZeroDim(type)) {
+      rewriter.replaceOp(op, guardedBy(rewriter, loc, outOfRange, type, sizes,
+                                       [&](OpBuilder &b, Location l) {
+                                         return emptyTensor(b, l, type, sizes);
+                                       }));
+      return success();
+    }
     SmallVector<OpFoldResult> offsetsOf, stridesOf;
     for (int64_t o : offsets)
       offsetsOf.push_back(rewriter.getIndexAttr(o));
@@ -571,6 +580,12 @@ struct PadLowering : public OpConversionPattern<PadOp> {
     }
     Value filled = filledTensor(rewriter, loc, type, sizes,
                                 op.getValue().convertToDouble());
+    // An input with a static 0 dim inserts nothing (and an insert_slice at
+    // offset low of a dim of size low would not verify).
+    if (hasStaticZeroDim(input.getType())) {
+      rewriter.replaceOp(op, filled);
+      return success();
+    }
     rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
         op, input, filled, offsets, inSizes, strides);
     return success();

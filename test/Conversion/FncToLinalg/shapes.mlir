@@ -174,3 +174,20 @@ func.func @one_hot(%i: tensor<3xi64>) -> tensor<4x3xf64> {
   %0 = fnc.one_hot %i depth 4 axis 0 on 5.0 off -1.0 : tensor<3xi64> -> tensor<4x3xf64>
   return %0 : tensor<4x3xf64>
 }
+
+// -----
+
+// Empty while compiling: a slice at the end of a dim reads nothing and a
+// pad of an empty input is its fill (an extract_slice / insert_slice at a
+// static offset equal to the dim would not verify).
+// CHECK-LABEL: func @empty_slice_and_pad
+func.func @empty_slice_and_pad(%x: tensor<3x2xf32>, %y: tensor<0x2xf32>) -> (tensor<0x2xf32>, tensor<2x2xf32>) {
+  // CHECK-NOT: tensor.extract_slice
+  // CHECK: %[[E:.*]] = tensor.empty() : tensor<0x2xf32>
+  %0 = fnc.slice %x offsets [3, 0] sizes [0, 2] strides [1, 1] : tensor<3x2xf32>
+  // CHECK: %[[F:.*]] = linalg.fill
+  // CHECK-NOT: tensor.insert_slice
+  // CHECK: return %[[E]], %[[F]]
+  %1 = fnc.pad %y low [2, 0] high [0, 0] interior [0, 0] value 1.0 : tensor<0x2xf32>
+  return %0, %1 : tensor<0x2xf32>, tensor<2x2xf32>
+}

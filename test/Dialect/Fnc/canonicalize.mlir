@@ -390,3 +390,53 @@ func.func @fold_table_ops() -> (tensor<4xf32>, tensor<2xf32>, tensor<f64>, tenso
   // CHECK-NOT: fnc.atan2
   return %0, %1, %2, %3, %4 : tensor<4xf32>, tensor<2xf32>, tensor<f64>, tensor<2xf32>, tensor<2xf32>
 }
+
+// -----
+
+// A strided slice that takes every dim whole, forwards, is its input.
+// CHECK-LABEL: func @strided_slice_identity
+// CHECK-SAME: (%[[X:.*]]: tensor<?x3xf32>)
+func.func @strided_slice_identity(%x: tensor<?x3xf32>) -> (tensor<?x3xf32>, tensor<?x3xf32>) {
+  %0 = fnc.strided_slice %x [:, :] : tensor<?x3xf32>
+  %1 = fnc.strided_slice %x [0:, -3:3] : tensor<?x3xf32>
+  // CHECK: return %[[X]], %[[X]]
+  return %0, %1 : tensor<?x3xf32>, tensor<?x3xf32>
+}
+
+// -----
+
+// Resolvable while compiling (known dims, or a dynamic dim taken from 0 to
+// the end), with positive strides and no index: the fnc.slice of the same
+// window. Negative strides, a bound that depends on a dynamic size, and
+// indices stay.
+// CHECK-LABEL: func @strided_slice_to_slice
+// CHECK-SAME: (%[[X:.*]]: tensor<?x6xf32>)
+func.func @strided_slice_to_slice(%x: tensor<?x6xf32>) -> (tensor<?x2xf32>, tensor<?x0xf32>, tensor<?x6xf32>, tensor<?x6xf32>, tensor<6xf32>) {
+  // CHECK: %[[A:.*]] = fnc.slice %[[X]] offsets [0, 3] sizes [-1, 2] strides [2, 2] : tensor<?x6xf32>
+  %0 = fnc.strided_slice %x [::2, -3::2] : tensor<?x6xf32>
+  // CHECK: %[[B:.*]] = fnc.slice %[[X]] offsets [0, 6] sizes [-1, 0] strides [1, 1] : tensor<?x6xf32>
+  %1 = fnc.strided_slice %x [:, 100:] : tensor<?x6xf32>
+  // CHECK: %[[C:.*]] = fnc.strided_slice %[[X]] [::-1, :] : tensor<?x6xf32>
+  %2 = fnc.strided_slice %x [::-1, :] : tensor<?x6xf32>
+  // CHECK: %[[D:.*]] = fnc.strided_slice %[[X]] [1:, :] : tensor<?x6xf32>
+  %3 = fnc.strided_slice %x [1:, :] : tensor<?x6xf32>
+  // CHECK: %[[E:.*]] = fnc.strided_slice %[[X]] [-1, :] : tensor<?x6xf32>
+  %4 = fnc.strided_slice %x [-1, :] : tensor<?x6xf32>
+  // CHECK: return %[[A]], %[[B]], %[[C]], %[[D]], %[[E]]
+  return %0, %1, %2, %3, %4 : tensor<?x2xf32>, tensor<?x0xf32>, tensor<?x6xf32>, tensor<?x6xf32>, tensor<6xf32>
+}
+
+// -----
+
+// The gradient of a static slice with positive strides is a pad: the start
+// before, the stride as interior padding, the rest after.
+// CHECK-LABEL: func @strided_slice_grad_to_pad
+// CHECK-SAME: (%[[X:.*]]: tensor<5x6xf32>, %[[G:.*]]: tensor<2x3xf32>, %[[H:.*]]: tensor<?x6xf32>, %[[K:.*]]: tensor<?x6xf32>)
+func.func @strided_slice_grad_to_pad(%x: tensor<5x6xf32>, %g: tensor<2x3xf32>, %y: tensor<?x6xf32>, %h: tensor<?x6xf32>) -> (tensor<5x6xf32>, tensor<?x6xf32>) {
+  // CHECK: %[[P:.*]] = fnc.pad %[[G]] low [1, 1] high [1, 0] interior [1, 1] value 0.000000e+00 : tensor<2x3xf32>
+  %0 = fnc.strided_slice_grad %x, %g [1:4:2, -5::2] : tensor<5x6xf32>, tensor<2x3xf32>
+  // CHECK: %[[S:.*]] = fnc.strided_slice_grad %[[H]], %[[K]] [::-1, :]
+  %1 = fnc.strided_slice_grad %y, %h [::-1, :] : tensor<?x6xf32>, tensor<?x6xf32>
+  // CHECK: return %[[P]], %[[S]]
+  return %0, %1 : tensor<5x6xf32>, tensor<?x6xf32>
+}

@@ -857,3 +857,77 @@ func.func @set_row_index(%a: tensor<4x3xf32>, %i: tensor<2xi32>, %v: tensor<3xf3
   %0 = fnc.set_row %a[%i], %v : tensor<4x3xf32>, tensor<2xi32>, tensor<3xf32>
   return
 }
+
+// -----
+
+func.func @strided_slice_stride_zero(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'fnc.strided_slice' op dimension 0: the stride is 0; strides must be non-zero (and above -2^63)}}
+  %0 = fnc.strided_slice %a [0:2:0] : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @strided_slice_stride_min(%a: tensor<?xf32>) {
+  // expected-error @+1 {{'fnc.strided_slice' op dimension 0: the stride is -9223372036854775808; strides must be non-zero}}
+  %0 = fnc.strided_slice %a [::-9223372036854775808] : tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @strided_slice_count(%a: tensor<4x4xf32>) {
+  // expected-error @+1 {{'fnc.strided_slice' op strided slice of a rank-2 operand needs 2 begins, ends, strides and shrink flags, got 1, 1, 1 and 1}}
+  %0 = fnc.strided_slice %a [0:1] : tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @strided_slice_index_out_of_range(%a: tensor<4x?xf32>) {
+  // expected-error @+1 {{'fnc.strided_slice' op index -5 is out of range for dimension 0 of size 4 (valid: -4 to 3)}}
+  %0 = fnc.strided_slice %a [-5, 7] : tensor<4x?xf32>
+  return
+}
+
+// -----
+
+func.func @strided_slice_index_end(%a: tensor<4xf32>) {
+  // expected-error @+2 {{'fnc.strided_slice' op dimension 0 is an index (shrink): its end must be 0 and its stride 1 (got end 3, stride 1)}}
+  // expected-error @+1 {{'fnc.strided_slice' op failed to infer returned types}}
+  %0 = "fnc.strided_slice"(%a) {begin = array<i64: 2>, end = array<i64: 3>, strides = array<i64: 1>, shrink = array<i1: true>} : (tensor<4xf32>) -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @strided_slice_type(%a: tensor<?x4xf32>) {
+  // expected-error @+2 {{'fnc.strided_slice' op inferred type(s) 'tensor<?x2xf32>' are incompatible with return type(s) of operation 'tensor<3x2xf32>'}}
+  // expected-error @+1 {{'fnc.strided_slice' op failed to infer returned types}}
+  %0 = "fnc.strided_slice"(%a) {begin = array<i64: 1, 3>, end = array<i64: 4, -9223372036854775808>, strides = array<i64: 1, -2>, shrink = array<i1: false, false>} : (tensor<?x4xf32>) -> tensor<3x2xf32>
+  return
+}
+
+// -----
+
+func.func @strided_slice_syntax(%a: tensor<4xf32>) {
+  // expected-error @+1 {{expected an index or a range `begin:end:stride` (each part optional)}}
+  %0 = fnc.strided_slice %a [, 1] : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @strided_slice_grad_shape(%a: tensor<4xf32>, %g: tensor<3xf32>) {
+  // expected-error @+1 {{'fnc.strided_slice_grad' op the gradient has shape [3] but the slice of [4] has shape [2]}}
+  %0 = fnc.strided_slice_grad %a, %g [1:3] : tensor<4xf32>, tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @strided_slice_grad_dtype(%a: tensor<4xf32>, %g: tensor<2xf64>) {
+  // expected-error @+1 {{'fnc.strided_slice_grad' op requires the same element type for all operands and results}}
+  %0 = fnc.strided_slice_grad %a, %g [1:3] : tensor<4xf32>, tensor<2xf64>
+  return
+}

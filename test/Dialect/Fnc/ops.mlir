@@ -268,3 +268,23 @@ func.func @effects(%a: tensor<2xf32>, %i: tensor<i32>, %n: index) {
   %2 = fnc.random_normal mean 0.0 stddev 2.0 : tensor<4xf32>
   return
 }
+
+// numpy's indexing: ranges (omitted, negative and out-of-range bounds,
+// negative strides) and indices, one entry per dim; an omitted bound and
+// the sentinel it stands for print alike.
+// CHECK-LABEL: func @strided_slice
+func.func @strided_slice(%x: tensor<?x10x4x5xf32>, %g: tensor<?x10x5xf32>, %s: tensor<f32>, %m: tensor<6xi64>) {
+  // CHECK: fnc.strided_slice %{{.*}} [1:3, ::-1, -1, :] : tensor<?x10x4x5xf32>
+  %0 = fnc.strided_slice %x [1:3, ::-1, -1, :] : tensor<?x10x4x5xf32>
+  // CHECK: fnc.strided_slice %{{.*}} [-3:, :100:2, 0, 4:-7:-2] : tensor<?x10x4x5xf32>
+  %1 = fnc.strided_slice %x [-3:, :100:2, 0, 4:-7:-2] : tensor<?x10x4x5xf32>
+  // CHECK: fnc.strided_slice %{{.*}} [:, :, :, 1:2] : tensor<?x10x4x5xf32>
+  %2 = fnc.strided_slice %x [-9223372036854775808:, ::1, :9223372036854775807, 1:2:] : tensor<?x10x4x5xf32>
+  // CHECK: fnc.strided_slice %{{.*}} [] : tensor<f32>
+  %3 = fnc.strided_slice %s [] : tensor<f32>
+  // CHECK: fnc.strided_slice %{{.*}} [5:2] : tensor<6xi64>
+  %4 = fnc.strided_slice %m [5:2] : tensor<6xi64>
+  // CHECK: fnc.strided_slice_grad %{{.*}}, %{{.*}} [:3, ::-1, -1, :] : tensor<?x10x4x5xf32>, tensor<?x10x5xf32>
+  %5 = fnc.strided_slice_grad %x, %g [:3, ::-1, -1, :] : tensor<?x10x4x5xf32>, tensor<?x10x5xf32>
+  return
+}

@@ -11,6 +11,7 @@
 
 #include "fnc/Dialect/Fnc/IR/FncOps.h"
 #include "fnc/Reference/Scalar.h"
+#include "fnc/Shape/ShapeRules.h"
 
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/TypeUtilities.h"
@@ -410,6 +411,111 @@ OpFoldResult SliceOp::fold(FoldAdaptor) {
   bool identity = llvm::all_of(getOffsets(), [](int64_t o) { return o == 0; }) &&
                   llvm::all_of(getStrides(), [](int64_t s) { return s == 1; });
   return identity ? OpFoldResult(getInput()) : OpFoldResult();
+}
+
+namespace {
+namespace rules = ::fnc::shapes;
+
+/// Whether range dim `i` of a strided slice of `inType` reads the whole dim
+/// forwards with `stride`, from 0 to the end, whatever its size.
+bool takesWholeDim(RankedTensorType inType, int64_t i, int64_t begin,
+                   int64_t end, int64_t stride) {
+  if (stride <= 0)
+    return false;
+  if (!inType.isDynamicDim(i)) {
+    rules::SliceDim r =
+        rules::resolveSliceDim(inType.getDimSize(i), begin, end, stride);
+    return r.start == 0;
+  }
+  return (begin == 0 || begin == rules::kSliceMin) && end == rules::kSliceMax;
+}
+
+/// fnc.strided_slice whose dims all resolve while compiling (known sizes,
+/// or a whole dynamic dim) with positive strides and no index is the
+/// fnc.slice that reads the same window.
+struct StridedSliceToSlice : public OpRewritePattern<StridedSliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(StridedSliceOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inType = cast<RankedTensorType>(op.getInput().getType());
+    SmallVector<int64_t> offsets, sizes;
+    for (int64_t i = 0; i < inType.getRank(); ++i) {
+      int64_t begin = op.getBegin()[i], end = op.getEnd()[i],
+              stride = op.getStrides()[i];
+      if (op.getShrink()[i] || stride <= 0)
+        return failure();
+      if (!inType.isDynamicDim(i)) {
+        rules::SliceDim r =
+            rules::resolveSliceDim(inType.getDimSize(i), begin, end, stride);
+        offsets.push_back(r.start);
+        sizes.push_back(r.count);
+      } else if (takesWholeDim(inType, i, begin, end, stride)) {
+        offsets.push_back(0);
+        sizes.push_back(rules::kSliceToEnd);
+      } else {
+        return failure();
+      }
+    }
+    rewriter.replaceOpWithNewOp<SliceOp>(
+        op, op.getType(), op.getInput(), rewriter.getDenseI64ArrayAttr(offsets),
+        rewriter.getDenseI64ArrayAttr(sizes), op.getStridesAttr());
+    return success();
+  }
+};
+
+/// fnc.strided_slice_grad of a static input with positive strides and no
+/// index is the fnc.pad that places the gradient: the start before, the
+/// stride as interior padding, the rest after.
+struct StridedSliceGradToPad : public OpRewritePattern<StridedSliceGradOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(StridedSliceGradOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inType = cast<RankedTensorType>(op.getInput().getType());
+    auto gradType = cast<RankedTensorType>(op.getGrad().getType());
+    if (!inType.hasStaticShape() || !gradType.hasStaticShape())
+      return failure();
+    SmallVector<int64_t> low, high, interior;
+    for (int64_t i = 0; i < inType.getRank(); ++i) {
+      int64_t stride = op.getStrides()[i];
+      if (op.getShrink()[i] || stride <= 0)
+        return failure();
+      int64_t n = inType.getDimSize(i);
+      rules::SliceDim r =
+          rules::resolveSliceDim(n, op.getBegin()[i], op.getEnd()[i], stride);
+      int64_t span = r.count == 0 ? 0 : (r.count - 1) * stride + 1;
+      low.push_back(r.start);
+      interior.push_back(r.count == 0 ? 0 : stride - 1);
+      high.push_back(n - r.start - span);
+    }
+    rewriter.replaceOpWithNewOp<PadOp>(
+        op, op.getType(), op.getGrad(), rewriter.getDenseI64ArrayAttr(low),
+        rewriter.getDenseI64ArrayAttr(high),
+        rewriter.getDenseI64ArrayAttr(interior), rewriter.getF64FloatAttr(0.0));
+    return success();
+  }
+};
+} // namespace
+
+OpFoldResult StridedSliceOp::fold(FoldAdaptor) {
+  // Every dim taken whole, forwards, one by one: the input itself.
+  auto inType = cast<RankedTensorType>(getInput().getType());
+  if (inType != getType())
+    return {};
+  for (int64_t i = 0; i < inType.getRank(); ++i)
+    if (getShrink()[i] || getStrides()[i] != 1 ||
+        !takesWholeDim(inType, i, getBegin()[i], getEnd()[i], 1))
+      return {};
+  return getInput();
+}
+
+void StridedSliceOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                                 MLIRContext *context) {
+  results.add<StridedSliceToSlice>(context);
+}
+
+void StridedSliceGradOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                                     MLIRContext *context) {
+  results.add<StridedSliceGradToPad>(context);
 }
 
 OpFoldResult PadOp::fold(FoldAdaptor) {

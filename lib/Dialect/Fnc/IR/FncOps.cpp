@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fnc/Dialect/Fnc/IR/FncOps.h"
+#include "fnc/Dialect/Fnc/IR/SliceSpec.h"
 #include "fnc/Shape/ShapeRules.h"
 
 #include "mlir/IR/Builders.h"
@@ -394,6 +395,124 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
         return rules::slice(in, offsets, sizes, strides);
       },
       inferred);
+}
+
+LogicalResult
+StridedSliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                 Adaptor adaptor,
+                                 SmallVectorImpl<Type> &inferred) {
+  rules::SliceSpec spec = sliceSpecOf(adaptor);
+  return inferFromInput(
+      loc, getOperationName(), adaptor.getInput(),
+      [&](const rules::Shape &in) { return rules::stridedSlice(in, spec); },
+      inferred);
+}
+
+LogicalResult
+StridedSliceGradOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                     Adaptor adaptor,
+                                     SmallVectorImpl<Type> &inferred) {
+  StringRef name = getOperationName();
+  auto grad = rankedType(loc, name, adaptor.getGrad(), "grad");
+  if (failed(grad))
+    return failure();
+  rules::SliceSpec spec = sliceSpecOf(adaptor);
+  return inferFromInput(
+      loc, name, adaptor.getInput(),
+      [&](const rules::Shape &in) {
+        return rules::stridedSliceGrad(in, toShape(grad->getShape()), spec);
+      },
+      inferred);
+}
+
+/// Whether `bound` is the omitted begin (`isBegin`) or end of a range with
+/// `stride`: the sentinel that clamps to the side it stands for.
+static bool isOmittedBound(int64_t bound, int64_t stride, bool isBegin) {
+  bool low = (stride > 0) == isBegin;
+  return bound == (low ? rules::kSliceMin : rules::kSliceMax);
+}
+
+/// The spec of fnc.strided_slice as numpy writes it: `[1:3, ::-1, -1, :]`,
+/// one entry per dimension, an integer for an index.
+static ParseResult parseSliceSpec(OpAsmParser &parser, DenseI64ArrayAttr &begin,
+                                  DenseI64ArrayAttr &end,
+                                  DenseI64ArrayAttr &strides,
+                                  DenseBoolArrayAttr &shrink) {
+  SmallVector<int64_t> b, e, s;
+  SmallVector<bool> k;
+  auto parseEntry = [&]() -> ParseResult {
+    int64_t first = 0, last = 0, stride = 1;
+    OptionalParseResult hasFirst = parser.parseOptionalInteger(first);
+    if (hasFirst.has_value() && failed(*hasFirst))
+      return failure();
+    if (failed(parser.parseOptionalColon())) {
+      if (!hasFirst.has_value())
+        return parser.emitError(parser.getCurrentLocation(),
+                                "expected an index or a range "
+                                "`begin:end:stride` (each part optional)");
+      b.push_back(first);
+      e.push_back(0);
+      s.push_back(1);
+      k.push_back(true);
+      return success();
+    }
+    OptionalParseResult hasLast = parser.parseOptionalInteger(last);
+    if (hasLast.has_value() && failed(*hasLast))
+      return failure();
+    if (succeeded(parser.parseOptionalColon())) {
+      OptionalParseResult hasStride = parser.parseOptionalInteger(stride);
+      if (hasStride.has_value() && failed(*hasStride))
+        return failure();
+    }
+    bool forward = stride > 0;
+    b.push_back(hasFirst.has_value()
+                    ? first
+                    : (forward ? rules::kSliceMin : rules::kSliceMax));
+    e.push_back(hasLast.has_value()
+                    ? last
+                    : (forward ? rules::kSliceMax : rules::kSliceMin));
+    s.push_back(stride);
+    k.push_back(false);
+    return success();
+  };
+  if (parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Square,
+                                     parseEntry))
+    return failure();
+  MLIRContext *ctx = parser.getContext();
+  begin = DenseI64ArrayAttr::get(ctx, b);
+  end = DenseI64ArrayAttr::get(ctx, e);
+  strides = DenseI64ArrayAttr::get(ctx, s);
+  shrink = DenseBoolArrayAttr::get(ctx, k);
+  return success();
+}
+
+static void printSliceSpec(OpAsmPrinter &printer, Operation *,
+                           DenseI64ArrayAttr begin, DenseI64ArrayAttr end,
+                           DenseI64ArrayAttr strides,
+                           DenseBoolArrayAttr shrink) {
+  ArrayRef<int64_t> b = begin.asArrayRef(), e = end.asArrayRef(),
+                    s = strides.asArrayRef();
+  ArrayRef<bool> k = shrink.asArrayRef();
+  printer << "[";
+  // The generic form may hold arrays of different lengths (the verifier
+  // reports them); print what every one of them has.
+  size_t n = std::min({b.size(), e.size(), s.size(), k.size()});
+  for (size_t i = 0; i < n; ++i) {
+    if (i)
+      printer << ", ";
+    if (k[i]) {
+      printer << b[i];
+      continue;
+    }
+    if (!isOmittedBound(b[i], s[i], /*isBegin=*/true))
+      printer << b[i];
+    printer << ":";
+    if (!isOmittedBound(e[i], s[i], /*isBegin=*/false))
+      printer << e[i];
+    if (s[i] != 1)
+      printer << ":" << s[i];
+  }
+  printer << "]";
 }
 
 LogicalResult PadOp::inferReturnTypes(MLIRContext *,

@@ -836,6 +836,76 @@ def Fnc_SliceOp : Fnc_Op<"slice", [Pure, InferTypeOpAdaptor]> {
   let hasFolder = 1;
 }
 
+def Fnc_StridedSliceOp : Fnc_Op<"strided_slice",
+    [Pure, InferTypeOpAdaptor]> {
+  let summary = "numpy's basic indexing: ranges and indices per dimension";
+  let description = [{
+    One entry per input dimension, written as numpy writes it: a range
+    `begin:end:stride` (Python's `slice`: negative bounds count from the
+    end, then clamp to the dimension; a negative stride walks backwards; an
+    omitted bound is the whole dimension in the stride's direction) or an
+    index (negative counts from the end), whose dimension the result drops.
+    An index outside the dimension is an error: statically along a known
+    dimension, at run time along a dynamic one. The bounds are resolved
+    against the dimension's size at run time, so a dynamic dimension needs
+    no known size; a result dimension is dynamic when its input dimension
+    is (numpy's clamping makes its size depend on the input's), except for
+    a range empty for every size.
+
+    This is `tf.strided_slice` after the ellipsis and the new axes (which
+    only insert size-1 dimensions) are resolved. It lowers to a
+    `tensor.extract_slice` of the window read (a `tensor.collapse_shape`
+    drops the indexed dimensions); negative strides read that window
+    backwards. With every dimension resolvable while compiling, positive
+    strides and no index it canonicalizes to `fnc.slice`; taking every
+    dimension whole, forwards, it folds to its input.
+
+    The attributes hold `begin`, `end` and `strides` per dimension and
+    `shrink` for the indices (whose end and stride are 0 and 1); an
+    omitted bound is `-2^63` or `2^63 - 1`, whichever clamps to its side.
+
+    ```mlir
+    // x[1:3, ::-1, -1, :]
+    %s = fnc.strided_slice %x [1:3, ::-1, -1, :] : tensor<?x10x4x5xf32>
+    ```
+  }];
+  let arguments = (ins Fnc_Tensor:$input, DenseI64ArrayAttr:$begin,
+                       DenseI64ArrayAttr:$end, DenseI64ArrayAttr:$strides,
+                       DenseBoolArrayAttr:$shrink);
+  let results = (outs Fnc_Tensor:$result);
+  let assemblyFormat = "$input custom<SliceSpec>($begin, $end, $strides, "
+                       "$shrink) attr-dict `:` type($input)";
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Fnc_StridedSliceGradOp : Fnc_Op<"strided_slice_grad",
+    [Pure, InferTypeOpAdaptor, SameOperandsAndResultElementType]> {
+  let summary = "The input gradient of fnc.strided_slice";
+  let description = [{
+    TensorFlow's `StridedSliceGrad`: zeros of the shape of `input` with
+    `grad` (of the shape `fnc.strided_slice` gives for that spec) placed
+    where the slice read it. Only the shape of `input` is read. Linear in
+    `grad`: its own gradient is `fnc.strided_slice` with the same spec.
+    Lowers to a fill and a `tensor.insert_slice` (negative strides insert
+    the gradient read backwards); fully static with positive strides and
+    no index it canonicalizes to `fnc.pad`.
+
+    ```mlir
+    %dx = fnc.strided_slice_grad %x, %g [1:3, ::-1, -1, :]
+        : tensor<?x10x4x5xf32>, tensor<?x10x5xf32>
+    ```
+  }];
+  let arguments = (ins Fnc_Tensor:$input, Fnc_Tensor:$grad,
+                       DenseI64ArrayAttr:$begin, DenseI64ArrayAttr:$end,
+                       DenseI64ArrayAttr:$strides, DenseBoolArrayAttr:$shrink);
+  let results = (outs Fnc_Tensor:$result);
+  let assemblyFormat = "$input `,` $grad custom<SliceSpec>($begin, $end, "
+                       "$strides, $shrink) attr-dict `:` type($input) `,` "
+                       "type($grad)";
+  let hasCanonicalizer = 1;
+}
+
 def Fnc_PadOp : Fnc_Op<"pad", [Pure, InferTypeOpAdaptor]> {
   let summary = "Pads with a constant before, after and between elements";
   let cppApi = ["pad"];
