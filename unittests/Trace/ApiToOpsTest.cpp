@@ -186,6 +186,11 @@ std::multimap<std::string, Probe> probes() {
   add("squeeze",
       probe([](Tensor a) { return squeeze(a); }, reshape(x, {1, 2, 1, 3})));
   add("slice", probe([](Tensor a) { return slice(a, {0, 1}, {2, -1}); }, x));
+  add("strided_slice", probe(
+                           [](Tensor a) {
+                             return strided_slice(a, {-1, 0}, {0, 3}, {-1, 2});
+                           },
+                           unknownRows));
   add("pad", probe([](Tensor a) { return pad(a, {{1, 0}, {0, 2}}); }, x));
   add("concat", probe(
                     [](Tensor a, Tensor c) {

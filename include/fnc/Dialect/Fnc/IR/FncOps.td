@@ -839,6 +839,9 @@ def Fnc_SliceOp : Fnc_Op<"slice", [Pure, InferTypeOpAdaptor]> {
 def Fnc_StridedSliceOp : Fnc_Op<"strided_slice",
     [Pure, InferTypeOpAdaptor]> {
   let summary = "numpy's basic indexing: ranges and indices per dimension";
+  let cppApi = ["strided_slice"];
+  let cppApiNote = "Also `x[i]` and `x.index({...})` (numpy's form, " #
+                   "fnc/Index.h).";
   let description = [{
     One entry per input dimension, written as numpy writes it: a range
     `begin:end:stride` (Python's `slice`: negative bounds count from the
@@ -865,8 +868,11 @@ def Fnc_StridedSliceOp : Fnc_Op<"strided_slice",
     omitted bound is `-2^63` or `2^63 - 1`, whichever clamps to its side.
 
     ```mlir
-    // x[1:3, ::-1, -1, :]
-    %s = fnc.strided_slice %x [1:3, ::-1, -1, :] : tensor<?x10x4x5xf32>
+    func.func @f(%x: tensor<?x10x4x5xf32>) -> tensor<?x10x5xf32> {
+      // x[1:3, ::-1, -1, :]
+      %s = fnc.strided_slice %x [1:3, ::-1, -1, :] : tensor<?x10x4x5xf32>
+      return %s : tensor<?x10x5xf32>
+    }
     ```
   }];
   let arguments = (ins Fnc_Tensor:$input, DenseI64ArrayAttr:$begin,
@@ -882,6 +888,9 @@ def Fnc_StridedSliceOp : Fnc_Op<"strided_slice",
 def Fnc_StridedSliceGradOp : Fnc_Op<"strided_slice_grad",
     [Pure, InferTypeOpAdaptor, SameOperandsAndResultElementType]> {
   let summary = "The input gradient of fnc.strided_slice";
+  let cppApiNote =
+      "Staged by the gradient of `fnc::strided_slice` and of numpy " #
+      "indexing (`fnc::GradientTape`, `fnc::grad`).";
   let description = [{
     TensorFlow's `StridedSliceGrad`: zeros of the shape of `input` with
     `grad` (of the shape `fnc.strided_slice` gives for that spec) placed
@@ -892,8 +901,12 @@ def Fnc_StridedSliceGradOp : Fnc_Op<"strided_slice_grad",
     no index it canonicalizes to `fnc.pad`.
 
     ```mlir
-    %dx = fnc.strided_slice_grad %x, %g [1:3, ::-1, -1, :]
-        : tensor<?x10x4x5xf32>, tensor<?x10x5xf32>
+    func.func @f(%x: tensor<?x10x4x5xf32>, %g: tensor<?x10x5xf32>)
+        -> tensor<?x10x4x5xf32> {
+      %dx = fnc.strided_slice_grad %x, %g [1:3, ::-1, -1, :]
+          : tensor<?x10x4x5xf32>, tensor<?x10x5xf32>
+      return %dx : tensor<?x10x4x5xf32>
+    }
     ```
   }];
   let arguments = (ins Fnc_Tensor:$input, Fnc_Tensor:$grad,
