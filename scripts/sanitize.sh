@@ -35,7 +35,7 @@ configure_asan "$asan"
 mapfile -t tests < <(ninja -C "$asan" -t targets all |
   sed -n 's/^\(Fnc[A-Za-z]*Tests\): phony$/\1/p' | sort -u)
 [ ${#tests[@]} -gt 0 ] || { echo "sanitize: no unit tests found" >&2; exit 1; }
-ninja -C "$asan" -j "$jobs" "${tests[@]}" fnc-opt fnc-run
+ninja -C "$asan" -j "$jobs" "${tests[@]}" fnc-lit-depends
 for t in "${tests[@]}"; do
   echo "sanitize: $t (asan+ubsan)"
   "$asan/bin/$t" --gtest_brief=1
