@@ -550,6 +550,8 @@ public:
 
   /// Dispatches `key` (tracing on a miss) and runs it.
   std::vector<Tensor> call(const CallKey &key, const TraceThunk &thunk);
+  /// call() of a callable that returns one fnc::Tensor (no result vector).
+  Tensor callOne(const CallKey &key, const TraceThunk &thunk);
   /// call() for a call under a recording tape: the tapes get one entry for
   /// the whole call, whose gradient is a staged backward function, traced
   /// and compiled once per concrete function and cached. A concrete
@@ -686,11 +688,14 @@ struct Caller<F, R, std::tuple<Ps...>> {
     CallKey key;
     encode(key, args...);
     Bound bound{fn, std::tuple<const Ps &...>(args...)};
-    std::vector<Tensor> outs =
-        FunctionCore::underTape()
-            ? core.callUnderTape(key, {&bound, &runTraced},
-                                 {&bound, &makeReplay})
-            : core.call(key, {&bound, &runTraced});
+    std::vector<Tensor> outs;
+    if (FunctionCore::underTape())
+      outs = core.callUnderTape(key, {&bound, &runTraced},
+                                {&bound, &makeReplay});
+    else if constexpr (std::is_same_v<R, Tensor>)
+      return core.callOne(key, {&bound, &runTraced});
+    else
+      outs = core.call(key, {&bound, &runTraced});
     if constexpr (!std::is_void_v<R>)
       return ResultCodec<R>::rebuild(std::move(outs));
   }

@@ -236,7 +236,12 @@ private:
   [[noreturn]] static void raggedError(int64_t got, int64_t expected);
   void init(DType dtype, const std::vector<int64_t> &shape, const void *data,
             size_t count);
-  const TensorImpl &impl() const;
+  const TensorImpl &impl() const {
+    if (!impl_)
+      nullHandleError();
+    return *impl_;
+  }
+  [[noreturn]] static void nullHandleError();
   const void *rawData(DType expected, const char *what) const;
   void checkItem(DType expected) const;
   int64_t flatIndex(const int64_t *index, size_t count) const;

@@ -121,12 +121,10 @@ Tensor Tensor::from_blob(void *data, std::vector<int64_t> shape, DType dtype,
   return t;
 }
 
-const TensorImpl &Tensor::impl() const {
-  if (!impl_)
-    throw Error(ErrorKind::FailedPrecondition,
-                "fnc::Tensor: this tensor is a default-constructed (null) "
-                "handle; assign a tensor to it before using it");
-  return *impl_;
+void Tensor::nullHandleError() {
+  throw Error(ErrorKind::FailedPrecondition,
+              "fnc::Tensor: this tensor is a default-constructed (null) "
+              "handle; assign a tensor to it before using it");
 }
 
 const std::vector<int64_t> &Tensor::shape() const { return impl().shape(); }

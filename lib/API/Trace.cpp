@@ -15,7 +15,10 @@
 namespace fnc {
 
 namespace {
-thread_local trace::Recorder *active = nullptr;
+// Initial-exec: read by every op and every staged call; the default model
+// of a shared library costs a __tls_get_addr call per access.
+__attribute__((tls_model("initial-exec"))) thread_local trace::Recorder
+    *active = nullptr;
 
 std::string symbolicShape(const std::vector<int64_t> &shape) {
   std::string s = "(";

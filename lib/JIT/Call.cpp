@@ -114,6 +114,16 @@ void Buffer::reset() {
   deleter_ = nullptr;
 }
 
+std::shared_ptr<void> Buffer::share() && {
+  void *data = std::exchange(data_, nullptr);
+  void *allocation = std::exchange(allocation_, nullptr);
+  void (*deleter)(void *) = std::exchange(deleter_, nullptr);
+  if (!deleter || !allocation)
+    return std::shared_ptr<void>(data, [](void *) {});
+  return std::shared_ptr<void>(
+      data, [allocation, deleter](void *) { deleter(allocation); });
+}
+
 int64_t Buffer::numElements() const {
   int64_t n = 1;
   for (int64_t d : shape_)
@@ -178,7 +188,8 @@ void *gather(const BufferView &view) {
 /// sizes, strides) as a row-major Buffer. Copies when the memory is not
 /// ours to free (a global, an argument, an earlier result) or is strided.
 llvm::Error adopt(DType dtype, size_t rank, const int64_t *slots,
-                  llvm::ArrayRef<void *> inputs, std::vector<Buffer> &results) {
+                  llvm::ArrayRef<void *> inputs,
+                  llvm::ArrayRef<Buffer> earlier, Buffer &result) {
   void *allocated = reinterpret_cast<void *>(slots[0]);
   char *aligned = reinterpret_cast<char *>(slots[1]);
   int64_t offset = slots[2];
@@ -190,10 +201,10 @@ llvm::Error adopt(DType dtype, size_t rank, const int64_t *slots,
   bool owned = allocated != kDeadBeef;
   for (void *p : inputs)
     owned &= p != allocated;
-  for (const Buffer &b : results)
+  for (const Buffer &b : earlier)
     owned &= b.data() != data;
   if (owned && isRowMajor(sizes, strides)) {
-    results.emplace_back(dtype, sizes, data, allocated, &memory::release);
+    result = Buffer(dtype, sizes, data, allocated, &memory::release);
     return llvm::Error::success();
   }
   BufferView view{dtype, sizes, data, strides};
@@ -202,7 +213,7 @@ llvm::Error adopt(DType dtype, size_t rank, const int64_t *slots,
     memory::release(allocated);
   if (!copy)
     return llvm::createStringError("out of memory copying a result");
-  results.emplace_back(dtype, sizes, copy, copy, &memory::release);
+  result = Buffer(dtype, sizes, copy, copy, &memory::release);
   return llvm::Error::success();
 }
 } // namespace
@@ -244,30 +255,47 @@ llvm::Error Entry::call(llvm::ArrayRef<BufferView> args,
   results.clear();
   if (llvm::Error err = checkArgs(args))
     return err;
+  results.resize(signature_.results.size());
+  llvm::Error err = callChecked(args, results);
+  if (err)
+    results.clear();
+  return err;
+}
 
+llvm::Error Entry::callChecked(llvm::ArrayRef<BufferView> args,
+                               llvm::MutableArrayRef<Buffer> results) const {
   // Expanded descriptors: one int64 slot per scalar, one pointer per slot.
-  // The context comes first.
+  // The context comes first. Every slot is written before it is read: the
+  // arguments' here, the results' by the generated code (which returns
+  // them all, unless it abandons the call, and then none is read).
   runtime::CallContext context;
   constexpr size_t kContext = runtime::kContextSlots;
-  llvm::SmallVector<int64_t, 64> slots(kContext + argSlots_ + resultSlots_);
+  const size_t inSlots = kContext + argSlots_;
+  llvm::SmallVector<int64_t, 64> slots;
+  slots.resize_for_overwrite(inSlots + resultSlots_);
   runtime::packContext(context, slots.data());
   llvm::SmallVector<void *, 64> packed;
-  packed.reserve(kContext + argSlots_ + 1);
+  packed.resize_for_overwrite(inSlots + (resultSlots_ ? 1 : 0));
   llvm::SmallVector<void *, 8> inputs;
+  inputs.resize_for_overwrite(args.size());
   llvm::SmallVector<void *, 2> temporaries;
+  auto releaseTemporaries = [&] {
+    for (void *t : temporaries)
+      memory::release(t);
+  };
   size_t pos = kContext;
-  for (const BufferView &a : args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const BufferView &a = args[i];
     void *data = a.data;
     if (!isRowMajor(a.shape, a.strides)) {
       data = gather(a);
       if (!data) {
-        for (void *t : temporaries)
-          memory::release(t);
+        releaseTemporaries();
         return llvm::createStringError("out of memory copying an argument");
       }
       temporaries.push_back(data);
     }
-    inputs.push_back(data);
+    inputs[i] = data;
     size_t rank = a.shape.size();
     slots[pos] = slots[pos + 1] = reinterpret_cast<intptr_t>(data);
     slots[pos + 2] = 0;
@@ -279,33 +307,35 @@ llvm::Error Entry::call(llvm::ArrayRef<BufferView> args,
     }
     pos += 3 + 2 * rank;
   }
-  for (size_t i = 0; i < kContext + argSlots_; ++i)
-    packed.push_back(&slots[i]);
-  int64_t *resultSlots = slots.data() + kContext + argSlots_;
+  for (size_t i = 0; i < inSlots; ++i)
+    packed[i] = &slots[i];
+  int64_t *resultSlots = slots.data() + inSlots;
   if (resultSlots_)
-    packed.push_back(resultSlots);
+    packed[inSlots] = resultSlots;
 
   bool finished = runtime::invoke(context, fn_, packed.data());
 
-  for (void *t : temporaries)
-    memory::release(t);
+  releaseTemporaries();
   if (!finished) // The result slots were never written.
     return llvm::make_error<RuntimeError>(
         context.errorCode(),
         "@" + signature_.name + ": " + context.error().value_or("abandoned"));
   llvm::Error err = llvm::Error::success();
   size_t at = 0;
-  for (const TensorType &type : signature_.results) {
-    size_t rank = type.shape.size();
+  for (size_t i = 0; i < signature_.results.size(); ++i) {
+    size_t rank = signature_.results[i].shape.size();
     if (!err)
-      err = adopt(type.dtype, rank, resultSlots + at, inputs, results);
+      err = adopt(signature_.results[i].dtype, rank, resultSlots + at, inputs,
+                  results.take_front(i), results[i]);
     at += 3 + 2 * rank;
   }
-  if (std::optional<std::string> message = context.error()) {
+  if (context.failed()) {
     consumeError(std::move(err));
-    results.clear();
+    for (Buffer &b : results)
+      b = Buffer();
     return llvm::make_error<RuntimeError>(
-        context.errorCode(), "@" + signature_.name + ": " + *message);
+        context.errorCode(),
+        "@" + signature_.name + ": " + context.error().value_or("failed"));
   }
   return err;
 }

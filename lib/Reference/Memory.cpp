@@ -181,14 +181,27 @@ struct SmallCache {
   int count[kSmallClasses];
   bool owned;
 };
-thread_local SmallCache smallCache;
+thread_local SmallCache smallCacheStorage;
+/// This thread's cache, reached through an initial-exec pointer: in a
+/// shared library a plain thread_local costs a __tls_get_addr call per
+/// access, and the storage is too large for the static TLS block.
+__attribute__((tls_model("initial-exec"))) thread_local SmallCache
+    *smallCachePtr = nullptr;
+
+SmallCache &smallCache() {
+  SmallCache *cache = smallCachePtr;
+  if (__builtin_expect(!cache, 0))
+    cache = smallCachePtr = &smallCacheStorage;
+  return *cache;
+}
 
 int smallClass(size_t block) { return __builtin_ctzll(block) - 7; }
 
 void freeSmallCache() {
+  SmallCache &cache = smallCache();
   for (int c = 0; c < kSmallClasses; ++c) {
-    while (smallCache.count[c] > 0)
-      std::free(smallCache.blocks[c][--smallCache.count[c]]);
+    while (cache.count[c] > 0)
+      std::free(cache.blocks[c][--cache.count[c]]);
   }
 }
 
@@ -199,15 +212,16 @@ struct SmallCacheOwner {
 /// Keeps the small block `base` for this thread; false if its stack is
 /// full.
 bool keepSmall(void *base, size_t block) {
+  SmallCache &cache = smallCache();
   int c = smallClass(block);
-  if (smallCache.count[c] >= kSmallPerClass)
+  if (cache.count[c] >= kSmallPerClass)
     return false;
-  if (!smallCache.owned) {
+  if (!cache.owned) {
     static thread_local SmallCacheOwner owner;
     (void)owner;
-    smallCache.owned = true;
+    cache.owned = true;
   }
-  smallCache.blocks[c][smallCache.count[c]++] = base;
+  cache.blocks[c][cache.count[c]++] = base;
   return true;
 }
 
@@ -219,9 +233,10 @@ void *memory::allocate(size_t bytes) noexcept {
   size_t block = blockSize(std::max<size_t>(bytes, 1));
   void *base = nullptr;
   if (block <= kMaxSmall) {
+    SmallCache &cache = smallCache();
     int c = smallClass(block);
-    if (smallCache.count[c] > 0)
-      base = smallCache.blocks[c][--smallCache.count[c]];
+    if (cache.count[c] > 0)
+      base = cache.blocks[c][--cache.count[c]];
   } else if (block >= kMinCached) {
     base = Cache::get().take(block);
   }

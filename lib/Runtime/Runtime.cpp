@@ -53,8 +53,10 @@ RandomState &randomState() {
   return state;
 }
 
-/// The call running on this thread inside invoke(), if any.
-thread_local CallContext *currentCall = nullptr;
+/// The call running on this thread inside invoke(), if any (initial-exec:
+/// set twice per call; see lib/API/Trace.cpp).
+__attribute__((tls_model("initial-exec"))) thread_local CallContext
+    *currentCall = nullptr;
 
 /// True inside an OpenMP parallel region (libomp is loaded by the JIT; its
 /// omp_in_parallel is looked up once).

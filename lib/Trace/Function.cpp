@@ -110,10 +110,10 @@ std::string TensorSpec::str() const {
 namespace detail {
 
 void CallKey::tensor(const Tensor &t) {
-  // dtype() and shape() throw for a null handle.
-  const std::vector<int64_t> &shape = t.shape();
+  const TensorImpl &impl = TensorAccess::impl(t); // throws for a null handle
+  const std::vector<int64_t> &shape = impl.shape();
   tag(kTensorTag);
-  value(static_cast<int64_t>(t.dtype()));
+  value(static_cast<int64_t>(impl.dtype()));
   words.push_back({static_cast<int64_t>(shape.size()), KeyWord::Rank, arg});
   for (int64_t d : shape)
     words.push_back({d, KeyWord::Dim, arg});
@@ -404,38 +404,44 @@ struct ConcreteImpl {
   // least recent).
   mutable std::atomic<uint64_t> lastUse{0};
 
-  std::vector<Tensor> run(const Tensor *const *tensors, size_t count) const;
+  /// Runs the compiled code on `count` tensors that match `key` (or
+  /// `inputs`); writes one tensor per output to `outs`.
+  void run(const Tensor *const *tensors, size_t count, Tensor *outs) const;
+  std::vector<Tensor> run(const Tensor *const *tensors, size_t count) const {
+    std::vector<Tensor> outs(outputs.size());
+    run(tensors, count, outs.data());
+    return outs;
+  }
   std::string signature() const;
   std::string pretty() const;
 };
 
-std::vector<Tensor> ConcreteImpl::run(const Tensor *const *tensors,
-                                      size_t count) const {
-  thread_local std::vector<jit::BufferView> views;
-  thread_local std::vector<jit::Buffer> results;
-  views.clear();
-  auto view = [](const Tensor &t) {
-    return jit::BufferView{t.dtype(), llvm::ArrayRef<int64_t>(t.shape()),
-                           const_cast<void *>(trace::concreteData(t))};
+void ConcreteImpl::run(const Tensor *const *tensors, size_t count,
+                       Tensor *outs) const {
+  // The key matched this trace, so the arguments fit its signature, and a
+  // tensor is row-major: the entry's checks would repeat the key's.
+  const std::vector<Tensor> &hidden = trace->hiddenArgs();
+  llvm::SmallVector<jit::BufferView, 8> views;
+  views.reserve(count + hidden.size());
+  auto view = [&](const Tensor &t) {
+    // array() throws for a symbolic tensor (leaked from a trace).
+    const ref::Array &a = TensorAccess::impl(t).array("data");
+    views.push_back({a.dtype, a.shape, a.buffer.get()});
   };
   for (size_t i = 0; i < count; ++i)
-    views.push_back(view(*tensors[i]));
-  for (const Tensor &t : trace->hiddenArgs())
-    views.push_back(view(t));
-  if (llvm::Error err = trace->entry().call(views, results))
+    view(*tensors[i]);
+  for (const Tensor &t : hidden)
+    view(t);
+  const jit::Entry &entry = trace->entry();
+  llvm::SmallVector<jit::Buffer, 4> results(entry.signature().results.size());
+  if (llvm::Error err = entry.callChecked(views, results))
     throwCallError(name, std::move(err));
-  std::vector<Tensor> outs;
-  outs.reserve(results.size());
   for (jit::Buffer &b : results) {
-    DType dtype = b.dtype();
     std::vector<int64_t> shape(b.shape().begin(), b.shape().end());
-    auto holder = std::make_shared<jit::Buffer>(std::move(b));
-    void *data = holder->data();
-    outs.push_back(trace::adoptBuffer(dtype, std::move(shape),
-                                      std::shared_ptr<void>(holder, data)));
+    DType dtype = b.dtype();
+    *outs++ =
+        trace::adoptBuffer(dtype, std::move(shape), std::move(b).share());
   }
-  results.clear();
-  return outs;
 }
 
 std::string ConcreteImpl::signature() const {
@@ -475,6 +481,43 @@ std::string ConcreteImpl::pretty() const {
 // FunctionCore
 //===----------------------------------------------------------------------===//
 
+/// The traces of a Function as calls read them without a lock: an
+/// append-only array of pointers, published with release stores (the array,
+/// then the count). A full array is replaced by a copy twice its size; the
+/// old ones stay (readers may hold them), which costs at most as much again.
+/// The traces themselves are owned by State::concretes and never dropped
+/// while this is in use (no max_traces), so the pointers stay valid while
+/// the Function lives.
+class PublishedTraces {
+public:
+  /// Appends `c`. Writers are serialized by State::mutex.
+  void append(const ConcreteImpl *c) {
+    size_t n = count_.load(std::memory_order_relaxed);
+    if (n == capacity_) {
+      capacity_ = std::max<size_t>(4, 2 * capacity_);
+      auto grown = std::make_unique<const ConcreteImpl *[]>(capacity_);
+      std::copy_n(items_.load(std::memory_order_relaxed), n, grown.get());
+      items_.store(grown.get(), std::memory_order_release);
+      arrays_.push_back(std::move(grown));
+    }
+    arrays_.back()[n] = c;
+    count_.store(n + 1, std::memory_order_release);
+  }
+
+  /// The traces published so far (any thread, no lock).
+  llvm::ArrayRef<const ConcreteImpl *> read() const {
+    // The count first: an array loaded after it holds at least that many.
+    size_t n = count_.load(std::memory_order_acquire);
+    return {items_.load(std::memory_order_acquire), n};
+  }
+
+private:
+  std::atomic<size_t> count_{0};
+  std::atomic<const ConcreteImpl **> items_{nullptr};
+  size_t capacity_ = 0;
+  std::vector<std::unique_ptr<const ConcreteImpl *[]>> arrays_;
+};
+
 struct FunctionCore::State {
   FunctionOptions options;
   std::string name;
@@ -485,6 +528,9 @@ struct FunctionCore::State {
   mutable std::mutex mutex;
   std::condition_variable traced;
   std::vector<std::shared_ptr<ConcreteImpl>> concretes;
+  /// `concretes` for calls that find their trace without the mutex (see
+  /// cachedTrace); unused with max_traces, which may drop traces.
+  PublishedTraces published;
   std::vector<Words> pending;
   int64_t traces = 0;
   // Retracing statistics: how often each parameter differed from the
@@ -645,15 +691,17 @@ namespace {
                   "; pass exactly one fnc::Tensor per spec");
 }
 
-/// The most specific concrete function `key` may run, or null.
-std::shared_ptr<ConcreteImpl>
-mostSpecific(const std::vector<std::shared_ptr<ConcreteImpl>> &concretes,
-             const KeyWord *key, size_t n) {
-  std::shared_ptr<ConcreteImpl> best;
-  for (const auto &c : concretes)
+/// The most specific of `concretes` (shared or raw pointers to
+/// ConcreteImpl) that `key` may run; null if none.
+template <typename Ptr>
+const Ptr *mostSpecific(llvm::ArrayRef<Ptr> concretes, const KeyWord *key,
+                        size_t n) {
+  const Ptr *best = nullptr;
+  for (const Ptr &c : concretes)
     if (isSubtype(key, n, c->key, c->onesExact) &&
-        (!best || (isSubtype(c->key, best->key) && c->key != best->key)))
-      best = c;
+        (!best ||
+         (isSubtype(c->key, (*best)->key) && c->key != (*best)->key)))
+      best = &c;
   return best;
 }
 
@@ -727,12 +775,45 @@ std::shared_ptr<ConcreteImpl> lookupOrTrace(FunctionCore::State &s,
                                             const CallKey &key,
                                             const TraceThunk &thunk,
                                             bool exact);
+
+/// The trace a call runs, found without the mutex among the published
+/// ones as lookupOrTrace would find it; null when the call needs
+/// lookupOrTrace (a miss, a signature mismatch, or max_traces).
+const ConcreteImpl *cachedTrace(const FunctionCore::State &s,
+                                const CallKey &key) {
+  const KeyWord *w = key.words.data();
+  size_t n = key.words.size();
+  llvm::ArrayRef<const ConcreteImpl *> traces = s.published.read();
+  if (traces.empty())
+    return nullptr;
+  if (s.signatureKey) {
+    if (!isSubtype(w, n, *s.signatureKey))
+      return nullptr;
+    if (!s.signatureUnranked && !traces.front()->onesExact)
+      return traces.front(); // the one trace of the signature
+  }
+  const ConcreteImpl *const *best = mostSpecific(traces, w, n);
+  return best ? *best : nullptr;
+}
 } // namespace
 
 std::vector<Tensor> FunctionCore::call(const CallKey &key,
                                        const TraceThunk &thunk) {
+  if (const ConcreteImpl *c = cachedTrace(*state_, key))
+    return c->run(key.tensors.data(), key.tensors.size());
   std::shared_ptr<ConcreteImpl> c = lookupOrTrace(*state_, key, thunk, false);
   return c->run(key.tensors.data(), key.tensors.size());
+}
+
+Tensor FunctionCore::callOne(const CallKey &key, const TraceThunk &thunk) {
+  Tensor out;
+  if (const ConcreteImpl *c = cachedTrace(*state_, key)) {
+    c->run(key.tensors.data(), key.tensors.size(), &out);
+    return out;
+  }
+  std::shared_ptr<ConcreteImpl> c = lookupOrTrace(*state_, key, thunk, false);
+  c->run(key.tensors.data(), key.tensors.size(), &out);
+  return out;
 }
 
 ConcreteFunction FunctionCore::concrete(const CallKey &key,
@@ -1112,8 +1193,9 @@ std::shared_ptr<ConcreteImpl> lookupOrTrace(FunctionCore::State &s,
                                                       a.kind == b.kind;
                                              }))
           return touched(s, c);
-    } else if (auto best = mostSpecific(s.concretes, w, n)) {
-      return touched(s, best);
+    } else if (const auto *best = mostSpecific(
+                   llvm::ArrayRef(s.concretes), w, n)) {
+      return touched(s, *best);
     }
 
     // A miss: choose the key to trace.
@@ -1161,6 +1243,8 @@ std::shared_ptr<ConcreteImpl> lookupOrTrace(FunctionCore::State &s,
     evictForOneMore(s);
     touched(s, c);
     s.concretes.push_back(c);
+    if (!s.options.max_traces)
+      s.published.append(c.get());
     s.pending.erase(std::find(s.pending.begin(), s.pending.end(), traceKey));
     s.traced.notify_all();
     if (!exact && !isSubtype(w, n, c->key, c->onesExact))

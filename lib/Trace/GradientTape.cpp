@@ -176,6 +176,7 @@ GradientTape::GradientTape(bool persistent, bool watchAccessedVariables)
   state_->persistent = persistent;
   state_->watchAccessedVariables = watchAccessedVariables;
   tape::active.push_back(state_.get());
+  tape::activeChanged();
 }
 
 GradientTape::~GradientTape() {
@@ -183,6 +184,7 @@ GradientTape::~GradientTape() {
   auto it = std::find(active.begin(), active.end(), state_.get());
   if (it != active.end())
     active.erase(it);
+  tape::activeChanged();
 }
 
 void GradientTape::watch(const Tensor &x) {

@@ -67,13 +67,22 @@ public:
   virtual bool watches(const Tensor &t) const = 0;
 };
 
-/// The tapes observing this thread, innermost last.
+/// The tapes observing this thread, innermost last. Whoever changes it
+/// calls activeChanged().
 inline thread_local std::vector<Observer *> active;
+/// active.size(), for the checks every op and staged call makes: a
+/// plain pointer-sized initial-exec variable, where reaching `active`
+/// costs a TLS-initialization call and a __tls_get_addr call.
+__attribute__((tls_model("initial-exec"))) inline thread_local size_t
+    activeCount = 0;
+inline void activeChanged() { activeCount = active.size(); }
 
-inline bool anyActive() { return !active.empty(); }
+inline bool anyActive() { return activeCount != 0; }
 
 /// True if some tape of this thread records (is not computing a gradient).
 inline bool anyRecording() {
+  if (!activeCount)
+    return false;
   for (Observer *o : active)
     if (o->recording())
       return true;
@@ -82,6 +91,8 @@ inline bool anyRecording() {
 
 /// True if some recording tape of this thread watches `t`.
 inline bool watchedByAny(const Tensor &t) {
+  if (!activeCount)
+    return false;
   for (Observer *o : active)
     if (o->recording() && o->watches(t))
       return true;
@@ -93,11 +104,15 @@ inline bool watchedByAny(const Tensor &t) {
 inline void noteOp(const trace::OpAttrs &op,
                    const std::vector<const Tensor *> &inputs,
                    const Tensor &output) {
+  if (!activeCount)
+    return;
   for (Observer *o : active)
     o->noteOp(op, inputs, output);
 }
 
 inline void noteVariableRead(uint64_t variable, const Tensor &value) {
+  if (!activeCount)
+    return;
   for (Observer *o : active)
     o->noteVariableRead(variable, value);
 }
@@ -106,8 +121,14 @@ inline void noteVariableRead(uint64_t variable, const Tensor &value) {
 /// tapes must not see).
 class Suspended {
 public:
-  Suspended() { saved_.swap(active); }
-  ~Suspended() { saved_.swap(active); }
+  Suspended() {
+    saved_.swap(active);
+    activeChanged();
+  }
+  ~Suspended() {
+    saved_.swap(active);
+    activeChanged();
+  }
   Suspended(const Suspended &) = delete;
   Suspended &operator=(const Suspended &) = delete;
 

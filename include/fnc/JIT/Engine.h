@@ -141,6 +141,9 @@ public:
   void *data() const { return data_; }
   /// A view of this buffer (for passing it back in).
   BufferView view() const { return {dtype_, shape_, data_, {}}; }
+  /// Moves the ownership of the memory into a shared pointer to data()
+  /// (one allocation, its control block); leaves this Buffer empty.
+  std::shared_ptr<void> share() &&;
 
 private:
   void reset();
@@ -211,6 +214,13 @@ public:
                    std::vector<Buffer> &results) const;
   llvm::Expected<std::vector<Buffer>>
   call(llvm::ArrayRef<BufferView> args) const;
+  /// call() without the argument checks, for a caller that has made them:
+  /// one view per argument, with data and with strides empty (or of its
+  /// rank), accepted by the signature, row-major for a variable
+  /// (fnc::function's cache key guarantees it for tensors). `results` has one
+  /// (empty) Buffer per result; on error they stay empty.
+  llvm::Error callChecked(llvm::ArrayRef<BufferView> args,
+                          llvm::MutableArrayRef<Buffer> results) const;
 
 private:
   friend class CompiledModule;
