@@ -116,21 +116,95 @@ constexpr int64_t kRows = 4, kVectors = 4, kLanes = 16;
 /// and kVectors row segments of B feed kRows x kVectors FMAs. The rows
 /// kRows does not divide (a row count known only at run time, such as a
 /// batch, included) run one by one with a one-row tile after the parallel
-/// loop. Column counts the tile does not divide keep the plain loops.
+/// loop. The columns the block does not divide (any column count, known
+/// or not, as the 10 classes of a classifier or 784 = 12 x 64 + 16 pixels)
+/// take a tile of one vector per row, whose last vector is masked. A
+/// matrix-vector product (n = 1) is left to the dot-product kernel.
 LogicalResult emitMatmulKernel(RewriterBase &rewriter, linalg::LinalgOp op) {
   Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1];
   Value c = op.getDpsInits()[0];
   auto cType = cast<MemRefType>(c.getType());
   int64_t m = cType.getDimSize(0), n = cType.getDimSize(1);
   int64_t block = kVectors * kLanes;
-  if (ShapedType::isDynamic(n) || n % block != 0)
+  if (n == 1)
     return failure();
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   Value zero = constIndex(rewriter, loc, 0), one = constIndex(rewriter, loc, 1);
   Value k = memref::DimOp::create(rewriter, loc, a, 1);
-  auto vectorType = VectorType::get({kLanes}, rewriter.getF32Type());
-  // Rows [row0, row0 + rowCount) of C, every column block.
+  Type f32 = rewriter.getF32Type();
+  auto vectorType = VectorType::get({kLanes}, f32);
+  auto laneType = VectorType::get({kLanes}, rewriter.getI64Type());
+  // Columns [0, nBlocked) take whole blocks, [nBlocked, n) the masked tile.
+  bool dynamicN = ShapedType::isDynamic(n);
+  Value nAll = dynamicN ? memref::DimOp::create(rewriter, loc, c, 1).getResult()
+                        : constIndex(rewriter, loc, n);
+  Value nBlocked =
+      dynamicN ? arith::SubIOp::create(
+                     rewriter, loc, nAll,
+                     arith::RemUIOp::create(rewriter, loc, nAll,
+                                            constIndex(rewriter, loc, block)))
+                     .getResult()
+               : constIndex(rewriter, loc, n - n % block);
+  bool columnTail = dynamicN || n % block != 0;
+  Value lanes, zeros;
+  if (columnTail) {
+    SmallVector<int64_t> iota(kLanes);
+    for (int64_t i = 0; i < kLanes; ++i)
+      iota[i] = i;
+    lanes = arith::ConstantOp::create(
+        rewriter, loc, DenseElementsAttr::get(laneType, ArrayRef(iota)));
+    zeros = arith::ConstantOp::create(
+        rewriter, loc, DenseElementsAttr::get(vectorType, 0.0f));
+  }
+  // A tile of C: `rows`, and `width` vectors from column `col`; with
+  // `mask`, the last vector of each row is masked.
+  auto emitTile = [&](OpBuilder &nb, Location nl, ArrayRef<Value> rows,
+                      Value col, int64_t width, Value mask) {
+    SmallVector<Value> cols, accs;
+    for (int64_t u = 0; u < width; ++u)
+      cols.push_back(
+          arith::AddIOp::create(nb, nl, col, constIndex(nb, loc, u * kLanes)));
+    auto load = [&](OpBuilder &lb, Location ll, Value from, Value row,
+                    int64_t u) -> Value {
+      Value column = cols[u];
+      if (mask && u == width - 1)
+        return vector::MaskedLoadOp::create(lb, ll, vectorType, from,
+                                            ValueRange{row, column}, mask,
+                                            zeros);
+      return vector::LoadOp::create(lb, ll, vectorType, from,
+                                    ValueRange{row, column});
+    };
+    for (Value row : rows)
+      for (int64_t u = 0; u < width; ++u)
+        accs.push_back(load(nb, nl, c, row, u));
+    auto kLoop = scf::ForOp::create(
+        nb, nl, zero, k, one, accs,
+        [&](OpBuilder &kb, Location kl, Value kk, ValueRange acc) {
+          SmallVector<Value> bv, next;
+          for (int64_t u = 0; u < width; ++u)
+            bv.push_back(load(kb, kl, b, kk, u));
+          for (auto [r, row] : llvm::enumerate(rows)) {
+            Value av = vector::BroadcastOp::create(
+                kb, kl, vectorType,
+                memref::LoadOp::create(kb, kl, a, ValueRange{row, kk}));
+            for (int64_t u = 0; u < width; ++u)
+              next.push_back(vector::FMAOp::create(kb, kl, av, bv[u],
+                                                   acc[r * width + u]));
+          }
+          scf::YieldOp::create(kb, kl, next);
+        });
+    for (auto [r, row] : llvm::enumerate(rows))
+      for (int64_t u = 0; u < width; ++u) {
+        Value value = kLoop.getResult(r * width + u);
+        if (mask && u == width - 1)
+          vector::MaskedStoreOp::create(nb, nl, c, ValueRange{row, cols[u]},
+                                        mask, value);
+        else
+          vector::StoreOp::create(nb, nl, value, c, ValueRange{row, cols[u]});
+      }
+  };
+  // Rows [row0, row0 + rowCount) of C, every column.
   auto emitRows = [&](OpBuilder &pb, Location pl, Value row0,
                       int64_t rowCount) {
     SmallVector<Value> rows;
@@ -138,38 +212,39 @@ LogicalResult emitMatmulKernel(RewriterBase &rewriter, linalg::LinalgOp op) {
       rows.push_back(
           arith::AddIOp::create(pb, pl, row0, constIndex(pb, loc, r)));
     scf::ForOp::create(
-        pb, pl, zero, constIndex(pb, loc, n), constIndex(pb, loc, block),
-        ValueRange{}, [&](OpBuilder &nb, Location nl, Value col, ValueRange) {
-          SmallVector<Value> cols, accs;
-          for (int64_t u = 0; u < kVectors; ++u)
-            cols.push_back(arith::AddIOp::create(
-                nb, nl, col, constIndex(nb, loc, u * kLanes)));
-          for (int64_t r = 0; r < rowCount; ++r)
-            for (int64_t u = 0; u < kVectors; ++u)
-              accs.push_back(vector::LoadOp::create(
-                  nb, nl, vectorType, c, ValueRange{rows[r], cols[u]}));
-          auto kLoop = scf::ForOp::create(
-              nb, nl, zero, k, one, accs,
-              [&](OpBuilder &kb, Location kl, Value kk, ValueRange acc) {
-                SmallVector<Value> bv, next;
-                for (int64_t u = 0; u < kVectors; ++u)
-                  bv.push_back(vector::LoadOp::create(
-                      kb, kl, vectorType, b, ValueRange{kk, cols[u]}));
-                for (int64_t r = 0; r < rowCount; ++r) {
-                  Value av = vector::BroadcastOp::create(
-                      kb, kl, vectorType,
-                      memref::LoadOp::create(kb, kl, a,
-                                             ValueRange{rows[r], kk}));
-                  for (int64_t u = 0; u < kVectors; ++u)
-                    next.push_back(vector::FMAOp::create(
-                        kb, kl, av, bv[u], acc[r * kVectors + u]));
-                }
-                scf::YieldOp::create(kb, kl, next);
-              });
-          for (int64_t r = 0; r < rowCount; ++r)
-            for (int64_t u = 0; u < kVectors; ++u)
-              vector::StoreOp::create(nb, nl, kLoop.getResult(r * kVectors + u),
-                                      c, ValueRange{rows[r], cols[u]});
+        pb, pl, zero, nBlocked, constIndex(pb, loc, block), ValueRange{},
+        [&](OpBuilder &nb, Location nl, Value col, ValueRange) {
+          emitTile(nb, nl, rows, col, kVectors, Value());
+          scf::YieldOp::create(nb, nl);
+        });
+    if (!columnTail)
+      return;
+    if (!dynamicN) {
+      // The last n % block columns: one tile, its last vector masked
+      // unless kLanes divides them.
+      int64_t left = n % block, width = llvm::divideCeil(left, kLanes);
+      Value mask;
+      if (left % kLanes)
+        mask = arith::CmpIOp::create(
+            pb, pl, arith::CmpIPredicate::slt, lanes,
+            arith::ConstantOp::create(
+                pb, pl,
+                DenseElementsAttr::get(laneType,
+                                       static_cast<int64_t>(left % kLanes))));
+      emitTile(pb, pl, rows, nBlocked, width, mask);
+      return;
+    }
+    // The last columns, a vector at a time: lanes [0, n - col) are C's.
+    scf::ForOp::create(
+        pb, pl, nBlocked, nAll, constIndex(pb, loc, kLanes), ValueRange{},
+        [&](OpBuilder &nb, Location nl, Value col, ValueRange) {
+          Value left = arith::IndexCastOp::create(
+              nb, nl, nb.getI64Type(),
+              arith::SubIOp::create(nb, nl, nAll, col));
+          Value mask = arith::CmpIOp::create(
+              nb, nl, arith::CmpIPredicate::slt, lanes,
+              vector::BroadcastOp::create(nb, nl, laneType, left));
+          emitTile(nb, nl, rows, col, 1, mask);
           scf::YieldOp::create(nb, nl);
         });
   };

@@ -1,9 +1,10 @@
 // RUN: fnc-opt %s -split-input-file -fnc-lower-to-ordered-loops -canonicalize | FileCheck %s
 
 // matmul as loops (m, k, n): m parallel, then k, then n innermost, so the
-// innermost loop walks rows of B and C contiguously.
+// innermost loop walks rows of B and C contiguously (f64: the register
+// kernel is f32's).
 // CHECK-LABEL: func @matmul
-func.func @matmul(%a: memref<8x16xf32>, %b: memref<16x32xf32>, %c: memref<8x32xf32>) {
+func.func @matmul(%a: memref<8x16xf64>, %b: memref<16x32xf64>, %c: memref<8x32xf64>) {
   // CHECK: scf.parallel (%[[M:.*]]) = (%{{.*}}) to (%c8) step (%{{.*}}) {
   // CHECK:   scf.for %[[K:.*]] = %{{.*}} to %c16 step %{{.*}} {
   // CHECK:     scf.for %[[N:.*]] = %{{.*}} to %c32 step %{{.*}} {
@@ -14,11 +15,11 @@ func.func @matmul(%a: memref<8x16xf32>, %b: memref<16x32xf32>, %c: memref<8x32xf
                                    affine_map<(m, k, n) -> (k, n)>,
                                    affine_map<(m, k, n) -> (m, n)>],
                   iterator_types = ["parallel", "reduction", "parallel"]}
-      ins(%a, %b : memref<8x16xf32>, memref<16x32xf32>) outs(%c : memref<8x32xf32>) {
-  ^bb0(%x: f32, %y: f32, %acc: f32):
-    %p = arith.mulf %x, %y : f32
-    %s = arith.addf %acc, %p : f32
-    linalg.yield %s : f32
+      ins(%a, %b : memref<8x16xf64>, memref<16x32xf64>) outs(%c : memref<8x32xf64>) {
+  ^bb0(%x: f64, %y: f64, %acc: f64):
+    %p = arith.mulf %x, %y : f64
+    %s = arith.addf %acc, %p : f64
+    linalg.yield %s : f64
   }
   return
 }
@@ -58,6 +59,68 @@ func.func @matmul_kernel(%a: memref<8x16xf32>, %b: memref<16x128xf32>, %c: memre
                                    affine_map<(m, k, n) -> (m, n)>],
                   iterator_types = ["parallel", "reduction", "parallel"]}
       ins(%a, %b : memref<8x16xf32>, memref<16x128xf32>) outs(%c : memref<8x128xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Columns the 64-wide block does not divide: 100 = 64 + 36 takes, after
+// the whole block, one tile of 2 whole vectors and a masked one (the 4
+// lanes of columns 96-99) per row, 12 accumulators.
+// CHECK-LABEL: func @matmul_kernel_column_tail
+func.func @matmul_kernel_column_tail(%a: memref<8x16xf32>, %b: memref<16x100xf32>, %c: memref<8x100xf32>) {
+  // CHECK-DAG: %[[MASK:.*]] = arith.constant dense<[true, true, true, true, false, false, false, false, false, false, false, false, false, false, false, false]> : vector<16xi1>
+  // CHECK: scf.parallel (%[[M:.*]]) = (%{{.*}}) to (%c8) step (%c4) {
+  // CHECK-COUNT-16: vector.load %{{.*}} : memref<8x100xf32>, vector<16xf32>
+  // CHECK: scf.for
+  // CHECK-COUNT-16: vector.fma
+  // CHECK-COUNT-16: vector.store
+  // CHECK: vector.load %{{.*}}[%[[M]], %c64] : memref<8x100xf32>, vector<16xf32>
+  // CHECK: vector.load %{{.*}}[%[[M]], %c80] : memref<8x100xf32>, vector<16xf32>
+  // CHECK: vector.maskedload %{{.*}}[%[[M]], %c96], %[[MASK]]
+  // CHECK: scf.for %{{.*}} = %{{.*}} to %c16 step %c1 iter_args(
+  // CHECK: vector.maskedload %{{.*}}[%{{.*}}, %c96], %[[MASK]]
+  // CHECK-COUNT-12: vector.fma
+  // CHECK: vector.maskedstore %{{.*}}[%[[M]], %c96], %[[MASK]]
+  linalg.generic {indexing_maps = [affine_map<(m, k, n) -> (m, k)>,
+                                   affine_map<(m, k, n) -> (k, n)>,
+                                   affine_map<(m, k, n) -> (m, n)>],
+                  iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%a, %b : memref<8x16xf32>, memref<16x100xf32>) outs(%c : memref<8x100xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A column count known only at run time: whole blocks up to n - n % 64,
+// then a vector at a time, each masked to the lanes left (n - col).
+// CHECK-LABEL: func @matmul_kernel_dynamic_columns
+func.func @matmul_kernel_dynamic_columns(%a: memref<4x16xf32>, %b: memref<16x?xf32>, %c: memref<4x?xf32>) {
+  // CHECK: %[[N:.*]] = memref.dim %{{.*}}, %c1 : memref<4x?xf32>
+  // CHECK: %[[REM:.*]] = arith.remui %[[N]], %c64
+  // CHECK: %[[BLOCKED:.*]] = arith.subi %[[N]], %[[REM]]
+  // CHECK: scf.for %{{.*}} = %c0 to %[[BLOCKED]] step %c64 {
+  // CHECK: scf.for %[[COL:.*]] = %[[BLOCKED]] to %[[N]] step %c16 {
+  // CHECK:   arith.subi %[[N]], %[[COL]]
+  // CHECK:   arith.cmpi sgt, %{{.*}}, %{{.*}} : vector<16xi64>
+  // CHECK-COUNT-4: vector.maskedload
+  // CHECK:   scf.for
+  // CHECK-COUNT-4: vector.maskedstore
+  linalg.generic {indexing_maps = [affine_map<(m, k, n) -> (m, k)>,
+                                   affine_map<(m, k, n) -> (k, n)>,
+                                   affine_map<(m, k, n) -> (m, n)>],
+                  iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%a, %b : memref<4x16xf32>, memref<16x?xf32>) outs(%c : memref<4x?xf32>) {
   ^bb0(%x: f32, %y: f32, %acc: f32):
     %p = arith.mulf %x, %y : f32
     %s = arith.addf %acc, %p : f32

@@ -613,6 +613,30 @@ TEST_F(Differential, Matmul) {
     }
 }
 
+// f32 matmuls take the register-blocked kernel of
+// -fnc-lower-to-ordered-loops for every column count but 1: whole 4 x 64
+// tiles, then the columns 64 does not divide (static: one tile whose last
+// vector is masked; unknown: a masked vector at a time), and the rows 4
+// does not divide one at a time. Column counts around every vector and
+// block edge, row counts around the row tile, unknown dims of every kind,
+// random values (the kernel keeps k in order, so the sums match closely).
+TEST_F(Differential, MatmulKernelEdges) {
+  const int64_t columns[] = {2,  5,  10, 15, 16, 17,  31,  32,  33, 48,
+                             63, 64, 65, 79, 80, 100, 127, 128, 130, 200};
+  std::uniform_int_distribution<int64_t> rows(1, 13), depth(1, 40);
+  for (size_t t = 0; t < std::size(columns); ++t) {
+    int64_t m = rows(rng), k = depth(rng), n = columns[t];
+    std::vector<int64_t> a = {m, k}, b = {k, n};
+    // Every third case leaves n unknown, the masked loop's path.
+    std::vector<bool> dynamicB = {false, t % 3 == 0};
+    check("matmul " + std::to_string(m) + "x" + std::to_string(k) + "x" +
+              std::to_string(n),
+          {{DType::f32, a, randomDynamic(a, a), Values::Any},
+           {DType::f32, b, dynamicB, Values::Any}},
+          binary<mlir::fnc::MatmulOp>(), kReduce);
+  }
+}
+
 // f32 matrix-vector products take the dot-product kernel of
 // -fnc-lower-to-ordered-loops when K is a multiple of 16; the plain loops
 // otherwise. Random values, not small integers: the kernel reassociates.
