@@ -436,7 +436,9 @@ void CompileCache::store(const CacheKey &key, llvm::StringRef entry) {
     if (unwritable_)
       return;
   }
-  if (std::error_code ec = fs::create_directories(directory_)) {
+  // Private to its owner: whoever can write it can make fnc run their code.
+  if (std::error_code ec = fs::create_directories(
+          directory_, /*IgnoreExisting=*/true, fs::perms::owner_all)) {
     warnOnce("cannot create the directory: " + ec.message());
     return;
   }
