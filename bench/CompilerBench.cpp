@@ -73,7 +73,10 @@ Compiled compile(const std::string &source, const std::string &name) {
     std::exit(1);
   }
   mlir::fnc::PipelineOptions options;
-  auto compiled = jit::CompiledModule::compile(*module, options);
+  // Without the compile cache: the compile figures are the compiler's.
+  auto compiled = jit::CompiledModule::compile(*module, options,
+                                               /*keepIR=*/false,
+                                               /*cache=*/std::string());
   if (!compiled) {
     std::fprintf(stderr, "bench: %s\n",
                  llvm::toString(compiled.takeError()).c_str());

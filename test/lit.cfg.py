@@ -17,6 +17,9 @@ config.excludes = [
 ]
 
 llvm_config.use_default_substitutions()
+# No test reads or writes the user's compile cache: the cache is off unless a
+# test names a directory (--cache-dir).
+config.environment["FNC_CACHE_DIR"] = ""
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(["fnc-opt", "fnc-run"], [config.fnc_tools_dir])
 config.substitutions.append(("%fnc_src_root", config.fnc_src_root))

@@ -182,6 +182,11 @@ struct FunctionOptions {
   /// float reductions that reassociate. false: libm's results, bit for bit
   /// as eager, and reductions in order (slower).
   bool fast_math = true;
+  /// The on-disk cache of compiled code shared by processes (docs/Cache.md):
+  /// unset, the environment's ($FNC_CACHE_DIR, else $XDG_CACHE_HOME/fnc,
+  /// else $HOME/.cache/fnc); an empty string, none; else that directory.
+  /// A trace whose code is in the cache skips the compiler.
+  std::optional<std::string> cache_dir{};
 };
 
 /// Makes every fnc::Function run its callable eagerly (for debugging).

@@ -6,7 +6,9 @@
 // JITDylib of its own that sees the runtime's symbols, libomp and the
 // process. Every public function is looked up once here, so calls only use
 // cached pointers. One session per process keeps a cached trace small: a
-// JITDylib and its code pages, not a JIT of its own.
+// JITDylib and its code pages, not a JIT of its own. The objects go through
+// the on-disk compile cache (CompileCache.h): a module compiled before, by
+// any process, is linked from its stored objects.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,9 +23,11 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/OperationSupport.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/ExecutionEngine/Orc/CompileUtils.h"
@@ -31,6 +35,7 @@
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Instructions.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/TargetSelect.h"
@@ -39,6 +44,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <limits>
 #include <mutex>
 #include <thread>
 
@@ -622,6 +628,109 @@ compileInParts(std::unique_ptr<llvm::Module> module, unsigned optLevel,
 
 CompiledModule::CompiledModule() = default;
 
+CacheKey fnc::jit::compileCacheKey(mlir::ModuleOp module,
+                                   const PipelineOptions &options,
+                                   const CacheTarget &target) {
+  CacheKeyBuilder key;
+  // Every flag set explicitly: the defaults follow command-line options of
+  // the process (e.g. eliding large constants), and the text must be the
+  // same in every process and hold every value.
+  mlir::OpPrintingFlags flags;
+  flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false)
+      .elideLargeElementsAttrs(std::numeric_limits<int64_t>::max())
+      .elideLargeResourceString(std::numeric_limits<int64_t>::max())
+      .printLargeElementsAttrWithHex(100)
+      .printGenericOpForm(false)
+      .skipRegions(false)
+      .assumeVerified(false)
+      .useLocalScope(false)
+      .printValueUsers(false)
+      .printUniqueSSAIDs(false)
+      .printNameLocAsPrefix(false);
+  key.addStreamed("module", [&](llvm::raw_ostream &os) {
+    module->print(os, flags);
+  });
+  std::string opts;
+  llvm::raw_string_ostream os(opts);
+  options.print(os);
+  key.add("pipeline-options", opts);
+  target.addTo(key);
+  return key.finish();
+}
+
+/// True if `c` is, or is built from, a pointer made from a non-null
+/// integer constant.
+static bool
+isAddressConstant(const llvm::Constant *c,
+                  llvm::SmallPtrSetImpl<const llvm::Constant *> &seen) {
+  if (!seen.insert(c).second)
+    return false;
+  if (auto *expr = llvm::dyn_cast<llvm::ConstantExpr>(c))
+    if (expr->getOpcode() == llvm::Instruction::IntToPtr)
+      if (auto *i = llvm::dyn_cast<llvm::ConstantInt>(expr->getOperand(0)))
+        if (!i->isZero())
+          return true;
+  if (llvm::isa<llvm::GlobalValue>(c))
+    return false;
+  for (const llvm::Use &op : c->operands())
+    if (auto *operand = llvm::dyn_cast<llvm::Constant>(op.get()))
+      if (isAddressConstant(operand, seen))
+        return true;
+  return false;
+}
+
+/// True if the code of `module` holds an address of this process as a
+/// constant (an `inttoptr` of a non-null integer constant: a host
+/// function or buffer baked in). Such code is valid in this process only
+/// and must not be stored in the compile cache.
+static bool embedsHostAddresses(const llvm::Module &module) {
+  llvm::SmallPtrSet<const llvm::Constant *, 32> seen;
+  for (const llvm::GlobalVariable &global : module.globals())
+    if (global.hasInitializer() &&
+        isAddressConstant(global.getInitializer(), seen))
+      return true;
+  for (const llvm::Function &f : module)
+    for (const llvm::BasicBlock &block : f)
+      for (const llvm::Instruction &inst : block) {
+        if (llvm::isa<llvm::IntToPtrInst>(inst))
+          if (auto *i = llvm::dyn_cast<llvm::ConstantInt>(inst.getOperand(0)))
+            if (!i->isZero())
+              return true;
+        for (const llvm::Use &op : inst.operands())
+          if (auto *c = llvm::dyn_cast<llvm::Constant>(op.get()))
+            if (isAddressConstant(c, seen))
+              return true;
+      }
+  return false;
+}
+
+llvm::Error CompiledModule::link(ObjectFiles objects) {
+  auto session = Session::get();
+  if (!session)
+    return session.takeError();
+  size_t count = objects.size();
+  auto code = (*session)->add(std::move(objects));
+  if (!code)
+    return makeError("JIT compilation failed: " +
+                     llvm::toString(code.takeError()));
+  code_ = *code;
+  // Look every entry up now: this is when the object is linked.
+  for (auto &entry : entries_) {
+    auto fn = (*session)->lookupPacked(*code_, entry->signature_.name);
+    if (!fn) {
+      (*session)->remove(code_);
+      code_ = nullptr;
+      for (auto &e : entries_)
+        e->fn_ = nullptr;
+      return makeError("JIT compilation of @" + entry->signature_.name +
+                       " failed: " + llvm::toString(fn.takeError()));
+    }
+    entry->fn_ = *fn;
+  }
+  objectCount_ = count;
+  return llvm::Error::success();
+}
+
 CompiledModule::~CompiledModule() {
   if (!code_)
     return;
@@ -637,7 +746,7 @@ static size_t slotsOf(const TensorType &type) {
 
 llvm::Expected<std::unique_ptr<CompiledModule>>
 CompiledModule::compile(mlir::ModuleOp module, const PipelineOptions &options,
-                        bool keepIR) {
+                        bool keepIR, const CacheDirectory &cacheDir) {
   auto start = std::chrono::steady_clock::now();
   if (llvm::Error err = checkOptions(options))
     return std::move(err);
@@ -669,6 +778,28 @@ CompiledModule::compile(mlir::ModuleOp module, const PipelineOptions &options,
     return globals.takeError();
   result->globals_ = std::move(*globals);
 
+  auto seconds = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         start)
+        .count();
+  };
+  CompileCache *cache = CompileCache::get(cacheDir);
+  std::optional<CacheKey> key;
+  if (cache)
+    key = compileCacheKey(module, options);
+  if (cache && !keepIR) {
+    if (std::optional<ObjectFiles> objects = cache->load(*key)) {
+      llvm::Error err = result->link(std::move(*objects));
+      if (!err) {
+        result->fromCache_ = true;
+        result->compileSeconds_ = seconds();
+        return std::move(result);
+      }
+      cache->reject(*key,
+                    "it does not link: " + llvm::toString(std::move(err)));
+    }
+  }
+
   if (keepIR) {
     result->ir_[static_cast<int>(Stage::Fnc)] = print(module);
     llvm::Expected<std::string> linalg =
@@ -696,6 +827,7 @@ CompiledModule::compile(mlir::ModuleOp module, const PipelineOptions &options,
   if (!llvmModule)
     return diags.error("translation to LLVM IR failed");
   addPackedWrappers(*llvmModule);
+  bool storable = cache && !embedsHostAddresses(*llvmModule);
   std::string *optimizedIR =
       keepIR ? &result->ir_[static_cast<int>(Stage::LLVMIR)] : nullptr;
   auto objects =
@@ -704,23 +836,19 @@ CompiledModule::compile(mlir::ModuleOp module, const PipelineOptions &options,
     return makeError("JIT compilation failed: " +
                      llvm::toString(objects.takeError()));
 
-  result->objectCount_ = objects->size();
-  auto code = (*session)->add(std::move(*objects));
-  if (!code)
-    return makeError("JIT compilation failed: " +
-                     llvm::toString(code.takeError()));
-  result->code_ = *code;
-  // Look every entry up now: this is when the object is linked.
-  for (auto &entry : result->entries_) {
-    auto fn = (*session)->lookupPacked(*result->code_, entry->signature_.name);
-    if (!fn)
-      return makeError("JIT compilation of @" + entry->signature_.name +
-                       " failed: " + llvm::toString(fn.takeError()));
-    entry->fn_ = *fn;
+  // Encoded before linking takes the objects; stored once they linked.
+  std::string entry;
+  if (storable) {
+    std::vector<llvm::MemoryBufferRef> refs;
+    for (const auto &object : *objects)
+      refs.push_back(object->getMemBufferRef());
+    entry = CompileCache::encode(*key, refs);
   }
-  result->compileSeconds_ =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-          .count();
+  if (llvm::Error err = result->link(std::move(*objects)))
+    return std::move(err);
+  if (storable)
+    cache->store(*key, entry);
+  result->compileSeconds_ = seconds();
   return std::move(result);
 }
 

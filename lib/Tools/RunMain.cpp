@@ -132,13 +132,15 @@ std::string formatDuration(double seconds) {
   return buf;
 }
 
-void printTimes(double compileSeconds, std::vector<double> times) {
+void printTimes(double compileSeconds, bool fromCache,
+                std::vector<double> times) {
   std::sort(times.begin(), times.end());
   double median =
       times.size() % 2
           ? times[times.size() / 2]
           : (times[times.size() / 2 - 1] + times[times.size() / 2]) / 2;
-  std::cout << "compile: " << formatDuration(compileSeconds) << "\n"
+  std::cout << "compile: " << formatDuration(compileSeconds)
+            << (fromCache ? " (from the compile cache)" : "") << "\n"
             << "calls: " << times.size() << ", median "
             << formatDuration(median) << ", min "
             << formatDuration(times.front()) << ", max "
@@ -285,6 +287,8 @@ struct RunConfig {
   std::vector<std::string> inputs;
   unsigned benchmark = 0;
   std::optional<uint64_t> seed;
+  /// --cache-dir: unset, the environment's cache; empty, none.
+  jit::CacheDirectory cacheDir;
 };
 
 /// The signature of the entry function, checked against the number of
@@ -318,7 +322,9 @@ int runJIT(mlir::ModuleOp module, const mlir::fnc::PipelineOptions &options,
   if (llvm::Error err = buildArguments(*sig, *globals, config.inputs, args))
     return fail(std::move(err));
 
-  auto compiled = jit::CompiledModule::compile(module, options);
+  auto compiled = jit::CompiledModule::compile(module, options,
+                                               /*keepIR=*/false,
+                                               config.cacheDir);
   if (!compiled)
     return fail(compiled.takeError());
   auto entry = (*compiled)->lookup(config.entry);
@@ -346,7 +352,8 @@ int runJIT(mlir::ModuleOp module, const mlir::fnc::PipelineOptions &options,
   if (llvm::Error err = emitResults(hostResults, outputs))
     return fail(std::move(err));
   if (config.benchmark)
-    printTimes((*compiled)->compileSeconds(), times);
+    printTimes((*compiled)->compileSeconds(), (*compiled)->fromCache(),
+               times);
   return 0;
 }
 
@@ -400,7 +407,7 @@ int runInterpreter(mlir::ModuleOp module, const RunConfig &config,
   if (llvm::Error err = emitResults(hostResults, outputs))
     return fail(std::move(err));
   if (config.benchmark)
-    printTimes(setupSeconds, times);
+    printTimes(setupSeconds, /*fromCache=*/false, times);
   return 0;
 }
 
@@ -492,6 +499,12 @@ llvm::Expected<CommandLine> parseCommandLine(int argc, char **argv) {
   static cl::opt<uint64_t> runSeed(
       "seed", cl::desc("Global seed of the random ops (reproducible runs)"),
       cl::cat(category));
+  static cl::opt<std::string> runCacheDir(
+      "cache-dir",
+      cl::desc("The compile cache's directory (default: $FNC_CACHE_DIR, "
+               "else $XDG_CACHE_HOME/fnc, else ~/.cache/fnc); "
+               "--cache-dir= disables the cache"),
+      cl::value_desc("dir"), cl::cat(category));
 
   CommandLine cmd;
   std::vector<char *> args;
@@ -519,6 +532,8 @@ llvm::Expected<CommandLine> parseCommandLine(int argc, char **argv) {
   cmd.run.benchmark = runBenchmark;
   if (runSeed.getNumOccurrences())
     cmd.run.seed = runSeed.getValue();
+  if (runCacheDir.getNumOccurrences())
+    cmd.run.cacheDir = runCacheDir.getValue();
   return cmd;
 }
 

@@ -724,6 +724,7 @@ traceConcrete(const std::string &name, const FunctionOptions &options,
   // The singleton rule (fnc/Variable.h): variables only on the first trace.
   recorder.allowVariableCreation = firstTrace;
   recorder.fastMath = options.fast_math;
+  recorder.cacheDir = options.cache_dir;
   std::vector<Tensor> symbolic;
   for (const TensorArg &t : impl->parsed.tensors) {
     // Unknown dims are kUnknownDim == shapes::kDynamic.

@@ -790,7 +790,8 @@ public:
     mlir::fnc::PipelineOptions options;
     options.checkNumerics = ::fnc::check_numerics_enabled();
     options.fastMath = fastMath;
-    auto compiled = jit::CompiledModule::compile(*module_, options);
+    auto compiled = jit::CompiledModule::compile(*module_, options,
+                                                 /*keepIR=*/false, cacheDir);
     if (!compiled) {
       error = llvm::toString(compiled.takeError());
       if (!diagText_.empty())

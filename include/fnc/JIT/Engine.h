@@ -30,6 +30,7 @@
 #define FNC_JIT_ENGINE_H
 
 #include "fnc/DType.h"
+#include "fnc/JIT/CompileCache.h"
 #include "fnc/Shape/ShapeRules.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -242,9 +243,17 @@ public:
   /// Compiles a clone of `module` (which is not modified) and every public
   /// function of it. With `keepIR`, the IR of each stage is kept for ir().
   /// Errors carry the diagnostics of the failing pass.
+  ///
+  /// The object code goes through the compile cache `cache` (by default
+  /// the one the environment selects; docs/Cache.md): on a hit the
+  /// pipeline, LLVM and code generation are skipped and the stored objects
+  /// are linked; on a miss the objects compiled are stored. With `keepIR`
+  /// the module is always compiled (the IR of every stage is needed) and
+  /// stored. A module whose code holds addresses of this process is never
+  /// stored.
   static llvm::Expected<std::unique_ptr<CompiledModule>>
   compile(mlir::ModuleOp module, const mlir::fnc::PipelineOptions &options,
-          bool keepIR = false);
+          bool keepIR = false, const CacheDirectory &cache = std::nullopt);
 
   /// The entry called `name`; an error listing the public functions if
   /// there is none.
@@ -264,9 +273,15 @@ public:
   /// The object files the module was compiled to: a large module is split
   /// into parts that LLVM optimizes and compiles on threads of their own.
   size_t objectCount() const { return objectCount_; }
+  /// True if the code was loaded from the compile cache (the pipeline and
+  /// LLVM did not run).
+  bool fromCache() const { return fromCache_; }
 
 private:
   CompiledModule();
+  /// Links `objects` into a JITDylib of their own and looks every entry up.
+  /// On failure nothing stays linked.
+  llvm::Error link(ObjectFiles objects);
 
   // The module's code, in the process's one JIT session: a JITDylib of its
   // own, removed with the CompiledModule.
@@ -278,7 +293,15 @@ private:
   std::string ir_[4];
   double compileSeconds_ = 0;
   size_t objectCount_ = 0;
+  bool fromCache_ = false;
 };
+
+/// The compile-cache key of compiling `module` with `options` for
+/// `target`: the module's canonical text (with locations, which reach
+/// run-time messages), every pipeline option and the target's fields.
+CacheKey compileCacheKey(mlir::ModuleOp module,
+                         const mlir::fnc::PipelineOptions &options,
+                         const CacheTarget &target = CacheTarget::host());
 
 } // namespace fnc::jit
 

@@ -21,6 +21,7 @@
 #include "fnc/Trace/Recorder.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,8 @@ public:
   bool unknownDimsMeet = false;
   /// The pipeline's fast-math option for compile() (FunctionOptions).
   bool fastMath = true;
+  /// The compile cache for compile() (FunctionOptions::cache_dir).
+  std::optional<std::string> cacheDir;
 };
 
 } // namespace fnc::trace
