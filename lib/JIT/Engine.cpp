@@ -48,6 +48,8 @@
 #include <mutex>
 #include <thread>
 
+#include <pthread.h>
+
 using namespace fnc;
 using namespace fnc::jit;
 using mlir::fnc::PipelineOptions;
@@ -625,6 +627,27 @@ compileInParts(std::unique_ptr<llvm::Module> module, unsigned optLevel,
 //===----------------------------------------------------------------------===//
 // CompiledModule
 //===----------------------------------------------------------------------===//
+
+void fnc::jit::startSessionInBackground() {
+  // A POSIX thread: this file has no exceptions, and a thread that cannot
+  // be made only means the first compile starts the session. Joined at
+  // exit, should it still run then: it must not outlive the LLVM state it
+  // uses.
+  struct Starter {
+    pthread_t thread;
+    bool started;
+    Starter() { started = pthread_create(&thread, nullptr, &run, nullptr) == 0; }
+    ~Starter() {
+      if (started)
+        pthread_join(thread, nullptr);
+    }
+    static void *run(void *) {
+      llvm::consumeError(Session::get().takeError());
+      return nullptr;
+    }
+  };
+  static Starter starter;
+}
 
 CompiledModule::CompiledModule() = default;
 

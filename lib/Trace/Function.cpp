@@ -712,6 +712,8 @@ std::shared_ptr<const ConcreteImpl>
 traceConcrete(const std::string &name, const FunctionOptions &options,
               const Words &key, const TraceThunk &thunk,
               bool firstTrace) {
+  // The JIT starts while the callable is traced (once per process).
+  jit::startSessionInBackground();
   auto impl = std::make_shared<ConcreteImpl>();
   impl->name = name;
   impl->key = key;

@@ -173,6 +173,12 @@ llvm::Expected<std::string> emitStage(mlir::ModuleOp module,
                                       const mlir::fnc::PipelineOptions &options,
                                       Stage stage);
 
+/// Starts the process's JIT session (LLVM's target, libomp, ORC: 1.5-2 ms)
+/// on a thread of its own, once, so that it overlaps work the caller does
+/// before its first compile (fnc::function's first trace). compile() waits
+/// for it; an error of the start is its error.
+void startSessionInBackground();
+
 /// Reads the public functions' signatures (without compiling). Fails if
 /// one of them has a signature fnc cannot call.
 llvm::Expected<std::vector<Signature>> readSignatures(mlir::ModuleOp module);
