@@ -3,7 +3,8 @@
 // The figures of the compiler issue, each a ratio measured in this one run:
 //   1. the seed expression reduce_mean(x*x*3 + y) on 4096x4096 f32, JIT vs
 //      a hand-written fused C++ loop (-O3 -march=native, OpenMP), and GB/s;
-//   2. 1024x1024 f32 matmul GFLOP/s vs OpenBLAS cblas_sgemm;
+//   2. 1024x1024 f32 matmul GFLOP/s vs OpenBLAS cblas_sgemm, and 2b. the
+//      MLP's shapes (x @ W.T, 10 and 784 columns) vs cblas_sgemm;
 //   3. the per-call overhead of a cached tiny function;
 //   4. compile time (parse -> callable) of the seed function;
 //   5. peak memory of a chain of 10 elementwise ops on 4096x4096 f32.
@@ -23,6 +24,9 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cblas.h>
+
+// OpenBLAS's own (not in every cblas.h): which kernel it chose for this CPU.
+extern "C" char *openblas_get_corename(void);
 
 #include <algorithm>
 #include <chrono>
@@ -167,6 +171,69 @@ void matmul() {
               blasTime / jitTime);
 }
 
+const char *kShapes = R"(
+func.func @xwt(%x: tensor<256x784xf32>, %w: tensor<512x784xf32>) -> tensor<256x512xf32> {
+  %t = fnc.transpose %w perm [1, 0] : tensor<512x784xf32>
+  %0 = fnc.matmul %x, %t : tensor<256x784xf32>, tensor<784x512xf32>
+  return %0 : tensor<256x512xf32>
+}
+func.func @n10(%a: tensor<256x512xf32>, %b: tensor<512x10xf32>) -> tensor<256x10xf32> {
+  %0 = fnc.matmul %a, %b : tensor<256x512xf32>, tensor<512x10xf32>
+  return %0 : tensor<256x10xf32>
+}
+func.func @n784(%a: tensor<256x512xf32>, %b: tensor<512x784xf32>) -> tensor<256x784xf32> {
+  %0 = fnc.matmul %a, %b : tensor<256x512xf32>, tensor<512x784xf32>
+  return %0 : tensor<256x784xf32>
+})";
+
+/// The MLP's matmul shapes (issue 17): x @ W.T with the transpose in the
+/// program, the classifier's 10 columns, and 784 = 12 x 64 + 16 columns
+/// (the gradient of the first layer's input), each against cblas_sgemm
+/// with the same transposes, in the same run.
+void mlpShapes() {
+  struct Shape {
+    const char *name, *what;
+    int64_t m, k, n;
+    bool transB;
+  };
+  const Shape shapes[] = {
+      {"xwt", "x @ W.T, 256x784 . (512x784)^T", 256, 784, 512, true},
+      {"n10", "256x512 @ 512x10", 256, 512, 10, false},
+      {"n784", "256x512 @ 512x784", 256, 512, 784, false},
+  };
+  std::printf("2b. the MLP's matmul shapes, f32 (OpenBLAS core: %s)\n",
+              openblas_get_corename());
+  for (const Shape &s : shapes) {
+    std::vector<float> a = randomFloats(s.m * s.k, 5),
+                       b = randomFloats(s.k * s.n, 6), c(s.m * s.n);
+    Compiled m = compile(kShapes, s.name);
+    std::vector<int64_t> aShape = {s.m, s.k};
+    std::vector<int64_t> bShape = s.transB ? std::vector<int64_t>{s.n, s.k}
+                                           : std::vector<int64_t>{s.k, s.n};
+    jit::BufferView views[] = {{DType::f32, aShape, a.data()},
+                               {DType::f32, bShape, b.data()}};
+    std::vector<jit::Buffer> results;
+    double jitTime =
+        median(21, [&] { llvm::cantFail(m.entry->call(views, results)); });
+    double blasTime = median(21, [&] {
+      cblas_sgemm(CblasRowMajor, CblasNoTrans,
+                  s.transB ? CblasTrans : CblasNoTrans, s.m, s.n, s.k, 1.0f,
+                  a.data(), s.k, b.data(), s.transB ? s.k : s.n, 0.0f,
+                  c.data(), s.n);
+    });
+    double maxError = 0;
+    const float *r = static_cast<const float *>(results[0].data());
+    for (int64_t i = 0; i < s.m * s.n; ++i)
+      maxError = std::max(maxError, (double)std::abs(r[i] - c[i]));
+    double flops = 2.0 * s.m * s.n * s.k;
+    std::printf("   %-32s fnc %7.3f ms %6.1f GFLOP/s, cblas_sgemm %7.3f ms "
+                "%6.1f GFLOP/s: %.2fx (max |diff| %.2g)\n",
+                s.what, jitTime * 1e3, flops / jitTime / 1e9, blasTime * 1e3,
+                flops / blasTime / 1e9, blasTime / jitTime, maxError);
+  }
+  std::printf("   (ratio: BLAS time / fnc time; target for x @ W.T >= 0.9x)\n\n");
+}
+
 const char *kTiny = R"(
 func.func @tiny(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
   %0 = fnc.add %a, %b : tensor<4xf32>, tensor<4xf32>
@@ -278,6 +345,8 @@ int main(int argc, char **argv) {
     seedExpression();
   if (only.empty() || only == "matmul")
     matmul();
+  if (only.empty() || only == "shapes")
+    mlpShapes();
   if (only.empty() || only == "call")
     callOverhead();
   if (only.empty() || only == "compile")
