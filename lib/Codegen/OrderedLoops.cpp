@@ -107,8 +107,12 @@ bool isMatmulF32(linalg::LinalgOp op) {
 }
 
 /// The register tile of the matmul kernel: kRows rows of C by kVectors
-/// vectors of kLanes f32 (16 accumulators).
-constexpr int64_t kRows = 4, kVectors = 4, kLanes = 16;
+/// vectors of kLanes f32, 24 accumulators of AVX-512's 32 registers (with
+/// the 3 row segments of B and a broadcast). Against 4 x 4 (16), it made
+/// 256x512 @ 512x784 go from 1.33-1.49 to 1.06-1.13 ms and x @ W.T
+/// (256x784 . (512x784)^T) from 1.53-1.57 to 1.22-1.29 ms
+/// (`fnc-bench-compiler shapes`); 6 x 4 was no better.
+constexpr int64_t kRows = 8, kVectors = 3, kLanes = 16;
 
 /// The matmul as a register-blocked kernel: for each block of kRows rows
 /// (in parallel) and kVectors x kLanes columns, the tile of C lives in
@@ -117,8 +121,9 @@ constexpr int64_t kRows = 4, kVectors = 4, kLanes = 16;
 /// kRows does not divide (a row count known only at run time, such as a
 /// batch, included) run one by one with a one-row tile after the parallel
 /// loop. The columns the block does not divide (any column count, known
-/// or not, as the 10 classes of a classifier or 784 = 12 x 64 + 16 pixels)
-/// take a tile of one vector per row, whose last vector is masked. A
+/// or not, as the 10 classes of a classifier or 784 = 16 x 48 + 16 pixels)
+/// take a tile of up to kVectors vectors per row (a vector at a time when
+/// the count is known only at run time) whose last vector is masked. A
 /// matrix-vector product (n = 1) is left to the dot-product kernel.
 LogicalResult emitMatmulKernel(RewriterBase &rewriter, linalg::LinalgOp op) {
   Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1];

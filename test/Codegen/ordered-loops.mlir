@@ -43,22 +43,23 @@ func.func @row_sum(%a: memref<8x16xf32>, %r: memref<8xf32>) {
 // -----
 
 // An f32 matmul whose tile divides the shapes gets the register-blocked
-// kernel: 4 rows x 4 vectors of 16 lanes of C live in registers across the
+// kernel: 8 rows x 3 vectors of 16 lanes of C live in registers across the
 // k loop, fed by broadcasts of A and row segments of B.
 // CHECK-LABEL: func @matmul_kernel
-func.func @matmul_kernel(%a: memref<8x16xf32>, %b: memref<16x128xf32>, %c: memref<8x128xf32>) {
-  // CHECK: scf.parallel (%[[M:.*]]) = (%{{.*}}) to (%c8) step (%c4) {
-  // CHECK:   scf.for %[[N:.*]] = %{{.*}} to %c128 step %c64 {
-  // CHECK-COUNT-16: vector.load %{{.*}} : memref<8x128xf32>, vector<16xf32>
+func.func @matmul_kernel(%a: memref<16x16xf32>, %b: memref<16x96xf32>, %c: memref<16x96xf32>) {
+  // CHECK: scf.parallel (%[[M:.*]]) = (%{{.*}}) to (%c16) step (%c8) {
+  // CHECK:   scf.for %[[N:.*]] = %{{.*}} to %c96 step %c48 {
+  // CHECK-COUNT-24: vector.load %{{.*}} : memref<16x96xf32>, vector<16xf32>
   // CHECK:     scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(
-  // CHECK-COUNT-4: vector.load %{{.*}} : memref<16x128xf32>, vector<16xf32>
-  // CHECK-COUNT-16: vector.fma
-  // CHECK-COUNT-16: vector.store
+  // CHECK-COUNT-3: vector.load %{{.*}} : memref<16x96xf32>, vector<16xf32>
+  // CHECK-COUNT-24: vector.fma
+  // CHECK-COUNT-24: vector.store
+  // CHECK-NOT: vector.maskedload
   linalg.generic {indexing_maps = [affine_map<(m, k, n) -> (m, k)>,
                                    affine_map<(m, k, n) -> (k, n)>,
                                    affine_map<(m, k, n) -> (m, n)>],
                   iterator_types = ["parallel", "reduction", "parallel"]}
-      ins(%a, %b : memref<8x16xf32>, memref<16x128xf32>) outs(%c : memref<8x128xf32>) {
+      ins(%a, %b : memref<16x16xf32>, memref<16x96xf32>) outs(%c : memref<16x96xf32>) {
   ^bb0(%x: f32, %y: f32, %acc: f32):
     %p = arith.mulf %x, %y : f32
     %s = arith.addf %acc, %p : f32
@@ -69,29 +70,29 @@ func.func @matmul_kernel(%a: memref<8x16xf32>, %b: memref<16x128xf32>, %c: memre
 
 // -----
 
-// Columns the 64-wide block does not divide: 100 = 64 + 36 takes, after
+// Columns the 48-wide block does not divide: 84 = 48 + 36 takes, after
 // the whole block, one tile of 2 whole vectors and a masked one (the 4
-// lanes of columns 96-99) per row, 12 accumulators.
+// lanes of columns 80-83) per row: 24 accumulators again.
 // CHECK-LABEL: func @matmul_kernel_column_tail
-func.func @matmul_kernel_column_tail(%a: memref<8x16xf32>, %b: memref<16x100xf32>, %c: memref<8x100xf32>) {
+func.func @matmul_kernel_column_tail(%a: memref<16x16xf32>, %b: memref<16x84xf32>, %c: memref<16x84xf32>) {
   // CHECK-DAG: %[[MASK:.*]] = arith.constant dense<[true, true, true, true, false, false, false, false, false, false, false, false, false, false, false, false]> : vector<16xi1>
-  // CHECK: scf.parallel (%[[M:.*]]) = (%{{.*}}) to (%c8) step (%c4) {
-  // CHECK-COUNT-16: vector.load %{{.*}} : memref<8x100xf32>, vector<16xf32>
+  // CHECK: scf.parallel (%[[M:.*]]) = (%{{.*}}) to (%c16) step (%c8) {
+  // CHECK-COUNT-24: vector.load %{{.*}} : memref<16x84xf32>, vector<16xf32>
   // CHECK: scf.for
-  // CHECK-COUNT-16: vector.fma
-  // CHECK-COUNT-16: vector.store
-  // CHECK: vector.load %{{.*}}[%[[M]], %c64] : memref<8x100xf32>, vector<16xf32>
-  // CHECK: vector.load %{{.*}}[%[[M]], %c80] : memref<8x100xf32>, vector<16xf32>
-  // CHECK: vector.maskedload %{{.*}}[%[[M]], %c96], %[[MASK]]
+  // CHECK-COUNT-24: vector.fma
+  // CHECK-COUNT-24: vector.store
+  // CHECK: vector.load %{{.*}}[%[[M]], %c48] : memref<16x84xf32>, vector<16xf32>
+  // CHECK: vector.load %{{.*}}[%[[M]], %c64] : memref<16x84xf32>, vector<16xf32>
+  // CHECK: vector.maskedload %{{.*}}[%[[M]], %c80], %[[MASK]]
   // CHECK: scf.for %{{.*}} = %{{.*}} to %c16 step %c1 iter_args(
-  // CHECK: vector.maskedload %{{.*}}[%{{.*}}, %c96], %[[MASK]]
-  // CHECK-COUNT-12: vector.fma
-  // CHECK: vector.maskedstore %{{.*}}[%[[M]], %c96], %[[MASK]]
+  // CHECK: vector.maskedload %{{.*}}[%{{.*}}, %c80], %[[MASK]]
+  // CHECK-COUNT-24: vector.fma
+  // CHECK: vector.maskedstore %{{.*}}[%[[M]], %c80], %[[MASK]]
   linalg.generic {indexing_maps = [affine_map<(m, k, n) -> (m, k)>,
                                    affine_map<(m, k, n) -> (k, n)>,
                                    affine_map<(m, k, n) -> (m, n)>],
                   iterator_types = ["parallel", "reduction", "parallel"]}
-      ins(%a, %b : memref<8x16xf32>, memref<16x100xf32>) outs(%c : memref<8x100xf32>) {
+      ins(%a, %b : memref<16x16xf32>, memref<16x84xf32>) outs(%c : memref<16x84xf32>) {
   ^bb0(%x: f32, %y: f32, %acc: f32):
     %p = arith.mulf %x, %y : f32
     %s = arith.addf %acc, %p : f32
@@ -102,25 +103,25 @@ func.func @matmul_kernel_column_tail(%a: memref<8x16xf32>, %b: memref<16x100xf32
 
 // -----
 
-// A column count known only at run time: whole blocks up to n - n % 64,
+// A column count known only at run time: whole blocks up to n - n % 48,
 // then a vector at a time, each masked to the lanes left (n - col).
 // CHECK-LABEL: func @matmul_kernel_dynamic_columns
-func.func @matmul_kernel_dynamic_columns(%a: memref<4x16xf32>, %b: memref<16x?xf32>, %c: memref<4x?xf32>) {
-  // CHECK: %[[N:.*]] = memref.dim %{{.*}}, %c1 : memref<4x?xf32>
-  // CHECK: %[[REM:.*]] = arith.remui %[[N]], %c64
+func.func @matmul_kernel_dynamic_columns(%a: memref<8x16xf32>, %b: memref<16x?xf32>, %c: memref<8x?xf32>) {
+  // CHECK: %[[N:.*]] = memref.dim %{{.*}}, %c1 : memref<8x?xf32>
+  // CHECK: %[[REM:.*]] = arith.remui %[[N]], %c48
   // CHECK: %[[BLOCKED:.*]] = arith.subi %[[N]], %[[REM]]
-  // CHECK: scf.for %{{.*}} = %c0 to %[[BLOCKED]] step %c64 {
+  // CHECK: scf.for %{{.*}} = %c0 to %[[BLOCKED]] step %c48 {
   // CHECK: scf.for %[[COL:.*]] = %[[BLOCKED]] to %[[N]] step %c16 {
   // CHECK:   arith.subi %[[N]], %[[COL]]
   // CHECK:   arith.cmpi sgt, %{{.*}}, %{{.*}} : vector<16xi64>
-  // CHECK-COUNT-4: vector.maskedload
+  // CHECK-COUNT-8: vector.maskedload
   // CHECK:   scf.for
-  // CHECK-COUNT-4: vector.maskedstore
+  // CHECK-COUNT-8: vector.maskedstore
   linalg.generic {indexing_maps = [affine_map<(m, k, n) -> (m, k)>,
                                    affine_map<(m, k, n) -> (k, n)>,
                                    affine_map<(m, k, n) -> (m, n)>],
                   iterator_types = ["parallel", "reduction", "parallel"]}
-      ins(%a, %b : memref<4x16xf32>, memref<16x?xf32>) outs(%c : memref<4x?xf32>) {
+      ins(%a, %b : memref<8x16xf32>, memref<16x?xf32>) outs(%c : memref<8x?xf32>) {
   ^bb0(%x: f32, %y: f32, %acc: f32):
     %p = arith.mulf %x, %y : f32
     %s = arith.addf %acc, %p : f32
