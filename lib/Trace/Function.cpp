@@ -917,8 +917,19 @@ struct BackwardFunction : std::enable_shared_from_this<BackwardFunction> {
   }
 
   std::vector<Tensor> call(const std::vector<Tensor> &tensors) {
+    // The key is the specs' (one trace for every shape they admit), so the
+    // tensors are checked here: a call runs the code unchecked.
     CallKey key;
     for (size_t i = 0; i < specs.size(); ++i) {
+      if (!specs[i].matches(tensors[i].dtype(), tensors[i].shape()))
+        throw Error(ErrorKind::InvalidArgument,
+                    "the gradient of fnc::function `" + core->name() +
+                        "`: input #" + std::to_string(i) + " of its backward "
+                        "function is " +
+                        TensorSpec(tensors[i].shape(), tensors[i].dtype())
+                            .str() +
+                        ", expected " + specs[i].str() +
+                        "; give output gradients of the results' shapes");
       key.arg = static_cast<int32_t>(i);
       key.spec(specs[i]);
       key.tensors.push_back(&tensors[i]);
