@@ -3,7 +3,8 @@
 // The figures of the compiler issue, each a ratio measured in this one run:
 //   1. the seed expression reduce_mean(x*x*3 + y) on 4096x4096 f32, JIT vs
 //      a hand-written fused C++ loop (-O3 -march=native, OpenMP), and GB/s;
-//   2. 1024x1024 f32 matmul GFLOP/s vs OpenBLAS cblas_sgemm, and 2b. the
+//   2. 1024x1024 f32 matmul GFLOP/s vs OpenBLAS cblas_sgemm and the FMA
+//      peak measured in the same run (bench::fmaPeakGflops), and 2b. the
 //      MLP's shapes (x @ W.T, 10 and 784 columns) vs cblas_sgemm;
 //   3. the per-call overhead of a cached tiny function;
 //   4. compile time (parse -> callable) of the seed function;
@@ -162,11 +163,17 @@ void matmul() {
   for (int64_t i = 0; i < n * n; ++i)
     maxError = std::max(maxError, (double)std::abs(r[i] - c[i]));
   double flops = 2.0 * n * n * n;
-  std::printf("2. matmul 1024x1024 f32\n");
-  std::printf("   fnc JIT:       %8.2f ms  %7.1f GFLOP/s\n", jitTime * 1e3,
-              flops / jitTime / 1e9);
-  std::printf("   cblas_sgemm:   %8.2f ms  %7.1f GFLOP/s  (max |diff| %.2g)\n",
-              blasTime * 1e3, flops / blasTime / 1e9, maxError);
+  double peak = bench::fmaPeakGflops();
+  std::printf("2. matmul 1024x1024 f32 (FMA peak of this machine, measured "
+              "now: %.1f GFLOP/s; OpenBLAS core: %s)\n",
+              peak, openblas_get_corename());
+  std::printf("   fnc JIT:       %8.2f ms  %7.1f GFLOP/s  %3.0f%% of peak\n",
+              jitTime * 1e3, flops / jitTime / 1e9,
+              100 * flops / jitTime / 1e9 / peak);
+  std::printf("   cblas_sgemm:   %8.2f ms  %7.1f GFLOP/s  %3.0f%% of peak  "
+              "(max |diff| %.2g)\n",
+              blasTime * 1e3, flops / blasTime / 1e9,
+              100 * flops / blasTime / 1e9 / peak, maxError);
   std::printf("   ratio (BLAS time / fnc time): %.2fx  (target >= 0.5x)\n\n",
               blasTime / jitTime);
 }
