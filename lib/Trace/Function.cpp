@@ -798,24 +798,31 @@ const ConcreteImpl *cachedTrace(const FunctionCore::State &s,
   const ConcreteImpl *const *best = mostSpecific(traces, w, n);
   return best ? *best : nullptr;
 }
+
+/// The trace a call runs: a published one, or lookupOrTrace's, which
+/// `held` keeps alive (it may be dropped under max_traces meanwhile).
+const ConcreteImpl &dispatch(FunctionCore::State &s, const CallKey &key,
+                             const TraceThunk &thunk,
+                             std::shared_ptr<ConcreteImpl> &held) {
+  if (const ConcreteImpl *c = cachedTrace(s, key))
+    return *c;
+  held = lookupOrTrace(s, key, thunk, false);
+  return *held;
+}
 } // namespace
 
 std::vector<Tensor> FunctionCore::call(const CallKey &key,
                                        const TraceThunk &thunk) {
-  if (const ConcreteImpl *c = cachedTrace(*state_, key))
-    return c->run(key.tensors.data(), key.tensors.size());
-  std::shared_ptr<ConcreteImpl> c = lookupOrTrace(*state_, key, thunk, false);
-  return c->run(key.tensors.data(), key.tensors.size());
+  std::shared_ptr<ConcreteImpl> held;
+  return dispatch(*state_, key, thunk, held)
+      .run(key.tensors.data(), key.tensors.size());
 }
 
 Tensor FunctionCore::callOne(const CallKey &key, const TraceThunk &thunk) {
+  std::shared_ptr<ConcreteImpl> held;
   Tensor out;
-  if (const ConcreteImpl *c = cachedTrace(*state_, key)) {
-    c->run(key.tensors.data(), key.tensors.size(), &out);
-    return out;
-  }
-  std::shared_ptr<ConcreteImpl> c = lookupOrTrace(*state_, key, thunk, false);
-  c->run(key.tensors.data(), key.tensors.size(), &out);
+  dispatch(*state_, key, thunk, held)
+      .run(key.tensors.data(), key.tensors.size(), &out);
   return out;
 }
 
