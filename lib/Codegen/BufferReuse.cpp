@@ -28,11 +28,23 @@ using namespace mlir;
 
 namespace {
 
+/// Whether `value` has no user after `op` (its users other than `op` come
+/// earlier in op's block).
+bool deadAfter(Value value, Operation *op) {
+  return llvm::none_of(value.getUsers(), [&](Operation *user) {
+    return user != op && (user->getBlock() != op->getBlock() ||
+                          !user->isBeforeInBlock(op));
+  });
+}
+
 /// An input whose buffer `generic` may overwrite: same type as the result,
 /// read through the identity map, not used after `generic` (its other users
 /// come earlier in the same block), and produced by an op (not a function
-/// argument, not a constant). One-Shot Bufferize still checks the in-place
-/// write and copies if it must.
+/// argument, not a constant), also when it is a slice or a reshape of
+/// another value (with unknown dims a whole-tensor read is an
+/// extract_slice): then that value must be dead too, and made by an op.
+/// One-Shot Bufferize still checks the in-place write and copies if it
+/// must.
 Value dyingInput(linalg::GenericOp generic) {
   Type resultType = generic.getResult(0).getType();
   for (OpOperand *input : generic.getDpsInputOperands()) {
@@ -40,14 +52,17 @@ Value dyingInput(linalg::GenericOp generic) {
     if (value.getType() != resultType ||
         !generic.getMatchingIndexingMap(input).isIdentity())
       continue;
-    Operation *producer = value.getDefiningOp();
-    if (!producer || producer->hasTrait<OpTrait::ConstantLike>())
-      continue;
-    if (llvm::any_of(value.getUsers(), [&](Operation *user) {
-          return user != generic &&
-                 (user->getBlock() != generic->getBlock() ||
-                  !user->isBeforeInBlock(generic));
-        }))
+    Value root = value;
+    bool dead = deadAfter(value, generic);
+    while (Operation *view = root.getDefiningOp()) {
+      if (!isa<tensor::ExtractSliceOp, tensor::CollapseShapeOp,
+               tensor::ExpandShapeOp, tensor::CastOp>(view))
+        break;
+      root = view->getOperand(0);
+      dead = dead && deadAfter(root, view);
+    }
+    Operation *producer = root.getDefiningOp();
+    if (!dead || !producer || producer->hasTrait<OpTrait::ConstantLike>())
       continue;
     // Read exactly once by this op, so the body cannot see its own writes.
     if (llvm::count_if(generic->getOperands(),

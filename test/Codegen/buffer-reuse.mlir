@@ -64,6 +64,36 @@ func.func @keep_arguments(%a: tensor<16xf32> {bufferization.writable = false}) -
 
 // -----
 
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+
+// With unknown dims a whole-tensor read of an argument is an extract_slice:
+// the argument behind the slice is not a destination either (writing into
+// it made One-Shot Bufferize copy the whole argument first).
+// CHECK-LABEL: func @keep_sliced_arguments
+// PLAN-LABEL: buffer plan of @keep_sliced_arguments:
+// PLAN-NEXT: alloc 0: memref<?x?xf32>
+// PLAN-NEXT: linalg.generic writes alloc 0
+// PLAN-NEXT: total: 1 allocation(s)
+func.func @keep_sliced_arguments(%a: tensor<?x?xf32> {bufferization.writable = false}) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %d0 = tensor.dim %a, %c0 : tensor<?x?xf32>
+  %d1 = tensor.dim %a, %c1 : tensor<?x?xf32>
+  %s = tensor.extract_slice %a[0, 0] [%d0, %d1] [1, 1] : tensor<?x?xf32> to tensor<?x?xf32>
+  %e = tensor.empty(%d0, %d1) : tensor<?x?xf32>
+  // CHECK: %[[E:.*]] = tensor.empty
+  // CHECK: linalg.generic {{.*}} outs(%[[E]] : tensor<?x?xf32>)
+  %r = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%s : tensor<?x?xf32>) outs(%e : tensor<?x?xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = arith.mulf %x, %x : f32
+    linalg.yield %y : f32
+  } -> tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
+}
+
+// -----
+
 #id = affine_map<(d0) -> (d0)>
 
 // An input still read after the op keeps its buffer.
