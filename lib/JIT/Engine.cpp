@@ -49,6 +49,7 @@
 #include <thread>
 
 #include <pthread.h>
+#include <unistd.h>
 
 using namespace fnc;
 using namespace fnc::jit;
@@ -628,25 +629,49 @@ compileInParts(std::unique_ptr<llvm::Module> module, unsigned optLevel,
 // CompiledModule
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// Starts the JIT session on a POSIX thread: this file has no exceptions,
+/// and a thread that cannot be made only means the first compile starts
+/// the session. Joined at exit, should it still run then: it must not
+/// outlive the LLVM state it uses. That state includes statics the thread
+/// itself constructs, which exit destroys before the starter (in reverse
+/// order of construction), so on the main thread a thread_local guard
+/// joins it first: glibc's exit() runs the exiting thread's thread_local
+/// destructors before the atexit handlers and static destructors.
+struct SessionStarter {
+  pthread_t thread;
+  bool started;
+  SessionStarter() {
+    started = pthread_create(&thread, nullptr, &run, nullptr) == 0;
+  }
+  ~SessionStarter() { join(); }
+  void join() {
+    if (started)
+      pthread_join(thread, nullptr);
+    started = false;
+  }
+  static void *run(void *) {
+    llvm::consumeError(Session::get().takeError());
+    return nullptr;
+  }
+};
+
+SessionStarter &sessionStarter() {
+  static SessionStarter starter;
+  return starter;
+}
+
+struct JoinStarterFirstAtExit {
+  ~JoinStarterFirstAtExit() { sessionStarter().join(); }
+};
+} // namespace
+
 void fnc::jit::startSessionInBackground() {
-  // A POSIX thread: this file has no exceptions, and a thread that cannot
-  // be made only means the first compile starts the session. Joined at
-  // exit, should it still run then: it must not outlive the LLVM state it
-  // uses.
-  struct Starter {
-    pthread_t thread;
-    bool started;
-    Starter() { started = pthread_create(&thread, nullptr, &run, nullptr) == 0; }
-    ~Starter() {
-      if (started)
-        pthread_join(thread, nullptr);
-    }
-    static void *run(void *) {
-      llvm::consumeError(Session::get().takeError());
-      return nullptr;
-    }
-  };
-  static Starter starter;
+  sessionStarter();
+  if (gettid() == getpid()) {
+    static thread_local JoinStarterFirstAtExit guard;
+    (void)&guard;
+  }
 }
 
 CompiledModule::CompiledModule() = default;
