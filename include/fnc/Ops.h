@@ -209,17 +209,49 @@ FNC_SCALAR_OVERLOADS(logical_and)
 FNC_SCALAR_OVERLOADS(logical_or)
 #undef FNC_SCALAR_OVERLOADS
 
+// An operand passed as an rvalue (a temporary such as `square(x)` in
+// `square(x) * 3 + y`) is released as soon as the result exists rather than
+// at the end of the full expression, so its buffer serves the next op's
+// result: a chain of operators holds two temporaries, not one per op.
 #define FNC_OPERATOR(op, fn)                                                   \
   inline Tensor operator op(const Tensor &x, const Tensor &y) {                \
     return fn(x, y);                                                           \
+  }                                                                            \
+  inline Tensor operator op(Tensor &&x, const Tensor &y) {                     \
+    Tensor r = fn(x, y);                                                       \
+    x = Tensor();                                                              \
+    return r;                                                                  \
+  }                                                                            \
+  inline Tensor operator op(const Tensor &x, Tensor &&y) {                     \
+    Tensor r = fn(x, y);                                                       \
+    y = Tensor();                                                              \
+    return r;                                                                  \
+  }                                                                            \
+  inline Tensor operator op(Tensor &&x, Tensor &&y) {                          \
+    Tensor r = fn(x, y);                                                       \
+    x = Tensor();                                                              \
+    y = Tensor();                                                              \
+    return r;                                                                  \
   }                                                                            \
   template <typename S, detail::EnableIfScalar<S> = 0>                         \
   Tensor operator op(const Tensor &x, S y) {                                   \
     return fn(x, y);                                                           \
   }                                                                            \
   template <typename S, detail::EnableIfScalar<S> = 0>                         \
+  Tensor operator op(Tensor &&x, S y) {                                        \
+    Tensor r = fn(x, y);                                                       \
+    x = Tensor();                                                              \
+    return r;                                                                  \
+  }                                                                            \
+  template <typename S, detail::EnableIfScalar<S> = 0>                         \
   Tensor operator op(S x, const Tensor &y) {                                   \
     return fn(x, y);                                                           \
+  }                                                                            \
+  template <typename S, detail::EnableIfScalar<S> = 0>                         \
+  Tensor operator op(S x, Tensor &&y) {                                        \
+    Tensor r = fn(x, y);                                                       \
+    y = Tensor();                                                              \
+    return r;                                                                  \
   }
 FNC_OPERATOR(+, add)
 FNC_OPERATOR(-, sub)

@@ -107,15 +107,15 @@ std::ostream &operator<<(std::ostream &os, const Variable &v);
 // Arithmetic on a variable reads its value.
 #define FNC_VARIABLE_OPERATOR(OP)                                              \
   template <typename T>                                                        \
-  auto operator OP(const Variable &v, const T &x)                              \
-      ->decltype(v.read_value() OP x) {                                        \
-    return v.read_value() OP x;                                                \
+  auto operator OP(const Variable &v, T &&x)                                   \
+      ->decltype(v.read_value() OP std::forward<T>(x)) {                       \
+    return v.read_value() OP std::forward<T>(x);                               \
   }                                                                            \
-  template <typename T,                                                        \
-            std::enable_if_t<!std::is_same_v<T, Variable>, int> = 0>           \
-  auto operator OP(const T &x, const Variable &v)                              \
-      ->decltype(x OP v.read_value()) {                                        \
-    return x OP v.read_value();                                                \
+  template <typename T, std::enable_if_t<                                      \
+                            !std::is_same_v<std::decay_t<T>, Variable>, int> = 0> \
+  auto operator OP(T &&x, const Variable &v)                                   \
+      ->decltype(std::forward<T>(x) OP v.read_value()) {                       \
+    return std::forward<T>(x) OP v.read_value();                               \
   }
 FNC_VARIABLE_OPERATOR(+)
 FNC_VARIABLE_OPERATOR(-)
