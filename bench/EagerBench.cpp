@@ -5,6 +5,10 @@
 // seed expression reduce_mean(x * x * 3 + y) on 4096x4096 float32 tensors,
 // eager (four ops, three temporaries) against a hand-written single-pass
 // fused loop, which is what a staged function should approach.
+// `fnc-bench-eager numpy` times issue 14's workloads on the compiled eager
+// kernels (fnc/Eager.h) and on the reference kernels, and `fnc-bench-eager
+// rss` the peak memory of 100 seed expressions on 4096x4096 inputs;
+// bench/eager-vs-numpy.sh runs both next to numpy and prints the ratios.
 //
 // A small std::chrono harness: each measurement is repeated and the fastest
 // run is reported. Not a test; prints numbers only.
@@ -17,7 +21,10 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace {
@@ -137,9 +144,111 @@ void benchSeedExpression() {
   std::printf("    eager / fused = %.2fx\n", eager / fused);
 }
 
+fnc::Tensor seed(const fnc::Tensor &x, const fnc::Tensor &y) {
+  return fnc::reduce_mean(fnc::square(x) * 3 + y);
+}
+
+/// MLP inference, 256x784 -> 512 -> 512 -> 10 with ReLU, then softmax.
+fnc::Tensor mlp(const std::vector<fnc::Tensor> &p, const fnc::Tensor &x) {
+  fnc::Tensor h = fnc::relu(fnc::matmul(x, p[0]) + p[1]);
+  h = fnc::relu(fnc::matmul(h, p[2]) + p[3]);
+  return fnc::softmax(fnc::matmul(h, p[4]) + p[5]);
+}
+
+/// Issue 14's three workloads, each on the compiled kernels (Blocking mode:
+/// compiled by the warm-up run) and on the reference kernels. Lines
+/// "workload <name> <mode> <ms>" for bench/eager-vs-numpy.sh.
+void benchWorkloads() {
+  fnc::Tensor x = fnc::random_normal({4096, 4096}, 0, 1, fnc::DType::f32, 1);
+  fnc::Tensor y = fnc::random_normal({4096, 4096}, 0, 1, fnc::DType::f32, 2);
+  fnc::Tensor a = fnc::random_normal({1024, 1024}, 0, 1, fnc::DType::f32, 3);
+  fnc::Tensor b = fnc::random_normal({1024, 1024}, 0, 1, fnc::DType::f32, 4);
+  fnc::Tensor in = fnc::random_normal({256, 784}, 0, 1, fnc::DType::f32, 5);
+  std::vector<fnc::Tensor> p = {
+      fnc::random_normal({784, 512}, 0, 0.05f, fnc::DType::f32, 6),
+      fnc::random_normal({512}, 0, 0.05f, fnc::DType::f32, 7),
+      fnc::random_normal({512, 512}, 0, 0.05f, fnc::DType::f32, 8),
+      fnc::random_normal({512}, 0, 0.05f, fnc::DType::f32, 9),
+      fnc::random_normal({512, 10}, 0, 0.05f, fnc::DType::f32, 10),
+      fnc::random_normal({10}, 0, 0.05f, fnc::DType::f32, 11)};
+  std::printf("(c) issue 14's workloads, best of 10 after a warm-up run\n");
+  for (fnc::EagerKernels mode :
+       {fnc::EagerKernels::Blocking, fnc::EagerKernels::Reference}) {
+    fnc::set_eager_kernels(mode);
+    const char *name =
+        mode == fnc::EagerKernels::Blocking ? "compiled" : "reference";
+    auto run = [&](const char *what, auto &&body) {
+      body(); // compiles the kernels in Blocking mode
+      double t = bestOf(10, body);
+      std::printf("workload %-6s %-9s %8.2f ms\n", what, name, t * 1e3);
+    };
+    run("seed", [&] { gSink = seed(x, y).item<float>(); });
+    run("matmul", [&] { gSink = fnc::matmul(a, b).size(); });
+    run("mlp", [&] { gSink = mlp(p, in).size(); });
+  }
+  fnc::EagerKernelStats s = fnc::eager_kernel_stats();
+  std::printf("    %llu kernels compiled in %.0f ms (%.1f ms each), %llu "
+              "failed, %llu calls served\n",
+              static_cast<unsigned long long>(s.compiled),
+              s.compile_seconds * 1e3,
+              s.compiled ? s.compile_seconds * 1e3 / s.compiled : 0.0,
+              static_cast<unsigned long long>(s.failed),
+              static_cast<unsigned long long>(s.calls));
+  fnc::set_eager_kernels(fnc::EagerKernels::Background);
+}
+
+/// VmRSS or VmHWM of this process, in bytes.
+size_t procStatus(const char *field) {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind(field, 0) == 0)
+      return std::strtoull(line.c_str() + std::strlen(field) + 1, nullptr,
+                           10) *
+             1024;
+  return 0;
+}
+
+/// The peak memory of 100 seed expressions on 4096x4096 f32 inputs, above
+/// the memory held once the inputs exist, in 64 MiB temporaries. The
+/// kernels are compiled first on 1024x1024 inputs (the same kernels: their
+/// dims are unknown), so the compiler's own memory is not counted.
+void benchPeakMemory() {
+  fnc::set_eager_kernels(fnc::EagerKernels::Blocking);
+  {
+    fnc::Tensor x = fnc::random_normal({1024, 1024});
+    gSink = seed(x, x).item<float>();
+  }
+  fnc::trim_memory();
+  fnc::Tensor x = fnc::random_normal({4096, 4096}, 0, 1, fnc::DType::f32, 1);
+  fnc::Tensor y = fnc::random_normal({4096, 4096}, 0, 1, fnc::DType::f32, 2);
+  // Reset the high-water mark to what is resident now.
+  std::ofstream("/proc/self/clear_refs") << "5";
+  size_t base = procStatus("VmRSS:");
+  for (int i = 0; i < 100; ++i)
+    gSink = seed(x, y).item<float>();
+  size_t peak = procStatus("VmHWM:");
+  double temp = 4096.0 * 4096 * 4;
+  std::printf("(d) peak memory of 100 x reduce_mean(square(x) * 3 + y), "
+              "4096x4096 f32\n");
+  std::printf("rss inputs %.1f MiB, peak above them %.1f MiB = %.2f "
+              "temporaries of 64 MiB\n",
+              2 * temp / (1 << 20), (peak - base) / double(1 << 20),
+              (peak - base) / temp);
+}
+
 } // namespace
 
-int main() {
+int main(int argc, char **argv) {
+  std::string what = argc > 1 ? argv[1] : "";
+  if (what == "numpy") {
+    benchWorkloads();
+    return 0;
+  }
+  if (what == "rss") {
+    benchPeakMemory();
+    return 0;
+  }
   benchDispatch();
   benchSeedExpression();
   return 0;

@@ -28,8 +28,10 @@ install_sanitizer_runtime
 # that into an error, and tests check it does.
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:allocator_may_return_null=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:abort_on_error=1
-# As under ctest: no test reads or writes the user's compile cache.
+# As under ctest: no test reads or writes the user's compile cache, and big
+# eager ops compile their kernels before they run.
 export FNC_CACHE_DIR=
+export FNC_EAGER_KERNELS=blocking
 
 echo "sanitize: ASan+UBSan build in $asan"
 configure_asan "$asan"

@@ -17,6 +17,7 @@
 #include "fnc/DType.h"
 #include "fnc/Data.h"
 #include "fnc/Effects.h"
+#include "fnc/Eager.h"
 #include "fnc/Error.h"
 #include "fnc/Function.h"
 #include "fnc/GradientTape.h"

@@ -30,7 +30,10 @@ template <typename T> bool allFinite(const Tensor &t) {
 } // namespace
 
 Tensor api::result(ref::Array a, const char *op, Operands operands) {
-  Tensor t = wrap(std::move(a));
+  return checkedResult(wrap(std::move(a)), op, operands);
+}
+
+Tensor api::checkedResult(Tensor t, const char *op, Operands operands) {
   if (!checkNumerics.load(std::memory_order_relaxed))
     return t;
   bool finite = t.dtype() == DType::f32   ? allFinite<float>(t)

@@ -20,6 +20,7 @@
 #include "fnc/Trace/TraceRecorder.h"
 
 #include "Gradients.h"
+#include "RunTrace.h"
 
 #include <algorithm>
 #include <atomic>
@@ -416,32 +417,44 @@ struct ConcreteImpl {
   std::string pretty() const;
 };
 
-void ConcreteImpl::run(const Tensor *const *tensors, size_t count,
-                       Tensor *outs) const {
-  // The key matched this trace, so the arguments fit its signature, and a
-  // tensor is row-major: the entry's checks would repeat the key's.
-  const std::vector<Tensor> &hidden = trace->hiddenArgs();
+} // namespace detail
+
+namespace trace {
+llvm::Error runTrace(const CompiledTrace &trace, const Tensor *const *tensors,
+                     size_t count, Tensor *outs) {
+  const std::vector<Tensor> &hidden = trace.hiddenArgs();
   llvm::SmallVector<jit::BufferView, 8> views;
   views.reserve(count + hidden.size());
   auto view = [&](const Tensor &t) {
     // array() throws for a symbolic tensor (leaked from a trace).
-    const ref::Array &a = TensorAccess::impl(t).array("data");
+    const ref::Array &a = detail::TensorAccess::impl(t).array("data");
     views.push_back({a.dtype, a.shape, a.buffer.get()});
   };
   for (size_t i = 0; i < count; ++i)
     view(*tensors[i]);
   for (const Tensor &t : hidden)
     view(t);
-  const jit::Entry &entry = trace->entry();
+  const jit::Entry &entry = trace.entry();
   llvm::SmallVector<jit::Buffer, 4> results(entry.signature().results.size());
   if (llvm::Error err = entry.callChecked(views, results))
-    throwCallError(name, std::move(err));
+    return err;
   for (jit::Buffer &b : results) {
     std::vector<int64_t> shape(b.shape().begin(), b.shape().end());
     DType dtype = b.dtype();
-    *outs++ =
-        trace::adoptBuffer(dtype, std::move(shape), std::move(b).share());
+    *outs++ = adoptBuffer(dtype, std::move(shape), std::move(b).share());
   }
+  return llvm::Error::success();
+}
+} // namespace trace
+
+namespace detail {
+
+void ConcreteImpl::run(const Tensor *const *tensors, size_t count,
+                       Tensor *outs) const {
+  // The key matched this trace, so the arguments fit its signature, and a
+  // tensor is row-major: the entry's checks would repeat the key's.
+  if (llvm::Error err = trace::runTrace(*trace, tensors, count, outs))
+    throwCallError(name, std::move(err));
 }
 
 std::string ConcreteImpl::signature() const {

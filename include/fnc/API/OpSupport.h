@@ -23,6 +23,7 @@
 #define FNC_API_OPSUPPORT_H
 
 #include "fnc/API/Arrays.h"
+#include "fnc/API/EagerKernels.h"
 #include "fnc/API/Tape.h"
 #include "fnc/API/TensorImpl.h"
 #include "fnc/Ops.h"
@@ -62,6 +63,8 @@ void requireFillValue(const char *op, const Tensor &value);
 /// The result of the eager op `op`: in check-numerics mode a float result
 /// holding a NaN or an Inf throws FailedPrecondition naming `op`.
 Tensor result(ref::Array a, const char *op, Operands operands);
+/// The same check of an eager result computed by a compiled kernel.
+Tensor checkedResult(Tensor t, const char *op, Operands operands);
 
 /// A rank-0 array of `dtype` holding `value`; throws InvalidArgument naming
 /// `op` and `what` if the value is not exactly representable (floats accept
