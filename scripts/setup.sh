@@ -9,6 +9,7 @@ packages=(
   libgtest-dev libbenchmark-dev libopenblas-dev
   cmake ninja-build ccache python3 pkg-config
   libzip-dev zlib1g-dev dataset-fashion-mnist python3-numpy
+  libdnnl-dev libeigen3-dev
 )
 
 missing=()
