@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <random>
 
 using namespace fnc;
 using namespace fnc::ref;
@@ -338,6 +339,39 @@ TEST(ShapeKernels, TransposeSliceConcat) {
             (std::vector<int32_t>{1, 2, 3, 7, 8, 4, 5, 6, 9, 10}));
   Array wrong = Array::allocate(DType::i32, {2, 4});
   EXPECT_FNC_ERROR(concat({x}, 1, wrong), Internal, "size mismatch");
+}
+
+TEST(ShapeKernels, TransposeOfRandomShapesAndPermutations) {
+  // Against the definition out[i] = x[i permuted], element by element: the
+  // tiled path (out's last dim reads a strided dim of x, tiles of 32), the
+  // row-copy path, size-1 dims, ranks 2 to 4.
+  std::mt19937 rng(42);
+  for (int trial = 0; trial < 60; ++trial) {
+    int64_t rank = 2 + trial % 3;
+    Shape shape;
+    for (int64_t d = 0; d < rank; ++d)
+      shape.push_back(rng() % 4 == 0 ? 1 : 1 + int64_t(rng() % 70));
+    std::vector<int64_t> perm(rank);
+    for (int64_t d = 0; d < rank; ++d)
+      perm[d] = d;
+    std::shuffle(perm.begin(), perm.end(), rng);
+    Array x = random<int32_t>(rng, shape, -1000, 1000);
+    Shape outShape(rank);
+    for (int64_t d = 0; d < rank; ++d)
+      outShape[d] = shape[perm[d]];
+    Array out = Array::allocate(DType::i32, outShape);
+    transpose(x, perm, out);
+    Shape xs = stridesOf(shape), os = stridesOf(outShape);
+    const int32_t *px = x.data<int32_t>(), *po = out.data<int32_t>();
+    for (int64_t i = 0; i < out.numElements(); ++i) {
+      int64_t src = 0, rest = i;
+      for (int64_t d = 0; d < rank; ++d) {
+        src += rest / os[d] * xs[perm[d]];
+        rest %= os[d];
+      }
+      ASSERT_EQ(po[i], px[src]) << "trial " << trial << " element " << i;
+    }
+  }
 }
 
 TEST(ShapeKernels, GatherAndOneHot) {
