@@ -159,7 +159,7 @@ fnc::Tensor mlp(const std::vector<fnc::Tensor> &p, const fnc::Tensor &x) {
   return fnc::softmax(fnc::matmul(h, p[4]) + p[5]);
 }
 
-/// Issue 14's three workloads, each on the compiled kernels (Blocking mode:
+/// Issue 14's three workloads and three shape ops, each on the compiled kernels (Blocking mode:
 /// compiled by the warm-up run) and on the reference kernels. Lines
 /// "workload <name> <mode> <ms>" for bench/eager-vs-numpy.sh.
 void benchWorkloads() {
@@ -184,11 +184,17 @@ void benchWorkloads() {
     auto run = [&](const char *what, auto &&body) {
       body(); // compiles the kernels in Blocking mode
       double t = bestOf(10, body);
-      std::printf("workload %-6s %-9s %8.2f ms\n", what, name, t * 1e3);
+      std::printf("workload %-9s %-9s %8.2f ms\n", what, name, t * 1e3);
     };
     run("seed", [&] { gSink = seed(x, y).item<float>(); });
     run("matmul", [&] { gSink = fnc::matmul(a, b).size(); });
     run("mlp", [&] { gSink = mlp(p, in).size(); });
+    // Shape ops: the reference kernels in both modes (docs/Eager.md).
+    run("transpose", [&] { gSink = fnc::transpose(x).size(); });
+    run("concat", [&] { gSink = fnc::concat({x, y}, 1).size(); });
+    run("slice", [&] {
+      gSink = fnc::slice(x, {1, 1}, {4000, 4000}).size();
+    });
   }
   fnc::EagerKernelStats s = fnc::eager_kernel_stats();
   std::printf("    %llu kernels compiled in %.0f ms (%.1f ms each), %llu "

@@ -7,7 +7,9 @@
 #   build/bin/fnc-bench-eager rss     (peak memory of 100 seed expressions)
 # and prints the ratios fnc/numpy. Workloads: mean(x**2*3+y) on 4096x4096
 # f32, matmul 1024^3 f32, MLP inference 256x784 -> 512 -> 512 -> 10 with
-# ReLU and softmax. A benchmark, not a test.
+# ReLU and softmax, and the shape ops transpose, concat (along dim 1) and
+# slice of 4096x4096 f32 (copies: numpy's views are made contiguous). A
+# benchmark, not a test.
 #
 # Usage: bench/eager-vs-numpy.sh [--build DIR]
 set -euo pipefail
@@ -53,15 +55,18 @@ def mlp():
 print("workload seed   numpy     %8.2f ms" % best(lambda: np.mean(x ** 2 * 3 + y)))
 print("workload matmul numpy     %8.2f ms" % best(lambda: a @ b))
 print("workload mlp    numpy     %8.2f ms" % best(mlp))
+print("workload transpose numpy  %8.2f ms" % best(lambda: np.ascontiguousarray(x.T)))
+print("workload concat numpy     %8.2f ms" % best(lambda: np.concatenate([x, y], axis=1)))
+print("workload slice  numpy     %8.2f ms" % best(lambda: np.ascontiguousarray(x[1:4001, 1:4001])))
 PY
 )
 echo "$numpy_out"
 "$bin" rss
 echo
-printf '%-8s %12s %12s %12s %16s %16s\n' workload compiled reference numpy compiled/numpy reference/numpy
-for w in seed matmul mlp; do
+printf '%-9s %12s %12s %12s %16s %16s\n' workload compiled reference numpy compiled/numpy reference/numpy
+for w in seed matmul mlp transpose concat slice; do
   c=$(echo "$fnc_out" | awk -v w=$w '$1=="workload" && $2==w && $3=="compiled" {print $4}')
   r=$(echo "$fnc_out" | awk -v w=$w '$1=="workload" && $2==w && $3=="reference" {print $4}')
   n=$(echo "$numpy_out" | awk -v w=$w '$1=="workload" && $2==w {print $4}')
-  awk -v w=$w -v c=$c -v r=$r -v n=$n 'BEGIN {printf "%-8s %9.2f ms %9.2f ms %9.2f ms %15.2fx %15.2fx\n", w, c, r, n, c/n, r/n}'
+  awk -v w=$w -v c=$c -v r=$r -v n=$n 'BEGIN {printf "%-9s %9.2f ms %9.2f ms %9.2f ms %15.2fx %15.2fx\n", w, c, r, n, c/n, r/n}'
 done
