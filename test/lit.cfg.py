@@ -20,6 +20,9 @@ llvm_config.use_default_substitutions()
 # No test reads or writes the user's compile cache: the cache is off unless a
 # test names a directory (--cache-dir).
 config.environment["FNC_CACHE_DIR"] = ""
+# Big eager ops compile their kernels before they run (docs/Eager.md), as
+# under ctest.
+config.environment["FNC_EAGER_KERNELS"] = "blocking"
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(["fnc-opt", "fnc-run"], [config.fnc_tools_dir])
 config.substitutions.append(("%fnc_src_root", config.fnc_src_root))
