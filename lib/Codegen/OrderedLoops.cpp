@@ -357,8 +357,12 @@ LogicalResult emitConv2DKernel(RewriterBase &rewriter, linalg::LinalgOp op,
       llvm::any_of(outType.getShape().drop_front(), ShapedType::isDynamic))
     return failure();
   int64_t ow = outType.getDimSize(2), f = outType.getDimSize(3);
+  // The widest block of up to kVectors vectors that divides the channels
+  // (64 and 128 channels: blocks of 2).
   int64_t vectors = std::min<int64_t>(kVectors, f / kLanes);
-  if (vectors == 0 || f % (vectors * kLanes) != 0)
+  while (vectors > 0 && f % (vectors * kLanes) != 0)
+    --vectors;
+  if (vectors == 0)
     return failure();
   int64_t tile = std::min(ow, kConvAccumulators / vectors);
   while (ow % tile != 0)

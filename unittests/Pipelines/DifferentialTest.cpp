@@ -668,6 +668,34 @@ TEST_F(Differential, Conv2D) {
     }
 }
 
+// f32 conv2d with output channels a multiple of 16 takes the
+// register-blocked kernel of -fnc-lower-to-ordered-loops: blocks of 1, 2 or
+// 3 vectors of channels (16 to 128 channels), row tiles that divide the
+// output width, strides 1 and 2, both paddings, an unknown batch in every
+// other trial. Random values: the kernel sums in its own order.
+TEST_F(Differential, Conv2DKernelEdges) {
+  const int64_t filters[] = {16, 32, 48, 64, 80, 96, 128, 144};
+  std::uniform_int_distribution<int64_t> batch(1, 2), size(3, 12),
+      channels(1, 6), kernel(1, 3), stride(1, 2);
+  for (size_t t = 0; t < std::size(filters); ++t) {
+    int64_t kh = kernel(rng), kw = kernel(rng), c = channels(rng);
+    std::vector<int64_t> x = {batch(rng), size(rng) + kh, size(rng) + kw, c};
+    std::vector<int64_t> w = {kh, kw, c, filters[t]};
+    SmallVector<int64_t> strides = {stride(rng), stride(rng)};
+    auto padding =
+        t % 2 ? mlir::fnc::Padding::same : mlir::fnc::Padding::valid;
+    std::vector<bool> dynamicX = {t % 2 == 1, false, false, false};
+    check("conv2d kernel " + std::to_string(filters[t]) + " filters",
+          {{DType::f32, x, dynamicX, Values::Any},
+           {DType::f32, w, {}, Values::Any}},
+          [=](OpBuilder &b, Location loc, ValueRange a) {
+            return SmallVector<Value>{mlir::fnc::Conv2DOp::create(
+                b, loc, a[0], a[1], strides, padding)};
+          },
+          kReduce);
+  }
+}
+
 // max_pool2d, avg_pool2d and their gradient ops in one module per trial:
 // random windows (overlapping when the stride is smaller), strides, both
 // paddings, some dims unknown when compiling; small integers give ties,
