@@ -1,12 +1,14 @@
 //===- CacheBench.cpp - The first call of a function, cold vs warm cache --===//
 //
 // A plain harness (no pass/fail): the first call of the seed function
-// reduce_mean(x**2*3+y) under fnc::function in a fresh process (trace,
-// compile or load from the compile cache, link, call), with a cold cache
-// (an empty directory: the compiler runs and stores the code) and with a
-// warm one (the entry the cold run stored). Each run is a new process
-// (this program, run again with --child), so nothing of a previous run is
-// in memory. Prints the medians of both and the size of the entry.
+// reduce_mean(x**2*3+y) in a fresh process, staged by fnc::function (trace,
+// compile or load from the compile cache, link, call) and loaded from a
+// file fnc::save wrote (fnc::load: parse, compile or load from the cache,
+// link, call), each with a cold cache (an empty directory: the compiler
+// runs and stores the code) and with a warm one (the entry the cold run
+// stored). Each run is a new process (this program, run again with
+// --child), so nothing of a previous run is in memory. Prints the medians
+// and the sizes of a cache entry and of the saved file.
 //
 //   ninja fnc-bench-cache && ./bin/fnc-bench-cache [--runs=N]
 //
@@ -33,19 +35,32 @@ namespace fs = llvm::sys::fs;
 
 namespace {
 
-/// One first call in this process, through the cache in `dir`; writes
-/// "SECONDS HIT" to `out`.
-int child(const std::string &dir, const std::string &out) {
-  fnc::Tensor x = {{2.f, 3.f, 4.f}}, y = {{3.f, -2.f, 1.f}};
+auto seedFunction(const std::string &dir) {
   fnc::FunctionOptions options;
   options.cache_dir = dir;
-  auto f = fnc::function(
+  options.name = "seed";
+  return fnc::function(
       [](fnc::Tensor x, fnc::Tensor y) {
         return fnc::reduce_mean(fnc::pow(x, 2.f) * 3.f + y);
       },
       options);
+}
+
+/// One first call in this process, through the cache in `dir`, of the seed
+/// function staged (`saved` empty) or loaded from `saved`; writes
+/// "SECONDS HIT" to `out`.
+int child(const std::string &dir, const std::string &out,
+          const std::string &saved) {
+  fnc::Tensor x = {{2.f, 3.f, 4.f}}, y = {{3.f, -2.f, 1.f}};
   auto start = std::chrono::steady_clock::now();
-  float r = f(x, y).item<float>();
+  float r;
+  if (saved.empty()) {
+    auto f = seedFunction(dir);
+    r = f(x, y).item<float>();
+  } else {
+    fnc::LoadedFunction g = fnc::load(saved, {.cache_dir = dir});
+    r = g(x, y)[0].item<float>();
+  }
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
@@ -61,8 +76,9 @@ int child(const std::string &dir, const std::string &out) {
 
 /// Runs this program with --child; the seconds of its first call, or -1.
 double runChild(const std::string &self, const std::string &dir,
-                const std::string &out, bool &hit) {
-  std::vector<llvm::StringRef> args = {self, "--child", dir, out};
+                const std::string &out, const std::string &saved,
+                bool &hit) {
+  std::vector<llvm::StringRef> args = {self, "--child", dir, out, saved};
   std::string error;
   int rc = llvm::sys::ExecuteAndWait(self, args, std::nullopt, {}, 0, 0,
                                      &error);
@@ -87,8 +103,8 @@ double median(std::vector<double> v) {
 } // namespace
 
 int main(int argc, char **argv) {
-  if (argc == 4 && std::strcmp(argv[1], "--child") == 0)
-    return child(argv[2], argv[3]);
+  if (argc == 5 && std::strcmp(argv[1], "--child") == 0)
+    return child(argv[2], argv[3], argv[4]);
   int runs = 7;
   if (argc == 2 && std::strncmp(argv[1], "--runs=", 7) == 0)
     runs = std::max(1, std::atoi(argv[1] + 7));
@@ -100,39 +116,56 @@ int main(int argc, char **argv) {
   }
   std::string cache = (dir + "/cache").str();
   std::string out = (dir + "/out").str();
-  std::vector<double> cold, warm;
-  uint64_t entryBytes = 0;
-  for (int i = 0; i < runs; ++i) {
-    (void)fs::remove_directories(cache);
-    bool hit = false;
-    double c = runChild(self, cache, out, hit);
-    if (c < 0 || hit) {
-      std::fprintf(stderr, "bench: the cold run %s\n",
-                   c < 0 ? "failed" : "hit the cache");
-      return 1;
-    }
-    double w = runChild(self, cache, out, hit);
-    if (w < 0 || !hit) {
-      std::fprintf(stderr, "bench: the warm run %s\n",
-                   w < 0 ? "failed" : "missed the cache");
-      return 1;
-    }
-    cold.push_back(c);
-    warm.push_back(w);
-    std::error_code ec;
-    for (fs::directory_iterator it(cache, ec), end; it != end && !ec;
-         it.increment(ec))
-      (void)fs::file_size(it->path(), entryBytes);
+  // The saved file: the seed function's one signature.
+  std::string saved = (dir + "/seed.mlir").str();
+  {
+    auto f = seedFunction("");
+    f(fnc::Tensor{{2.f, 3.f, 4.f}}, fnc::Tensor{{3.f, -2.f, 1.f}});
+    fnc::save(saved, f);
   }
+  // Per way of getting the function (staged, loaded): cold and warm.
+  std::vector<double> times[2][2];
+  uint64_t entryBytes = 0, savedBytes = 0;
+  (void)fs::file_size(saved, savedBytes);
+  for (int i = 0; i < runs; ++i)
+    for (int load = 0; load < 2; ++load) {
+      std::string file = load ? saved : std::string();
+      (void)fs::remove_directories(cache);
+      bool hit = false;
+      double c = runChild(self, cache, out, file, hit);
+      if (c < 0 || hit) {
+        std::fprintf(stderr, "bench: the cold run %s\n",
+                     c < 0 ? "failed" : "hit the cache");
+        return 1;
+      }
+      double w = runChild(self, cache, out, file, hit);
+      if (w < 0 || !hit) {
+        std::fprintf(stderr, "bench: the warm run %s\n",
+                     w < 0 ? "failed" : "missed the cache");
+        return 1;
+      }
+      times[load][0].push_back(c);
+      times[load][1].push_back(w);
+      std::error_code ec;
+      for (fs::directory_iterator it(cache, ec), end; it != end && !ec;
+           it.increment(ec))
+        (void)fs::file_size(it->path(), entryBytes);
+    }
   (void)fs::remove_directories(dir);
   std::printf("first call of reduce_mean(x**2*3+y) in a fresh process, "
               "median of %d runs:\n",
               runs);
-  std::printf("  cold cache (trace, compile, store, call): %7.2f ms\n",
-              median(cold) * 1e3);
-  std::printf("  warm cache (trace, load, link, call):     %7.2f ms\n",
-              median(warm) * 1e3);
-  std::printf("  one cache entry: %llu bytes\n",
-              static_cast<unsigned long long>(entryBytes));
+  const char *rows[2][2] = {
+      {"fnc::function, cold cache (trace, compile, store, call)",
+       "fnc::function, warm cache (trace, load, link, call)    "},
+      {"fnc::load,     cold cache (parse, compile, store, call)",
+       "fnc::load,     warm cache (parse, load, link, call)    "}};
+  for (int load = 0; load < 2; ++load)
+    for (int warm = 0; warm < 2; ++warm)
+      std::printf("  %s: %7.2f ms\n", rows[load][warm],
+                  median(times[load][warm]) * 1e3);
+  std::printf("  one cache entry: %llu bytes; the saved file: %llu bytes\n",
+              static_cast<unsigned long long>(entryBytes),
+              static_cast<unsigned long long>(savedBytes));
   return 0;
 }

@@ -199,6 +199,7 @@ void set_log_callback(std::function<void(const std::string &)> callback);
 
 namespace detail {
 struct ConcreteImpl;
+struct ConcreteAccess;
 class FunctionCore;
 } // namespace detail
 
@@ -235,6 +236,7 @@ public:
 
 private:
   friend class detail::FunctionCore;
+  friend struct detail::ConcreteAccess;
   std::shared_ptr<const detail::ConcreteImpl> impl_;
 };
 
@@ -448,12 +450,16 @@ template <typename R> struct ResultCodec {
                 "std::tuple/std::pair/std::array/std::vector of tensors, or "
                 "nothing");
 };
-template <> struct ResultCodec<void> {};
+template <> struct ResultCodec<void> {
+  static constexpr const char *kStructure = "none";
+};
 template <> struct ResultCodec<Tensor> {
+  static constexpr const char *kStructure = "tensor";
   static std::vector<Tensor> flatten(const Tensor &t) { return {t}; }
   static Tensor rebuild(std::vector<Tensor> &&v) { return std::move(v[0]); }
 };
 template <> struct ResultCodec<std::vector<Tensor>> {
+  static constexpr const char *kStructure = "vector";
   static std::vector<Tensor> flatten(const std::vector<Tensor> &v) {
     return v;
   }
@@ -462,6 +468,7 @@ template <> struct ResultCodec<std::vector<Tensor>> {
   }
 };
 template <size_t N> struct ResultCodec<std::array<Tensor, N>> {
+  static constexpr const char *kStructure = "array";
   static std::vector<Tensor> flatten(const std::array<Tensor, N> &v) {
     return std::vector<Tensor>(v.begin(), v.end());
   }
@@ -476,6 +483,7 @@ template <typename... Ts> struct ResultCodec<std::tuple<Ts...>> {
   static_assert((std::is_same_v<Ts, Tensor> && ...),
                 "fnc::function: a returned std::tuple must hold fnc::Tensor "
                 "elements only");
+  static constexpr const char *kStructure = "tuple";
   static std::vector<Tensor> flatten(const std::tuple<Ts...> &t) {
     return std::apply(
         [](const Ts &...e) { return std::vector<Tensor>{e...}; }, t);
@@ -490,6 +498,7 @@ template <typename... Ts> struct ResultCodec<std::tuple<Ts...>> {
   }
 };
 template <> struct ResultCodec<std::pair<Tensor, Tensor>> {
+  static constexpr const char *kStructure = "pair";
   static std::vector<Tensor> flatten(const std::pair<Tensor, Tensor> &p) {
     return {p.first, p.second};
   }
@@ -499,6 +508,7 @@ template <> struct ResultCodec<std::pair<Tensor, Tensor>> {
 };
 /// fnc::value_and_grad with several argnums: the value, then the gradients.
 template <> struct ResultCodec<std::pair<Tensor, std::vector<Tensor>>> {
+  static constexpr const char *kStructure = "value_and_grads";
   static std::vector<Tensor>
   flatten(const std::pair<Tensor, std::vector<Tensor>> &p) {
     std::vector<Tensor> v = {p.first};
@@ -518,6 +528,9 @@ struct TraceThunk {
   const void *context;
   std::vector<Tensor> (*run)(const void *context,
                              const std::vector<Tensor> &symbolic);
+  /// The C++ result type's structure ("tensor", "tuple", "none"...;
+  /// ResultCodec<R>::kStructure), recorded by fnc::save.
+  const char *results = nullptr;
 };
 
 /// The callable with the non-tensor arguments of one call bound (owning
@@ -695,12 +708,12 @@ struct Caller<F, R, std::tuple<Ps...>> {
     Bound bound{fn, std::tuple<const Ps &...>(args...)};
     std::vector<Tensor> outs;
     if (FunctionCore::underTape())
-      outs = core.callUnderTape(key, {&bound, &runTraced},
+      outs = core.callUnderTape(key, {&bound, &runTraced, ResultCodec<R>::kStructure},
                                 {&bound, &makeReplay});
     else if constexpr (std::is_same_v<R, Tensor>)
-      return core.callOne(key, {&bound, &runTraced});
+      return core.callOne(key, {&bound, &runTraced, ResultCodec<R>::kStructure});
     else
-      outs = core.call(key, {&bound, &runTraced});
+      outs = core.call(key, {&bound, &runTraced, ResultCodec<R>::kStructure});
     if constexpr (!std::is_void_v<R>)
       return ResultCodec<R>::rebuild(std::move(outs));
   }
@@ -710,7 +723,7 @@ struct Caller<F, R, std::tuple<Ps...>> {
     CallKey key;
     encode(key, args...);
     Bound bound{fn, std::tuple<const Ps &...>(args...)};
-    return core.concrete(key, {&bound, &runTraced});
+    return core.concrete(key, {&bound, &runTraced, ResultCodec<R>::kStructure});
   }
 
   template <typename... Specs>
@@ -733,7 +746,7 @@ struct Caller<F, R, std::tuple<Ps...>> {
                            return std::tuple<const Ps &...>(a...);
                          },
                          none)};
-    return core.concrete(key, {&bound, &runTraced});
+    return core.concrete(key, {&bound, &runTraced, ResultCodec<R>::kStructure});
   }
 };
 

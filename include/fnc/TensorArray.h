@@ -150,6 +150,7 @@ template <> struct LoopElem<TensorArray> {
 };
 
 template <typename... Ts> struct MixedTupleCodec {
+  static constexpr const char *kStructure = "tuple";
   static std::vector<Tensor> flatten(const std::tuple<Ts...> &t) {
     std::vector<Tensor> out;
     std::apply([&](const Ts &...e) { (LoopElem<Ts>::flatten(e, out), ...); },
@@ -193,6 +194,7 @@ private:
 };
 
 template <> struct ResultCodec<TensorArray> {
+  static constexpr const char *kStructure = "tensor_array";
   static std::vector<Tensor> flatten(const TensorArray &a) {
     return a.toLoopVars();
   }

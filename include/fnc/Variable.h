@@ -48,6 +48,7 @@ namespace fnc {
 
 namespace detail {
 struct VariableState;
+struct ConcreteAccess;
 } // namespace detail
 
 class Variable {
@@ -98,6 +99,7 @@ public:
   std::string str() const;
 
 private:
+  friend struct detail::ConcreteAccess;
   Tensor scalar(double value) const;
   std::shared_ptr<detail::VariableState> state_;
 };

@@ -28,6 +28,7 @@
 #include "fnc/Ops.h"
 #include "fnc/Optimizers.h"
 #include "fnc/Progress.h"
+#include "fnc/Saved.h"
 #include "fnc/Tensor.h"
 #include "fnc/TensorArray.h"
 #include "fnc/Variable.h"

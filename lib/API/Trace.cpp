@@ -127,7 +127,8 @@ std::vector<Tensor> Recorder::constantCaptures() const {
   return constants;
 }
 
-int64_t Recorder::variableOf(uint64_t uid, const Tensor &alias) {
+int64_t Recorder::variableOf(uint64_t uid, const Tensor &alias,
+                             const std::string &name) {
   for (const auto &[u, id] : variables_)
     if (u == uid)
       return id;
@@ -138,6 +139,8 @@ int64_t Recorder::variableOf(uint64_t uid, const Tensor &alias) {
                     token_->functionName + "`");
   hiddenArgs.push_back(alias);
   hiddenVariables.push_back(uid);
+  hiddenNames.resize(hiddenArgs.size() - 1);
+  hiddenNames.push_back(name);
   variables_.emplace_back(uid, id);
   return id;
 }

@@ -15,7 +15,10 @@
 #include "fnc/Dialect/Fnc/IR/FncOps.h"
 #include "fnc/Shape/ShapeRules.h"
 
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/ScopeExit.h"
 
@@ -106,31 +109,46 @@ Expected<TensorValue> mlir::fnc::tensorFromAttr(ElementsAttr attr) {
   int64_t n = attr.getNumElements();
   std::vector<char> bytes(n * ::fnc::sizeOf(*dtype) + 1);
   bool ok = false;
-  auto asDouble = [](const APFloat &v) { return v.convertToDouble(); };
-  auto asFloat = [](const APFloat &v) { return v.convertToFloat(); };
-  switch (*dtype) {
-  case DType::f32:
-    ok = readElements<float, APFloat>(
-        attr, reinterpret_cast<float *>(bytes.data()), asFloat);
-    break;
-  case DType::f64:
-    ok = readElements<double, APFloat>(
-        attr, reinterpret_cast<double *>(bytes.data()), asDouble);
-    break;
-  case DType::i1:
-    ok = readElements<bool, APInt>(attr, reinterpret_cast<bool *>(bytes.data()),
-                                   [](const APInt &v) { return !v.isZero(); });
-    break;
-  case DType::i32:
-    ok = readElements<int32_t, APInt>(
-        attr, reinterpret_cast<int32_t *>(bytes.data()),
-        [](const APInt &v) { return static_cast<int32_t>(v.getSExtValue()); });
-    break;
-  case DType::i64:
-    ok = readElements<int64_t, APInt>(
-        attr, reinterpret_cast<int64_t *>(bytes.data()),
-        [](const APInt &v) { return v.getSExtValue(); });
-    break;
+  // A dense resource (fnc::save's big values): the elements row-major, one
+  // byte per i1.
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob || blob->getData().size() != bytes.size() - 1)
+      return makeError("the dense resource of the constant of type " +
+                       typeString(type) + " is missing or holds " +
+                       std::to_string(blob ? blob->getData().size() : 0) +
+                       " bytes instead of " + std::to_string(bytes.size() - 1));
+    std::copy(blob->getData().begin(), blob->getData().end(), bytes.begin());
+    ok = true;
+  } else {
+    auto asDouble = [](const APFloat &v) { return v.convertToDouble(); };
+    auto asFloat = [](const APFloat &v) { return v.convertToFloat(); };
+    switch (*dtype) {
+    case DType::i1:
+      ok = readElements<bool, APInt>(
+          attr, reinterpret_cast<bool *>(bytes.data()),
+          [](const APInt &v) { return !v.isZero(); });
+      break;
+    case DType::f32:
+      ok = readElements<float, APFloat>(
+          attr, reinterpret_cast<float *>(bytes.data()), asFloat);
+      break;
+    case DType::f64:
+      ok = readElements<double, APFloat>(
+          attr, reinterpret_cast<double *>(bytes.data()), asDouble);
+      break;
+    case DType::i32:
+      ok = readElements<int32_t, APInt>(
+          attr, reinterpret_cast<int32_t *>(bytes.data()), [](const APInt &v) {
+            return static_cast<int32_t>(v.getSExtValue());
+          });
+      break;
+    case DType::i64:
+      ok = readElements<int64_t, APInt>(
+          attr, reinterpret_cast<int64_t *>(bytes.data()),
+          [](const APInt &v) { return v.getSExtValue(); });
+      break;
+    }
   }
   if (!ok)
     return makeError("cannot read the elements of the constant of type " +

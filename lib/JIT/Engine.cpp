@@ -20,7 +20,10 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/OperationSupport.h"
@@ -175,14 +178,33 @@ static llvm::Expected<GlobalVariable>
 readGlobal(mlir::fnc::GlobalVariableOp op) {
   GlobalVariable global;
   global.name = op.getSymName().str();
-  auto dense = llvm::dyn_cast<mlir::DenseElementsAttr>(op.getInitialValue());
+  mlir::ElementsAttr value = op.getInitialValue();
+  auto dense = llvm::dyn_cast<mlir::DenseElementsAttr>(value);
+  auto resource = llvm::dyn_cast<mlir::DenseResourceElementsAttr>(value);
   std::optional<TensorType> tt =
-      dense ? tensorTypeOf(dense.getType()) : std::nullopt;
+      dense || resource ? tensorTypeOf(value.getType()) : std::nullopt;
   if (!tt || !tt->isStatic())
     return makeError("fnc.global_variable @" + global.name +
-                     ": the initial value must be a dense, statically shaped "
-                     "tensor of f32, f64, i1, i32 or i64");
+                     ": the initial value must be a dense (or dense_resource), "
+                     "statically shaped tensor of f32, f64, i1, i32 or i64");
   global.type = *tt;
+  if (resource) {
+    // The blob holds the elements row-major, one byte per i1.
+    size_t expected = tt->numElements() * sizeOf(tt->dtype);
+    mlir::AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob)
+      return makeError("fnc.global_variable @" + global.name +
+                       ": the dense resource of its initial value is missing "
+                       "from the file's dialect_resources section");
+    llvm::ArrayRef<char> data = blob->getData();
+    if (data.size() != expected)
+      return makeError("fnc.global_variable @" + global.name +
+                       ": the dense resource of its initial value holds " +
+                       llvm::Twine(data.size()) + " bytes; " +
+                       tt->str() + " needs " + llvm::Twine(expected));
+    global.initialValue.assign(data.begin(), data.end());
+    return global;
+  }
   switch (tt->dtype) {
   case DType::f32:
     appendValues<float>(dense, global.initialValue);

@@ -16,6 +16,7 @@
 
 #include "fnc/JIT/Engine.h"
 #include "fnc/Runtime/Runtime.h"
+#include "fnc/Trace/ConcreteAccess.h"
 #include "fnc/Trace/CompiledTrace.h"
 #include "fnc/Trace/TraceRecorder.h"
 
@@ -400,6 +401,8 @@ struct ConcreteImpl {
   ParsedKey parsed;
   std::vector<TensorSpec> inputs, outputs;
   std::vector<std::string> paramNames;
+  // ResultCodec<R>::kStructure of the traced callable (fnc::save).
+  std::string results;
   std::unique_ptr<trace::CompiledTrace> trace;
   // When it last served a call (FunctionOptions::max_traces evicts the
   // least recent).
@@ -731,6 +734,7 @@ traceConcrete(const std::string &name, const FunctionOptions &options,
   impl->name = name;
   impl->key = key;
   impl->parsed = KeyParser(key.data(), key.size(), options.arg_names).parse();
+  impl->results = thunk.results ? thunk.results : "vector";
 
   auto token = std::make_shared<trace::TraceToken>(name);
   std::unique_ptr<trace::TraceRecorder> recorderOwner =
@@ -1333,6 +1337,37 @@ ConcreteFunction::operator()(const std::vector<Tensor> &args) const {
 
 std::string ConcreteFunction::signature() const {
   return implOf(impl_).signature();
+}
+
+detail::ConcreteAccess::View
+detail::ConcreteAccess::view(const ConcreteFunction &f) {
+  const ConcreteImpl &c = implOf(f.impl_);
+  std::vector<std::string> argNames;
+  for (const TensorArg &t : c.parsed.tensors)
+    argNames.push_back(t.name);
+  if (argNames.empty()) // a loaded function: no key
+    for (const TensorSpec &spec : c.inputs)
+      argNames.push_back(spec.name);
+  return {c.name, c.results, c.inputs, std::move(argNames), *c.trace};
+}
+
+ConcreteFunction detail::ConcreteAccess::make(
+    std::string name, std::string results, std::vector<TensorSpec> inputs,
+    std::vector<TensorSpec> outputs,
+    std::unique_ptr<trace::CompiledTrace> trace) {
+  auto impl = std::make_shared<ConcreteImpl>();
+  impl->name = std::move(name);
+  impl->results = std::move(results);
+  for (const TensorSpec &spec : inputs) {
+    impl->paramNames.push_back(spec.name);
+    impl->parsed.lines.push_back(spec.name + ": " + spec.str());
+  }
+  impl->inputs = std::move(inputs);
+  impl->outputs = std::move(outputs);
+  impl->trace = std::move(trace);
+  ConcreteFunction f;
+  f.impl_ = std::move(impl);
+  return f;
 }
 std::string ConcreteFunction::pretty_printed_signature() const {
   return implOf(impl_).pretty();

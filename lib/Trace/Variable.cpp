@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fnc/Variable.h"
+#include "fnc/Trace/ConcreteAccess.h"
 
 #include "fnc/API/OpSupport.h"
 #include "fnc/API/Print.h"
@@ -173,11 +174,15 @@ const std::string &Variable::name() const {
 }
 uint64_t Variable::id() const { return stateOf(state_, "id").uid; }
 
+const Tensor &detail::ConcreteAccess::buffer(const Variable &v) {
+  return stateOf(v.state_, "buffer").alias;
+}
+
 Tensor Variable::read_value() const {
   detail::VariableState &s = stateOf(state_, "read_value");
   if (trace::Recorder *r = api::recording()) {
     trace::OpRecord rec{trace::ops::VarRead{},
-                        {r->variableOf(s.uid, s.alias)},
+                        {r->variableOf(s.uid, s.alias, s.name)},
                         s.dtype,
                         s.shape};
     std::string error;
@@ -208,7 +213,7 @@ Tensor updateVar(const Variable &v,
   if (trace::Recorder *r = api::recording()) {
     trace::OpRecord rec; // no result: dtype and shape stay unset
     rec.op = trace::ops::VarUpdate{mode};
-    rec.operands = {r->variableOf(s.uid, s.alias), r->valueOf(x, op)};
+    rec.operands = {r->variableOf(s.uid, s.alias, s.name), r->valueOf(x, op)};
     std::string error;
     if (r->record(rec, error) < 0)
       throw Error(ErrorKind::Unimplemented,

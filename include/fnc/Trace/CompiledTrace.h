@@ -47,6 +47,8 @@ public:
     std::vector<Tensor> hiddenArgs;
     /// Per hidden argument: the uid of its variable, or 0.
     std::vector<uint64_t> hiddenVariables;
+    /// Per hidden argument: the name of its variable (empty for a tensor).
+    std::vector<std::string> hiddenNames;
     /// The captured eager tensors that became constants (small ones).
     std::vector<Tensor> constantCaptures;
     /// Whether the trace has side effects (variable updates, printing,
@@ -68,7 +70,14 @@ public:
   const std::vector<uint64_t> &hiddenVariables() const {
     return parts_.hiddenVariables;
   }
+  const std::vector<std::string> &hiddenNames() const {
+    return parts_.hiddenNames;
+  }
   bool hasEffects() const { return parts_.hasEffects; }
+  bool fastMath() const { return parts_.fastMath; }
+  bool checkNumerics() const { return parts_.checkNumerics; }
+  /// The fnc IR as traced (the text emit(Stage::Fnc) gives).
+  const std::string &fncText() const { return parts_.fncText; }
   const std::vector<Tensor> &constantCaptures() const {
     return parts_.constantCaptures;
   }

@@ -231,8 +231,10 @@ public:
   const std::shared_ptr<TraceToken> &token() const { return token_; }
 
   /// The id of the variable argument for the variable `uid` whose buffer
-  /// `alias` shares (added to hiddenArgs on first use).
-  int64_t variableOf(uint64_t uid, const Tensor &alias);
+  /// `alias` shares (added to hiddenArgs on first use); `name` is the
+  /// variable's (fnc::save names its saved value after it).
+  int64_t variableOf(uint64_t uid, const Tensor &alias,
+                     const std::string &name);
 
   /// Whether a fnc::Variable may be created while this trace is active
   /// (only on the first trace of a fnc::function: the singleton rule), and
@@ -255,6 +257,8 @@ public:
   /// the uid of the variable whose buffer it is (0: a captured tensor).
   std::vector<Tensor> hiddenArgs;
   std::vector<uint64_t> hiddenVariables;
+  /// Per hidden argument: the name of its variable (empty for a tensor).
+  std::vector<std::string> hiddenNames;
 
   /// How many ops with side effects (variable updates, print, random) have
   /// been recorded: staged control flow compares it around a region.

@@ -1,0 +1,513 @@
+//===- SavedModule.cpp - The MLIR side of fnc::save and fnc::load ---------===//
+//
+// Assembles the traces of concrete functions and the values of their
+// variables into one module, and reads such a module back: checked against
+// its metadata and compiled per function (see SavedModule.h and
+// docs/Saved.md for the format).
+//
+//===----------------------------------------------------------------------===//
+
+#include "fnc/Trace/SavedModule.h"
+
+#include "fnc/Dialect/Fnc/IR/DTypes.h"
+#include "fnc/Dialect/Fnc/IR/FncOps.h"
+#include "fnc/JIT/Engine.h"
+#include "fnc/Pipelines/Pipelines.h"
+#include "fnc/Saved.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <chrono>
+#include <cstring>
+
+using namespace mlir;
+
+namespace fnc::trace {
+
+namespace {
+
+// The metadata attributes (docs/Saved.md).
+constexpr llvm::StringLiteral kSavedAttr = "fnc.saved";
+constexpr llvm::StringLiteral kFunctionAttr = "fnc.function";
+constexpr llvm::StringLiteral kResultsAttr = "fnc.results";
+constexpr llvm::StringLiteral kArgNamesAttr = "fnc.arg_names";
+constexpr llvm::StringLiteral kFastMathAttr = "fnc.fast_math";
+constexpr llvm::StringLiteral kCheckNumericsAttr = "fnc.check_numerics";
+constexpr llvm::StringLiteral kCapturedAttr = "fnc.captured";
+constexpr llvm::StringLiteral kBindAttr = "fnc.bind";
+
+/// Values of at most this many elements are written inline (`dense<...>`),
+/// readable in the file; bigger ones as binary dense resources.
+constexpr int64_t kInlineElements = 16;
+
+/// The context of a saved module: the dialects a trace and the pipeline
+/// use (loaded as the parser meets them), single-threaded (one module, no
+/// pass manager).
+struct SavedContext {
+  DialectRegistry registry;
+  std::unique_ptr<MLIRContext> context;
+  SavedContext() {
+    mlir::fnc::registerPipelineDialects(registry);
+    context = std::make_unique<MLIRContext>(registry,
+                                            MLIRContext::Threading::DISABLED);
+  }
+};
+
+/// Collects diagnostics as "line:col: message" lines while alive.
+class Diagnostics {
+public:
+  explicit Diagnostics(MLIRContext *ctx)
+      : handler_(ctx, [this](Diagnostic &d) {
+          std::string where;
+          if (auto loc = llvm::dyn_cast<FileLineColLoc>(d.getLocation()))
+            where = std::to_string(loc.getLine()) + ":" +
+                    std::to_string(loc.getColumn()) + ": ";
+          text += (text.empty() ? "" : "\n") + where + d.str();
+          return success();
+        }) {}
+  std::string text;
+
+private:
+  ScopedDiagnosticHandler handler_;
+};
+
+template <typename T>
+ElementsAttr inlineValue(RankedTensorType type, const void *data) {
+  ArrayRef<T> values(static_cast<const T *>(data), type.getNumElements());
+  return DenseElementsAttr::get(type, values);
+}
+
+/// The fnc.global_variable value of `g`.
+ElementsAttr valueAttr(MLIRContext *ctx, const SavedGlobal &g) {
+  auto type = RankedTensorType::get(g.shape, mlir::fnc::typeOf(g.dtype, ctx));
+  int64_t n = type.getNumElements();
+  if (n <= kInlineElements) {
+    switch (g.dtype) {
+    case DType::f32:
+      return inlineValue<float>(type, g.data);
+    case DType::f64:
+      return inlineValue<double>(type, g.data);
+    case DType::i32:
+      return inlineValue<int32_t>(type, g.data);
+    case DType::i64:
+      return inlineValue<int64_t>(type, g.data);
+    case DType::i1: {
+      const uint8_t *p = static_cast<const uint8_t *>(g.data);
+      SmallVector<bool> values(p, p + n);
+      return DenseElementsAttr::get(type, ArrayRef<bool>(values));
+    }
+    }
+  }
+  // A resource key is an identifier: the symbol with other characters
+  // replaced (the blob manager makes it unique).
+  std::string key = g.name;
+  for (char &c : key)
+    if (!llvm::isAlnum(c) && c != '_' && c != '.')
+      c = '_';
+  ArrayRef<char> bytes(static_cast<const char *>(g.data), n * sizeOf(g.dtype));
+  return DenseResourceElementsAttr::get(
+      type, key,
+      HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, alignof(double),
+                                                    /*dataIsMutable=*/false));
+}
+
+/// `base`, or `base_1`, `base_2`... whichever `taken` does not hold yet;
+/// inserted into `taken`.
+std::string uniqueName(const std::string &base, llvm::StringSet<> &taken) {
+  std::string name = base;
+  for (int i = 1; taken.contains(name); ++i)
+    name = base + "_" + std::to_string(i);
+  taken.insert(name);
+  return name;
+}
+
+func::FuncOp theEntry(ModuleOp module) {
+  func::FuncOp entry;
+  for (auto fn : module.getOps<func::FuncOp>())
+    if (fn.isPublic() && !fn.isExternal()) {
+      if (entry)
+        return nullptr;
+      entry = fn;
+    }
+  return entry;
+}
+
+/// Adds `f`'s trace to `out`: the hidden arguments bound to their globals,
+/// the metadata, and every symbol renamed if `taken` has it.
+bool addFunction(ModuleOp out, const SavedFunction &f,
+                 const std::vector<SavedGlobal> &globals,
+                 llvm::StringSet<> &taken, std::string &error) {
+  MLIRContext *ctx = out.getContext();
+  OwningOpRef<ModuleOp> m =
+      parseSourceString<ModuleOp>(f.trace->fncText(), ctx);
+  func::FuncOp entry = m ? theEntry(*m) : nullptr;
+  if (!entry) {
+    error = "the trace of `" + f.name + "` does not parse again";
+    return false;
+  }
+  Block &body = entry.front();
+  size_t hidden = f.hiddenGlobals.size();
+  if (hidden > body.getNumArguments()) {
+    error = "the trace of `" + f.name + "` lacks its hidden arguments";
+    return false;
+  }
+  size_t first = body.getNumArguments() - hidden;
+  OpBuilder b(ctx);
+  for (size_t j = 0; j < hidden; ++j) {
+    const SavedGlobal &g = globals[f.hiddenGlobals[j]];
+    BlockArgument arg = body.getArgument(first + j);
+    if (g.captured && !llvm::isa<mlir::fnc::VariableType>(arg.getType())) {
+      // A captured tensor is read from its variable at the start (a loaded
+      // function saved again reads it already).
+      auto type = llvm::cast<RankedTensorType>(arg.getType());
+      arg.setType(mlir::fnc::VariableType::get(ctx, type));
+      b.setInsertionPointToStart(&body);
+      auto read = mlir::fnc::VarReadOp::create(b, entry.getLoc(), arg);
+      arg.replaceAllUsesExcept(read, read);
+    }
+    entry.setArgAttr(first + j, kBindAttr, FlatSymbolRefAttr::get(ctx, g.name));
+  }
+  entry.setType(
+      FunctionType::get(ctx, body.getArgumentTypes(), entry.getResultTypes()));
+  SmallVector<Attribute> names;
+  for (const std::string &name : f.argNames)
+    names.push_back(b.getStringAttr(name));
+  entry->setAttr(kFunctionAttr, b.getStringAttr(f.name));
+  entry->setAttr(kArgNamesAttr, b.getArrayAttr(names));
+  entry->setAttr(kResultsAttr, b.getStringAttr(f.results));
+  entry->setAttr(kFastMathAttr, b.getBoolAttr(f.trace->fastMath()));
+  entry->setAttr(kCheckNumericsAttr, b.getBoolAttr(f.trace->checkNumerics()));
+
+  SymbolTable table(*m);
+  for (Operation &op : m->getBody()->getOperations()) {
+    auto symbol = llvm::dyn_cast<SymbolOpInterface>(op);
+    if (!symbol)
+      continue;
+    std::string base =
+        &op == entry.getOperation() ? f.name : symbol.getName().str();
+    std::string name = uniqueName(base, taken);
+    if (name != symbol.getName() && failed(table.rename(&op, name))) {
+      error = "cannot rename @" + symbol.getName().str();
+      return false;
+    }
+  }
+  for (Operation &op :
+       llvm::make_early_inc_range(m->getBody()->getOperations())) {
+    op.remove();
+    out.getBody()->push_back(&op);
+  }
+  return true;
+}
+
+} // namespace
+
+bool buildSavedModule(const std::vector<SavedFunction> &functions,
+                      const std::vector<SavedGlobal> &globals,
+                      std::string &text, std::string &error) {
+  SavedContext saved;
+  MLIRContext *ctx = saved.context.get();
+  ctx->loadDialect<mlir::fnc::FncDialect, func::FuncDialect>();
+  Diagnostics diags(ctx);
+  OpBuilder b(ctx);
+  Location loc = UnknownLoc::get(ctx);
+  OwningOpRef<ModuleOp> out = ModuleOp::create(loc);
+  (*out)->setAttr(kSavedAttr,
+                  b.getDictionaryAttr(b.getNamedAttr(
+                      "format", b.getI64IntegerAttr(kSavedFormatVersion))));
+  llvm::StringSet<> taken;
+  b.setInsertionPointToEnd(out->getBody());
+  for (const SavedGlobal &g : globals) {
+    taken.insert(g.name);
+    auto op =
+        mlir::fnc::GlobalVariableOp::create(b, loc, g.name, valueAttr(ctx, g));
+    if (g.captured)
+      op->setAttr(kCapturedAttr, b.getUnitAttr());
+  }
+  for (const SavedFunction &f : functions)
+    if (!addFunction(*out, f, globals, taken, error))
+      return false;
+  if (failed(verify(*out))) {
+    error = "the saved module does not verify:\n" + diags.text;
+    return false;
+  }
+  llvm::raw_string_ostream os(text);
+  out->print(os);
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Loading
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The bytes of a global's value, from the module (jit::readGlobals).
+SavedGlobal loadedGlobal(const jit::GlobalVariable &g, bool captured) {
+  SavedGlobal s;
+  s.name = g.name;
+  s.dtype = g.type.dtype;
+  s.shape = g.type.shape;
+  s.bytes = g.initialValue;
+  s.data = s.bytes.data();
+  s.captured = captured;
+  return s;
+}
+
+/// Checks `entry`'s metadata against its IR and describes it in `out`
+/// (without compiling).
+bool readEntry(func::FuncOp entry, const jit::Signature &sig,
+               const std::vector<SavedGlobal> &globals, LoadedEntry &out,
+               std::string &error) {
+  std::string where = "@" + sig.name + ": ";
+  auto name = entry->getAttrOfType<StringAttr>(kFunctionAttr);
+  auto results = entry->getAttrOfType<StringAttr>(kResultsAttr);
+  auto argNames = entry->getAttrOfType<ArrayAttr>(kArgNamesAttr);
+  if (!name || !results || !argNames) {
+    error = where + "the function lacks its metadata (" + kFunctionAttr.str() +
+            ", " + kResultsAttr.str() + " and " + kArgNamesAttr.str() +
+            " attributes)";
+    return false;
+  }
+  out.name = name.getValue().str();
+  out.symbol = sig.name;
+  out.results = results.getValue().str();
+  size_t inputs = 0;
+  for (const jit::ArgSpec &arg : sig.args) {
+    if (!arg.boundTo.empty())
+      break;
+    if (arg.kind == jit::ArgKind::Variable) {
+      error = where + "argument #" + std::to_string(inputs) +
+              " is a variable bound to no fnc.global_variable; every "
+              "variable argument needs {fnc.bind = @name}";
+      return false;
+    }
+    ++inputs;
+  }
+  for (size_t i = inputs; i < sig.args.size(); ++i) {
+    const jit::ArgSpec &arg = sig.args[i];
+    if (arg.boundTo.empty()) {
+      error = where + "argument #" + std::to_string(i) +
+              " is not bound but follows bound ones; the arguments bound "
+              "to variables come last";
+      return false;
+    }
+    auto it =
+        std::find_if(globals.begin(), globals.end(), [&](const SavedGlobal &g) {
+          return g.name == arg.boundTo;
+        });
+    if (it == globals.end()) {
+      error = where + "argument #" + std::to_string(i) + " is bound to @" +
+              arg.boundTo + ", which is not a fnc.global_variable";
+      return false;
+    }
+    out.hiddenGlobals.push_back(it - globals.begin());
+  }
+  if (argNames.size() != inputs) {
+    error = where + kArgNamesAttr.str() + " has " +
+            std::to_string(argNames.size()) + " names for " +
+            std::to_string(inputs) + " tensor arguments";
+    return false;
+  }
+  for (Attribute a : argNames) {
+    auto s = llvm::dyn_cast<StringAttr>(a);
+    if (!s) {
+      error = where + kArgNamesAttr.str() + " must hold strings";
+      return false;
+    }
+    out.argNames.push_back(s.getValue().str());
+  }
+  size_t n = sig.results.size();
+  const std::string &r = out.results;
+  bool fits = r == "tensor" ? n == 1
+              : r == "none" ? n == 0
+              : r == "pair" ? n == 2
+              : r == "value_and_grads"
+                  ? n >= 1
+                  : r == "tuple" || r == "array" || r == "vector" ||
+                        r == "tensor_array";
+  if (!fits) {
+    error = where + "the result structure \"" + r + "\" does not fit its " +
+            std::to_string(n) + " result" + (n == 1 ? "" : "s");
+    return false;
+  }
+  for (size_t i = 0; i < inputs; ++i) {
+    out.inputDTypes.push_back(sig.args[i].type.dtype);
+    out.inputShapes.push_back(sig.args[i].type.shape);
+  }
+  for (const jit::TensorType &t : sig.results) {
+    out.outputDTypes.push_back(t.dtype);
+    out.outputShapes.push_back(t.shape);
+  }
+  return true;
+}
+
+/// `entry` alone in a module, as a trace is: no globals, no other public
+/// function, no metadata.
+OwningOpRef<ModuleOp> traceOf(ModuleOp module, func::FuncOp entry) {
+  OwningOpRef<ModuleOp> clone(module.clone());
+  for (Operation &op :
+       llvm::make_early_inc_range(clone->getBody()->getOperations())) {
+    if (llvm::isa<mlir::fnc::GlobalVariableOp>(op)) {
+      op.erase();
+      continue;
+    }
+    auto fn = llvm::dyn_cast<func::FuncOp>(op);
+    if (!fn || !fn.isPublic() || fn.isExternal())
+      continue;
+    if (fn.getSymName() != entry.getSymName()) {
+      fn.erase();
+      continue;
+    }
+    for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+      fn.removeArgAttr(i, kBindAttr);
+    for (llvm::StringRef attr : {kFunctionAttr, kResultsAttr, kArgNamesAttr,
+                                 kFastMathAttr, kCheckNumericsAttr})
+      fn->removeAttr(attr);
+  }
+  (*clone)->removeAttr(kSavedAttr);
+  return clone;
+}
+
+bool hasEffects(func::FuncOp fn) {
+  bool effects = false;
+  fn.walk([&](Operation *op) {
+    llvm::StringRef name = op->getName().getStringRef();
+    if (name.starts_with("fnc.var_assign") || name == "fnc.print" ||
+        name.starts_with("fnc.random"))
+      effects = true;
+  });
+  return effects;
+}
+
+int64_t countOps(func::FuncOp fn) {
+  int64_t n = 0;
+  fn.walk([&](Operation *) { ++n; });
+  return n - 2; // the function and its return
+}
+
+} // namespace
+
+bool loadSavedModule(const std::string &path,
+                     const std::optional<std::string> &cacheDir,
+                     LoadedModule &loaded, std::string &error) {
+  auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                          /*RequiresNullTerminator=*/true);
+  if (!file) {
+    error = "cannot read the file: " + file.getError().message();
+    return false;
+  }
+  // The JIT starts while the file is parsed (once per process).
+  jit::startSessionInBackground();
+  SavedContext saved;
+  MLIRContext *ctx = saved.context.get();
+  Diagnostics diags(ctx);
+  llvm::SourceMgr sources;
+  sources.AddNewSourceBuffer(std::move(*file), llvm::SMLoc());
+  // Verified below, once the format version is known to be this one.
+  ParserConfig config(ctx, /*verifyAfterParse=*/false);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sources, config);
+  if (!module) {
+    error = "the file does not parse (is it truncated, or not a saved "
+            "function?):\n" +
+            diags.text;
+    return false;
+  }
+  auto meta = (*module)->getAttrOfType<DictionaryAttr>(kSavedAttr);
+  if (!meta) {
+    error = "the module has no " + kSavedAttr.str() +
+            " attribute: it was not written by fnc::save (fnc-run runs any "
+            "module)";
+    return false;
+  }
+  auto format = meta.getAs<IntegerAttr>("format");
+  if (!format) {
+    error = kSavedAttr.str() + " lacks its format version";
+    return false;
+  }
+  if (format.getInt() != kSavedFormatVersion) {
+    error = "the file has format version " + std::to_string(format.getInt()) +
+            "; this fnc reads version " + std::to_string(kSavedFormatVersion) +
+            (format.getInt() > kSavedFormatVersion
+                 ? " (save it again with this fnc, or use the fnc that "
+                   "wrote it)"
+                 : "");
+    return false;
+  }
+  if (failed(verify(*module))) {
+    error = "the module does not verify:\n" + diags.text;
+    return false;
+  }
+  auto globals = jit::readGlobals(*module);
+  if (!globals) {
+    error = llvm::toString(globals.takeError());
+    return false;
+  }
+  for (const jit::GlobalVariable &g : *globals) {
+    auto op = module->lookupSymbol<mlir::fnc::GlobalVariableOp>(g.name);
+    loaded.globals.push_back(loadedGlobal(g, op->hasAttr(kCapturedAttr)));
+  }
+  for (auto fn : module->getOps<func::FuncOp>()) {
+    if (!fn.isPublic() || fn.isExternal())
+      continue;
+    auto sig = jit::readSignature(*module, fn.getSymName());
+    if (!sig) {
+      error = llvm::toString(sig.takeError());
+      return false;
+    }
+    LoadedEntry entry;
+    if (!readEntry(fn, *sig, loaded.globals, entry, error))
+      return false;
+    auto fastMath = fn->getAttrOfType<BoolAttr>(kFastMathAttr);
+    auto checkNumerics = fn->getAttrOfType<BoolAttr>(kCheckNumericsAttr);
+    mlir::fnc::PipelineOptions options;
+    options.fastMath = fastMath ? fastMath.getValue() : true;
+    options.checkNumerics = checkNumerics && checkNumerics.getValue();
+
+    auto start = std::chrono::steady_clock::now();
+    OwningOpRef<ModuleOp> trace = traceOf(*module, fn);
+    auto compiled = jit::CompiledModule::compile(*trace, options,
+                                                 /*keepIR=*/false, cacheDir);
+    if (!compiled) {
+      error = "@" + entry.symbol +
+              " does not compile: " + llvm::toString(compiled.takeError());
+      return false;
+    }
+    auto found = (*compiled)->lookup(fn.getSymName());
+    if (!found) {
+      error = llvm::toString(found.takeError());
+      return false;
+    }
+    CompiledTrace::Parts &parts = entry.parts;
+    parts.entry = *found;
+    parts.module = std::move(*compiled);
+    llvm::raw_string_ostream os(parts.fncText);
+    trace->print(os);
+    parts.opCount = countOps(fn);
+    parts.compileSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    parts.fastMath = options.fastMath;
+    parts.checkNumerics = options.checkNumerics;
+    parts.hasEffects = hasEffects(fn);
+    loaded.entries.push_back(std::move(entry));
+  }
+  if (loaded.entries.empty()) {
+    error = "the file holds no public function";
+    return false;
+  }
+  return true;
+}
+
+} // namespace fnc::trace

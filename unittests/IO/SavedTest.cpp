@@ -1,0 +1,355 @@
+//===- SavedTest.cpp - Tests of fnc::save and fnc::load --------------------===//
+//
+// Round trips on random inputs: variables (inline and dense-resource values,
+// every dtype), captured tensors, several signatures and the most specific
+// one chosen, result structures, functions sharing variables, a trained
+// fnc::nn model, saving a loaded function again, and fnc-run running a
+// saved file. Every error: a missing, truncated or foreign file, another
+// format version, metadata that disagrees with the IR, a bad call, an
+// unwritable path (nothing left behind).
+//
+//===----------------------------------------------------------------------===//
+
+#include "IOTestUtil.h"
+#include "fnc/Saved.h"
+
+#include <cstdio>
+#include <regex>
+
+using namespace fnc;
+using namespace fnc::iotest;
+using fnc::testing::expectError;
+
+namespace {
+
+void expectNear(const Tensor &a, const Tensor &b, double tol) {
+  ASSERT_EQ(a.dtype(), b.dtype());
+  ASSERT_EQ(a.shape(), b.shape());
+  Tensor ad = cast(a, DType::f64), bd = cast(b, DType::f64);
+  std::vector<double> x = ad.to_vector<double>(), y = bd.to_vector<double>();
+  for (size_t i = 0; i < x.size(); ++i)
+    EXPECT_NEAR(x[i], y[i], tol * (1 + std::abs(y[i]))) << "element " << i;
+}
+
+Tensor randomFloats(std::mt19937 &rng, std::vector<int64_t> shape) {
+  std::normal_distribution<float> d(0, 1);
+  std::vector<float> v(count(shape));
+  for (float &x : v)
+    x = d(rng);
+  return Tensor(v, shape);
+}
+
+/// A small model with state: a dense layer, a step counter and a big
+/// captured tensor; each call updates the weights.
+struct Model {
+  Variable w, b, steps;
+  Tensor scale; // captured (over 1 KiB: a hidden argument)
+  explicit Model(std::mt19937 &rng)
+      : w(randomFloats(rng, {5, 3}) * 0.5f, "dense/kernel"),
+        b(randomFloats(rng, {3}), "dense/bias"),
+        steps(Tensor(int64_t{0}), "steps"),
+        scale(randomFloats(rng, {300})) {}
+  Tensor operator()(const Tensor &x) {
+    Tensor y = tanh(matmul(x, w.read_value()) + b.read_value());
+    w.assign_sub(matmul(transpose(x), y) * 0.01f);
+    steps.assign_add(int64_t{1});
+    return y * reduce_mean(scale);
+  }
+};
+
+TEST(SavedTest, RoundTripContinuesFromTheSavedState) {
+  TempDir dir;
+  std::mt19937 rng(1);
+  Model model(rng);
+  auto f = function([&](Tensor x) { return model(x); },
+                    {.name = "step", .arg_names = {"x"}});
+  f(randomFloats(rng, {2, 5}));
+  f.get_concrete_function(TensorSpec({kUnknownDim, 5}, DType::f32));
+  save(dir / "step.mlir", f);
+  ASSERT_EQ(dir.entries(), std::vector<std::string>{"step.mlir"});
+
+  LoadedFunction g = load(dir / "step.mlir");
+  EXPECT_EQ(g.name(), "step");
+  ASSERT_EQ(g.concrete_functions().size(), 2u);
+  EXPECT_EQ(g.result_structures(), (std::vector<std::string>{"tensor",
+                                                             "tensor"}));
+  EXPECT_NE(g.pretty_printed_concrete_signatures().find(
+                "x: float32 Tensor, shape=(None, 5)"),
+            std::string::npos)
+      << g.pretty_printed_concrete_signatures();
+  std::vector<std::string> names;
+  for (const auto &[name, v] : g.variables())
+    names.push_back(name);
+  EXPECT_EQ(names, (std::vector<std::string>{"dense/kernel", "dense/bias",
+                                             "steps"}));
+  EXPECT_TRUE(sameTensor(g.variable("dense/kernel").read_value(),
+                         model.w.read_value()));
+  // Both run on from the same state: the same results and updates, on
+  // both signatures (the exact [2, 5] one and the [None, 5] one).
+  for (int64_t rows : {2, 7, 2, 1}) {
+    Tensor x = randomFloats(rng, {rows, 5});
+    Tensor expected = f(x);
+    expectNear(g(x)[0], expected, 1e-5);
+    expectNear(g.call<Tensor>(x), f(x), 1e-5);
+    expectNear(g.variable("dense/kernel").read_value(), model.w.read_value(),
+               1e-5);
+  }
+  EXPECT_TRUE(sameTensor(g.variable("steps").read_value(),
+                         model.steps.read_value()));
+  // Assigning a loaded variable changes what the functions compute.
+  g.variable("dense/bias").assign(Tensor({100.0f, 100.0f, 100.0f}));
+  model.b.assign(Tensor({100.0f, 100.0f, 100.0f}));
+  Tensor x = randomFloats(rng, {3, 5});
+  expectNear(g(x)[0], f(x), 1e-5);
+  // The loaded functions keep their IR.
+  EXPECT_NE(g.concrete_functions()[0].ir().find("fnc.var_assign_sub"),
+            std::string::npos);
+}
+
+TEST(SavedTest, EveryDTypeInlineAndAsResources) {
+  TempDir dir;
+  std::mt19937 rng(2);
+  std::vector<Variable> vars;
+  for (DType dtype : {DType::f32, DType::f64, DType::i1, DType::i32,
+                      DType::i64})
+    for (std::vector<int64_t> shape :
+         {std::vector<int64_t>{}, {3}, {40, 3}}) // inline, inline, resource
+      vars.emplace_back(randomTensor(rng, dtype, shape),
+                        "v" + std::to_string(vars.size()));
+  auto f = function(
+      [&](Tensor x) {
+        std::vector<Tensor> out;
+        for (const Variable &v : vars)
+          out.push_back(v.read_value());
+        out.push_back(x);
+        return out;
+      },
+      {.name = "all"});
+  f(Tensor(1.0f));
+  save(dir / "all.mlir", f);
+  LoadedFunction g = load(dir / "all.mlir");
+  EXPECT_EQ(g.result_structures()[0], "vector");
+  std::vector<Tensor> out = g(Tensor(2.0f));
+  ASSERT_EQ(out.size(), vars.size() + 1);
+  for (size_t i = 0; i < vars.size(); ++i) {
+    EXPECT_TRUE(sameTensor(out[i], vars[i].read_value())) << i;
+    EXPECT_TRUE(sameTensor(g.variables()[i].second.read_value(),
+                           vars[i].read_value()))
+        << i;
+  }
+  EXPECT_TRUE(sameTensor(out.back(), Tensor(2.0f)));
+  // The big values are binary resources, the small ones readable.
+  std::string text = readBytes(dir / "all.mlir");
+  EXPECT_NE(text.find("dense_resource<"), std::string::npos);
+  EXPECT_NE(text.find("dialect_resources"), std::string::npos);
+  EXPECT_NE(text.find("fnc.global_variable @v0 = dense<"), std::string::npos);
+}
+
+TEST(SavedTest, FunctionsSharingVariablesAndResultStructures) {
+  TempDir dir;
+  std::mt19937 rng(3);
+  Variable total(Tensor(0.0f), "total");
+  auto add = function(
+      [&](Tensor x) {
+        total.assign_add(reduce_sum(x));
+        return std::make_tuple(total.read_value(), x * 2.0f);
+      },
+      {.name = "add"});
+  auto read = function([&]() { return total.read_value(); }, {.name = "read"});
+  save(dir / "two.mlir", {add.get_concrete_function(TensorSpec({4})),
+                          read.get_concrete_function()});
+  LoadedFunction g = load(dir / "two.mlir");
+  EXPECT_EQ(g.function_names(), (std::vector<std::string>{"add", "read"}));
+  LoadedFunction gAdd = g.function("add"), gRead = g.function("read");
+  EXPECT_EQ(gAdd.name(), "add");
+  EXPECT_EQ(gAdd.concrete_functions().size(), 1u);
+  auto [sum, twice] = gAdd.call<std::tuple<Tensor, Tensor>>(
+      Tensor({1.0f, 2.0f, 3.0f, 4.0f}));
+  EXPECT_EQ(sum.item<float>(), 10.0f);
+  EXPECT_TRUE(sameTensor(twice, Tensor({2.0f, 4.0f, 6.0f, 8.0f})));
+  gAdd(Tensor({1.0f, 1.0f, 1.0f, 1.0f}));
+  // The two functions share the loaded variable.
+  EXPECT_EQ(gRead.call<Tensor>().item<float>(), 14.0f);
+  EXPECT_EQ(g.variable("total").read_value().item<float>(), 14.0f);
+  // The original is untouched.
+  EXPECT_EQ(total.read_value().item<float>(), 0.0f);
+  expectError([&] { gAdd.call<Tensor>(Tensor({1.0f, 2.0f, 3.0f, 4.0f})); },
+              ErrorKind::InvalidArgument,
+              {"call<R>: R is a tensor but the saved function returns a "
+               "tuple"});
+  expectError([&] { g.function("predict"); }, ErrorKind::InvalidArgument,
+              {"no function `predict`", "`add`, `read`"});
+}
+
+TEST(SavedTest, TrainedNNModelReloadsWithIdenticalOutputs) {
+  TempDir dir;
+  set_random_seed(7);
+  nn::Sequential model{nn::Dense(16, "relu"), nn::Dense(3)};
+  nn::SGD opt(0.1, 0.9);
+  auto train = function(
+      [&](Tensor x, Tensor y) {
+        GradientTape tape;
+        Tensor loss = reduce_mean(
+            nn::sparse_softmax_cross_entropy_with_logits(y, model(x)));
+        std::vector<Variable> vars = model.trainable_variables();
+        opt.apply_gradients(tape.gradient(loss, vars), vars);
+        return loss;
+      },
+      {.name = "train"});
+  auto predict = function([&](Tensor x) { return model(x); },
+                          {.name = "predict"});
+  std::mt19937 rng(5);
+  Tensor x = randomFloats(rng, {8, 4});
+  Tensor y(std::vector<int32_t>{0, 1, 2, 0, 1, 2, 0, 1}, {8});
+  for (int i = 0; i < 5; ++i)
+    train(x, y);
+  save(dir / "model.mlir",
+       {train.get_concrete_function(x, y),
+        predict.get_concrete_function(TensorSpec({kUnknownDim, 4}))});
+  LoadedFunction loaded = load(dir / "model.mlir");
+  LoadedFunction lTrain = loaded.function("train");
+  LoadedFunction lPredict = loaded.function("predict");
+  EXPECT_TRUE(sameTensor(lPredict(x)[0], predict(x)));
+  // Training goes on identically in both.
+  for (int i = 0; i < 3; ++i)
+    EXPECT_TRUE(sameTensor(lTrain(x, y)[0], train(x, y))) << i;
+  Tensor other = randomFloats(rng, {5, 4});
+  EXPECT_TRUE(sameTensor(lPredict(other)[0], predict(other)));
+  for (const auto &[name, v] : model.named_variables())
+    EXPECT_TRUE(sameTensor(loaded.variable(name).read_value(),
+                           v.read_value()))
+        << name;
+}
+
+TEST(SavedTest, ALoadedFunctionSavesAgain) {
+  TempDir dir;
+  std::mt19937 rng(6);
+  Model model(rng);
+  auto f = function([&](Tensor x) { return model(x); }, {.name = "step"});
+  f(randomFloats(rng, {2, 5}));
+  save(dir / "a.mlir", f);
+  LoadedFunction g = load(dir / "a.mlir");
+  Tensor x = randomFloats(rng, {2, 5});
+  g(x);
+  save(dir / "b.mlir", g.concrete_functions());
+  LoadedFunction h = load(dir / "b.mlir");
+  EXPECT_TRUE(sameTensor(h.variable("steps").read_value(), Tensor(int64_t{2})));
+  EXPECT_TRUE(sameTensor(h(x)[0], g(x)[0]));
+}
+
+TEST(SavedTest, FncRunRunsASavedFile) {
+  TempDir dir;
+  std::mt19937 rng(8);
+  Model model(rng);
+  auto f = function([&](Tensor x) { return model(x); }, {.name = "step"});
+  Tensor x = randomFloats(rng, {2, 5});
+  f.get_concrete_function(x);
+  save(dir / "step.mlir", f);
+  Tensor expected = f(x);
+  save_npy(dir / "x.npy", x);
+  for (const char *mode : {"", " --interpret"}) {
+    std::string command = std::string(FNC_RUN_PATH) + " " + dir.path() +
+                          "/step.mlir --input=@" + dir.path() +
+                          "/x.npy --output=@" + dir.path() + "/y.npy" + mode +
+                          " --cache-dir=";
+    ASSERT_EQ(std::system(command.c_str()), 0) << command;
+    expectNear(load_npy(dir / "y.npy"), expected, 1e-5);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+/// A saved file of a function with a variable, as text.
+std::string savedText(const TempDir &dir) {
+  Variable v(Tensor(std::vector<float>(64, 1.0f), {64}), "v");
+  auto f = function([&](Tensor x) { return x + v.read_value(); },
+                    {.name = "f"});
+  f(Tensor(std::vector<float>(64, 2.0f), {64}));
+  save(dir / "f.mlir", f);
+  return readBytes(dir / "f.mlir");
+}
+
+void expectLoadError(const TempDir &dir, const std::string &text,
+                     std::initializer_list<std::string> parts) {
+  writeBytes(dir / "bad.mlir", text);
+  expectError([&] { load(dir / "bad.mlir"); }, ErrorKind::InvalidArgument,
+              parts, text.substr(0, 200).c_str());
+}
+
+std::string replaced(std::string text, const std::string &from,
+                     const std::string &to) {
+  size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos)
+    text.replace(at, from.size(), to);
+  return text;
+}
+
+TEST(SavedTest, BadFilesAreClearErrors) {
+  TempDir dir;
+  std::string text = savedText(dir);
+  expectError([&] { load(dir / "missing.mlir"); }, ErrorKind::InvalidArgument,
+              {"fnc::load", "missing.mlir", "cannot read"});
+  // Truncated anywhere: in the IR, in the resources.
+  for (size_t cut : {text.size() / 4, text.size() / 2, text.size() - 40})
+    expectLoadError(dir, text.substr(0, cut),
+                    {"fnc::load", "does not parse", "truncated"});
+  expectLoadError(dir, "", {"no fnc.saved attribute"});
+  expectLoadError(dir, "\x7f" "ELF\x02\x01 not text", {"does not parse"});
+  expectLoadError(dir, replaced(text, "format = 1", "format = 2"),
+                  {"format version 2", "reads version 1"});
+  expectLoadError(dir, replaced(text, "fnc.saved = {format = 1 : i64}", ""),
+                  {"no fnc.saved attribute", "fnc-run runs any module"});
+  expectLoadError(dir, replaced(text, "fnc.results = \"tensor\"",
+                                "fnc.results = \"pair\""),
+                  {"@f: the result structure \"pair\" does not fit its 1 "
+                   "result"});
+  expectLoadError(dir, replaced(text, "fnc.arg_names = [\"a0\"]",
+                                "fnc.arg_names = []"),
+                  {"fnc.arg_names has 0 names for 1 tensor arguments"});
+  expectLoadError(dir, replaced(text, "fnc.function = \"f\", ", ""),
+                  {"@f: the function lacks its metadata"});
+  expectLoadError(dir, replaced(text, "{fnc.bind = @v}", "{fnc.bind = @w}"),
+                  {"does not verify", "@w, which is not a "
+                                      "fnc.global_variable"});
+  // A resource of the wrong size (a value cut short).
+  std::smatch blob;
+  ASSERT_TRUE(std::regex_search(text, blob, std::regex("v: \"0x[0-9A-F]+\"")));
+  expectLoadError(dir,
+                  replaced(text, blob.str(),
+                           blob.str().substr(0, blob.str().size() - 9) + "\""),
+                  {"dense resource", "holds 252 bytes", "needs 256"});
+}
+
+TEST(SavedTest, BadCallsAndSaves) {
+  TempDir dir;
+  savedText(dir);
+  LoadedFunction g = load(dir / "f.mlir");
+  expectError([&] { g(Tensor(1.0f)); }, ErrorKind::InvalidArgument,
+              {"fnc::LoadedFunction `f`: no saved signature accepts "
+               "(float32 Tensor, shape=())",
+               "a0: float32 Tensor, shape=(64,)"});
+  expectError([&] { g(); }, ErrorKind::InvalidArgument,
+              {"no saved signature accepts ()"});
+  expectError([&] { g.variable("w"); }, ErrorKind::InvalidArgument,
+              {"no variable `w`; the file has `v`"});
+  LoadedFunction empty;
+  EXPECT_FALSE(empty.defined());
+  expectError([&] { empty(Tensor(1.0f)); }, ErrorKind::FailedPrecondition,
+              {"empty handle", "fnc::load"});
+
+  auto f = function([](Tensor x) { return x * 2.0f; });
+  expectError([&] { save(dir / "none.mlir", f); }, ErrorKind::InvalidArgument,
+              {"no concrete function to save", "TensorSpec"});
+  expectError([&] { save(dir / "none.mlir", ConcreteFunction()); },
+              ErrorKind::InvalidArgument, {"empty fnc::ConcreteFunction"});
+  f(Tensor(1.0f));
+  expectError([&] { save(dir.path() + "/no/such/dir/f.mlir", f); },
+              ErrorKind::FailedPrecondition, {"fnc::save", "no/such/dir"});
+  std::vector<std::string> entries = dir.entries();
+  EXPECT_EQ(entries, (std::vector<std::string>{"f.mlir"}));
+}
+
+} // namespace
