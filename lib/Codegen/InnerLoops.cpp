@@ -21,16 +21,40 @@ using namespace mlir;
 
 namespace {
 
-/// True if `loop` is innermost and runs at least `minTrips` times (a count
-/// known while compiling).
-bool isLongInnerLoop(scf::ForOp loop, int64_t minTrips) {
+/// The trip count of `loop` if it is innermost and the count is known
+/// while compiling.
+std::optional<int64_t> innerTrips(scf::ForOp loop) {
   std::optional<APInt> trips = loop.getStaticTripCount();
-  if (!trips || trips->getSExtValue() < minTrips)
-    return false;
+  if (!trips)
+    return std::nullopt;
   WalkResult nested = loop.getBody()->walk([](LoopLikeOpInterface) {
     return WalkResult::interrupt();
   });
-  return !nested.wasInterrupted();
+  if (nested.wasInterrupted())
+    return std::nullopt;
+  return trips->getSExtValue();
+}
+
+/// Loops of fewer trips than this are left to LLVM's unroller.
+constexpr int64_t kMinVectorTrips = 4;
+/// A short loop with at least this many ops in its body (a fused chain of
+/// transcendentals) is too big for LLVM to unroll fully, and its
+/// vectorizer skips loops of fewer than 16 known trips: it is vectorized
+/// on request.
+constexpr int64_t kMinShortBody = 32;
+/// A math op (exp, tanh...) counts as this many: it becomes a polynomial of
+/// about 20 to 40 instructions later (fnc-approximate-math).
+constexpr int64_t kMathOpSize = 16;
+
+/// The size of `loop`'s body in ops, transcendentals weighted.
+int64_t bodySize(scf::ForOp loop) {
+  int64_t n = 0;
+  loop.getBody()->walk([&](Operation *op) {
+    n += op->getDialect() && op->getDialect()->getNamespace() == "math"
+             ? kMathOpSize
+             : 1;
+  });
+  return n;
 }
 
 struct KeepInnerLoopsPass
@@ -41,8 +65,14 @@ struct KeepInnerLoopsPass
     MLIRContext *ctx = &getContext();
     auto disable = LLVM::LoopUnrollAttr::get(
         ctx, BoolAttr::get(ctx, true), {}, {}, {}, {}, {}, {});
+    auto vectorize = LLVM::LoopVectorizeAttr::get(
+        ctx, /*disable=*/BoolAttr::get(ctx, false), {}, {}, {}, {}, {}, {});
     getOperation().walk([&](scf::ForOp loop) {
-      if (!isLongInnerLoop(loop, minTrips))
+      std::optional<int64_t> trips = innerTrips(loop);
+      if (!trips || *trips < kMinVectorTrips)
+        return;
+      bool longLoop = *trips >= minTrips;
+      if (!longLoop && bodySize(loop) < kMinShortBody)
         return;
       // Each loop needs an annotation of its own: LLVM identifies a loop by
       // its metadata node, and equal attributes would translate to one node
@@ -50,8 +80,10 @@ struct KeepInnerLoopsPass
       auto group = LLVM::AccessGroupAttr::get(
           ctx, DistinctAttr::create(UnitAttr::get(ctx)));
       auto annotation = LLVM::LoopAnnotationAttr::get(
-          ctx, /*disableNonforced=*/{}, /*vectorize=*/{}, /*interleave=*/{},
-          disable, /*unrollAndJam=*/{}, /*licm=*/{}, /*distribute=*/{},
+          ctx, /*disableNonforced=*/{},
+          /*vectorize=*/longLoop ? LLVM::LoopVectorizeAttr() : vectorize,
+          /*interleave=*/{}, longLoop ? disable : LLVM::LoopUnrollAttr(),
+          /*unrollAndJam=*/{}, /*licm=*/{}, /*distribute=*/{},
           /*pipeline=*/{}, /*peeled=*/{}, /*unswitch=*/{},
           /*mustProgress=*/{}, /*isVectorized=*/{}, /*startLoc=*/{},
           /*endLoc=*/{}, {group});

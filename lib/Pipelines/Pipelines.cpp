@@ -95,6 +95,7 @@ void fnc::buildFncPipeline(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createSCFToControlFlowPass());
   if (options.fastMath)
     pm.addNestedPass<func::FuncOp>(createFncApproximateMath());
+  pm.addNestedPass<func::FuncOp>(createFncMathToIntrinsics());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
