@@ -52,7 +52,6 @@
 #include <thread>
 
 #include <pthread.h>
-#include <unistd.h>
 
 using namespace fnc;
 using namespace fnc::jit;
@@ -657,9 +656,8 @@ namespace {
 /// the session. Joined at exit, should it still run then: it must not
 /// outlive the LLVM state it uses. That state includes statics the thread
 /// itself constructs, which exit destroys before the starter (in reverse
-/// order of construction), so on the main thread a thread_local guard
-/// joins it first: glibc's exit() runs the exiting thread's thread_local
-/// destructors before the atexit handlers and static destructors.
+/// order of construction), so the main thread's exit joins it first
+/// (runtime::runAtMainThreadExit).
 struct SessionStarter {
   pthread_t thread;
   bool started;
@@ -683,17 +681,12 @@ SessionStarter &sessionStarter() {
   return starter;
 }
 
-struct JoinStarterFirstAtExit {
-  ~JoinStarterFirstAtExit() { sessionStarter().join(); }
-};
+void joinSessionStarter() { sessionStarter().join(); }
 } // namespace
 
 void fnc::jit::startSessionInBackground() {
   sessionStarter();
-  if (gettid() == getpid()) {
-    static thread_local JoinStarterFirstAtExit guard;
-    (void)&guard;
-  }
+  runtime::runAtMainThreadExit(joinSessionStarter);
 }
 
 CompiledModule::CompiledModule() = default;

@@ -12,6 +12,7 @@
 #include "fnc/Memory.h"
 #include "fnc/Tensor.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdio>
@@ -21,6 +22,7 @@
 #include <iostream>
 #include <mutex>
 #include <random>
+#include <unistd.h>
 #include <unordered_map>
 
 using namespace fnc;
@@ -590,4 +592,25 @@ std::array<uint32_t, 4> fnc::runtime::philox4x32(std::array<uint32_t, 4> ctr,
     key[1] += kPhiloxW1;
   }
   return ctr;
+}
+
+namespace {
+/// The handlers of runAtMainThreadExit, run by the main thread's
+/// thread_local destructor.
+struct MainThreadExitHandlers {
+  std::vector<void (*)()> handlers;
+  ~MainThreadExitHandlers() {
+    for (auto it = handlers.rbegin(); it != handlers.rend(); ++it)
+      (*it)();
+  }
+};
+} // namespace
+
+void fnc::runtime::runAtMainThreadExit(void (*fn)()) {
+  if (gettid() != getpid())
+    return;
+  static thread_local MainThreadExitHandlers exitHandlers;
+  if (std::find(exitHandlers.handlers.begin(), exitHandlers.handlers.end(),
+                fn) == exitHandlers.handlers.end())
+    exitHandlers.handlers.push_back(fn);
 }

@@ -14,6 +14,7 @@
 
 #include "fnc/API/Tape.h"
 #include "fnc/JIT/Engine.h"
+#include "fnc/Runtime/Runtime.h"
 #include "fnc/Shape/ShapeRules.h"
 #include "fnc/Trace/CompiledTrace.h"
 #include "fnc/Trace/TraceRecorder.h"
@@ -28,7 +29,6 @@
 #include <thread>
 #include <unordered_map>
 
-#include <unistd.h>
 
 namespace fnc::trace {
 namespace {
@@ -50,34 +50,21 @@ struct Kernel {
 /// reason in `error`) if either fails.
 std::unique_ptr<CompiledTrace> traceKernel(const Kernel &k,
                                            std::string &error) {
-  jit::startSessionInBackground();
-  auto token = std::make_shared<TraceToken>(k.name);
-  std::unique_ptr<TraceRecorder> recorder = TraceRecorder::create(k.name, token);
-  recorder->allowVariableCreation = false;
-  struct EndOfTrace {
-    TraceToken &token;
-    ~EndOfTrace() { token.alive = false; }
-  } endOfTrace{*token};
-  std::vector<Tensor> symbolic;
-  for (size_t i = 0; i < k.dtypes.size(); ++i) {
-    int64_t id = recorder->addArgument(k.dtypes[i], k.shapes[i]);
-    symbolic.push_back(makeSymbolic(k.dtypes[i], k.shapes[i], token, id,
-                                    "x" + std::to_string(i)));
-  }
-  int64_t result;
+  TraceRequest request;
+  request.name = k.name;
+  request.dtypes = k.dtypes;
+  request.shapes = k.shapes;
+  for (size_t i = 0; i < k.dtypes.size(); ++i)
+    request.argNames.push_back("x" + std::to_string(i));
+  request.body = [&k](const std::vector<Tensor> &symbolic) {
+    return std::vector<Tensor>{k.body(symbolic)};
+  };
   try {
-    // A tape of the calling thread (Blocking mode) must not see the trace.
-    tape::Suspended outerTapes;
-    RecorderScope scope(recorder.get());
-    Tensor out = k.body(symbolic);
-    result = recorder->valueOf(out, "return");
+    return traceAndCompile(request).trace;
   } catch (const Error &e) {
     error = e.what();
     return nullptr;
   }
-  if (!recorder->finish({result}, error))
-    return nullptr;
-  return recorder->compile(error);
 }
 
 class Kernels final : public api::KernelProvider {
@@ -113,11 +100,7 @@ public:
         if (mode == EagerKernels::Background && startWorker()) {
           queue_.push_back(slot);
           changed_.notify_all();
-          if (gettid() == getpid()) {
-            // Made once, destroyed first when the main thread exits.
-            static thread_local MainThreadExit guard;
-            (void)&guard;
-          }
+          runtime::runAtMainThreadExit(stopAtExit);
         }
       }
       k = slot;
@@ -240,14 +223,10 @@ private:
   /// at exit. A compile may construct function-local statics of MLIR and
   /// LLVM, which exit destroys in reverse order of construction, before
   /// anything registered earlier: an atexit handler cannot be sure to come
-  /// first. glibc's exit() runs the exiting thread's thread_local
-  /// destructors before any of them, so the main thread's MainThreadExit
-  /// stops the thread first (waiting for a compile in flight); the atexit
-  /// handlers, registered when the thread starts and after each compile,
-  /// serve an exit from another thread.
-  struct MainThreadExit {
-    ~MainThreadExit() { instance().stop(); }
-  };
+  /// first. The main thread's exit stops the thread before any of them
+  /// (runtime::runAtMainThreadExit), waiting for a compile in flight; the
+  /// atexit handlers, registered when the thread starts and after each
+  /// compile, serve an exit from another thread.
   static void stopAtExit() { instance().stop(); }
 
 public:

@@ -448,6 +448,64 @@ llvm::Error runTrace(const CompiledTrace &trace, const Tensor *const *tensors,
   }
   return llvm::Error::success();
 }
+
+TracedFunction traceAndCompile(const TraceRequest &request) {
+  const std::string &name = request.name;
+  // The JIT starts while the callable is traced (once per process).
+  jit::startSessionInBackground();
+  auto token = std::make_shared<TraceToken>(name);
+  std::unique_ptr<TraceRecorder> recorderOwner =
+      TraceRecorder::create(name, token);
+  TraceRecorder &recorder = *recorderOwner;
+  recorder.allowVariableCreation = request.allowVariables;
+  recorder.fastMath = request.fastMath;
+  recorder.cacheDir = request.cacheDir;
+  std::vector<Tensor> symbolic;
+  for (size_t i = 0; i < request.dtypes.size(); ++i) {
+    int64_t id = recorder.addArgument(request.dtypes[i], request.shapes[i]);
+    symbolic.push_back(makeSymbolic(request.dtypes[i], request.shapes[i],
+                                    token, id, request.argNames[i]));
+  }
+
+  struct EndOfTrace {
+    TraceToken &token;
+    ~EndOfTrace() { token.alive = false; }
+  } endOfTrace{*token};
+  std::vector<int64_t> resultIds;
+  {
+    // Tapes outside the call do not see the trace (a call under a tape is
+    // one entry of theirs: callUnderTape).
+    tape::Suspended outerTapes;
+    RecorderScope scope(&recorder);
+    std::vector<Tensor> outs = request.body(symbolic);
+    for (size_t i = 0; i < outs.size(); ++i) {
+      if (!outs[i].defined())
+        throw Error(ErrorKind::InvalidArgument,
+                    "fnc::function `" + name + "`: result #" +
+                        std::to_string(i) +
+                        " is a null fnc::Tensor; return defined tensors");
+      resultIds.push_back(recorder.valueOf(outs[i], "return"));
+    }
+  }
+  std::string error;
+  if (!recorder.finish(resultIds, error))
+    throw Error(ErrorKind::Internal, "fnc::function `" + name + "`: " + error);
+  TracedFunction traced;
+  for (int64_t id : resultIds) {
+    DType dtype;
+    std::vector<int64_t> shape;
+    recorder.typeOf(id, dtype, shape);
+    traced.outputDTypes.push_back(dtype);
+    traced.outputShapes.push_back(std::move(shape));
+  }
+  traced.unknownDimsMeet = recorder.unknownDimsMeet;
+  traced.trace = recorder.compile(error);
+  if (!traced.trace)
+    throw Error(ErrorKind::Unimplemented,
+                "fnc::function `" + name +
+                    "`: the trace could not be compiled: " + error);
+  return traced;
+}
 } // namespace trace
 
 namespace detail {
@@ -728,66 +786,33 @@ std::shared_ptr<const ConcreteImpl>
 traceConcrete(const std::string &name, const FunctionOptions &options,
               const Words &key, const TraceThunk &thunk,
               bool firstTrace) {
-  // The JIT starts while the callable is traced (once per process).
-  jit::startSessionInBackground();
   auto impl = std::make_shared<ConcreteImpl>();
   impl->name = name;
   impl->key = key;
   impl->parsed = KeyParser(key.data(), key.size(), options.arg_names).parse();
   impl->results = thunk.results ? thunk.results : "vector";
 
-  auto token = std::make_shared<trace::TraceToken>(name);
-  std::unique_ptr<trace::TraceRecorder> recorderOwner =
-      trace::TraceRecorder::create(name, token);
-  trace::TraceRecorder &recorder = *recorderOwner;
-  // The singleton rule (fnc/Variable.h): variables only on the first trace.
-  recorder.allowVariableCreation = firstTrace;
-  recorder.fastMath = options.fast_math;
-  recorder.cacheDir = options.cache_dir;
-  std::vector<Tensor> symbolic;
+  trace::TraceRequest request;
+  request.name = name;
   for (const TensorArg &t : impl->parsed.tensors) {
     // Unknown dims are kUnknownDim == shapes::kDynamic.
-    int64_t id = recorder.addArgument(t.spec.dtype, t.spec.shape);
-    symbolic.push_back(
-        trace::makeSymbolic(t.spec.dtype, t.spec.shape, token, id, t.name));
+    request.dtypes.push_back(t.spec.dtype);
+    request.shapes.push_back(t.spec.shape);
+    request.argNames.push_back(t.name);
     impl->inputs.push_back(t.spec);
   }
-
-  struct EndOfTrace {
-    trace::TraceToken &token;
-    ~EndOfTrace() { token.alive = false; }
-  } endOfTrace{*token};
-  std::vector<int64_t> resultIds;
-  {
-    // Tapes outside the call do not see the trace (a call under a tape is
-    // one entry of theirs: callUnderTape).
-    tape::Suspended outerTapes;
-    trace::RecorderScope scope(&recorder);
-    std::vector<Tensor> outs = thunk.run(thunk.context, symbolic);
-    for (size_t i = 0; i < outs.size(); ++i) {
-      if (!outs[i].defined())
-        throw Error(ErrorKind::InvalidArgument,
-                    "fnc::function `" + name + "`: result #" +
-                        std::to_string(i) +
-                        " is a null fnc::Tensor; return defined tensors");
-      resultIds.push_back(recorder.valueOf(outs[i], "return"));
-    }
-  }
-  std::string error;
-  if (!recorder.finish(resultIds, error))
-    throw Error(ErrorKind::Internal, "fnc::function `" + name + "`: " + error);
-  for (int64_t id : resultIds) {
-    DType dtype;
-    std::vector<int64_t> shape;
-    recorder.typeOf(id, dtype, shape);
-    impl->outputs.emplace_back(shape, dtype);
-  }
-  impl->onesExact = recorder.unknownDimsMeet;
-  impl->trace = recorder.compile(error);
-  if (!impl->trace)
-    throw Error(ErrorKind::Unimplemented,
-                "fnc::function `" + name +
-                    "`: the trace could not be compiled: " + error);
+  request.body = [&thunk](const std::vector<Tensor> &symbolic) {
+    return thunk.run(thunk.context, symbolic);
+  };
+  // The singleton rule (fnc/Variable.h): variables only on the first trace.
+  request.allowVariables = firstTrace;
+  request.fastMath = options.fast_math;
+  request.cacheDir = options.cache_dir;
+  trace::TracedFunction traced = trace::traceAndCompile(request);
+  for (size_t i = 0; i < traced.outputDTypes.size(); ++i)
+    impl->outputs.emplace_back(traced.outputShapes[i], traced.outputDTypes[i]);
+  impl->onesExact = traced.unknownDimsMeet;
+  impl->trace = std::move(traced.trace);
   return impl;
 }
 

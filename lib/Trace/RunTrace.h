@@ -1,7 +1,8 @@
 //===- RunTrace.h - Calls of compiled traces --------------------*- C++ -*-===//
 //
 // Private to lib/Trace: the one way the concrete functions of fnc::function
-// and the compiled eager kernels (EagerKernels.cpp) run a CompiledTrace.
+// and the compiled eager kernels (EagerKernels.cpp) trace a callable into a
+// CompiledTrace and run it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,8 +15,44 @@
 #include "llvm/Support/Error.h"
 
 #include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace fnc::trace {
+
+/// What to trace: the callable and the specs of its tensor arguments.
+struct TraceRequest {
+  /// The function's name (in errors and the IR).
+  std::string name;
+  std::vector<DType> dtypes;
+  std::vector<std::vector<int64_t>> shapes; // kDynamic for unknown dims
+  /// Shown when a symbolic argument is printed.
+  std::vector<std::string> argNames;
+  /// Runs the callable on symbolic tensors (one per spec).
+  std::function<std::vector<Tensor>(const std::vector<Tensor> &)> body;
+  /// fnc::Variable may be created while tracing (the singleton rule).
+  bool allowVariables = false;
+  bool fastMath = true;
+  std::optional<std::string> cacheDir;
+};
+
+/// A trace compiled, with its results' types.
+struct TracedFunction {
+  std::unique_ptr<CompiledTrace> trace;
+  std::vector<DType> outputDTypes;
+  std::vector<std::vector<int64_t>> outputShapes;
+  /// TraceRecorder::unknownDimsMeet of the trace.
+  bool unknownDimsMeet = false;
+};
+
+/// Traces `request.body` (tapes of the calling thread suspended, the JIT
+/// session started meanwhile) and compiles it. Throws what the body throws,
+/// InvalidArgument for a null result, Internal if the IR cannot be
+/// finished and Unimplemented if it cannot be compiled.
+TracedFunction traceAndCompile(const TraceRequest &request);
 
 /// Runs `trace` on `count` eager tensors that match the types it was traced
 /// for (unchecked: the caller's key proved it), followed by its hidden

@@ -199,6 +199,16 @@ void setGlobalSeed(uint64_t seed);
 /// stream must outlive its use; set it while no generated code runs.
 void setOutputStream(std::ostream *os);
 
+/// Calls `fn` (once, however often it is registered) when the main thread
+/// exits, by returning from main or calling exit(), before the atexit
+/// handlers and the destructors of statics: glibc runs the exiting thread's
+/// thread_local destructors first. For background threads that use
+/// function-local statics of MLIR and LLVM, which exit destroys in reverse
+/// order of construction: such a thread must be joined before. Registers
+/// nothing when called on another thread. Handlers run in reverse order of
+/// registration.
+void runAtMainThreadExit(void (*fn)());
+
 /// Every runtime symbol with its address, as generated code names it, for
 /// registering with the JIT.
 std::vector<std::pair<std::string, void *>> symbols();
