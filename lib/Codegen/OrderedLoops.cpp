@@ -341,12 +341,14 @@ constexpr int64_t kConvAccumulators = 24;
 /// output pixels (in parallel) and each block of channels, the
 /// tile of the output stays in vector registers across (kh, kw, c): per
 /// step, the filter's row segments are loaded once and each of the pixels'
-/// input values is broadcast into the FMAs. Shapes the tile does not divide
-/// keep the ordered loops (channels not a multiple of kLanes). The batch
-/// may be dynamic (a function traced with an unknown batch), and so may
-/// the filter's size and input channels (the filter gradient convolves by
-/// the output gradient, whose channels are the batch); the other dims of
-/// the output and the filter's output channels must be static.
+/// input values is broadcast into the FMAs. The channel block is the
+/// widest of up to kVectors vectors that divides the channels; if none
+/// does (100 channels, or 10), blocks of kVectors vectors take what they
+/// divide and one tile of the rest follows, its last vector masked. The
+/// batch may be dynamic (a function traced with an unknown batch), and so
+/// may the filter's size and input channels (the filter gradient convolves
+/// by the output gradient, whose channels are the batch); the other dims
+/// of the output and the filter's output channels must be static.
 LogicalResult emitConv2DKernel(RewriterBase &rewriter, linalg::LinalgOp op,
                                int64_t sh, int64_t sw) {
   Value input = op.getDpsInputs()[0], filter = op.getDpsInputs()[1];
@@ -358,12 +360,15 @@ LogicalResult emitConv2DKernel(RewriterBase &rewriter, linalg::LinalgOp op,
     return failure();
   int64_t ow = outType.getDimSize(2), f = outType.getDimSize(3);
   // The widest block of up to kVectors vectors that divides the channels
-  // (64 and 128 channels: blocks of 2).
+  // (64 and 128 channels: blocks of 2); else blocks of kVectors vectors
+  // (as many as the channels fill) and a tail.
   int64_t vectors = std::min<int64_t>(kVectors, f / kLanes);
   while (vectors > 0 && f % (vectors * kLanes) != 0)
     --vectors;
   if (vectors == 0)
-    return failure();
+    vectors = std::min<int64_t>(kVectors, llvm::divideCeil(f, kLanes));
+  int64_t block = vectors * kLanes;
+  int64_t blocked = f - f % block, left = f - blocked;
   int64_t tile = std::min(ow, kConvAccumulators / vectors);
   while (ow % tile != 0)
     --tile;
@@ -371,7 +376,24 @@ LogicalResult emitConv2DKernel(RewriterBase &rewriter, linalg::LinalgOp op,
   rewriter.setInsertionPoint(op);
   Value zero = constIndex(rewriter, loc, 0), one = constIndex(rewriter, loc, 1);
   auto vectorType = VectorType::get({kLanes}, rewriter.getF32Type());
-  int64_t block = vectors * kLanes;
+  // The tail's last vector: lanes [0, left % kLanes) are channels.
+  Value mask, zeros;
+  if (left % kLanes) {
+    auto laneType = VectorType::get({kLanes}, rewriter.getI64Type());
+    SmallVector<int64_t> iota(kLanes);
+    for (int64_t i = 0; i < kLanes; ++i)
+      iota[i] = i;
+    mask = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::slt,
+        arith::ConstantOp::create(
+            rewriter, loc, DenseElementsAttr::get(laneType, ArrayRef(iota))),
+        arith::ConstantOp::create(
+            rewriter, loc,
+            DenseElementsAttr::get(laneType,
+                                   static_cast<int64_t>(left % kLanes))));
+    zeros = arith::ConstantOp::create(
+        rewriter, loc, DenseElementsAttr::get(vectorType, 0.0f));
+  }
   auto size = [&](Value v, MemRefType type, int64_t dim) -> Value {
     if (type.isDynamicDim(dim))
       return memref::DimOp::create(rewriter, loc, v, dim);
@@ -392,79 +414,96 @@ LogicalResult emitConv2DKernel(RewriterBase &rewriter, linalg::LinalgOp op,
         for (int64_t p = 0; p < tile; ++p)
           pixels.push_back(
               arith::AddIOp::create(pb, pl, ivs[2], constIndex(pb, loc, p)));
-        scf::ForOp::create(
-            pb, pl, zero, constIndex(pb, loc, f), constIndex(pb, loc, block),
-            ValueRange{},
-            [&](OpBuilder &fb, Location fl, Value f0, ValueRange) {
-              SmallVector<Value> channels, accs;
-              for (int64_t v = 0; v < vectors; ++v)
-                channels.push_back(arith::AddIOp::create(
-                    fb, fl, f0, constIndex(fb, loc, v * kLanes)));
-              for (Value pixel : pixels)
-                for (Value ch : channels)
-                  accs.push_back(vector::LoadOp::create(
-                      fb, fl, vectorType, out, ValueRange{n, oh, pixel, ch}));
-              // (kh, kw, c) loops carrying the tile.
-              auto loop = [&](OpBuilder &b, Value ub, ValueRange init,
-                              function_ref<SmallVector<Value>(
-                                  OpBuilder &, Value, ValueRange)>
-                                  body) {
-                return scf::ForOp::create(
-                    b, fl, zero, ub, one, init,
-                    [&](OpBuilder &lb, Location ll, Value iv, ValueRange acc) {
-                      scf::YieldOp::create(lb, ll, body(lb, iv, acc));
+        // The output channels [f0, f0 + width * kLanes) of the tile; with
+        // `last` masked, the last vector covers only the mask's lanes.
+        auto emitBlock = [&](OpBuilder &fb, Location fl, Value f0,
+                             int64_t width, Value last) {
+          SmallVector<Value> channels, accs;
+          for (int64_t v = 0; v < width; ++v)
+            channels.push_back(arith::AddIOp::create(
+                fb, fl, f0, constIndex(fb, loc, v * kLanes)));
+          auto load = [&](OpBuilder &lb, Value from, ValueRange at,
+                          int64_t v) -> Value {
+            if (last && v == width - 1)
+              return vector::MaskedLoadOp::create(lb, fl, vectorType, from, at,
+                                                  last, zeros);
+            return vector::LoadOp::create(lb, fl, vectorType, from, at);
+          };
+          for (Value pixel : pixels)
+            for (auto [v, ch] : llvm::enumerate(channels))
+              accs.push_back(load(fb, out, ValueRange{n, oh, pixel, ch}, v));
+          // (kh, kw, c) loops carrying the tile.
+          auto loop = [&](OpBuilder &b, Value ub, ValueRange init,
+                          function_ref<SmallVector<Value>(OpBuilder &, Value,
+                                                          ValueRange)>
+                              body) {
+            return scf::ForOp::create(
+                b, fl, zero, ub, one, init,
+                [&](OpBuilder &lb, Location ll, Value iv, ValueRange acc) {
+                  scf::YieldOp::create(lb, ll, body(lb, iv, acc));
+                });
+          };
+          auto khLoop = loop(
+              fb, kernelRows, accs,
+              [&](OpBuilder &b1, Value kh, ValueRange a1) {
+                Value row = arith::AddIOp::create(
+                    b1, fl,
+                    arith::MulIOp::create(b1, fl, oh, constIndex(b1, loc, sh)),
+                    kh);
+                auto kwLoop = loop(
+                    b1, kernelCols, a1,
+                    [&](OpBuilder &b2, Value kw, ValueRange a2) {
+                      SmallVector<Value> cols;
+                      for (Value pixel : pixels)
+                        cols.push_back(arith::AddIOp::create(
+                            b2, fl,
+                            arith::MulIOp::create(b2, fl, pixel,
+                                                  constIndex(b2, loc, sw)),
+                            kw));
+                      auto cLoop = loop(
+                          b2, inChannels, a2,
+                          [&](OpBuilder &b3, Value c, ValueRange a3) {
+                            SmallVector<Value> ws, next;
+                            for (auto [v, ch] : llvm::enumerate(channels))
+                              ws.push_back(load(
+                                  b3, filter, ValueRange{kh, kw, c, ch}, v));
+                            for (auto [p, col] : llvm::enumerate(cols)) {
+                              Value x = memref::LoadOp::create(
+                                  b3, fl, input, ValueRange{n, row, col, c});
+                              Value bx = vector::BroadcastOp::create(
+                                  b3, fl, vectorType, x);
+                              for (int64_t v = 0; v < width; ++v)
+                                next.push_back(vector::FMAOp::create(
+                                    b3, fl, bx, ws[v], a3[p * width + v]));
+                            }
+                            return next;
+                          });
+                      return SmallVector<Value>(cLoop.getResults());
                     });
-              };
-              auto khLoop = loop(
-                  fb, kernelRows, accs,
-                  [&](OpBuilder &b1, Value kh, ValueRange a1) {
-                    Value row = arith::AddIOp::create(
-                        b1, fl,
-                        arith::MulIOp::create(b1, fl, oh,
-                                              constIndex(b1, loc, sh)),
-                        kh);
-                    auto kwLoop = loop(
-                        b1, kernelCols, a1,
-                        [&](OpBuilder &b2, Value kw, ValueRange a2) {
-                          SmallVector<Value> cols;
-                          for (Value pixel : pixels)
-                            cols.push_back(arith::AddIOp::create(
-                                b2, fl,
-                                arith::MulIOp::create(b2, fl, pixel,
-                                                      constIndex(b2, loc, sw)),
-                                kw));
-                          auto cLoop = loop(
-                              b2, inChannels, a2,
-                              [&](OpBuilder &b3, Value c, ValueRange a3) {
-                                SmallVector<Value> ws, next;
-                                for (Value ch : channels)
-                                  ws.push_back(vector::LoadOp::create(
-                                      b3, fl, vectorType, filter,
-                                      ValueRange{kh, kw, c, ch}));
-                                for (auto [p, col] : llvm::enumerate(cols)) {
-                                  Value x = memref::LoadOp::create(
-                                      b3, fl, input,
-                                      ValueRange{n, row, col, c});
-                                  Value bx = vector::BroadcastOp::create(
-                                      b3, fl, vectorType, x);
-                                  for (int64_t v = 0; v < vectors; ++v)
-                                    next.push_back(vector::FMAOp::create(
-                                        b3, fl, bx, ws[v],
-                                        a3[p * vectors + v]));
-                                }
-                                return next;
-                              });
-                          return SmallVector<Value>(cLoop.getResults());
-                        });
-                    return SmallVector<Value>(kwLoop.getResults());
-                  });
-              int64_t i = 0;
-              for (Value pixel : pixels)
-                for (Value ch : channels)
-                  vector::StoreOp::create(fb, fl, khLoop.getResult(i++), out,
-                                          ValueRange{n, oh, pixel, ch});
-              scf::YieldOp::create(fb, fl);
-            });
+                return SmallVector<Value>(kwLoop.getResults());
+              });
+          int64_t i = 0;
+          for (Value pixel : pixels)
+            for (auto [v, ch] : llvm::enumerate(channels)) {
+              Value value = khLoop.getResult(i++);
+              SmallVector<Value, 4> at{n, oh, pixel, ch};
+              if (last && int64_t(v) == width - 1)
+                vector::MaskedStoreOp::create(fb, fl, out, at, last, value);
+              else
+                vector::StoreOp::create(fb, fl, value, out, at);
+            }
+        };
+        if (blocked > 0)
+          scf::ForOp::create(
+              pb, pl, zero, constIndex(pb, loc, blocked),
+              constIndex(pb, loc, block), ValueRange{},
+              [&](OpBuilder &fb, Location fl, Value f0, ValueRange) {
+                emitBlock(fb, fl, f0, vectors, Value());
+                scf::YieldOp::create(fb, fl);
+              });
+        if (left > 0)
+          emitBlock(pb, pl, constIndex(pb, loc, blocked),
+                    llvm::divideCeil(left, kLanes), mask);
         scf::ReduceOp::create(pb, pl);
       });
   rewriter.eraseOp(op);

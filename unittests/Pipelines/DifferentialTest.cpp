@@ -668,13 +668,17 @@ TEST_F(Differential, Conv2D) {
     }
 }
 
-// f32 conv2d with output channels a multiple of 16 takes the
-// register-blocked kernel of -fnc-lower-to-ordered-loops: blocks of 1, 2 or
-// 3 vectors of channels (16 to 128 channels), row tiles that divide the
+// f32 conv2d takes the register-blocked kernel of
+// -fnc-lower-to-ordered-loops: blocks of 1, 2 or 3 vectors of channels (16
+// to 144 channels), or for other channel counts (1 to 100) blocks of 3 and
+// a tail tile with its last vector masked; row tiles that divide the
 // output width, strides 1 and 2, both paddings, an unknown batch in every
 // other trial. Random values: the kernel sums in its own order.
 TEST_F(Differential, Conv2DKernelEdges) {
-  const int64_t filters[] = {16, 32, 48, 64, 80, 96, 128, 144};
+  // Multiples of 16 take whole channel blocks; the others (1 to 100) a
+  // tail tile whose last vector is masked.
+  const int64_t filters[] = {16, 32, 48, 64, 80, 96, 128, 144,
+                             1,  10, 20, 40, 50, 100, 17};
   std::uniform_int_distribution<int64_t> batch(1, 2), size(3, 12),
       channels(1, 6), kernel(1, 3), stride(1, 2);
   for (size_t t = 0; t < std::size(filters); ++t) {
