@@ -415,18 +415,16 @@ Tensor binaryOp(ref::BinaryOp op, const Tensor &x, const Tensor &y) {
     out = record(*r, trace::ops::Binary{op}, resultDType, std::move(shape),
                  {&x, &y}, name);
   } else {
-    if (wantsCompiled(shapes::numElements(shape)))
-      out = runCompiled(kernelKey("binary", {int64_t(op)}), {&x, &y},
-                        [op](const std::vector<Tensor> &a) {
-                          return binaryOp(op, a[0], a[1]);
-                        });
-    if (out.defined()) {
-      out = checkedResult(std::move(out), name, {&x, &y});
-    } else {
-      ref::Array array = ref::Array::allocate(resultDType, std::move(shape));
-      ref::binary(op, arrayOf(x), arrayOf(y), array);
-      out = result(std::move(array), name, {&x, &y});
-    }
+    out = eagerResult(
+        name, {&x, &y}, shapes::numElements(shape),
+        [&] { return kernelKey("binary", {int64_t(op)}); },
+        [op](const std::vector<Tensor> &a) { return binaryOp(op, a[0], a[1]); },
+        [&] {
+          ref::Array array =
+              ref::Array::allocate(resultDType, std::move(shape));
+          ref::binary(op, arrayOf(x), arrayOf(y), array);
+          return result(std::move(array), name, {&x, &y});
+        });
   }
   return taped(std::move(out), {&x, &y},
                [&] { return trace::ops::Binary{op}; });
@@ -441,18 +439,14 @@ Tensor unaryOp(ref::UnaryOp op, const Tensor &x) {
   if (trace::Recorder *r = recording()) {
     out = record(*r, trace::ops::Unary{op}, dtype, x.shape(), {&x}, name);
   } else {
-    if (wantsCompiled(x.size()))
-      out = runCompiled(kernelKey("unary", {int64_t(op)}), {&x},
-                        [op](const std::vector<Tensor> &a) {
-                          return unaryOp(op, a[0]);
-                        });
-    if (out.defined()) {
-      out = checkedResult(std::move(out), name, {&x});
-    } else {
-      ref::Array array = ref::Array::allocate(dtype, x.shape());
-      ref::unary(op, arrayOf(x), array);
-      out = result(std::move(array), name, {&x});
-    }
+    out = eagerResult(
+        name, {&x}, x.size(), [&] { return kernelKey("unary", {int64_t(op)}); },
+        [op](const std::vector<Tensor> &a) { return unaryOp(op, a[0]); },
+        [&] {
+          ref::Array array = ref::Array::allocate(dtype, x.shape());
+          ref::unary(op, arrayOf(x), array);
+          return result(std::move(array), name, {&x});
+        });
   }
   return taped(std::move(out), {&x}, [&] { return trace::ops::Unary{op}; });
 }
@@ -521,19 +515,17 @@ Tensor matmul(const Tensor &a, const Tensor &b) {
     out = record(*r, trace::ops::Matmul{}, a.dtype(), std::move(shape),
                  {&a, &b}, "matmul");
   } else {
-    // Multiply-adds: the result's elements times the inner dim.
-    if (wantsCompiled(double(shapes::numElements(shape)) * a.shape().back()))
-      out = runCompiled(kernelKey("matmul", {}), {&a, &b},
-                        [](const std::vector<Tensor> &v) {
-                          return matmul(v[0], v[1]);
-                        });
-    if (out.defined()) {
-      out = checkedResult(std::move(out), "matmul", {&a, &b});
-    } else {
-      ref::Array array = ref::Array::allocate(a.dtype(), std::move(shape));
-      ref::matmul(arrayOf(a), arrayOf(b), array);
-      out = result(std::move(array), "matmul", {&a, &b});
-    }
+    // Work: multiply-adds, the result's elements times the inner dim.
+    out = eagerResult(
+        "matmul", {&a, &b},
+        double(shapes::numElements(shape)) * a.shape().back(),
+        [] { return kernelKey("matmul", {}); },
+        [](const std::vector<Tensor> &v) { return matmul(v[0], v[1]); },
+        [&] {
+          ref::Array array = ref::Array::allocate(a.dtype(), std::move(shape));
+          ref::matmul(arrayOf(a), arrayOf(b), array);
+          return result(std::move(array), "matmul", {&a, &b});
+        });
   }
   return taped(std::move(out), {&a, &b}, [&] { return trace::ops::Matmul{}; });
 }
@@ -572,27 +564,28 @@ Tensor conv2d(const Tensor &input, const Tensor &filter,
     // dims (on [128,14,14,16] x [3,3,16,32] it takes 1.3 ms; 13.7 ms with
     // unknown dims).
     const Shape &f = filter.shape();
-    if (wantsCompiled(double(shapes::numElements(shape)) * f[0] * f[1] * f[2]))
-      out = runCompiled(
-          kernelKey("conv2d", {strides[0], strides[1], int64_t(pad)}),
-          {&input, &filter},
-          [strides, padding](const std::vector<Tensor> &v) {
-            return conv2d(v[0], v[1], strides, padding);
-          },
-          /*exactShapes=*/true);
-    if (out.defined()) {
-      out = checkedResult(std::move(out), "conv2d", {&input, &filter});
-    } else {
-      int64_t padTop, padBottom, padLeft, padRight;
-      shapes::conv2dPadding(input.shape()[1], f[0], strides[0], pad, padTop,
-                            padBottom);
-      shapes::conv2dPadding(input.shape()[2], f[1], strides[1], pad, padLeft,
-                            padRight);
-      ref::Array array = ref::Array::allocate(input.dtype(), std::move(shape));
-      ref::conv2d(arrayOf(input), arrayOf(filter), strides[0], strides[1],
-                  padTop, padLeft, array);
-      out = result(std::move(array), "conv2d", {&input, &filter});
-    }
+    out = eagerResult(
+        "conv2d", {&input, &filter},
+        double(shapes::numElements(shape)) * f[0] * f[1] * f[2],
+        [&] {
+          return kernelKey("conv2d", {strides[0], strides[1], int64_t(pad)});
+        },
+        [strides, padding](const std::vector<Tensor> &v) {
+          return conv2d(v[0], v[1], strides, padding);
+        },
+        [&] {
+          int64_t padTop, padBottom, padLeft, padRight;
+          shapes::conv2dPadding(input.shape()[1], f[0], strides[0], pad,
+                                padTop, padBottom);
+          shapes::conv2dPadding(input.shape()[2], f[1], strides[1], pad,
+                                padLeft, padRight);
+          ref::Array array =
+              ref::Array::allocate(input.dtype(), std::move(shape));
+          ref::conv2d(arrayOf(input), arrayOf(filter), strides[0], strides[1],
+                      padTop, padLeft, array);
+          return result(std::move(array), "conv2d", {&input, &filter});
+        },
+        /*exactShapes=*/true);
   }
   return taped(std::move(out), {&input, &filter}, [&] {
     return trace::ops::Conv2D{strides, pad == shapes::Padding::Same};

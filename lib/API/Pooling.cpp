@@ -52,26 +52,26 @@ Tensor pool2d(bool max, const Tensor &input, const std::vector<int64_t> &ksize,
     out = record(*r, attrs(), input.dtype(), std::move(shape), {&input}, op);
   } else {
     // Work: the window's elements per result element.
-    if (wantsCompiled(double(shapes::numElements(shape)) * ksize[0] * ksize[1]))
-      out = runCompiled(
-          kernelKey("pool2d", {max, pad == shapes::Padding::Same},
-                    {ksize[0], ksize[1], strides[0], strides[1]}),
-          {&input},
-          [max, ksize, strides, padding](const std::vector<Tensor> &v) {
-            return pool2d(max, v[0], ksize, strides, padding);
-          });
-    if (out.defined()) {
-      out = checkedResult(std::move(out), op, {&input});
-    } else {
-      ref::Window2D window = ref::Window2D::of(input.shape(), ksize, strides,
-                                               pad == shapes::Padding::Same);
-      ref::Array array = ref::Array::allocate(input.dtype(), std::move(shape));
-      if (max)
-        ref::maxPool2d(arrayOf(input), window, array);
-      else
-        ref::avgPool2d(arrayOf(input), window, array);
-      out = result(std::move(array), op, {&input});
-    }
+    out = eagerResult(
+        op, {&input}, double(shapes::numElements(shape)) * ksize[0] * ksize[1],
+        [&] {
+          return kernelKey("pool2d", {max, pad == shapes::Padding::Same},
+                           {ksize[0], ksize[1], strides[0], strides[1]});
+        },
+        [max, ksize, strides, padding](const std::vector<Tensor> &v) {
+          return pool2d(max, v[0], ksize, strides, padding);
+        },
+        [&] {
+          ref::Window2D window = ref::Window2D::of(
+              input.shape(), ksize, strides, pad == shapes::Padding::Same);
+          ref::Array array =
+              ref::Array::allocate(input.dtype(), std::move(shape));
+          if (max)
+            ref::maxPool2d(arrayOf(input), window, array);
+          else
+            ref::avgPool2d(arrayOf(input), window, array);
+          return result(std::move(array), op, {&input});
+        });
   }
   return taped(std::move(out), {&input}, attrs);
 }

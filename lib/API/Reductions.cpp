@@ -38,22 +38,23 @@ Tensor reduceOp(ref::ReduceOp op, const Tensor &x,
     out = record(*r, trace::ops::Reduce{op, normalized, keepdims}, dtype,
                  std::move(shape), {&x}, name);
   } else {
-    if (wantsCompiled(x.size()))
-      out = runCompiled(kernelKey("reduce", {int64_t(op), keepdims}, normalized),
-                        {&x},
-                        [op, normalized, keepdims](const std::vector<Tensor> &v) {
-                          return reduceOp(op, v[0], normalized, keepdims);
-                        });
-    if (out.defined()) {
-      out = checkedResult(std::move(out), name, {&x});
-    } else {
-      ref::Array array = ref::Array::allocate(
-          op == ref::ReduceOp::Any || op == ref::ReduceOp::All ? DType::i1
-                                                               : x.dtype(),
-          std::move(shape));
-      ref::reduce(op, arrayOf(x), normalized, array);
-      out = result(std::move(array), name, {&x});
-    }
+    out = eagerResult(
+        name, {&x}, x.size(),
+        [&] {
+          return kernelKey("reduce", {int64_t(op), keepdims}, normalized);
+        },
+        [op, normalized, keepdims](const std::vector<Tensor> &v) {
+          return reduceOp(op, v[0], normalized, keepdims);
+        },
+        [&] {
+          ref::Array array = ref::Array::allocate(
+              op == ref::ReduceOp::Any || op == ref::ReduceOp::All
+                  ? DType::i1
+                  : x.dtype(),
+              std::move(shape));
+          ref::reduce(op, arrayOf(x), normalized, array);
+          return result(std::move(array), name, {&x});
+        });
   }
   return taped(std::move(out), {&x}, [&] {
     return trace::ops::Reduce{op, normalized, keepdims};
@@ -108,18 +109,16 @@ Tensor softmaxOp(bool log, const Tensor &x, int64_t axis) {
     out = record(*r, trace::ops::Softmax{a, log}, x.dtype(), x.shape(), {&x},
                  name);
   } else {
-    if (wantsCompiled(x.size()))
-      out = runCompiled(kernelKey("softmax", {a, log}), {&x},
-                        [a, log](const std::vector<Tensor> &v) {
-                          return softmaxOp(log, v[0], a);
-                        });
-    if (out.defined()) {
-      out = checkedResult(std::move(out), name, {&x});
-    } else {
-      ref::Array array = ref::Array::allocate(x.dtype(), x.shape());
-      ref::softmax(arrayOf(x), a, log, array);
-      out = result(std::move(array), name, {&x});
-    }
+    out = eagerResult(
+        name, {&x}, x.size(), [&] { return kernelKey("softmax", {a, log}); },
+        [a, log](const std::vector<Tensor> &v) {
+          return softmaxOp(log, v[0], a);
+        },
+        [&] {
+          ref::Array array = ref::Array::allocate(x.dtype(), x.shape());
+          ref::softmax(arrayOf(x), a, log, array);
+          return result(std::move(array), name, {&x});
+        });
   }
   return taped(std::move(out), {&x}, [&] {
     return trace::ops::Softmax{a, log};

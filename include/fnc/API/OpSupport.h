@@ -66,6 +66,23 @@ Tensor result(ref::Array a, const char *op, Operands operands);
 /// The same check of an eager result computed by a compiled kernel.
 Tensor checkedResult(Tensor t, const char *op, Operands operands);
 
+/// The result of an eager op: its compiled kernel's (api::runCompiled,
+/// checked as checkedResult does) when the op has enough `work` and a
+/// kernel serves it, else `reference()` (the reference kernel). `key()`
+/// names the kernel (kernelKey), `body` records the op on symbolic
+/// operands; both are only used when a kernel is wanted.
+template <typename Key, typename Body, typename Reference>
+Tensor eagerResult(const char *op, Operands operands, double work,
+                   const Key &key, const Body &body,
+                   const Reference &reference, bool exactShapes = false) {
+  if (wantsCompiled(work)) {
+    Tensor out = runCompiled(key(), operands, body, exactShapes);
+    if (out.defined())
+      return checkedResult(std::move(out), op, operands);
+  }
+  return reference();
+}
+
 /// A rank-0 array of `dtype` holding `value`; throws InvalidArgument naming
 /// `op` and `what` if the value is not exactly representable (floats accept
 /// any value and round).
