@@ -24,7 +24,7 @@ config.environment["FNC_CACHE_DIR"] = ""
 # under ctest.
 config.environment["FNC_EAGER_KERNELS"] = "blocking"
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
-llvm_config.add_tool_substitutions(["fnc-opt", "fnc-run"], [config.fnc_tools_dir])
+llvm_config.add_tool_substitutions(["fnc-opt", "fnc-run", "fnc-compile"], [config.fnc_tools_dir])
 config.substitutions.append(("%fnc_src_root", config.fnc_src_root))
 config.substitutions.append(("%fnc_obj_root", config.fnc_obj_root))
 config.substitutions.append(("%fnc_tools_dir", config.fnc_tools_dir))
