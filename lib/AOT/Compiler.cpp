@@ -17,6 +17,7 @@
 #include "fnc/Pipelines/Pipelines.h"
 #include "fnc/Runtime/Runtime.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 
 #include "llvm/ADT/StringSet.h"
@@ -77,18 +78,21 @@ bool isKeyword(llvm::StringRef name) {
   return keywords.count(name.str()) != 0;
 }
 
+/// True if `name` can name a C++ class or member: an identifier that is
+/// no keyword and no name reserved for the implementation.
+bool isUsableName(llvm::StringRef name) {
+  return isIdentifier(name) && !isKeyword(name) && !name.starts_with("__") &&
+         !(name.size() > 1 && name[0] == '_' && std::isupper(name[1]));
+}
+
 /// An error unless `name` can name a member of the generated class.
 llvm::Error checkMemberName(llvm::StringRef name, llvm::StringRef what) {
-  if (!isIdentifier(name) || isKeyword(name))
-    return makeError(what + " cannot be a member of the generated C++ class: '" +
+  if (!isUsableName(name))
+    return makeError(what + " cannot be a member of the generated C++ "
+                            "class: '" +
                      name +
-                     "' is not a C++ identifier or is a keyword; rename it "
-                     "in the module");
-  if (name.starts_with("__") || (name.size() > 1 && name[0] == '_' &&
-                                 std::isupper(name[1])))
-    return makeError(what + ": '" + name +
-                     "' is a name C++ reserves for the implementation; "
-                     "rename it in the module");
+                     "' is not a C++ identifier, is a keyword or is "
+                     "reserved; rename it in the module");
   return llvm::Error::success();
 }
 
@@ -145,6 +149,14 @@ llvm::Expected<Interface> readInterface(mlir::ModuleOp module,
     result.variableSymbols.push_back(result.prefix + "init_" + name);
   }
 
+  // The object must link on its own: the JIT would resolve a declared
+  // function in its process, a program has nothing to resolve it with.
+  for (auto func : module.getOps<mlir::func::FuncOp>())
+    if (func.isExternal())
+      return makeError("the module declares @" + func.getSymName() +
+                       " without a body; code compiled ahead of time can "
+                       "only call functions the module defines");
+
   auto signatures = jit::readSignatures(module);
   if (!signatures)
     return makeError(llvm::toString(signatures.takeError()) +
@@ -168,18 +180,10 @@ llvm::Expected<Interface> readInterface(mlir::ModuleOp module,
       if (spec.kind == ArgKind::Variable && spec.boundTo.empty()) {
         arg.kind = "Variable";
       } else if (spec.kind == ArgKind::Variable) {
+        // The verifier made sure that @boundTo is a global variable of the
+        // argument's type.
         auto it = variableIndex.find(spec.boundTo);
-        if (it == variableIndex.end())
-          return makeError("argument #" + llvm::Twine(i) + " of @" +
-                           sig.name + " is bound to @" + spec.boundTo +
-                           ", which is not a fnc.global_variable of the "
-                           "module");
-        const TensorType &type = result.variables[it->second].type;
-        if (type.dtype != spec.type.dtype || type.shape != spec.type.shape)
-          return makeError("argument #" + llvm::Twine(i) + " of @" +
-                           sig.name + " has type " + spec.str() +
-                           " but is bound to @" + spec.boundTo +
-                           " of type " + type.str());
+        assert(it != variableIndex.end() && "fnc.bind names no variable");
         arg.kind = "BoundVariable";
         arg.variable = it->second;
       }
@@ -489,11 +493,13 @@ llvm::Expected<Compiled>
 fnc::aot::compile(mlir::ModuleOp module,
                   const mlir::fnc::PipelineOptions &pipeline,
                   const CompileOptions &options) {
-  if (llvm::Error err = checkMemberName(options.className, "the class name"))
-    return std::move(err);
+  if (!isUsableName(options.className))
+    return makeError("the class name '" + options.className +
+                     "' is not a C++ identifier, is a keyword or is "
+                     "reserved; choose another with --class-name");
   if (!options.cppNamespace.empty())
     for (llvm::StringRef part : llvm::split(options.cppNamespace, "::"))
-      if (!isIdentifier(part) || isKeyword(part))
+      if (!isUsableName(part))
         return makeError("the namespace '" + options.cppNamespace +
                          "' is not a C++ namespace name such as a::b");
   if (pipeline.stopAfterLinalg)
