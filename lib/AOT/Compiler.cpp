@@ -284,20 +284,9 @@ llvm::Error renameHostCalls(llvm::Module &module) {
 // The header
 //===----------------------------------------------------------------------===//
 
+/// The C++ spelling of `dtype`: its enumerator is MLIR's element name.
 std::string dtypeSpelling(DType dtype) {
-  switch (dtype) {
-  case DType::f32:
-    return "fnc::DType::f32";
-  case DType::f64:
-    return "fnc::DType::f64";
-  case DType::i1:
-    return "fnc::DType::i1";
-  case DType::i32:
-    return "fnc::DType::i32";
-  case DType::i64:
-    return "fnc::DType::i64";
-  }
-  return "";
+  return std::string("fnc::DType::") + mlirElementName(dtype);
 }
 
 /// Emits the static tables of fnc::aot::ModuleInfo into `os` (inside the
