@@ -1,4 +1,4 @@
-//===- AOT.h - Running code compiled ahead of time by fnc-compile -*- C++ -*-===//
+//===- AOT.h - Running code compiled ahead of time --------------*- C++ -*-===//
 //
 // The runtime side of `fnc-compile` (docs/AOT.md). fnc-compile turns an fnc
 // module into an object file and a C++ header; the header describes the

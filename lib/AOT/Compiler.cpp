@@ -60,21 +60,37 @@ bool isIdentifier(llvm::StringRef name) {
 
 bool isKeyword(llvm::StringRef name) {
   static const std::set<std::string> keywords = {
-      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand",
-      "bitor", "bool", "break", "case", "catch", "char", "char8_t",
-      "char16_t", "char32_t", "class", "compl", "concept", "const",
-      "consteval", "constexpr", "constinit", "const_cast", "continue",
-      "co_await", "co_return", "co_yield", "decltype", "default", "delete",
-      "do", "double", "dynamic_cast", "else", "enum", "explicit", "export",
-      "extern", "false", "float", "for", "friend", "goto", "if", "inline",
-      "int", "long", "mutable", "namespace", "new", "noexcept", "not",
-      "not_eq", "nullptr", "operator", "or", "or_eq", "private",
-      "protected", "public", "register", "reinterpret_cast", "requires",
-      "return", "short", "signed", "sizeof", "static", "static_assert",
-      "static_cast", "struct", "switch", "template", "this", "thread_local",
-      "throw", "true", "try", "typedef", "typeid", "typename", "union",
-      "unsigned", "using", "virtual", "void", "volatile", "wchar_t",
-      "while", "xor", "xor_eq"};
+      "alignas",       "alignof",     "and",
+      "and_eq",        "asm",         "auto",
+      "bitand",        "bitor",       "bool",
+      "break",         "case",        "catch",
+      "char",          "char8_t",     "char16_t",
+      "char32_t",      "class",       "compl",
+      "concept",       "const",       "consteval",
+      "constexpr",     "constinit",   "const_cast",
+      "continue",      "co_await",    "co_return",
+      "co_yield",      "decltype",    "default",
+      "delete",        "do",          "double",
+      "dynamic_cast",  "else",        "enum",
+      "explicit",      "export",      "extern",
+      "false",         "float",       "for",
+      "friend",        "goto",        "if",
+      "inline",        "int",         "long",
+      "mutable",       "namespace",   "new",
+      "noexcept",      "not",         "not_eq",
+      "nullptr",       "operator",    "or",
+      "or_eq",         "private",     "protected",
+      "public",        "register",    "reinterpret_cast",
+      "requires",      "return",      "short",
+      "signed",        "sizeof",      "static",
+      "static_assert", "static_cast", "struct",
+      "switch",        "template",    "this",
+      "thread_local",  "throw",       "true",
+      "try",           "typedef",     "typeid",
+      "typename",      "union",       "unsigned",
+      "using",         "virtual",     "void",
+      "volatile",      "wchar_t",     "while",
+      "xor",           "xor_eq"};
   return keywords.count(name.str()) != 0;
 }
 
@@ -88,8 +104,9 @@ bool isUsableName(llvm::StringRef name) {
 /// An error unless `name` can name a member of the generated class.
 llvm::Error checkMemberName(llvm::StringRef name, llvm::StringRef what) {
   if (!isUsableName(name))
-    return makeError(what + " cannot be a member of the generated C++ "
-                            "class: '" +
+    return makeError(what +
+                     " cannot be a member of the generated C++ "
+                     "class: '" +
                      name +
                      "' is not a C++ identifier, is a keyword or is "
                      "reserved; rename it in the module");
@@ -140,8 +157,7 @@ llvm::Expected<Interface> readInterface(mlir::ModuleOp module,
   llvm::StringSet<> members = {"instance", "info", options.className};
   for (size_t i = 0; i < result.variables.size(); ++i) {
     const std::string &name = result.variables[i].name;
-    if (llvm::Error err =
-            checkMemberName(name, "fnc.global_variable @" + name))
+    if (llvm::Error err = checkMemberName(name, "fnc.global_variable @" + name))
       return std::move(err);
     variableIndex[name] = i;
     members.insert("get_" + name);
@@ -234,8 +250,7 @@ void prepareForLinking(llvm::Module &module, const Interface &interface) {
     llvm::Constant *init = llvm::ConstantDataArray::get(ctx, bytes);
     auto *global = new llvm::GlobalVariable(
         module, init->getType(), /*isConstant=*/true,
-        llvm::GlobalValue::ExternalLinkage, init,
-        interface.variableSymbols[i]);
+        llvm::GlobalValue::ExternalLinkage, init, interface.variableSymbols[i]);
     global->setAlignment(llvm::Align(64));
   }
 }
@@ -341,8 +356,7 @@ std::string headerGuard(const CompileOptions &options) {
 }
 
 std::string writeHeader(const Interface &interface,
-                        const CompileOptions &options,
-                        const std::string &cpu) {
+                        const CompileOptions &options, const std::string &cpu) {
   std::string text;
   llvm::raw_string_ostream os(text);
   const std::string &cls = options.className;
@@ -383,8 +397,8 @@ std::string writeHeader(const Interface &interface,
       params += std::string(params.empty() ? "" : ", ") +
                 (inout ? "fnc::Tensor &" : "const fnc::Tensor &") + "arg" +
                 std::to_string(i);
-      passed += std::string(passed.empty() ? "" : ", ") + "arg" +
-                std::to_string(i);
+      passed +=
+          std::string(passed.empty() ? "" : ", ") + "arg" + std::to_string(i);
     }
     os << "\n  /// " << sig.str() << "\n";
     for (size_t i = 0; i < fn.args.size(); ++i)
@@ -394,12 +408,11 @@ std::string writeHeader(const Interface &interface,
       else if (llvm::StringRef(fn.args[i].kind) == "Variable")
         os << "  /// (arg" << i
            << " is a variable: the call replaces it by its new value)\n";
-    std::string call = "instance_.call(" + std::to_string(f) + ", {" +
-                       passed + "})";
+    std::string call =
+        "instance_.call(" + std::to_string(f) + ", {" + passed + "})";
     size_t results = sig.results.size();
     if (results == 0) {
-      os << "  void " << sig.name << "(" << params << ") { " << call
-         << "; }\n";
+      os << "  void " << sig.name << "(" << params << ") { " << call << "; }\n";
     } else if (results == 1) {
       os << "  fnc::Tensor " << sig.name << "(" << params << ") {\n"
          << "    return std::move(" << call << "[0]);\n  }\n";
@@ -422,8 +435,8 @@ std::string writeHeader(const Interface &interface,
     const GlobalVariable &var = interface.variables[v];
     os << "\n  /// The variable @" << var.name << ": " << var.type.str()
        << ".\n"
-       << "  fnc::Tensor get_" << var.name << "() const { return instance_.read("
-       << v << "); }\n"
+       << "  fnc::Tensor get_" << var.name
+       << "() const { return instance_.read(" << v << "); }\n"
        << "  void set_" << var.name
        << "(const fnc::Tensor &value) { instance_.assign(" << v
        << ", value); }\n";
@@ -447,20 +460,18 @@ std::string writeHeader(const Interface &interface,
       results.push_back(tables.type(type));
     std::string argTable = tables.array("fnc::aot::ArgInfo", args);
     std::string resultTable = tables.array("fnc::aot::TypeInfo", results);
-    functions.push_back("{\"" + fn.signature.name + "\", &" + fn.symbol +
-                        ", " + std::to_string(args.size()) + ", " + argTable +
-                        ", " + std::to_string(results.size()) + ", " +
-                        resultTable + "}");
+    functions.push_back("{\"" + fn.signature.name + "\", &" + fn.symbol + ", " +
+                        std::to_string(args.size()) + ", " + argTable + ", " +
+                        std::to_string(results.size()) + ", " + resultTable +
+                        "}");
   }
   std::vector<std::string> variables;
   for (size_t v = 0; v < interface.variables.size(); ++v)
     variables.push_back("{\"" + interface.variables[v].name + "\", " +
                         tables.type(interface.variables[v].type) + ", " +
                         interface.variableSymbols[v] + "}");
-  std::string variableTable =
-      tables.array("fnc::aot::VariableInfo", variables);
-  std::string functionTable =
-      tables.array("fnc::aot::FunctionInfo", functions);
+  std::string variableTable = tables.array("fnc::aot::VariableInfo", variables);
+  std::string functionTable = tables.array("fnc::aot::FunctionInfo", functions);
   os << "    static const fnc::aot::ModuleInfo module = {\"" << cls << "\", \""
      << cpu << "\", " << variables.size() << ", " << variableTable << ", "
      << functions.size() << ", " << functionTable << "};\n"

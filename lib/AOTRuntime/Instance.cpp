@@ -71,22 +71,20 @@ Tensor adopt(DType dtype, const int64_t *shape, size_t rank, void *data,
 }
 
 /// A tensor holding a copy of `bytes` bytes at `data`.
-Tensor copyOf(DType dtype, const int64_t *shape, size_t rank,
-              const void *data, size_t bytes) {
+Tensor copyOf(DType dtype, const int64_t *shape, size_t rank, const void *data,
+              size_t bytes) {
   void *copy = memory::allocate(bytes ? bytes : 1);
   if (!copy)
-    throw Error(ErrorKind::OutOfRange,
-                "out of memory copying a tensor of " + std::to_string(bytes) +
-                    " bytes");
+    throw Error(ErrorKind::OutOfRange, "out of memory copying a tensor of " +
+                                           std::to_string(bytes) + " bytes");
   std::memcpy(copy, data, bytes);
   return adopt(dtype, shape, rank, copy, copy);
 }
 
 [[noreturn]] void argumentError(const FunctionInfo &fn, size_t index,
                                 const std::string &what) {
-  throw Error(ErrorKind::InvalidArgument,
-              "argument #" + std::to_string(index) + " of @" + fn.name + ": " +
-                  what);
+  throw Error(ErrorKind::InvalidArgument, "argument #" + std::to_string(index) +
+                                              " of @" + fn.name + ": " + what);
 }
 
 } // namespace
@@ -235,13 +233,13 @@ std::vector<Tensor> Instance::call(size_t index,
     }
     const ref::Array &a = arrayOf(*arg->in);
     if (!accepts(info.type, a))
-      argumentError(fn, i,
-                    "expected " +
-                        std::string(info.kind == ArgKind::Variable
-                                        ? "!fnc.variable<" +
-                                              typeString(info.type) + ">"
-                                        : typeString(info.type)) +
-                        ", got " + typeString(a));
+      argumentError(
+          fn, i,
+          "expected " +
+              std::string(info.kind == ArgKind::Variable
+                              ? "!fnc.variable<" + typeString(info.type) + ">"
+                              : typeString(info.type)) +
+              ", got " + typeString(a));
     void *data = const_cast<void *>(a.rawData());
     if (info.kind == ArgKind::Variable) {
       if (!arg->inout)
@@ -251,9 +249,9 @@ std::vector<Tensor> Instance::call(size_t index,
       size_t bytes = a.numBytes();
       data = memory::allocate(bytes ? bytes : 1);
       if (!data)
-        throw Error(ErrorKind::OutOfRange,
-                    "out of memory copying argument #" + std::to_string(i) +
-                        " of @" + fn.name);
+        throw Error(ErrorKind::OutOfRange, "out of memory copying argument #" +
+                                               std::to_string(i) + " of @" +
+                                               fn.name);
       copies.push_back(data);
       std::memcpy(data, a.rawData(), bytes);
     }
@@ -305,8 +303,8 @@ std::vector<Tensor> Instance::call(size_t index,
         continue;
       }
       earlier.push_back(b.data);
-      outs.push_back(adopt(type.dtype, d.sizes, type.rank, b.data,
-                           b.allocation));
+      outs.push_back(
+          adopt(type.dtype, d.sizes, type.rank, b.data, b.allocation));
     }
   }
   if (!finished || context.failed())
@@ -327,8 +325,8 @@ std::vector<Tensor> Instance::call(size_t index,
     if (info.kind == ArgKind::Variable) {
       void *data = copies[copy];
       copies[copy++] = nullptr;
-      *arg->inout = adopt(info.type.dtype, passed[i].shape, passed[i].rank,
-                          data, data);
+      *arg->inout =
+          adopt(info.type.dtype, passed[i].shape, passed[i].rank, data, data);
     }
     ++arg;
   }

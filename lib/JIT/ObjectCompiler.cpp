@@ -56,8 +56,8 @@ static llvm::Error checkCPU(const llvm::Triple &triple, llvm::StringRef cpu) {
   const llvm::Target *target =
       llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
-    return llvm::createStringError("no LLVM target for " + triple.str() +
-                                   ": " + error);
+    return llvm::createStringError("no LLVM target for " + triple.str() + ": " +
+                                   error);
   std::unique_ptr<llvm::MCSubtargetInfo> info(
       target->createMCSubtargetInfo(triple, "", ""));
   if (!info || !info->isCPUStringValid(cpu))

@@ -50,8 +50,8 @@ bool fnc::runtime::isRowMajor(const int64_t *shape, const int64_t *strides,
 }
 
 void *fnc::runtime::gatherRowMajor(DType dtype, const void *data,
-                                   const int64_t *shape,
-                                   const int64_t *strides, size_t rank) {
+                                   const int64_t *shape, const int64_t *strides,
+                                   size_t rank) {
   size_t elem = sizeOf(dtype);
   int64_t count = 1;
   for (size_t i = 0; i < rank; ++i)
@@ -103,8 +103,8 @@ OwnedBuffer fnc::runtime::takeResult(DType dtype,
                                      bool owned) {
   if (owned && isRowMajor(result.sizes, result.strides, result.rank))
     return {result.data, result.allocated};
-  void *copy = gatherRowMajor(dtype, result.data, result.sizes,
-                              result.strides, result.rank);
+  void *copy = gatherRowMajor(dtype, result.data, result.sizes, result.strides,
+                              result.rank);
   if (owned)
     memory::release(result.allocated);
   return {copy, copy};

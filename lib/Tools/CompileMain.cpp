@@ -55,9 +55,8 @@ public:
   llvm::Error open() {
     auto temp = llvm::sys::fs::TempFile::create(path_ + ".tmp-%%%%%%");
     if (!temp)
-      return llvm::createStringError(
-          "cannot write '" + path_ +
-          "': " + llvm::toString(temp.takeError()));
+      return llvm::createStringError("cannot write '" + path_ +
+                                     "': " + llvm::toString(temp.takeError()));
     temp_.emplace(std::move(*temp));
     return llvm::Error::success();
   }
@@ -132,9 +131,9 @@ int fnc::tools::compileMain(int argc, char **argv) {
                "its features), generic, x86-64-v3, skylake-avx512, ... "
                "(llc-22 -mcpu=help lists them)"),
       cl::value_desc("name"), cl::init("host"), cl::cat(category));
-  static cl::opt<unsigned> optLevel(
-      "opt-level", cl::desc("LLVM optimization level (0-3)"), cl::init(3),
-      cl::cat(category));
+  static cl::opt<unsigned> optLevel("opt-level",
+                                    cl::desc("LLVM optimization level (0-3)"),
+                                    cl::init(3), cl::cat(category));
   static cl::opt<bool> checkNumerics(
       "check-numerics",
       cl::desc("Report the first op that produces a NaN or an Inf"),
@@ -208,8 +207,8 @@ int fnc::tools::compileMain(int argc, char **argv) {
 
   std::string bytes = std::move(compiled->object);
   if (llvm::StringRef(output).ends_with(".a")) {
-    auto library = aot::archive(
-        bytes, llvm::sys::path::stem(output).str() + ".o");
+    auto library =
+        aot::archive(bytes, llvm::sys::path::stem(output).str() + ".o");
     if (!library)
       return fail(library.takeError());
     bytes = std::move(*library);

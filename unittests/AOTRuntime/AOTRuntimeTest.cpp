@@ -95,7 +95,9 @@ TEST(AOTRuntime, MemrefCopyMatchesElementwiseCopy) {
 // Instance on hand-written entry points
 //===----------------------------------------------------------------------===//
 
-int64_t &slot(void **args, size_t i) { return *static_cast<int64_t *>(args[i]); }
+int64_t &slot(void **args, size_t i) {
+  return *static_cast<int64_t *>(args[i]);
+}
 
 /// @accumulate(%v: !fnc.variable<tensor<3xf32>> {fnc.bind = @acc},
 ///             %x: tensor<?xf32>) -> tensor<?xf32>: acc[i] += x[i] for
@@ -122,8 +124,7 @@ void check(void **args) {
     ctx.sizes[0] = 3;
     ctx.strides[0] = 1;
     _mlir_ciface_fncRaiseError(
-        &ctx, static_cast<int64_t>(fnc::runtime::ErrorCode::GatherIndex), i,
-        5);
+        &ctx, static_cast<int64_t>(fnc::runtime::ErrorCode::GatherIndex), i, 5);
   }
 }
 
@@ -141,8 +142,8 @@ const fnc::aot::FunctionInfo kFunctions[] = {
     {"check", &check, 1, kCheckArgs, 0, nullptr}};
 const fnc::aot::VariableInfo kVariables[] = {
     {"acc", {fnc::DType::f32, 1, kThree}, kInitial}};
-const fnc::aot::ModuleInfo kModule = {"Test", "generic", 1, kVariables, 2,
-                                      kFunctions};
+const fnc::aot::ModuleInfo kModule = {"Test",     "generic", 1,
+                                      kVariables, 2,         kFunctions};
 
 void expectValues(const Tensor &t, std::vector<float> want) {
   EXPECT_EQ(t.to_vector<float>(), want) << t.str();
@@ -178,17 +179,23 @@ TEST(AOTRuntime, InstanceChecksArguments) {
       EXPECT_EQ(e.message(), message);
     }
   };
-  expectError([&] { a.call(0, {Tensor({1.0, 2.0})}); },
-              fnc::ErrorKind::InvalidArgument,
-              "argument #1 of @accumulate: expected tensor<?xf32>, got "
-              "tensor<2xf64>");
+  expectError(
+      [&] {
+        a.call(0, {Tensor({1.0, 2.0})});
+      },
+      fnc::ErrorKind::InvalidArgument,
+      "argument #1 of @accumulate: expected tensor<?xf32>, got "
+      "tensor<2xf64>");
   expectError([&] { a.call(0, {}); }, fnc::ErrorKind::InvalidArgument,
               "@accumulate takes 1 argument but 0 were given");
-  expectError([&] { a.assign(0, Tensor({1.f, 2.f})); },
-              fnc::ErrorKind::InvalidArgument,
-              "cannot assign a tensor<2xf32> to variable @acc of type "
-              "tensor<3xf32>; assign a tensor of exactly that dtype and "
-              "shape");
+  expectError(
+      [&] {
+        a.assign(0, Tensor({1.f, 2.f}));
+      },
+      fnc::ErrorKind::InvalidArgument,
+      "cannot assign a tensor<2xf32> to variable @acc of type "
+      "tensor<3xf32>; assign a tensor of exactly that dtype and "
+      "shape");
   expectError([&] { a.read(1); }, fnc::ErrorKind::OutOfRange,
               "variable #1 of module 'Test': it has 1 variables");
   expectError([&] { a.call(2, {}); }, fnc::ErrorKind::OutOfRange,

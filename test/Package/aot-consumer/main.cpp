@@ -22,8 +22,7 @@ std::mt19937 rng(20240521);
   std::exit(1);
 }
 
-template <typename T>
-std::vector<T> random(size_t n, double lo, double hi) {
+template <typename T> std::vector<T> random(size_t n, double lo, double hi) {
   std::uniform_real_distribution<double> dist(lo, hi);
   std::vector<T> v(n);
   for (T &x : v)
@@ -46,9 +45,9 @@ void expectClose(const std::string &what, const fnc::Tensor &got,
   }
 }
 
-template <typename Fn> void expectError(const std::string &what, Fn fn,
-                                        fnc::ErrorKind kind,
-                                        const std::string &message) {
+template <typename Fn>
+void expectError(const std::string &what, Fn fn, fnc::ErrorKind kind,
+                 const std::string &message) {
   try {
     fn();
   } catch (const fnc::Error &e) {
@@ -82,8 +81,8 @@ int main() {
     for (size_t i = 0; i < 3; ++i)
       w[i] += x[i];
     auto [p, n] = model.step(fnc::Tensor(x, {3}));
-    expectClose<float>("step product",
-                       p, fnc::Tensor(w, {3}) * fnc::Tensor(x, {3}));
+    expectClose<float>("step product", p,
+                       fnc::Tensor(w, {3}) * fnc::Tensor(x, {3}));
     expectClose<int64_t>("step count", n, fnc::Tensor(call));
   }
   expectClose<float>("get_w", model.get_w(), fnc::Tensor(w, {3}));
@@ -97,7 +96,9 @@ int main() {
   expectClose<int64_t>("step after set_count", n, fnc::Tensor(int64_t(42)));
   expectError(
       "set_w of the wrong shape",
-      [&] { model.set_w(fnc::Tensor({1.f, 2.f})); },
+      [&] {
+        model.set_w(fnc::Tensor({1.f, 2.f}));
+      },
       fnc::ErrorKind::InvalidArgument,
       "cannot assign a tensor<2xf32> to variable @w of type tensor<3xf32>; "
       "assign a tensor of exactly that dtype and shape");
@@ -132,21 +133,26 @@ int main() {
   // Gathers, then the run-time error and the argument errors the JIT gives.
   fnc::Tensor params(random<float>(5, -1, 1), {5});
   fnc::Tensor idx(std::vector<int32_t>{4, 0, 2, 2}, {4});
-  expectClose<float>("pick", model.pick(params, idx),
-                     fnc::gather(params, idx), 0);
+  expectClose<float>("pick", model.pick(params, idx), fnc::gather(params, idx),
+                     0);
   expectError(
       "pick out of range",
-      [&] { model.pick(params, fnc::Tensor(std::vector<int32_t>{1, 7}, {2})); },
+      [&] {
+        model.pick(params, fnc::Tensor(std::vector<int32_t>{1, 7}, {2}));
+      },
       fnc::ErrorKind::OutOfRange,
       "@pick: gather index 7 is out of range [0, 5); valid indices are 0 to "
       "4");
   expectError(
-      "seed with f64", [&] { model.seed(fnc::Tensor({1.0}), fnc::Tensor({1.0})); },
+      "seed with f64",
+      [&] { model.seed(fnc::Tensor({1.0}), fnc::Tensor({1.0})); },
       fnc::ErrorKind::InvalidArgument,
       "argument #0 of @seed: expected tensor<?xf32>, got tensor<1xf64>");
   expectError(
       "stats with 2 columns",
-      [&] { model.stats(fnc::Tensor({{1.0, 2.0}})); },
+      [&] {
+        model.stats(fnc::Tensor({{1.0, 2.0}}));
+      },
       fnc::ErrorKind::InvalidArgument,
       "argument #0 of @stats: expected tensor<?x3xf64>, got tensor<1x2xf64>");
   std::cout << "errors: ok\n";
