@@ -11,9 +11,11 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.fnc_obj_root, "test")
-# fuzz/ holds libFuzzer targets and their crashers, not lit tests.
+# fuzz/ holds libFuzzer targets and their crashers, Package/ the projects
+# of the package tests (ctest), not lit tests.
 config.excludes = [
-    "CMakeLists.txt", "Inputs", "fuzz", "lit.cfg.py", "lit.site.cfg.py"
+    "CMakeLists.txt", "Inputs", "Package", "fuzz", "lit.cfg.py",
+    "lit.site.cfg.py"
 ]
 
 llvm_config.use_default_substitutions()
@@ -24,7 +26,8 @@ config.environment["FNC_CACHE_DIR"] = ""
 # under ctest.
 config.environment["FNC_EAGER_KERNELS"] = "blocking"
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
-llvm_config.add_tool_substitutions(["fnc-opt", "fnc-run"], [config.fnc_tools_dir])
+llvm_config.add_tool_substitutions(["fnc-opt", "fnc-run", "fnc-compile"],
+                                   [config.fnc_tools_dir])
 config.substitutions.append(("%fnc_src_root", config.fnc_src_root))
 config.substitutions.append(("%fnc_obj_root", config.fnc_obj_root))
 config.substitutions.append(("%fnc_tools_dir", config.fnc_tools_dir))

@@ -11,12 +11,11 @@
 
 #include "fnc/JIT/Engine.h"
 #include "fnc/Memory.h"
+#include "fnc/Runtime/Descriptors.h"
 #include "fnc/Runtime/Runtime.h"
 
 #include "mlir/IR/BuiltinTypeInterfaces.h"
 
-#include <cstdlib>
-#include <cstring>
 
 using namespace fnc;
 using namespace fnc::jit;
@@ -33,21 +32,14 @@ char RuntimeError::ID = 0;
 void RuntimeError::log(llvm::raw_ostream &os) const { os << message_; }
 
 std::string TensorType::str(DType dtype, llvm::ArrayRef<int64_t> shape) {
-  std::string s = "tensor<";
-  for (int64_t d : shape)
-    s += (d == kDynamic ? std::string("?") : std::to_string(d)) + "x";
-  return s + mlirElementName(dtype) + ">";
+  return runtime::tensorTypeString(dtype, shape.data(), shape.size());
 }
 
 std::string TensorType::str() const { return str(dtype, shape); }
 
 bool TensorType::accepts(DType other, llvm::ArrayRef<int64_t> dims) const {
-  if (other != dtype || dims.size() != shape.size())
-    return false;
-  for (size_t i = 0; i < dims.size(); ++i)
-    if (dims[i] < 0 || (shape[i] != kDynamic && shape[i] != dims[i]))
-      return false;
-  return true;
+  return runtime::typeAccepts(dtype, shape.data(), shape.size(), other,
+                              dims.data(), dims.size());
 }
 
 bool TensorType::isStatic() const {
@@ -136,21 +128,11 @@ int64_t Buffer::numElements() const {
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// The pointer MLIR puts in the `allocated` field of a memref.get_global
-/// result: not owned, never to be freed.
-void *const kDeadBeef = reinterpret_cast<void *>(0xdeadbeef);
-
-bool isRowMajor(llvm::ArrayRef<int64_t> shape,
-                llvm::ArrayRef<int64_t> strides) {
-  if (strides.empty())
-    return true;
-  int64_t expected = 1;
-  for (size_t i = shape.size(); i-- > 0;) {
-    if (shape[i] != 1 && strides[i] != expected)
-      return false;
-    expected *= shape[i];
-  }
-  return true;
+bool isRowMajor(const BufferView &view) {
+  return runtime::isRowMajor(view.shape.data(),
+                             view.strides.empty() ? nullptr
+                                                  : view.strides.data(),
+                             view.shape.size());
 }
 
 int64_t product(llvm::ArrayRef<int64_t> shape) {
@@ -160,60 +142,23 @@ int64_t product(llvm::ArrayRef<int64_t> shape) {
   return n;
 }
 
-/// Copies a strided view into a new row-major buffer (fnc/Memory.h).
-void *gather(const BufferView &view) {
-  size_t elem = sizeOf(view.dtype);
-  int64_t count = product(view.shape);
-  char *out =
-      static_cast<char *>(memory::allocate(count * elem));
-  if (!out)
-    return nullptr;
-  llvm::SmallVector<int64_t, 8> index(view.shape.size(), 0);
-  const char *base = static_cast<const char *>(view.data);
-  for (int64_t n = 0; n < count; ++n) {
-    int64_t pos = 0;
-    for (size_t i = 0; i < index.size(); ++i)
-      pos += index[i] * view.strides[i];
-    std::memcpy(out + n * elem, base + pos * elem, elem);
-    for (size_t i = index.size(); i-- > 0;) {
-      if (++index[i] < view.shape[i])
-        break;
-      index[i] = 0;
-    }
-  }
-  return out;
-}
-
 /// Adopts a returned memref descriptor (slots: allocated, aligned, offset,
 /// sizes, strides) as a row-major Buffer. Copies when the memory is not
 /// ours to free (a global, an argument, an earlier result) or is strided.
 llvm::Error adopt(DType dtype, size_t rank, const int64_t *slots,
                   llvm::ArrayRef<void *> inputs,
                   llvm::ArrayRef<Buffer> earlier, Buffer &result) {
-  void *allocated = reinterpret_cast<void *>(slots[0]);
-  char *aligned = reinterpret_cast<char *>(slots[1]);
-  int64_t offset = slots[2];
-  llvm::ArrayRef<int64_t> sizes(slots + 3, rank);
-  llvm::ArrayRef<int64_t> strides(slots + 3 + rank, rank);
-  size_t elem = sizeOf(dtype);
-  void *data = aligned + offset * elem;
-
-  bool owned = allocated != kDeadBeef;
+  runtime::ReturnedDescriptor returned(dtype, slots, rank);
+  bool owned = returned.isHeap();
   for (void *p : inputs)
-    owned &= p != allocated;
+    owned &= p != returned.allocated;
   for (const Buffer &b : earlier)
-    owned &= b.data() != data;
-  if (owned && isRowMajor(sizes, strides)) {
-    result = Buffer(dtype, sizes, data, allocated, &memory::release);
-    return llvm::Error::success();
-  }
-  BufferView view{dtype, sizes, data, strides};
-  void *copy = gather(view);
-  if (owned)
-    memory::release(allocated);
-  if (!copy)
+    owned &= b.data() != returned.data;
+  runtime::OwnedBuffer buffer = runtime::takeResult(dtype, returned, owned);
+  if (!buffer.allocation && product({returned.sizes, rank}) != 0)
     return llvm::createStringError("out of memory copying a result");
-  result = Buffer(dtype, sizes, copy, copy, &memory::release);
+  result = Buffer(dtype, {returned.sizes, rank}, buffer.data,
+                  buffer.allocation, &memory::release);
   return llvm::Error::success();
 }
 } // namespace
@@ -242,7 +187,7 @@ llvm::Error Entry::checkArgs(llvm::ArrayRef<BufferView> args) const {
       return llvm::createStringError("argument #" + std::to_string(i) +
                                      " of @" + signature_.name +
                                      ": strides and shape differ in rank");
-    if (spec.kind == ArgKind::Variable && !isRowMajor(a.shape, a.strides))
+    if (spec.kind == ArgKind::Variable && !isRowMajor(a))
       return llvm::createStringError(
           "argument #" + std::to_string(i) + " of @" + signature_.name +
           ": a variable's buffer must be row-major (it is updated in place)");
@@ -287,8 +232,9 @@ llvm::Error Entry::callChecked(llvm::ArrayRef<BufferView> args,
   for (size_t i = 0; i < args.size(); ++i) {
     const BufferView &a = args[i];
     void *data = a.data;
-    if (!isRowMajor(a.shape, a.strides)) {
-      data = gather(a);
+    if (!isRowMajor(a)) {
+      data = runtime::gatherRowMajor(a.dtype, a.data, a.shape.data(),
+                                     a.strides.data(), a.shape.size());
       if (!data) {
         releaseTemporaries();
         return llvm::createStringError("out of memory copying an argument");
@@ -296,16 +242,8 @@ llvm::Error Entry::callChecked(llvm::ArrayRef<BufferView> args,
       temporaries.push_back(data);
     }
     inputs[i] = data;
-    size_t rank = a.shape.size();
-    slots[pos] = slots[pos + 1] = reinterpret_cast<intptr_t>(data);
-    slots[pos + 2] = 0;
-    int64_t stride = 1;
-    for (size_t d = rank; d-- > 0;) {
-      slots[pos + 3 + d] = a.shape[d];
-      slots[pos + 3 + rank + d] = stride;
-      stride *= a.shape[d];
-    }
-    pos += 3 + 2 * rank;
+    runtime::packRowMajor(data, a.shape.data(), a.shape.size(), &slots[pos]);
+    pos += runtime::descriptorSlots(a.shape.size());
   }
   for (size_t i = 0; i < inSlots; ++i)
     packed[i] = &slots[i];

@@ -13,13 +13,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "fnc/JIT/Engine.h"
+#include "fnc/JIT/ObjectCompiler.h"
 #include "fnc/Dialect/Fnc/IR/DTypes.h"
 #include "fnc/Dialect/Fnc/IR/FncOps.h"
 #include "fnc/Pipelines/Pipelines.h"
 #include "fnc/Runtime/Runtime.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -30,10 +30,8 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
-#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
-#include "llvm/ExecutionEngine/Orc/CompileUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
@@ -41,7 +39,6 @@
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/DynamicLibrary.h"
-#include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Transforms/Utils/SplitModule.h"
 
@@ -290,14 +287,6 @@ static void ensureRegistered(mlir::MLIRContext *ctx) {
   ctx->appendDialectRegistry(registry);
 }
 
-static void initializeLLVM() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-  });
-}
-
 static std::string print(mlir::Operation *op) {
   std::string s;
   llvm::raw_string_ostream os(s);
@@ -331,35 +320,6 @@ static llvm::Error runPipeline(mlir::ModuleOp module,
   return llvm::Error::success();
 }
 
-static void setTargetOf(llvm::Module &module, llvm::TargetMachine &tm) {
-  module.setDataLayout(tm.createDataLayout());
-  module.setTargetTriple(tm.getTargetTriple());
-}
-
-static llvm::CodeGenOptLevel codeGenLevel(unsigned optLevel) {
-  switch (optLevel) {
-  case 0:
-    return llvm::CodeGenOptLevel::None;
-  case 1:
-    return llvm::CodeGenOptLevel::Less;
-  case 2:
-    return llvm::CodeGenOptLevel::Default;
-  default:
-    return llvm::CodeGenOptLevel::Aggressive;
-  }
-}
-
-/// A TargetMachine for the host CPU and all its features.
-static llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
-hostTargetMachine(unsigned optLevel) {
-  initializeLLVM();
-  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!builder)
-    return builder.takeError();
-  builder->setCodeGenOptLevel(codeGenLevel(optLevel));
-  return builder->createTargetMachine();
-}
-
 static llvm::Error checkOptions(const PipelineOptions &options) {
   if (options.optLevel > 3)
     return makeError("opt level must be 0, 1, 2 or 3, not " +
@@ -367,18 +327,15 @@ static llvm::Error checkOptions(const PipelineOptions &options) {
   return llvm::Error::success();
 }
 
-/// Optimizes `module` at `optLevel` for the host CPU; the TargetMachine
-/// it was optimized for, to compile it with.
-static llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
-optimizeForHost(llvm::Module &module, unsigned optLevel) {
-  auto tm = hostTargetMachine(optLevel);
-  if (!tm)
-    return tm.takeError();
-  setTargetOf(module, **tm);
-  auto optimize = mlir::makeOptimizingTransformer(optLevel, 0, tm->get());
-  if (llvm::Error err = optimize(&module))
-    return std::move(err);
-  return std::move(*tm);
+/// Translates `module` (after the pipeline) to LLVM IR in `context`.
+static llvm::Expected<std::unique_ptr<llvm::Module>>
+translate(mlir::ModuleOp module, llvm::LLVMContext &context) {
+  DiagnosticCollector diags(module.getContext());
+  std::unique_ptr<llvm::Module> llvmModule =
+      mlir::translateModuleToLLVMIR(module, context);
+  if (!llvmModule)
+    return diags.error("translation to LLVM IR failed");
+  return std::move(llvmModule);
 }
 
 llvm::Expected<std::string> fnc::jit::emitStage(mlir::ModuleOp module,
@@ -396,17 +353,17 @@ llvm::Expected<std::string> fnc::jit::emitStage(mlir::ModuleOp module,
     return print(*clone);
 
   llvm::LLVMContext llvmContext;
-  DiagnosticCollector diags(module.getContext());
-  std::unique_ptr<llvm::Module> llvmModule =
-      mlir::translateModuleToLLVMIR(*clone, llvmContext);
+  auto llvmModule = translate(*clone, llvmContext);
   if (!llvmModule)
-    return diags.error("translation to LLVM IR failed");
-  auto tm = optimizeForHost(*llvmModule, options.optLevel);
+    return llvmModule.takeError();
+  auto tm = createTargetMachine(CodeTarget(), options.optLevel);
   if (!tm)
     return tm.takeError();
+  if (llvm::Error err = optimizeModule(**llvmModule, **tm, options.optLevel))
+    return std::move(err);
   std::string s;
   llvm::raw_string_ostream os(s);
-  llvmModule->print(os, nullptr);
+  (*llvmModule)->print(os, nullptr);
   return s;
 }
 
@@ -482,7 +439,7 @@ private:
   }
 
   static llvm::Expected<std::unique_ptr<Session>> create() {
-    initializeLLVM();
+    initializeNativeTarget();
     for (const char *lib : kSharedLibraries) {
       std::string error;
       if (llvm::sys::DynamicLibrary::LoadLibraryPermanently(lib, &error))
@@ -564,19 +521,30 @@ static void addPackedWrappers(llvm::Module &module) {
   }
 }
 
+llvm::Expected<std::unique_ptr<llvm::Module>>
+fnc::jit::lowerToLLVMIR(mlir::ModuleOp module, const PipelineOptions &options,
+                        llvm::LLVMContext &context,
+                        std::string *llvmDialectIR) {
+  mlir::OwningOpRef<mlir::ModuleOp> clone(module.clone());
+  if (llvm::Error err = runPipeline(*clone, options, /*linalgOnly=*/false))
+    return std::move(err);
+  if (llvmDialectIR)
+    *llvmDialectIR = print(*clone);
+  auto llvmModule = translate(*clone, context);
+  if (!llvmModule)
+    return llvmModule.takeError();
+  addPackedWrappers(**llvmModule);
+  return llvmModule;
+}
+
 /// Optimizes `module` for the host and compiles it to an object file.
 static llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
 optimizeAndCompile(llvm::Module &module, unsigned optLevel,
                    std::string *optimizedIR) {
-  auto tm = optimizeForHost(module, optLevel);
+  auto tm = createTargetMachine(CodeTarget(), optLevel);
   if (!tm)
     return tm.takeError();
-  if (optimizedIR) {
-    llvm::raw_string_ostream os(*optimizedIR);
-    module.print(os, nullptr);
-  }
-  llvm::orc::SimpleCompiler compiler(**tm);
-  return compiler(module);
+  return compileToObject(module, **tm, optLevel, optimizedIR);
 }
 
 /// Compiles `module` to object files for the JIT. A large module is split
@@ -721,52 +689,6 @@ CacheKey fnc::jit::compileCacheKey(mlir::ModuleOp module,
   return key.finish();
 }
 
-/// True if `c` is, or is built from, a pointer made from a non-null
-/// integer constant.
-static bool
-isAddressConstant(const llvm::Constant *c,
-                  llvm::SmallPtrSetImpl<const llvm::Constant *> &seen) {
-  if (!seen.insert(c).second)
-    return false;
-  if (auto *expr = llvm::dyn_cast<llvm::ConstantExpr>(c))
-    if (expr->getOpcode() == llvm::Instruction::IntToPtr)
-      if (auto *i = llvm::dyn_cast<llvm::ConstantInt>(expr->getOperand(0)))
-        if (!i->isZero())
-          return true;
-  if (llvm::isa<llvm::GlobalValue>(c))
-    return false;
-  for (const llvm::Use &op : c->operands())
-    if (auto *operand = llvm::dyn_cast<llvm::Constant>(op.get()))
-      if (isAddressConstant(operand, seen))
-        return true;
-  return false;
-}
-
-/// True if the code of `module` holds an address of this process as a
-/// constant (an `inttoptr` of a non-null integer constant: a host
-/// function or buffer baked in). Such code is valid in this process only
-/// and must not be stored in the compile cache.
-static bool embedsHostAddresses(const llvm::Module &module) {
-  llvm::SmallPtrSet<const llvm::Constant *, 32> seen;
-  for (const llvm::GlobalVariable &global : module.globals())
-    if (global.hasInitializer() &&
-        isAddressConstant(global.getInitializer(), seen))
-      return true;
-  for (const llvm::Function &f : module)
-    for (const llvm::BasicBlock &block : f)
-      for (const llvm::Instruction &inst : block) {
-        if (llvm::isa<llvm::IntToPtrInst>(inst))
-          if (auto *i = llvm::dyn_cast<llvm::ConstantInt>(inst.getOperand(0)))
-            if (!i->isZero())
-              return true;
-        for (const llvm::Use &op : inst.operands())
-          if (auto *c = llvm::dyn_cast<llvm::Constant>(op.get()))
-            if (isAddressConstant(c, seen))
-              return true;
-      }
-  return false;
-}
-
 llvm::Error CompiledModule::link(ObjectFiles objects) {
   auto session = Session::get();
   if (!session)
@@ -872,24 +794,19 @@ CompiledModule::compile(mlir::ModuleOp module, const PipelineOptions &options,
     result->ir_[static_cast<int>(Stage::Linalg)] = std::move(*linalg);
   }
 
-  mlir::OwningOpRef<mlir::ModuleOp> clone(module.clone());
-  if (llvm::Error err = runPipeline(*clone, options, /*linalgOnly=*/false))
-    return std::move(err);
-  if (keepIR)
-    result->ir_[static_cast<int>(Stage::LLVMDialect)] = print(*clone);
+  // LLVM IR, optimized for the host, compiled to object files.
+  llvm::LLVMContext llvmContext;
+  auto lowered = lowerToLLVMIR(
+      module, options, llvmContext,
+      keepIR ? &result->ir_[static_cast<int>(Stage::LLVMDialect)] : nullptr);
+  if (!lowered)
+    return lowered.takeError();
+  std::unique_ptr<llvm::Module> llvmModule = std::move(*lowered);
 
   auto session = Session::get();
   if (!session)
     return session.takeError();
 
-  // LLVM IR, optimized for the host, compiled to object files.
-  llvm::LLVMContext llvmContext;
-  DiagnosticCollector diags(module.getContext());
-  std::unique_ptr<llvm::Module> llvmModule =
-      mlir::translateModuleToLLVMIR(*clone, llvmContext);
-  if (!llvmModule)
-    return diags.error("translation to LLVM IR failed");
-  addPackedWrappers(*llvmModule);
   bool storable = cache && !embedsHostAddresses(*llvmModule);
   std::string *optimizedIR =
       keepIR ? &result->ir_[static_cast<int>(Stage::LLVMIR)] : nullptr;

@@ -1,7 +1,12 @@
 # Installs this build into a fresh prefix, then configures, builds and runs
-# test/Package/consumer against it with find_package(fnc CONFIG).
+# a consumer project against it with find_package(fnc CONFIG), and compares
+# what it prints with the project's expected.txt.
 # cmake -DBUILD=<build dir> -DSOURCE=<consumer dir> -DWORK=<scratch dir>
-#       -DCXX=<compiler> -P CheckPackage.cmake
+#       -DCXX=<compiler> -DEXECUTABLE=<name>
+#       [-DFORBIDDEN_LIBRARIES=<regex>] [-DCONFIGURE_ARGS=<list>]
+#       -P CheckPackage.cmake
+# With FORBIDDEN_LIBRARIES, the executable must load no shared library
+# whose name matches it (ldd), and must load libfnc_runtime.
 file(REMOVE_RECURSE ${WORK})
 execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD} --prefix ${WORK}/prefix
                 RESULT_VARIABLE rc OUTPUT_QUIET)
@@ -10,6 +15,7 @@ if(NOT rc EQUAL 0)
 endif()
 execute_process(COMMAND ${CMAKE_COMMAND} -G Ninja -S ${SOURCE} -B ${WORK}/build
                   -DCMAKE_CXX_COMPILER=${CXX} -Dfnc_DIR=${WORK}/prefix/lib/cmake/fnc
+                  ${CONFIGURE_ARGS}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "configuring the consumer failed:\n${out}")
@@ -19,10 +25,21 @@ execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK}/build
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "building the consumer failed:\n${out}")
 endif()
-execute_process(COMMAND ${WORK}/build/consumer RESULT_VARIABLE rc
-                OUTPUT_VARIABLE out ERROR_VARIABLE err)
-set(expected "fnc 0.1.0\neager fnc.Tensor(14.0, shape=(), dtype=float32)\nstaged fnc.Tensor(14.0, shape=(), dtype=float32)\n")
-if(NOT rc EQUAL 0 OR NOT out STREQUAL expected)
-  message(FATAL_ERROR "the consumer printed:\n${out}${err}\nexpected:\n${expected}")
+set(program ${WORK}/build/${EXECUTABLE})
+if(FORBIDDEN_LIBRARIES)
+  execute_process(COMMAND ldd ${program} RESULT_VARIABLE rc
+                  OUTPUT_VARIABLE libs ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0 OR NOT libs MATCHES "libfnc_runtime")
+    message(FATAL_ERROR "ldd ${program} failed or shows no libfnc_runtime:\n${libs}${err}")
+  endif()
+  if(libs MATCHES "${FORBIDDEN_LIBRARIES}")
+    message(FATAL_ERROR "${EXECUTABLE} loads ${CMAKE_MATCH_0}, which it must not:\n${libs}")
+  endif()
 endif()
-message(STATUS "find_package(fnc) + fnc::fnc: built and ran")
+execute_process(COMMAND ${program} RESULT_VARIABLE rc
+                OUTPUT_VARIABLE out ERROR_VARIABLE err)
+file(READ ${SOURCE}/expected.txt expected)
+if(NOT rc EQUAL 0 OR NOT out STREQUAL expected)
+  message(FATAL_ERROR "${EXECUTABLE} printed:\n${out}${err}\nexpected:\n${expected}")
+endif()
+message(STATUS "find_package(fnc) + ${EXECUTABLE}: built and ran")

@@ -44,6 +44,7 @@
 #include <vector>
 
 namespace llvm {
+class LLVMContext;
 class Module;
 namespace orc {
 class JITDylib;
@@ -172,6 +173,19 @@ enum class Stage {
 llvm::Expected<std::string> emitStage(mlir::ModuleOp module,
                                       const mlir::fnc::PipelineOptions &options,
                                       Stage stage);
+
+/// Runs the fnc pipeline on a clone of `module` (which is not modified) and
+/// translates the result to an LLVM module in `context`, with a packed
+/// wrapper `void _mlir_NAME(void **args)` per function with a body: args[i]
+/// points at the i-th argument, args[n] at the result's storage (the
+/// calling convention of mlir::ExecutionEngine's packed functions). The
+/// module's `fnc.global_variable`s are dropped: whoever calls the code
+/// passes the variables' buffers. With `llvmDialectIR`, the module after
+/// the pipeline is printed into it. Errors carry the pipeline's
+/// diagnostics. ObjectCompiler.h compiles the result.
+llvm::Expected<std::unique_ptr<llvm::Module>>
+lowerToLLVMIR(mlir::ModuleOp module, const mlir::fnc::PipelineOptions &options,
+              llvm::LLVMContext &context, std::string *llvmDialectIR = nullptr);
 
 /// Starts the process's JIT session (LLVM's target, libomp, ORC: 1.5-2 ms)
 /// on a thread of its own, once, so that it overlaps work the caller does
