@@ -29,6 +29,7 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
 
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -101,6 +102,17 @@ bool isUsableName(llvm::StringRef name) {
          !(name.size() > 1 && name[0] == '_' && std::isupper(name[1]));
 }
 
+/// The C++ spelling of a variable's name: each character that cannot be
+/// in an identifier becomes '_' (fnc::save names variables by their
+/// module paths, such as "dense_1/kernel", which becomes dense_1_kernel).
+std::string memberNameOf(llvm::StringRef name) {
+  std::string member = name.str();
+  for (char &c : member)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_')
+      c = '_';
+  return member;
+}
+
 /// An error unless `name` can name a member of the generated class.
 llvm::Error checkMemberName(llvm::StringRef name, llvm::StringRef what) {
   if (!isUsableName(name))
@@ -134,7 +146,9 @@ struct Function {
 struct Interface {
   std::vector<Function> functions;
   std::vector<GlobalVariable> variables;
-  std::vector<std::string> variableSymbols;
+  /// Per variable: its name in C++ (get_NAME, set_NAME) and the symbol of
+  /// its initial value.
+  std::vector<std::string> variableMembers, variableSymbols;
   /// fnc_aot_<namespace>_<class>_
   std::string prefix;
 };
@@ -157,12 +171,20 @@ llvm::Expected<Interface> readInterface(mlir::ModuleOp module,
   llvm::StringSet<> members = {"instance", "info", options.className};
   for (size_t i = 0; i < result.variables.size(); ++i) {
     const std::string &name = result.variables[i].name;
-    if (llvm::Error err = checkMemberName(name, "fnc.global_variable @" + name))
+    std::string member = memberNameOf(name);
+    if (llvm::Error err = checkMemberName(member, "fnc.global_variable @" + name))
       return std::move(err);
+    if (members.count("get_" + member))
+      return makeError("fnc.global_variable @" + name +
+                       " and another variable both become get_" + member +
+                       "/set_" + member +
+                       " in C++ (characters other than letters, digits and "
+                       "_ become _); rename one in the module");
     variableIndex[name] = i;
-    members.insert("get_" + name);
-    members.insert("set_" + name);
-    result.variableSymbols.push_back(result.prefix + "init_" + name);
+    members.insert("get_" + member);
+    members.insert("set_" + member);
+    result.variableMembers.push_back(member);
+    result.variableSymbols.push_back(result.prefix + "init_" + member);
   }
 
   // The object must link on its own: the JIT would resolve a declared
@@ -433,11 +455,12 @@ std::string writeHeader(const Interface &interface,
 
   for (size_t v = 0; v < interface.variables.size(); ++v) {
     const GlobalVariable &var = interface.variables[v];
+    const std::string &member = interface.variableMembers[v];
     os << "\n  /// The variable @" << var.name << ": " << var.type.str()
        << ".\n"
-       << "  fnc::Tensor get_" << var.name
+       << "  fnc::Tensor get_" << member
        << "() const { return instance_.read(" << v << "); }\n"
-       << "  void set_" << var.name
+       << "  void set_" << member
        << "(const fnc::Tensor &value) { instance_.assign(" << v
        << ", value); }\n";
   }

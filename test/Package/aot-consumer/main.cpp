@@ -3,6 +3,8 @@
 // libfnc_runtime carries) on random inputs. Prints one line per check and
 // exits non-zero at the first mismatch.
 #include "model.h"
+#include "saved.h"
+#include "saved_expected.h"
 
 #include <fnc/Ops.h>
 
@@ -156,6 +158,21 @@ int main() {
       fnc::ErrorKind::InvalidArgument,
       "argument #0 of @stats: expected tensor<?x3xf64>, got tensor<1x2xf64>");
   std::cout << "errors: ok\n";
+
+  // A model fnc::save wrote (trained fnc::nn layers): the same prediction
+  // as the process that saved it, its variables under C++ names.
+  demo::Saved saved;
+  fnc::Tensor input(std::vector<float>(std::begin(kSavedInput),
+                                       std::end(kSavedInput)),
+                    {4, 5});
+  expectClose<float>("saved predict", saved.predict(input),
+                     fnc::Tensor(std::vector<float>(
+                                     std::begin(kSavedPrediction),
+                                     std::end(kSavedPrediction)),
+                                 {4, 3}));
+  if (saved.get_dense_kernel().shape() != std::vector<int64_t>{5, 8})
+    fail("saved dense/kernel: " + saved.get_dense_kernel().str());
+  std::cout << "saved model: ok\n";
   std::cerr << "compiled for " << demo::Model::info().targetCPU << "\n";
   return 0;
 }

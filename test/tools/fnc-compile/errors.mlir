@@ -69,6 +69,16 @@
 // RUN: not fnc-compile %s -o %t/twice.o 2>&1 | FileCheck %s --check-prefix=CTOR
 // CTOR: fnc-compile: error: @twice has the name of another member of the generated class
 
+// Variable names become C++ names with '_' for other characters (fnc::save
+// names variables "dense/kernel"); two that meet are an error.
+// RUN: echo 'fnc.global_variable @"a/b" = dense<1.0> : tensor<f32>' > %t/vars.mlir
+// RUN: echo 'fnc.global_variable @a_b = dense<2.0> : tensor<f32>' >> %t/vars.mlir
+// RUN: echo 'func.func @f(%%a: tensor<2xf32>) -> tensor<2xf32> {' >> %t/vars.mlir
+// RUN: echo '  return %%a : tensor<2xf32>' >> %t/vars.mlir
+// RUN: echo '}' >> %t/vars.mlir
+// RUN: not fnc-compile %t/vars.mlir -o %t/x.o 2>&1 | FileCheck %s --check-prefix=VARS
+// VARS: fnc-compile: error: fnc.global_variable @a_b and another variable both become get_a_b/set_a_b in C++ (characters other than letters, digits and _ become _); rename one in the module
+
 // A variable bound to a global of another type (the verifier's error).
 // RUN: echo 'fnc.global_variable @w = dense<1.0> : tensor<f32>' > %t/bind.mlir
 // RUN: echo 'func.func @f(%%v: !fnc.variable<tensor<2xf32>> {fnc.bind = @w}) -> tensor<2xf32> {' >> %t/bind.mlir

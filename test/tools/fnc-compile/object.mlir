@@ -10,6 +10,7 @@
 // RUN: ls %t | FileCheck %s --check-prefix=FILES
 
 // SYMS-DAG: R fnc_aot_ml_v1_Net_init_bias
+// SYMS-DAG: R fnc_aot_ml_v1_Net_init_dense_kernel
 // SYMS-DAG: T fnc_aot_ml_v1_Net_predict
 // SYMS-DAG: T fnc_aot_ml_v1_Net_train
 // SYMS-DAG: U fncMalloc
@@ -29,6 +30,9 @@
 // HEADER-NEXT: std::tuple<fnc::Tensor, fnc::Tensor> train(const fnc::Tensor &arg1) {
 // HEADER: fnc::Tensor get_bias() const { return instance_.read(0); }
 // HEADER-NEXT: void set_bias(const fnc::Tensor &value) { instance_.assign(0, value); }
+// A variable saved by fnc::save under its module path: '/' becomes '_'.
+// HEADER: /// The variable @dense/kernel: tensor<2xf32>.
+// HEADER-NEXT: fnc::Tensor get_dense_kernel() const { return instance_.read(1); }
 // HEADER: {fnc::aot::ArgKind::BoundVariable, {fnc::DType::f32, 1, s{{[0-9]+}}}, 0},
 // HEADER: {"bias", {fnc::DType::f32, 1, s{{[0-9]+}}}, fnc_aot_ml_v1_Net_init_bias},
 // HEADER: } // namespace ml::v1
@@ -38,6 +42,7 @@
 // FILES-NOT: tmp
 
 fnc.global_variable @bias = dense<[0.5, -0.5]> : tensor<2xf32>
+fnc.global_variable @"dense/kernel" = dense<1.0> : tensor<2xf32>
 
 func.func private @helper(%x: tensor<?x2xf32>) -> tensor<?x2xf32> {
   %y = fnc.mul %x, %x : tensor<?x2xf32>, tensor<?x2xf32>
