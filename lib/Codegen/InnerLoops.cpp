@@ -46,15 +46,24 @@ constexpr int64_t kMinShortBody = 32;
 /// about 20 to 40 instructions later (fnc-approximate-math).
 constexpr int64_t kMathOpSize = 16;
 
-/// The size of `loop`'s body in ops, transcendentals weighted.
+/// The size of `loop`'s scalar body in ops, transcendentals weighted; 0
+/// unless the body is straight-line scalar code with a math op. LLVM's
+/// vectorizer takes no loop that branches (an op with regions, such as
+/// scf.if) and has nothing to do in one of vector code (the matmul
+/// kernel's k loop); asked to vectorize either, it warns on stderr.
 int64_t bodySize(scf::ForOp loop) {
   int64_t n = 0;
-  loop.getBody()->walk([&](Operation *op) {
-    n += op->getDialect() && op->getDialect()->getNamespace() == "math"
-             ? kMathOpSize
-             : 1;
-  });
-  return n;
+  bool math = false;
+  for (Operation &op : loop.getBody()->getOperations()) {
+    if (op.getNumRegions() != 0 ||
+        llvm::any_of(op.getResultTypes(), llvm::IsaPred<VectorType>))
+      return 0;
+    bool isMath =
+        op.getDialect() && op.getDialect()->getNamespace() == "math";
+    math |= isMath;
+    n += isMath ? kMathOpSize : 1;
+  }
+  return math ? n : 0;
 }
 
 struct KeepInnerLoopsPass

@@ -77,5 +77,29 @@ func.func @short_math_loops(%m: memref<8xf32>) {
     memref.store %e, %m[%i] : memref<8xf32>
   // CHECK: }{{$}}
   }
+  // A body that branches, or that is vector code already (LLVM would warn
+  // that it cannot vectorize them): left alone.
+  // CHECK: scf.for
+  scf.for %i = %c0 to %c8 step %c1 {
+    %x = memref.load %m[%i] : memref<8xf32>
+    %t = math.tanh %x : f32
+    %e = math.exp %t : f32
+    %p = arith.cmpf ogt, %e, %x : f32
+    scf.if %p {
+      memref.store %e, %m[%i] : memref<8xf32>
+    }
+  // CHECK: }{{$}}
+  }
+  // CHECK: scf.for
+  %v0 = arith.constant dense<1.0> : vector<8xf32>
+  %r = scf.for %i = %c0 to %c8 step %c1 iter_args(%acc = %v0) -> vector<8xf32> {
+    %x = vector.load %m[%c0] : memref<8xf32>, vector<8xf32>
+    %t = math.tanh %x : vector<8xf32>
+    %e = math.exp %t : vector<8xf32>
+    %s = arith.addf %acc, %e : vector<8xf32>
+    scf.yield %s : vector<8xf32>
+  // CHECK: }{{$}}
+  }
+  vector.store %r, %m[%c0] : memref<8xf32>, vector<8xf32>
   return
 }

@@ -258,8 +258,10 @@ def FncKeepInnerLoops : Pass<"fnc-keep-inner-loops", "::mlir::func::FuncOp"> {
     metadata.
 
     A shorter innermost loop (4 to `min-trips` - 1 known trips) whose body
-    is heavy, at least 32 ops with each math op counted as 16 (it becomes a
-    polynomial), gets an annotation that enables vectorization instead:
+    is straight-line scalar code with a math op and heavy, at least 32 ops
+    with each math op counted as 16 (it becomes a polynomial), gets an
+    annotation that enables vectorization instead (a body that branches or
+    is vector code already is left alone: LLVM would warn that it cannot):
     LLVM's vectorizer skips loops of fewer than 16 known trips, and such a
     body is too big for its unroller, so a fused chain of `tanh` and `exp`
     on [8] ran as a scalar loop. Vectorized, 32 such ops on [8] went from
