@@ -63,6 +63,7 @@ void fnc::buildFncPipeline(OpPassManager &pm, const PipelineOptions &options) {
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createFncElideSnapshotCopies());
   pm.addNestedPass<func::FuncOp>(createFncShareBuffers());
   pm.addNestedPass<func::FuncOp>(
       bufferization::createPromoteBuffersToStackPass());

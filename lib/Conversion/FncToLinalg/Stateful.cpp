@@ -3,9 +3,10 @@
 // fnc.cond/fnc.while become scf.if/scf.while (their regions move over;
 // the terminators follow). A variable is a memref argument: var_read copies
 // it into a fresh tensor (later assignments must not change what was
-// read), var_assign materializes the value into it, var_assign_add/sub
-// update it in place with a memref-level generic. fnc.print and
-// fnc.random_* call the C runtime on buffers.
+// read; -fnc-elide-snapshot-copies removes the copies that are not needed
+// once bufferized), var_assign materializes the value into it,
+// var_assign_add/sub update it in place with a memref-level generic.
+// fnc.print and fnc.random_* call the C runtime on buffers.
 //
 //===----------------------------------------------------------------------===//
 
