@@ -102,6 +102,7 @@ int64_t Recorder::valueOf(const Tensor &t, const char *op) {
     id = hiddenArgument(a.dtype, a.shape);
     hiddenArgs.push_back(t);
     hiddenVariables.push_back(0);
+    hiddenNames.emplace_back();
   }
   if (id < 0)
     throw Error(ErrorKind::Internal,
@@ -139,7 +140,6 @@ int64_t Recorder::variableOf(uint64_t uid, const Tensor &alias,
                     token_->functionName + "`");
   hiddenArgs.push_back(alias);
   hiddenVariables.push_back(uid);
-  hiddenNames.resize(hiddenArgs.size() - 1);
   hiddenNames.push_back(name);
   variables_.emplace_back(uid, id);
   return id;

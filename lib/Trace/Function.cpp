@@ -1370,9 +1370,6 @@ detail::ConcreteAccess::view(const ConcreteFunction &f) {
   std::vector<std::string> argNames;
   for (const TensorArg &t : c.parsed.tensors)
     argNames.push_back(t.name);
-  if (argNames.empty()) // a loaded function: no key
-    for (const TensorSpec &spec : c.inputs)
-      argNames.push_back(spec.name);
   return {c.name, c.results, c.inputs, std::move(argNames), *c.trace};
 }
 
@@ -1383,9 +1380,11 @@ ConcreteFunction detail::ConcreteAccess::make(
   auto impl = std::make_shared<ConcreteImpl>();
   impl->name = std::move(name);
   impl->results = std::move(results);
-  for (const TensorSpec &spec : inputs) {
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const TensorSpec &spec = inputs[i];
     impl->paramNames.push_back(spec.name);
     impl->parsed.lines.push_back(spec.name + ": " + spec.str());
+    impl->parsed.tensors.push_back({static_cast<int32_t>(i), spec.name, spec});
   }
   impl->inputs = std::move(inputs);
   impl->outputs = std::move(outputs);

@@ -817,7 +817,6 @@ public:
     parts.constantCaptures = constantCaptures(); // before hiddenArgs moves
     parts.hiddenArgs = std::move(hiddenArgs);
     parts.hiddenVariables = std::move(hiddenVariables);
-    hiddenNames.resize(parts.hiddenArgs.size());
     parts.hiddenNames = std::move(hiddenNames);
     parts.hasEffects = effectsRecorded > 0;
     parts.ownedState = std::move(ownedState);
