@@ -255,6 +255,14 @@ public:
       grow();
     data()[size_++] = v;
   }
+  /// Appends `n` uninitialized elements; returns the first.
+  T *append(size_t n) {
+    while (size_ + n > capacity_)
+      grow();
+    T *first = data() + size_;
+    size_ += n;
+    return first;
+  }
   size_t size() const { return size_; }
   T *data() { return heap_ ? heap_.get() : inline_; }
   const T *data() const { return heap_ ? heap_.get() : inline_; }

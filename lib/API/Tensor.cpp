@@ -54,7 +54,7 @@ void Tensor::init(DType dtype, const std::vector<int64_t> &shape,
   ref::Array a = ref::Array::allocate(dtype, shape);
   if (count)
     std::memcpy(a.rawMutableData(), data, count * sizeOf(dtype));
-  impl_ = std::make_shared<TensorImpl>(std::move(a));
+  impl_ = detail::TensorAccess::make(std::move(a));
 }
 
 namespace {
@@ -100,7 +100,7 @@ Tensor Tensor::from_blob(const void *data, std::vector<int64_t> shape,
   // kernels never write to an input buffer.
   a.buffer = std::shared_ptr<void>(const_cast<void *>(data), [](void *) {});
   Tensor t;
-  t.impl_ = std::make_shared<TensorImpl>(std::move(a));
+  t.impl_ = detail::TensorAccess::make(std::move(a));
   return t;
 }
 
@@ -117,7 +117,7 @@ Tensor Tensor::from_blob(void *data, std::vector<int64_t> shape, DType dtype,
   a.shape = std::move(shape);
   a.buffer = std::shared_ptr<void>(data, std::move(deleter));
   Tensor t;
-  t.impl_ = std::make_shared<TensorImpl>(std::move(a));
+  t.impl_ = detail::TensorAccess::make(std::move(a));
   return t;
 }
 

@@ -148,7 +148,7 @@ int64_t Recorder::variableOf(uint64_t uid, const Tensor &alias,
 Tensor makeSymbolic(DType dtype, std::vector<int64_t> shape,
                     std::shared_ptr<TraceToken> token, int64_t id,
                     std::string name) {
-  return detail::TensorAccess::wrap(std::make_shared<TensorImpl>(
+  return detail::TensorAccess::wrap(detail::TensorAccess::make(
       dtype, std::move(shape), std::move(token), id, std::move(name)));
 }
 

@@ -16,6 +16,9 @@
 
 #include "mlir/IR/BuiltinTypeInterfaces.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
+
 
 using namespace fnc;
 using namespace fnc::jit;
@@ -142,25 +145,6 @@ int64_t product(llvm::ArrayRef<int64_t> shape) {
   return n;
 }
 
-/// Adopts a returned memref descriptor (slots: allocated, aligned, offset,
-/// sizes, strides) as a row-major Buffer. Copies when the memory is not
-/// ours to free (a global, an argument, an earlier result) or is strided.
-llvm::Error adopt(DType dtype, size_t rank, const int64_t *slots,
-                  llvm::ArrayRef<void *> inputs,
-                  llvm::ArrayRef<Buffer> earlier, Buffer &result) {
-  runtime::ReturnedDescriptor returned(dtype, slots, rank);
-  bool owned = returned.isHeap();
-  for (void *p : inputs)
-    owned &= p != returned.allocated;
-  for (const Buffer &b : earlier)
-    owned &= b.data() != returned.data;
-  runtime::OwnedBuffer buffer = runtime::takeResult(dtype, returned, owned);
-  if (!buffer.allocation && product({returned.sizes, rank}) != 0)
-    return llvm::createStringError("out of memory copying a result");
-  result = Buffer(dtype, {returned.sizes, rank}, buffer.data,
-                  buffer.allocation, &memory::release);
-  return llvm::Error::success();
-}
 } // namespace
 
 llvm::Error Entry::checkArgs(llvm::ArrayRef<BufferView> args) const {
@@ -209,6 +193,37 @@ llvm::Error Entry::call(llvm::ArrayRef<BufferView> args,
 
 llvm::Error Entry::callChecked(llvm::ArrayRef<BufferView> args,
                                llvm::MutableArrayRef<Buffer> results) const {
+  // Strided arguments are gathered into row-major temporaries.
+  llvm::SmallVector<BufferView, 8> rowMajor(args.begin(), args.end());
+  llvm::SmallVector<void *, 2> temporaries;
+  llvm::scope_exit releaseTemporaries([&] {
+    for (void *t : temporaries)
+      memory::release(t);
+  });
+  for (BufferView &a : rowMajor) {
+    if (isRowMajor(a))
+      continue;
+    a.data = runtime::gatherRowMajor(a.dtype, a.data, a.shape.data(),
+                                     a.strides.data(), a.shape.size());
+    if (!a.data)
+      return llvm::createStringError("out of memory copying an argument");
+    a.strides = {};
+    temporaries.push_back(a.data);
+  }
+  size_t next = 0;
+  llvm::Error err = callRowMajor(rowMajor, [&](const TakenResult &r) {
+    results[next++] =
+        Buffer(r.dtype, r.shape, r.data, r.allocation, &memory::release);
+  });
+  if (err)
+    for (Buffer &b : results)
+      b = Buffer();
+  return err;
+}
+
+llvm::Error
+Entry::callRowMajor(llvm::ArrayRef<BufferView> args,
+                    llvm::function_ref<void(const TakenResult &)> take) const {
   // Expanded descriptors: one int64 slot per scalar, one pointer per slot.
   // The context comes first. Every slot is written before it is read: the
   // arguments' here, the results' by the generated code (which returns
@@ -221,28 +236,9 @@ llvm::Error Entry::callChecked(llvm::ArrayRef<BufferView> args,
   runtime::packContext(context, slots.data());
   llvm::SmallVector<void *, 64> packed;
   packed.resize_for_overwrite(inSlots + (resultSlots_ ? 1 : 0));
-  llvm::SmallVector<void *, 8> inputs;
-  inputs.resize_for_overwrite(args.size());
-  llvm::SmallVector<void *, 2> temporaries;
-  auto releaseTemporaries = [&] {
-    for (void *t : temporaries)
-      memory::release(t);
-  };
   size_t pos = kContext;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const BufferView &a = args[i];
-    void *data = a.data;
-    if (!isRowMajor(a)) {
-      data = runtime::gatherRowMajor(a.dtype, a.data, a.shape.data(),
-                                     a.strides.data(), a.shape.size());
-      if (!data) {
-        releaseTemporaries();
-        return llvm::createStringError("out of memory copying an argument");
-      }
-      temporaries.push_back(data);
-    }
-    inputs[i] = data;
-    runtime::packRowMajor(data, a.shape.data(), a.shape.size(), &slots[pos]);
+  for (const BufferView &a : args) {
+    runtime::packRowMajor(a.data, a.shape.data(), a.shape.size(), &slots[pos]);
     pos += runtime::descriptorSlots(a.shape.size());
   }
   for (size_t i = 0; i < inSlots; ++i)
@@ -251,26 +247,50 @@ llvm::Error Entry::callChecked(llvm::ArrayRef<BufferView> args,
   if (resultSlots_)
     packed[inSlots] = resultSlots;
 
-  bool finished = runtime::invoke(context, fn_, packed.data());
-
-  releaseTemporaries();
-  if (!finished) // The result slots were never written.
+  if (!runtime::invoke(context, fn_, packed.data())) // no result written
     return llvm::make_error<RuntimeError>(
         context.errorCode(),
         "@" + signature_.name + ": " + context.error().value_or("abandoned"));
+
+  // A result is the caller's to free unless it is a constant of the code,
+  // an argument, or an earlier result: those are copied. So is a strided
+  // one, whose memory is released once every result is taken (a later
+  // result may be a view of it).
+  bool failed = context.failed();
   llvm::Error err = llvm::Error::success();
+  llvm::SmallVector<void *, 4> taken, copied;
   size_t at = 0;
-  for (size_t i = 0; i < signature_.results.size(); ++i) {
-    size_t rank = signature_.results[i].shape.size();
-    if (!err)
-      err = adopt(signature_.results[i].dtype, rank, resultSlots + at, inputs,
-                  results.take_front(i), results[i]);
-    at += 3 + 2 * rank;
+  for (const TensorType &type : signature_.results) {
+    size_t rank = type.shape.size();
+    runtime::ReturnedDescriptor returned(type.dtype, resultSlots + at, rank);
+    at += runtime::descriptorSlots(rank);
+    bool owned = returned.isHeap() && !llvm::is_contained(taken, returned.allocated);
+    for (const BufferView &a : args)
+      owned &= a.data != returned.allocated;
+    if (owned)
+      taken.push_back(returned.allocated);
+    if (failed || err) { // Not handed out: free what is ours.
+      if (owned)
+        memory::release(returned.allocated);
+      continue;
+    }
+    bool rowMajor =
+        runtime::isRowMajor(returned.sizes, returned.strides, rank);
+    if (owned && !rowMajor)
+      copied.push_back(returned.allocated);
+    runtime::OwnedBuffer buffer =
+        runtime::takeResult(type.dtype, returned, owned && rowMajor);
+    llvm::ArrayRef<int64_t> shape(returned.sizes, rank);
+    if (!buffer.allocation && product(shape) != 0) {
+      err = llvm::createStringError("out of memory copying a result");
+      continue;
+    }
+    take({type.dtype, shape, buffer.data, buffer.allocation});
   }
-  if (context.failed()) {
+  for (void *p : copied)
+    memory::release(p);
+  if (failed) {
     consumeError(std::move(err));
-    for (Buffer &b : results)
-      b = Buffer();
     return llvm::make_error<RuntimeError>(
         context.errorCode(),
         "@" + signature_.name + ": " + context.error().value_or("failed"));

@@ -49,7 +49,9 @@ Array Array::allocate(DType dtype, Shape shape) {
   Array a;
   a.dtype = dtype;
   a.shape = std::move(shape);
-  a.buffer = std::shared_ptr<void>(p, &memory::release);
+  // The control block from allocateObject: one is made per op and call.
+  a.buffer = std::shared_ptr<void>(p, &memory::release,
+                                   memory::ObjectAllocator<char>());
   return a;
 }
 

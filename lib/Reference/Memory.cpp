@@ -61,6 +61,17 @@ constexpr int kSmallPerClass = 0;
 constexpr int kSmallPerClass = 32;
 #endif
 
+/// Objects (memory::allocateObject) of up to kObjectGrain * kObjectClasses
+/// bytes come in multiples of kObjectGrain, kept by the thread that frees
+/// them.
+constexpr size_t kObjectGrain = 64;
+constexpr int kObjectClasses = 4;
+#ifdef FNC_ASAN
+constexpr int kObjectsPerClass = 0;
+#else
+constexpr int kObjectsPerClass = 64;
+#endif
+
 /// The block size for a request of `bytes` (header included). From 4 MiB
 /// (numpy's threshold) blocks are whole huge pages.
 size_t blockSize(size_t bytes) {
@@ -179,6 +190,9 @@ private:
 struct SmallCache {
   void *blocks[kSmallClasses][kSmallPerClass > 0 ? kSmallPerClass : 1];
   int count[kSmallClasses];
+  /// Freed objects of memory::allocateObject, one stack per class.
+  void *objects[kObjectClasses][kObjectsPerClass > 0 ? kObjectsPerClass : 1];
+  int objectCount[kObjectClasses];
   bool owned;
 };
 thread_local SmallCache smallCacheStorage;
@@ -203,11 +217,24 @@ void freeSmallCache() {
     while (cache.count[c] > 0)
       std::free(cache.blocks[c][--cache.count[c]]);
   }
+  for (int c = 0; c < kObjectClasses; ++c) {
+    while (cache.objectCount[c] > 0)
+      ::operator delete(cache.objects[c][--cache.objectCount[c]]);
+  }
 }
 
 struct SmallCacheOwner {
   ~SmallCacheOwner() { freeSmallCache(); }
 };
+
+/// Makes sure the thread frees its cache when it exits.
+void ownCache(SmallCache &cache) {
+  if (__builtin_expect(!cache.owned, 0)) {
+    static thread_local SmallCacheOwner owner;
+    (void)owner;
+    cache.owned = true;
+  }
+}
 
 /// Keeps the small block `base` for this thread; false if its stack is
 /// full.
@@ -216,11 +243,7 @@ bool keepSmall(void *base, size_t block) {
   int c = smallClass(block);
   if (cache.count[c] >= kSmallPerClass)
     return false;
-  if (!cache.owned) {
-    static thread_local SmallCacheOwner owner;
-    (void)owner;
-    cache.owned = true;
-  }
+  ownCache(cache);
   cache.blocks[c][cache.count[c]++] = base;
   return true;
 }
@@ -271,6 +294,29 @@ void memory::release(void *p) noexcept {
     return;
   header->tag = 0;
   std::free(base);
+}
+
+void *memory::allocateObject(size_t bytes) {
+  size_t c = (bytes + kObjectGrain - 1) / kObjectGrain - 1;
+  if (c >= static_cast<size_t>(kObjectClasses) || bytes == 0)
+    return ::operator new(bytes);
+  SmallCache &cache = smallCache();
+  if (cache.objectCount[c] > 0)
+    return cache.objects[c][--cache.objectCount[c]];
+  return ::operator new((c + 1) * kObjectGrain);
+}
+
+void memory::releaseObject(void *p, size_t bytes) noexcept {
+  size_t c = (bytes + kObjectGrain - 1) / kObjectGrain - 1;
+  if (c < static_cast<size_t>(kObjectClasses) && bytes != 0) {
+    SmallCache &cache = smallCache();
+    if (cache.objectCount[c] < kObjectsPerClass) {
+      ownCache(cache);
+      cache.objects[c][cache.objectCount[c]++] = p;
+      return;
+    }
+  }
+  ::operator delete(p);
 }
 
 MemoryStats memory_stats() { return Cache::get().stats(); }

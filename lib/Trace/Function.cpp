@@ -15,6 +15,7 @@
 #include "fnc/API/Tape.h"
 
 #include "fnc/JIT/Engine.h"
+#include "fnc/Memory.h"
 #include "fnc/Runtime/Runtime.h"
 #include "fnc/Trace/ConcreteAccess.h"
 #include "fnc/Trace/CompiledTrace.h"
@@ -114,11 +115,13 @@ namespace detail {
 void CallKey::tensor(const Tensor &t) {
   const TensorImpl &impl = TensorAccess::impl(t); // throws for a null handle
   const std::vector<int64_t> &shape = impl.shape();
-  tag(kTensorTag);
-  value(static_cast<int64_t>(impl.dtype()));
-  words.push_back({static_cast<int64_t>(shape.size()), KeyWord::Rank, arg});
-  for (int64_t d : shape)
-    words.push_back({d, KeyWord::Dim, arg});
+  size_t rank = shape.size();
+  KeyWord *w = words.append(3 + rank);
+  w[0] = {kTensorTag, KeyWord::Tag, arg};
+  w[1] = {static_cast<int64_t>(impl.dtype()), KeyWord::Value, arg};
+  w[2] = {static_cast<int64_t>(rank), KeyWord::Rank, arg};
+  for (size_t i = 0; i < rank; ++i)
+    w[3 + i] = {shape[i], KeyWord::Dim, arg};
   tensors.push_back(&t);
 }
 
@@ -426,27 +429,36 @@ namespace trace {
 llvm::Error runTrace(const CompiledTrace &trace, const Tensor *const *tensors,
                      size_t count, Tensor *outs) {
   const std::vector<Tensor> &hidden = trace.hiddenArgs();
-  llvm::SmallVector<jit::BufferView, 8> views;
-  views.reserve(count + hidden.size());
-  auto view = [&](const Tensor &t) {
+  llvm::SmallVector<jit::BufferView, 8> views(count + hidden.size());
+  // Field by field: a view built aside and copied in costs a stalled
+  // store-to-load forward per view on this hot path.
+  auto view = [](const Tensor &t, jit::BufferView &v) {
     // array() throws for a symbolic tensor (leaked from a trace).
     const ref::Array &a = detail::TensorAccess::impl(t).array("data");
-    views.push_back({a.dtype, a.shape, a.buffer.get()});
+    v.dtype = a.dtype;
+    v.shape = a.shape;
+    v.data = a.buffer.get();
   };
   for (size_t i = 0; i < count; ++i)
-    view(*tensors[i]);
-  for (const Tensor &t : hidden)
-    view(t);
-  const jit::Entry &entry = trace.entry();
-  llvm::SmallVector<jit::Buffer, 4> results(entry.signature().results.size());
-  if (llvm::Error err = entry.callChecked(views, results))
-    return err;
-  for (jit::Buffer &b : results) {
-    std::vector<int64_t> shape(b.shape().begin(), b.shape().end());
-    DType dtype = b.dtype();
-    *outs++ = adoptBuffer(dtype, std::move(shape), std::move(b).share());
-  }
-  return llvm::Error::success();
+    view(*tensors[i], views[i]);
+  for (size_t i = 0; i < hidden.size(); ++i)
+    view(hidden[i], views[count + i]);
+  return trace.entry().callRowMajor(views, [&](const jit::TakenResult &r) {
+    ref::Array a;
+    a.dtype = r.dtype;
+    a.shape.assign(r.shape.begin(), r.shape.end());
+    void *allocation = r.allocation;
+    memory::ObjectAllocator<char> objects;
+    if (!allocation) // no elements
+      a.buffer = std::shared_ptr<void>(r.data, [](void *) {}, objects);
+    else if (allocation == r.data)
+      a.buffer = std::shared_ptr<void>(r.data, &memory::release, objects);
+    else
+      a.buffer = std::shared_ptr<void>(
+          r.data, [allocation](void *) { memory::release(allocation); },
+          objects);
+    *outs++ = detail::TensorAccess::wrap(std::move(a));
+  });
 }
 
 TracedFunction traceAndCompile(const TraceRequest &request) {

@@ -14,6 +14,7 @@
 #ifndef FNC_API_TENSORIMPL_H
 #define FNC_API_TENSORIMPL_H
 
+#include "fnc/Memory.h"
 #include "fnc/Reference/Kernels.h"
 #include "fnc/Tensor.h"
 #include "fnc/Trace/Recorder.h"
@@ -66,9 +67,15 @@ private:
 namespace detail {
 /// The bridge between the public handle and the kernels' arrays.
 struct TensorAccess {
+  /// A new TensorImpl, from memory::allocateObject: one is made and freed
+  /// per op and per call.
+  template <typename... A> static std::shared_ptr<TensorImpl> make(A &&...a) {
+    return std::allocate_shared<TensorImpl>(
+        memory::ObjectAllocator<TensorImpl>(), std::forward<A>(a)...);
+  }
   static Tensor wrap(ref::Array array) {
     Tensor t;
-    t.impl_ = std::make_shared<TensorImpl>(std::move(array));
+    t.impl_ = make(std::move(array));
     return t;
   }
   static Tensor wrap(std::shared_ptr<TensorImpl> impl) {

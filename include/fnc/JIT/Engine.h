@@ -34,6 +34,7 @@
 #include "fnc/Shape/ShapeRules.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
 
@@ -156,6 +157,16 @@ private:
   void (*deleter_)(void *) = nullptr;
 };
 
+/// A result of Entry::callRowMajor: row-major memory the caller now owns
+/// (free `allocation` with memory::release; null when it has no elements)
+/// and its dims (valid during the callback only).
+struct TakenResult {
+  DType dtype;
+  llvm::ArrayRef<int64_t> shape;
+  void *data;
+  void *allocation;
+};
+
 /// IR of a module at each stage, for `--emit` and for debugging.
 enum class Stage {
   /// The input module, as given.
@@ -242,6 +253,13 @@ public:
   /// (empty) Buffer per result; on error they stay empty.
   llvm::Error callChecked(llvm::ArrayRef<BufferView> args,
                           llvm::MutableArrayRef<Buffer> results) const;
+  /// callChecked() for row-major views (the hot path of fnc::function: an
+  /// fnc::Tensor is row-major), with no Buffer in between: `take` gets
+  /// each result in order. After an error it may have been given the
+  /// results before the one that failed, and no others.
+  llvm::Error
+  callRowMajor(llvm::ArrayRef<BufferView> args,
+               llvm::function_ref<void(const TakenResult &)> take) const;
 
 private:
   friend class CompiledModule;
