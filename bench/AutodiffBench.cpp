@@ -9,9 +9,10 @@
 // First, the time and peak memory of a gradient through a staged loop of
 // 1000 to 400000 iterations. `conv` instead times a staged conv2d forward +
 // backward (float32, 3x3 SAME) traced for the batch and for an unknown
-// batch (input_signature with -1).
+// batch (input_signature with -1). `inference` times the MLP's forward
+// pass with softmax, staged against cblas_sgemm + fused loops.
 //
-//   ninja fnc-bench-autodiff && ./bin/fnc-bench-autodiff [conv]
+//   ninja fnc-bench-autodiff && ./bin/fnc-bench-autodiff [conv|inference]
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,6 +28,7 @@
 #include <cstdio>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace fnc;
@@ -246,9 +248,62 @@ void convBench() {
 
 } // namespace
 
+/// MLP inference (issue 17): the staged forward pass with softmax against
+/// three cblas_sgemm calls with fused bias, relu and softmax loops.
+void inferenceBench() {
+  std::mt19937 rng(42);
+  std::vector<float> w1 = randomVector(rng, kIn * kHidden, 0.05f),
+                     w2 = randomVector(rng, kHidden * kHidden, 0.05f),
+                     w3 = randomVector(rng, kHidden * kOut, 0.05f),
+                     xs = randomVector(rng, kBatch * kIn, 1.f);
+  Tensor x(xs, {kBatch, kIn});
+  Model m = makeModel(w1, w2, w3);
+  auto staged = fnc::function([&](Tensor in) {
+    Tensor h1 = relu(matmul(in, m.w1) + m.b1);
+    Tensor h2 = relu(matmul(h1, m.w2) + m.b2);
+    return softmax(matmul(h2, m.w3) + m.b3, -1);
+  });
+  HandWrittenMlp blas(w1.data(), w2.data(), w3.data(), kBatch, kIn, kHidden,
+                      kOut, kLr);
+  std::vector<float> probs(kBatch * kOut);
+  Tensor out = staged(x);
+  blas.predict(xs.data(), probs.data());
+  float diff = 0;
+  for (int64_t i = 0; i < kBatch * kOut; ++i)
+    diff = std::max(diff, std::abs(out.data<float>()[i] - probs[i]));
+  // Rounds alternate, the best median of each side counts. Before each
+  // side a pause: the other side's thread pool (libomp's, OpenBLAS's)
+  // spins for a while after its last call and would take the cores.
+  const int reps = 50;
+  double tStaged = 1e30, tBlas = 1e30;
+  auto pause = [] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  };
+  for (int round = 0; round < 3; ++round) {
+    pause();
+    tStaged = std::min(tStaged, medianMs([&] { out = staged(x); }, reps));
+    pause();
+    tBlas = std::min(
+        tBlas, medianMs([&] { blas.predict(xs.data(), probs.data()); }, reps));
+  }
+  std::printf("MLP inference, batch %lld, %lld -> %lld -> %lld -> %lld, "
+              "relu, softmax (best median of 3 rounds)\n",
+              (long long)kBatch, (long long)kIn, (long long)kHidden,
+              (long long)kHidden, (long long)kOut);
+  std::printf("  staged:                      %7.3f ms\n", tStaged);
+  std::printf("  cblas_sgemm + fused loops:   %7.3f ms\n", tBlas);
+  std::printf("  staged / cblas:              %7.2fx (target <= 1.0x)  max "
+              "|diff| %.2g\n",
+              tStaged / tBlas, diff);
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && std::string(argv[1]) == "conv") {
     convBench();
+    return 0;
+  }
+  if (argc > 1 && std::string(argv[1]) == "inference") {
+    inferenceBench();
     return 0;
   }
   loopMemory(); // first: the MLP's buffers would hide its peak

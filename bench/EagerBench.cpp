@@ -196,6 +196,15 @@ void benchWorkloads() {
       gSink = fnc::slice(x, {1, 1}, {4000, 4000}).size();
     });
   }
+  {
+    // The same MLP staged: one compiled function for the whole pass.
+    auto staged =
+        fnc::function([&](const fnc::Tensor &in) { return mlp(p, in); });
+    auto body = [&] { gSink = staged(in).size(); };
+    body();
+    std::printf("workload %-9s %-9s %8.2f ms\n", "mlp", "staged",
+                bestOf(10, body) * 1e3);
+  }
   fnc::EagerKernelStats s = fnc::eager_kernel_stats();
   std::printf("    %llu kernels compiled in %.0f ms (%.1f ms each), %llu "
               "failed, %llu calls served\n",

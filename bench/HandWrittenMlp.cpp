@@ -89,3 +89,25 @@ float HandWrittenMlp::step(const float *x, const int32_t *labels) {
   update(w1_.data(), g1_.data(), I * H, b1_.data(), d1_.data(), B, H, lr_);
   return loss;
 }
+
+void HandWrittenMlp::predict(const float *x, float *probs) {
+  int64_t B = batch_, I = in_, H = hidden_, O = out_;
+  gemm(false, false, B, H, I, x, w1_.data(), h1_.data());
+  biasRelu(h1_.data(), b1_.data(), B, H);
+  gemm(false, false, B, H, H, h1_.data(), w2_.data(), h2_.data());
+  biasRelu(h2_.data(), b2_.data(), B, H);
+  gemm(false, false, B, O, H, h2_.data(), w3_.data(), logits_.data());
+#pragma omp parallel for
+  for (int64_t i = 0; i < B; ++i) {
+    const float *z = &logits_[i * O];
+    float *p = &probs[i * O];
+    float m = -INFINITY;
+    for (int64_t j = 0; j < O; ++j)
+      m = std::max(m, p[j] = z[j] + b3_[j]);
+    float sum = 0;
+    for (int64_t j = 0; j < O; ++j)
+      sum += p[j] = std::exp(p[j] - m);
+    for (int64_t j = 0; j < O; ++j)
+      p[j] /= sum;
+  }
+}

@@ -20,6 +20,9 @@ public:
   /// One SGD step on `x` [batch, in] and `labels` [batch]; returns the
   /// loss before the update.
   float step(const float *x, const int32_t *labels);
+  /// Inference on `x` [batch, in]: softmax probabilities [batch, out] into
+  /// `probs` (three sgemms, bias and relu fused per row, softmax per row).
+  void predict(const float *x, float *probs);
 
 private:
   int64_t batch_, in_, hidden_, out_;

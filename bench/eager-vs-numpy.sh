@@ -70,3 +70,6 @@ for w in seed matmul mlp transpose concat slice; do
   n=$(echo "$numpy_out" | awk -v w=$w '$1=="workload" && $2==w {print $4}')
   awk -v w=$w -v c=$c -v r=$r -v n=$n 'BEGIN {printf "%-9s %9.2f ms %9.2f ms %9.2f ms %15.2fx %15.2fx\n", w, c, r, n, c/n, r/n}'
 done
+s=$(echo "$fnc_out" | awk '$1=="workload" && $2=="mlp" && $3=="staged" {print $4}')
+n=$(echo "$numpy_out" | awk '$1=="workload" && $2=="mlp" {print $4}')
+awk -v s=$s -v n=$n 'BEGIN {printf "mlp staged (fnc::function) %.2f ms, numpy %.2f ms: %.2fx\n", s, n, s/n}'

@@ -72,6 +72,14 @@ struct FuseElementwisePass
       Operation *producer = operand->get().getDefiningOp();
       if (!producer)
         return false;
+      // A consumer with reductions that reads the value along fewer loops
+      // than it has (a matmul's operand) would recompute the producer's
+      // body on every step of the loops the value lacks, and it would no
+      // longer be a contraction the matmul kernels recognize.
+      auto reducing = dyn_cast<linalg::GenericOp>(operand->getOwner());
+      if (reducing && reducing.getNumReductionLoops() > 0 &&
+          !reducing.getMatchingIndexingMap(operand).isPermutation())
+        return false;
       if (producer->hasOneUse())
         return true;
       auto generic = dyn_cast<linalg::GenericOp>(producer);

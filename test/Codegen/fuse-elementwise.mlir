@@ -51,3 +51,33 @@ func.func @scalar_work_outside(%x: tensor<4x8xf32>, %t: tensor<f32>) -> tensor<4
   %r = fnc.mul %x, %p : tensor<4x8xf32>, tensor<f32>
   return %r : tensor<4x8xf32>
 }
+
+// -----
+
+// A dense layer feeding another: the first layer's bias and relu stay an
+// elementwise op of their own (they may fuse with what comes before them,
+// but not into the second matmul, where they would run again for every
+// column), and both matmuls stay plain contractions.
+// CHECK-LABEL: func @layer_into_matmul
+func.func @layer_into_matmul(%x: tensor<8x16xf32>, %w1: tensor<16x32xf32>, %b1: tensor<32xf32>, %w2: tensor<32x4xf32>) -> tensor<8x4xf32> {
+  // CHECK: linalg.generic
+  // CHECK-SAME: iterator_types = ["parallel", "reduction", "parallel"]
+  // CHECK-NEXT: ^bb0
+  // CHECK-NEXT: arith.mulf
+  // CHECK-NEXT: arith.addf
+  // CHECK-NEXT: linalg.yield
+  // CHECK: linalg.generic
+  // CHECK-SAME: iterator_types = ["parallel", "parallel"]
+  // CHECK: arith.maximumf
+  // CHECK: linalg.generic
+  // CHECK-SAME: iterator_types = ["parallel", "reduction", "parallel"]
+  // CHECK-NEXT: ^bb0
+  // CHECK-NEXT: arith.mulf
+  // CHECK-NEXT: arith.addf
+  // CHECK-NEXT: linalg.yield
+  %h = fnc.matmul %x, %w1 : tensor<8x16xf32>, tensor<16x32xf32>
+  %z = fnc.add %h, %b1 : tensor<8x32xf32>, tensor<32xf32>
+  %r = fnc.relu %z : tensor<8x32xf32>
+  %y = fnc.matmul %r, %w2 : tensor<8x32xf32>, tensor<32x4xf32>
+  return %y : tensor<8x4xf32>
+}

@@ -113,7 +113,11 @@ def FncFuseElementwise : Pass<"fnc-fuse-elementwise", "::mlir::func::FuncOp"> {
     growth when shared values feed each other). Then every consumer
     recomputes it, the producer dies, and its intermediate tensor is never
     written to memory: recomputing a few arithmetic ops costs less than a
-    round trip through memory.
+    round trip through memory. A producer is never fused into a consumer
+    with reduction loops that reads it along fewer loops than it has (a
+    matmul's operand): its body would run again on every step of the
+    missing loops, and the contraction would no longer be one the matmul
+    kernels recognize.
 
     An `extract_slice` of a single-use linalg result is moved above the op
     (`populateBubbleUpExtractSliceOpPatterns`): the lowering views operands
