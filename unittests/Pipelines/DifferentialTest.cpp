@@ -637,6 +637,29 @@ TEST_F(Differential, MatmulKernelEdges) {
   }
 }
 
+// f32 matmuls whose B has 2 MiB or more (static k and columns) pack B in
+// panels of 256 rows by 384 columns: a last k block shorter than 256, a
+// last panel narrower than 384, the columns 48 does not divide (read in
+// place, the last vector masked), the rows 8 does not divide, an unknown
+// row count, and a case with no edge at all. Small integers: with k in
+// the thousands, random values would differ by the FMA's rounding alone,
+// and integer sums are exact, so any misplaced element shows.
+TEST_F(Differential, MatmulPackedPanels) {
+  struct Case {
+    int64_t m, k, n;
+    bool unknownRows;
+  };
+  for (Case c : {Case{37, 1000, 530, false}, Case{45, 700, 900, true},
+                 Case{32, 2048, 288, false}}) {
+    std::vector<int64_t> a = {c.m, c.k}, b = {c.k, c.n};
+    check("matmul " + std::to_string(c.m) + "x" + std::to_string(c.k) + "x" +
+              std::to_string(c.n),
+          {{DType::f32, a, {c.unknownRows, false}, Values::SmallInt},
+           {DType::f32, b, {}, Values::SmallInt}},
+          binary<mlir::fnc::MatmulOp>(), kReduce);
+  }
+}
+
 // f32 matrix-vector products take the dot-product kernel of
 // -fnc-lower-to-ordered-loops when K is a multiple of 16; the plain loops
 // otherwise. Random values, not small integers: the kernel reassociates.

@@ -304,12 +304,16 @@ def FncLowerToOrderedLoops
     reduction dimension before a parallel one to loops in dimension order,
     and turns the leading parallel loops into one `scf.parallel`; other
     ops are left to `convert-linalg-to-parallel-loops`. A 2-D f32 matmul
-    whose column count is a multiple of 64 gets a register-blocked kernel
-    instead: rows of C are computed 4 at a time (in parallel) in blocks of 4
-    vectors of 16 lanes that stay in registers across the whole k loop
-    (`vector.fma` of a broadcast element of A and a row segment of B),
-    stored once; the rows 4 does not divide (a row count known only at run
-    time, such as a batch, included) follow one at a time. An NHWC
+    with more than one column gets a register-blocked kernel instead: rows
+    of C are computed 8 at a time (in parallel) in blocks of 3 vectors of
+    16 lanes that stay in registers across the k loop (`vector.fma` of a
+    broadcast element of A and a row segment of B), stored once; the
+    columns 48 does not divide take a tile whose last vector is masked,
+    and the rows 8 does not divide (a row count known only at run time,
+    such as a batch, included) follow one at a time. Where B has 2 MiB or
+    more (static k and columns), it is packed first, 256 rows by 384
+    columns at a time, into contiguous panels that every row block reads
+    (the k loop then runs over the panel's 256 rows). An NHWC
     f32 conv2d with static shapes (the batch, the filter size and the input
     channels may be dynamic) and a filter count that is a multiple of 16
     gets the same treatment: a tile of up to 4 output pixels times up to 4
