@@ -660,6 +660,32 @@ TEST_F(Differential, MatmulPackedPanels) {
   }
 }
 
+// x @ W.T with W of 2 MiB or more: the kernel gathers W's columns into its
+// panels, and the transpose is never written. Panel, k-block, column and
+// row edges, an unknown row count, exact integer sums.
+TEST_F(Differential, MatmulTransposedPanels) {
+  struct Case {
+    int64_t m, k, n;
+    bool unknownRows;
+  };
+  for (Case c : {Case{37, 1000, 530, false}, Case{21, 700, 900, true},
+                 Case{16, 2048, 288, false}}) {
+    std::vector<int64_t> x = {c.m, c.k}, w = {c.n, c.k};
+    check(
+        "x @ W.T " + std::to_string(c.m) + "x" + std::to_string(c.k) + " . (" +
+            std::to_string(c.n) + "x" + std::to_string(c.k) + ")^T",
+        {{DType::f32, x, {c.unknownRows, false}, Values::SmallInt},
+         {DType::f32, w, {}, Values::SmallInt}},
+        [](OpBuilder &b, Location loc, ValueRange a) {
+          Value t = mlir::fnc::TransposeOp::create(b, loc, a[1],
+                                                   ArrayRef<int64_t>{1, 0});
+          return SmallVector<Value>{
+              mlir::fnc::MatmulOp::create(b, loc, a[0], t)};
+        },
+        kReduce);
+  }
+}
+
 // f32 matrix-vector products take the dot-product kernel of
 // -fnc-lower-to-ordered-loops when K is a multiple of 16; the plain loops
 // otherwise. Random values, not small integers: the kernel reassociates.

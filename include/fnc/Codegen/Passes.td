@@ -313,7 +313,11 @@ def FncLowerToOrderedLoops
     such as a batch, included) follow one at a time. Where B has 2 MiB or
     more (static k and columns), it is packed first, 256 rows by 384
     columns at a time, into contiguous panels that every row block reads
-    (the k loop then runs over the panel's 256 rows). An NHWC
+    (the k loop then runs over the panel's rows, k split in equal blocks
+    of at most 256); the tiles of the last columns and of the last rows
+    read the panels too. A B that only a 2-D transpose of such a W wrote
+    is gathered from W by the packing, and the transpose is not written.
+    An NHWC
     f32 conv2d with static shapes (the batch, the filter size and the input
     channels may be dynamic) and a filter count that is a multiple of 16
     gets the same treatment: a tile of up to 4 output pixels times up to 4
