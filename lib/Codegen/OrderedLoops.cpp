@@ -117,20 +117,28 @@ bool isMatmulF32(linalg::LinalgOp op) {
 /// (`fnc-bench-compiler shapes`); 6 x 4 was no better.
 constexpr int64_t kRows = 8, kVectors = 3, kLanes = 16;
 
-/// The packed path of the matmul kernel (static k and n, big enough): B is
-/// copied, kPackK rows by kPackN columns at a time, into a contiguous panel
-/// (one [kPackK, kVectors * kLanes] slab per column block), which every
-/// row block then reads. Read in place, B's rows are a row stride apart,
+/// The packed path of the matmul kernel (static k and n, big enough): for
+/// each block of at most kPackK rows of B (k in equal blocks), each column
+/// block of C is a task of the parallel loop that copies its slab of B
+/// ([k block, kVectors * kLanes], 48 KiB) into a contiguous panel and runs
+/// every row of C on it. Read in place, B's rows are a row stride apart,
 /// and with a power-of-two stride they fall into a few cache sets and
 /// evict each other: 1024^3 ran at 219 GFLOP/s against 322 for 1000^3 and
-/// 1040^3. A panel is 384 KiB, for the L2 cache; the kRows x kPackK slice
-/// of A that a row block reads across its column blocks is 8 KiB, for L1.
-/// Packed, 1024^3 runs at 346 and 2048^3 at 354 GFLOP/s (136 in place).
-constexpr int64_t kPackK = 256, kPackN = 8 * kVectors * kLanes;
+/// 1040^3; packed, 1024^3 runs at 350-356 and 2048^3 at 365 GFLOP/s. The
+/// core that packs a slab is the one that reads it: with row blocks in
+/// parallel instead, every core read every slab, half of them packed by
+/// the other core, which cost 256x784 @ 784x512 a third more.
+constexpr int64_t kPackK = 256;
 /// B is packed from this size on: a smaller one stays in the L2 cache
-/// anyway, and its packing costs more than it saves (512^3: 379 GFLOP/s
-/// in place, 264 packed).
+/// anyway, and its packing costs more than it saves (256x784 @ 784x512:
+/// 0.53 ms in place, 0.59-0.62 packed).
 constexpr int64_t kPackMinBytes = int64_t(2) << 20;
+/// A transposed B (x @ W.T) is gathered into the panels from this size of
+/// W on, instead of written transposed first: for the MLP's 256x784 .
+/// (512x784)^T both take 0.67-0.68 ms, and the gather writes no transpose.
+constexpr int64_t kFoldMinBytes = int64_t(1) << 20;
+/// And only with this many column blocks, the tasks of the parallel loop.
+constexpr int64_t kPackMinBlocks = 8;
 
 /// The matmul as a register-blocked kernel: for each block of kRows rows
 /// (in parallel) and kVectors x kLanes columns, the tile of C lives in
@@ -288,7 +296,8 @@ LogicalResult emitMatmulKernel(RewriterBase &rewriter, linalg::LinalgOp op,
                   .getResult();
   int64_t kStatic = cast<MemRefType>(a.getType()).getDimSize(1);
   bool pack = transposedB || (!dynamicN && !ShapedType::isDynamic(kStatic) &&
-                              kStatic * (n - n % block) * 4 >= kPackMinBytes &&
+                              kStatic * n * 4 >= kPackMinBytes &&
+                              n >= kPackMinBlocks * block &&
                               (ShapedType::isDynamic(m) || m >= 4 * kRows));
   if (!pack) {
     scf::ParallelOp::create(rewriter, loc, ValueRange{zero},
@@ -309,18 +318,16 @@ LogicalResult emitMatmulKernel(RewriterBase &rewriter, linalg::LinalgOp op,
     return success();
   }
 
-  // The packed path (static k and n): for each panel of column blocks and
-  // each block of B's rows, the panel is packed (the last block of C's
-  // columns zero-filled past n), then every row block and the rows kRows
-  // does not divide run their tiles on it. A transposed B is gathered
-  // from its source W [n, k] by the packing: no transpose is written.
+  // The packed path (static k and n; see kPackK): per block of B's rows,
+  // each column block, in parallel, packs its slab (the last block zero
+  // past n) and runs the tiles of every row on it. A transposed B is
+  // gathered from its source W [n, k]: no transpose is written.
   int64_t blocksAll = llvm::divideCeil(n, block), fullBlocks = n / block;
-  int64_t panelBlocks = std::min(kPackN / block, blocksAll);
   int64_t left = n % block;
   // k in equal blocks of at most kPackK rows (784: 4 x 196, not 3 x 256
   // and 16, whose tiles would load and store C for 16 steps).
   int64_t kBlock = llvm::divideCeil(kStatic, llvm::divideCeil(kStatic, kPackK));
-  auto panelType = MemRefType::get({panelBlocks, kBlock, block}, f32);
+  auto panelType = MemRefType::get({blocksAll, kBlock, block}, f32);
   Value panel = memref::AllocOp::create(rewriter, loc, panelType,
                                         rewriter.getI64IntegerAttr(64));
   Value kAll = constIndex(rewriter, loc, kStatic);
@@ -345,139 +352,115 @@ LogicalResult emitMatmulKernel(RewriterBase &rewriter, linalg::LinalgOp op,
   };
 
   scf::ForOp::create(
-      rewriter, loc, zero, constIndex(rewriter, loc, blocksAll),
-      constIndex(rewriter, loc, panelBlocks), ValueRange{},
-      [&](OpBuilder &jb, Location jl, Value block0, ValueRange) {
-        Value blocks = arith::MinUIOp::create(
-            jb, jl, constIndex(jb, jl, panelBlocks),
-            arith::SubIOp::create(jb, jl, constIndex(jb, jl, blocksAll),
-                                  block0));
-        // The whole blocks of this panel: all of them but a partial last.
-        Value whole = arith::MinUIOp::create(
-            jb, jl, blocks,
-            arith::SubIOp::create(
-                jb, jl,
-                arith::MaxSIOp::create(jb, jl, constIndex(jb, jl, fullBlocks),
-                                       block0),
-                block0));
-        scf::ForOp::create(
-            jb, jl, zero, kAll, constIndex(jb, jl, kBlock), ValueRange{},
-            [&](OpBuilder &kb, Location kl, Value k0, ValueRange) {
-              Value k1 = arith::MinUIOp::create(
-                  kb, kl, kAll,
-                  arith::AddIOp::create(kb, kl, k0,
-                                        constIndex(kb, kl, kBlock)));
-              Value kCount = arith::SubIOp::create(kb, kl, k1, k0);
-              scf::ParallelOp::create(
-                  kb, kl, ValueRange{zero, zero}, ValueRange{blocks, kCount},
-                  ValueRange{one, one},
-                  [&](OpBuilder &pb, Location pl, ValueRange ivs) {
-                    Value t = ivs[0],
-                          kk = arith::AddIOp::create(pb, pl, k0, ivs[1]);
-                    Value col0 = arith::MulIOp::create(
-                        pb, pl, arith::AddIOp::create(pb, pl, block0, t),
-                        constIndex(pb, pl, block));
+      rewriter, loc, zero, kAll, constIndex(rewriter, loc, kBlock),
+      ValueRange{}, [&](OpBuilder &kb, Location kl, Value k0, ValueRange) {
+        Value k1 = arith::MinUIOp::create(
+            kb, kl, kAll,
+            arith::AddIOp::create(kb, kl, k0, constIndex(kb, kl, kBlock)));
+        Value kCount = arith::SubIOp::create(kb, kl, k1, k0);
+        scf::ParallelOp::create(
+            kb, kl, ValueRange{zero}, ValueRange{constIndex(kb, kl, blocksAll)},
+            ValueRange{one}, [&](OpBuilder &pb, Location pl, ValueRange ivs) {
+              Value t = ivs[0];
+              Value col0 =
+                  arith::MulIOp::create(pb, pl, t, constIndex(pb, pl, block));
+              // Pack this block's slab of B: rows [k0, k1).
+              scf::ForOp::create(
+                  pb, pl, zero, kCount, one, ValueRange{},
+                  [&](OpBuilder &cb, Location cl, Value i, ValueRange) {
+                    Value kk = arith::AddIOp::create(cb, cl, k0, i);
                     for (int64_t u = 0; u < kVectors; ++u) {
                       Value col = arith::AddIOp::create(
-                          pb, pl, col0, constIndex(pb, pl, u * kLanes));
-                      Value colI64 = vector::BroadcastOp::create(
-                          pb, pl, laneType,
-                          arith::IndexCastOp::create(pb, pl, pb.getI64Type(),
-                                                     col));
-                      Value columns =
-                          arith::AddIOp::create(pb, pl, colI64, lanes);
+                          cb, cl, col0, constIndex(cb, cl, u * kLanes));
+                      Value columns = arith::AddIOp::create(
+                          cb, cl,
+                          vector::BroadcastOp::create(
+                              cb, cl, laneType,
+                              arith::IndexCastOp::create(cb, cl,
+                                                         cb.getI64Type(), col)),
+                          lanes);
                       Value inside = arith::CmpIOp::create(
-                          pb, pl, arith::CmpIPredicate::slt, columns, nAllI64);
+                          cb, cl, arith::CmpIPredicate::slt, columns, nAllI64);
                       Value v;
                       if (transposedB) {
                         // W[col + lane][kk] = flatW[(col + lane) * k + kk].
-                        Value kkI64 = vector::BroadcastOp::create(
-                            pb, pl, laneType,
-                            arith::IndexCastOp::create(pb, pl, pb.getI64Type(),
-                                                       kk));
                         Value at = arith::AddIOp::create(
-                            pb, pl,
+                            cb, cl,
                             arith::MulIOp::create(
-                                pb, pl, columns,
+                                cb, cl, columns,
                                 arith::ConstantOp::create(
-                                    pb, pl,
+                                    cb, cl,
                                     DenseElementsAttr::get(laneType, kStatic))),
-                            kkI64);
-                        v = vector::GatherOp::create(pb, pl, vectorType, flatW,
+                            vector::BroadcastOp::create(
+                                cb, cl, laneType,
+                                arith::IndexCastOp::create(
+                                    cb, cl, cb.getI64Type(), kk)));
+                        v = vector::GatherOp::create(cb, cl, vectorType, flatW,
                                                      ValueRange{zero}, at,
                                                      inside, zeros);
                       } else {
-                        v = vector::MaskedLoadOp::create(pb, pl, vectorType, b,
+                        v = vector::MaskedLoadOp::create(cb, cl, vectorType, b,
                                                          ValueRange{kk, col},
                                                          inside, zeros);
                       }
                       vector::StoreOp::create(
-                          pb, pl, v, panel,
-                          ValueRange{t, ivs[1],
-                                     constIndex(pb, pl, u * kLanes)});
+                          cb, cl, v, panel,
+                          ValueRange{t, i, constIndex(cb, cl, u * kLanes)});
                     }
-                    scf::ReduceOp::create(pb, pl);
+                    scf::YieldOp::create(cb, cl);
                   });
-              // The tiles of `rows` on this panel.
-              auto emitPanelRows = [&](OpBuilder &rb, Location rl,
-                                       ArrayRef<Value> rows) {
-                auto fromPanel = [&](Value t) -> LoadB {
-                  return [&, t](OpBuilder &lb, Location ll, Value kk,
-                                int64_t u) {
-                    return vector::LoadOp::create(
-                               lb, ll, vectorType, panel,
-                               ValueRange{t,
-                                          arith::SubIOp::create(lb, ll, kk, k0),
-                                          constIndex(lb, ll, u * kLanes)})
-                        .getResult();
-                  };
-                };
-                auto colOf = [&](OpBuilder &cb, Location cl, Value t) {
-                  return arith::MulIOp::create(
-                             cb, cl, arith::AddIOp::create(cb, cl, block0, t),
-                             constIndex(cb, cl, block))
-                      .getResult();
-                };
+              // Every row of C on the slab: the tiles of `width` vectors.
+              LoadB fromPanel = [&](OpBuilder &lb, Location ll, Value kk,
+                                    int64_t u) {
+                return vector::LoadOp::create(
+                           lb, ll, vectorType, panel,
+                           ValueRange{t, arith::SubIOp::create(lb, ll, kk, k0),
+                                      constIndex(lb, ll, u * kLanes)})
+                    .getResult();
+              };
+              auto emitColumn = [&](OpBuilder &rb, Location rl, int64_t width,
+                                    Value mask) {
                 scf::ForOp::create(
-                    rb, rl, zero, whole, one, ValueRange{},
-                    [&](OpBuilder &tb, Location tl, Value t, ValueRange) {
-                      emitTile(tb, tl, rows, colOf(tb, tl, t), kVectors,
-                               Value(), k0, k1, fromPanel(t));
+                    rb, rl, zero, rowsBlocked, constIndex(rb, rl, kRows),
+                    ValueRange{},
+                    [&](OpBuilder &tb, Location tl, Value row0, ValueRange) {
+                      SmallVector<Value> rows;
+                      for (int64_t r = 0; r < kRows; ++r)
+                        rows.push_back(arith::AddIOp::create(
+                            tb, tl, row0, constIndex(tb, tl, r)));
+                      emitTile(tb, tl, rows, col0, width, mask, k0, k1,
+                               fromPanel);
                       scf::YieldOp::create(tb, tl);
                     });
-                if (left == 0)
-                  return;
-                // The partial last block, if it is in this panel.
-                Value hasLast = arith::CmpIOp::create(
-                    rb, rl, arith::CmpIPredicate::ult, whole, blocks);
+                if (tail)
+                  scf::ForOp::create(
+                      rb, rl, rowsBlocked, rowsAll, one, ValueRange{},
+                      [&](OpBuilder &tb, Location tl, Value row, ValueRange) {
+                        emitTile(tb, tl, {row}, col0, width, mask, k0, k1,
+                                 fromPanel);
+                        scf::YieldOp::create(tb, tl);
+                      });
+              };
+              if (left == 0) {
+                emitColumn(pb, pl, kVectors, Value());
+              } else {
+                Value whole =
+                    arith::CmpIOp::create(pb, pl, arith::CmpIPredicate::ult, t,
+                                          constIndex(pb, pl, fullBlocks));
                 scf::IfOp::create(
-                    rb, rl, hasLast, [&](OpBuilder &ib, Location il) {
-                      emitTile(ib, il, rows, colOf(ib, il, whole), leftWidth,
-                               leftMask(ib, il), k0, k1, fromPanel(whole));
+                    pb, pl, whole,
+                    [&](OpBuilder &ib, Location il) {
+                      emitColumn(ib, il, kVectors, Value());
+                      scf::YieldOp::create(ib, il);
+                    },
+                    [&](OpBuilder &ib, Location il) {
+                      emitColumn(ib, il, leftWidth, leftMask(ib, il));
                       scf::YieldOp::create(ib, il);
                     });
-              };
-              scf::ParallelOp::create(
-                  kb, kl, ValueRange{zero}, ValueRange{rowsBlocked},
-                  ValueRange{constIndex(kb, kl, kRows)},
-                  [&](OpBuilder &pb, Location pl, ValueRange ivs) {
-                    SmallVector<Value> rows;
-                    for (int64_t r = 0; r < kRows; ++r)
-                      rows.push_back(arith::AddIOp::create(
-                          pb, pl, ivs[0], constIndex(pb, pl, r)));
-                    emitPanelRows(pb, pl, rows);
-                    scf::ReduceOp::create(pb, pl);
-                  });
-              if (tail)
-                scf::ForOp::create(
-                    kb, kl, rowsBlocked, rowsAll, one, ValueRange{},
-                    [&](OpBuilder &fb, Location fl, Value row, ValueRange) {
-                      emitPanelRows(fb, fl, {row});
-                      scf::YieldOp::create(fb, fl);
-                    });
-              scf::YieldOp::create(kb, kl);
+              }
+              scf::ReduceOp::create(pb, pl);
             });
-        scf::YieldOp::create(jb, jl);
+        scf::YieldOp::create(kb, kl);
       });
   memref::DeallocOp::create(rewriter, loc, panel);
   rewriter.eraseOp(op);
@@ -507,15 +490,11 @@ linalg::TransposeOp foldableTranspose(linalg::LinalgOp matmul) {
       !transpose->isBeforeInBlock(matmul) ||
       transpose.getPermutation() != ArrayRef<int64_t>{1, 0})
     return {};
-  // Static, row-major, at least a vector of columns, and big enough for
-  // the packed path: below kPackMinBytes, writing the transpose and
-  // reading it in place costs less (x @ W.T of the MLP, 256x784 .
-  // (512x784)^T: 0.78 ms, against 0.83-0.90 gathered into panels, whose
-  // lines one core packs and the other then misses in its cache).
+  // Static, row-major, and big enough for the packed path.
   auto wType = dyn_cast<MemRefType>(transpose.getInput().getType());
   if (!wType || !wType.hasStaticShape() || !wType.getLayout().isIdentity() ||
-      wType.getDimSize(0) < kLanes ||
-      wType.getNumElements() * 4 < kPackMinBytes)
+      wType.getDimSize(0) < kPackMinBlocks * kVectors * kLanes ||
+      wType.getNumElements() * 4 < kFoldMinBytes)
     return {};
   for (Operation *between = transpose->getNextNode(); between != matmul;
        between = between->getNextNode()) {

@@ -311,12 +311,12 @@ def FncLowerToOrderedLoops
     columns 48 does not divide take a tile whose last vector is masked,
     and the rows 8 does not divide (a row count known only at run time,
     such as a batch, included) follow one at a time. Where B has 2 MiB or
-    more (static k and columns), it is packed first, 256 rows by 384
-    columns at a time, into contiguous panels that every row block reads
-    (the k loop then runs over the panel's rows, k split in equal blocks
-    of at most 256); the tiles of the last columns and of the last rows
-    read the panels too. A B that only a 2-D transpose of such a W wrote
-    is gathered from W by the packing, and the transpose is not written.
+    more (static k, at least 8 blocks of columns), it is packed: for each
+    block of at most 256 of its rows (k in equal blocks), each column
+    block, in parallel, copies its slab into a contiguous panel and runs
+    the tiles of every row on it. A B that only a 2-D transpose of a W of
+    1 MiB or more wrote is gathered from W by the packing, and the
+    transpose is not written.
     An NHWC
     f32 conv2d with static shapes (the batch, the filter size and the input
     channels may be dynamic) and a filter count that is a multiple of 16
