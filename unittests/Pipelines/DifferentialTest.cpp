@@ -660,6 +660,29 @@ TEST_F(Differential, MatmulPackedPanels) {
   }
 }
 
+// f32 batched matmuls take the same kernel: with a B per batch entry,
+// the entries in parallel on 2-D views; with one B for all, as one matmul
+// of batch x rows. Column and row edges, unknown batches and rows.
+TEST_F(Differential, BatchedMatmulKernel) {
+  struct Case {
+    std::vector<int64_t> a, b;
+    std::vector<bool> dynamicA;
+  };
+  const Case cases[] = {
+      {{3, 13, 20}, {3, 20, 50}, {false, false, false}},
+      {{5, 8, 33}, {5, 33, 96}, {true, false, false}},
+      {{2, 7, 9}, {2, 9, 17}, {true, true, false}},
+      {{4, 9, 17}, {17, 100}, {false, false, false}},
+      {{6, 5, 40}, {40, 48}, {true, false, false}},
+      {{3, 11, 12}, {12, 10}, {true, true, false}},
+  };
+  for (const Case &c : cases)
+    check("batched matmul",
+          {{DType::f32, c.a, c.dynamicA, Values::Any},
+           {DType::f32, c.b, {}, Values::Any}},
+          binary<mlir::fnc::MatmulOp>(), kReduce);
+}
+
 // x @ W.T with W of 2 MiB or more: the kernel gathers W's columns into its
 // panels, and the transpose is never written. Panel, k-block, column and
 // row edges, an unknown row count, exact integer sums.

@@ -316,7 +316,10 @@ def FncLowerToOrderedLoops
     block, in parallel, copies its slab into a contiguous panel and runs
     the tiles of every row on it. A B that only a 2-D transpose of a W of
     1 MiB or more wrote is gathered from W by the packing, and the
-    transpose is not written.
+    transpose is not written. A batched f32 matmul takes the same kernel:
+    with one B for all entries as a single matmul of batch x rows (A and
+    C collapsed), with a B per entry as a parallel loop over the entries,
+    each the kernel on 2-D views with its rows in sequence.
     An NHWC
     f32 conv2d with static shapes (the batch, the filter size and the input
     channels may be dynamic) and a filter count that is a multiple of 16
