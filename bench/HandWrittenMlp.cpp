@@ -50,13 +50,18 @@ void update(float *w, const float *g, int64_t n, float *b, const float *d,
 }
 } // namespace
 
-float HandWrittenMlp::step(const float *x, const int32_t *labels) {
+void HandWrittenMlp::forward(const float *x) {
   int64_t B = batch_, I = in_, H = hidden_, O = out_;
   gemm(false, false, B, H, I, x, w1_.data(), h1_.data());
   biasRelu(h1_.data(), b1_.data(), B, H);
   gemm(false, false, B, H, H, h1_.data(), w2_.data(), h2_.data());
   biasRelu(h2_.data(), b2_.data(), B, H);
   gemm(false, false, B, O, H, h2_.data(), w3_.data(), logits_.data());
+}
+
+float HandWrittenMlp::step(const float *x, const int32_t *labels) {
+  int64_t B = batch_, I = in_, H = hidden_, O = out_;
+  forward(x);
   // Softmax cross-entropy and its gradient, fused per row.
   float loss = 0;
 #pragma omp parallel for reduction(+ : loss)
@@ -91,12 +96,8 @@ float HandWrittenMlp::step(const float *x, const int32_t *labels) {
 }
 
 void HandWrittenMlp::predict(const float *x, float *probs) {
-  int64_t B = batch_, I = in_, H = hidden_, O = out_;
-  gemm(false, false, B, H, I, x, w1_.data(), h1_.data());
-  biasRelu(h1_.data(), b1_.data(), B, H);
-  gemm(false, false, B, H, H, h1_.data(), w2_.data(), h2_.data());
-  biasRelu(h2_.data(), b2_.data(), B, H);
-  gemm(false, false, B, O, H, h2_.data(), w3_.data(), logits_.data());
+  int64_t B = batch_, O = out_;
+  forward(x);
 #pragma omp parallel for
   for (int64_t i = 0; i < B; ++i) {
     const float *z = &logits_[i * O];

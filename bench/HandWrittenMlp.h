@@ -25,6 +25,9 @@ public:
   void predict(const float *x, float *probs);
 
 private:
+  /// h1, h2 and the logits (without their bias) of `x`.
+  void forward(const float *x);
+
   int64_t batch_, in_, hidden_, out_;
   float lr_;
   std::vector<float> w1_, b1_, w2_, b2_, w3_, b3_;
