@@ -68,9 +68,7 @@ template <typename T> struct ObjectAllocator {
   T *allocate(size_t n) {
     return static_cast<T *>(allocateObject(n * sizeof(T)));
   }
-  void deallocate(T *p, size_t n) noexcept {
-    releaseObject(p, n * sizeof(T));
-  }
+  void deallocate(T *p, size_t n) noexcept { releaseObject(p, n * sizeof(T)); }
   template <typename U> bool operator==(const ObjectAllocator<U> &) const {
     return true;
   }

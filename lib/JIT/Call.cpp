@@ -19,7 +19,6 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
 
-
 using namespace fnc;
 using namespace fnc::jit;
 
@@ -264,7 +263,8 @@ Entry::callRowMajor(llvm::ArrayRef<BufferView> args,
     size_t rank = type.shape.size();
     runtime::ReturnedDescriptor returned(type.dtype, resultSlots + at, rank);
     at += runtime::descriptorSlots(rank);
-    bool owned = returned.isHeap() && !llvm::is_contained(taken, returned.allocated);
+    bool owned =
+        returned.isHeap() && !llvm::is_contained(taken, returned.allocated);
     for (const BufferView &a : args)
       owned &= a.data != returned.allocated;
     if (owned)
@@ -274,8 +274,7 @@ Entry::callRowMajor(llvm::ArrayRef<BufferView> args,
         memory::release(returned.allocated);
       continue;
     }
-    bool rowMajor =
-        runtime::isRowMajor(returned.sizes, returned.strides, rank);
+    bool rowMajor = runtime::isRowMajor(returned.sizes, returned.strides, rank);
     if (owned && !rowMajor)
       copied.push_back(returned.allocated);
     runtime::OwnedBuffer buffer =
