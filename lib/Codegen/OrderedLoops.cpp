@@ -886,8 +886,73 @@ LogicalResult emitMatvecKernel(RewriterBase &rewriter, linalg::LinalgOp op) {
   auto vectorType = VectorType::get({kLanes}, rewriter.getF32Type());
   Value zeros = arith::ConstantOp::create(
       rewriter, loc, DenseElementsAttr::get(vectorType, 0.0f));
+  // Rows in blocks of kLanes when C is contiguous: the block's kLanes
+  // accumulators are reduced together, by a tree of shuffles and adds
+  // whose last level holds the kLanes sums in order, one vector added to
+  // C. Reduced one by one, each row took a reduction of its own and a
+  // scalar store, and a vector read of C then waited for all of them.
+  Value blocked = zero;
+  if (cType.getLayout().isIdentity()) {
+    Value step = constIndex(rewriter, loc, kLanes);
+    blocked = arith::SubIOp::create(
+        rewriter, loc, m, arith::RemUIOp::create(rewriter, loc, m, step));
+    Value flatC = memref::CollapseShapeOp::create(
+        rewriter, loc, c, SmallVector<ReassociationIndices>{{0, 1}});
+    scf::ParallelOp::create(
+        rewriter, loc, ValueRange{zero}, ValueRange{blocked}, ValueRange{step},
+        [&](OpBuilder &pb, Location pl, ValueRange ivs) {
+          Value row0 = ivs[0];
+          SmallVector<Value> rows, init(kLanes, zeros);
+          for (int64_t r = 0; r < kLanes; ++r)
+            rows.push_back(
+                arith::AddIOp::create(pb, pl, row0, constIndex(pb, pl, r)));
+          auto kLoop = scf::ForOp::create(
+              pb, pl, zero, constIndex(pb, pl, k), step, init,
+              [&](OpBuilder &kb, Location kl, Value kk, ValueRange acc) {
+                Value bv = vector::LoadOp::create(kb, kl, vectorType, column,
+                                                  ValueRange{kk});
+                SmallVector<Value> next;
+                for (int64_t r = 0; r < kLanes; ++r)
+                  next.push_back(vector::FMAOp::create(
+                      kb, kl,
+                      vector::LoadOp::create(kb, kl, vectorType, a,
+                                             ValueRange{rows[r], kk}),
+                      bv, acc[r]));
+                scf::YieldOp::create(kb, kl, next);
+              });
+          // Each level pairs neighbours: of two vectors whose lanes hold
+          // groups of `width` partial sums (one group per row), it makes
+          // one whose groups are half as wide, the first's groups first.
+          SmallVector<Value> level(kLoop.getResults());
+          for (int64_t width = kLanes; width > 1; width /= 2) {
+            SmallVector<int64_t> low, high;
+            for (int64_t side = 0; side < 2; ++side)
+              for (int64_t g = 0; g < kLanes; g += width)
+                for (int64_t j = 0; j < width / 2; ++j) {
+                  low.push_back(side * kLanes + g + j);
+                  high.push_back(side * kLanes + g + width / 2 + j);
+                }
+            SmallVector<Value> next;
+            for (size_t i = 0; i < level.size(); i += 2)
+              next.push_back(arith::AddFOp::create(
+                  pb, pl,
+                  vector::ShuffleOp::create(pb, pl, level[i], level[i + 1],
+                                            low),
+                  vector::ShuffleOp::create(pb, pl, level[i], level[i + 1],
+                                            high),
+                  arith::FastMathFlags::reassoc));
+            level = std::move(next);
+          }
+          Value old = vector::LoadOp::create(pb, pl, vectorType, flatC,
+                                             ValueRange{row0});
+          vector::StoreOp::create(pb, pl,
+                                  arith::AddFOp::create(pb, pl, old, level[0]),
+                                  flatC, ValueRange{row0});
+          scf::ReduceOp::create(pb, pl);
+        });
+  }
   scf::ParallelOp::create(
-      rewriter, loc, ValueRange{zero}, ValueRange{m}, ValueRange{one},
+      rewriter, loc, ValueRange{blocked}, ValueRange{m}, ValueRange{one},
       [&](OpBuilder &pb, Location pl, ValueRange ivs) {
         Value row = ivs[0];
         auto kLoop = scf::ForOp::create(

@@ -328,7 +328,10 @@ def FncLowerToOrderedLoops
     Under `fast-math`, a 2-D f32 matrix-vector product (C is M x 1) whose K
     is a static multiple of 16 becomes one dot product per row: 16-lane
     FMAs of a row segment of A and a segment of B, reduced once (the
-    order of the additions changes, hence fast-math only).
+    order of the additions changes, hence fast-math only); with C
+    contiguous, rows go in blocks of 16 whose 16 accumulators one tree of
+    shuffles and adds reduces into one vector of their sums (1000 x
+    `x = tanh(W @ x + b)` on 16 dims: 41.6 -> 33.6 us).
 
     Two more rewrites prepare the ops that `convert-linalg-to-parallel-loops`
     lowers. A transpose (an all-parallel op whose input walks its
