@@ -22,6 +22,9 @@
 
 #include <sys/resource.h>
 
+// OpenBLAS's own (not in every cblas.h): which kernel it chose for this CPU.
+extern "C" char *openblas_get_corename(void);
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -287,9 +290,9 @@ void inferenceBench() {
         tBlas, medianMs([&] { blas.predict(xs.data(), probs.data()); }, reps));
   }
   std::printf("MLP inference, batch %lld, %lld -> %lld -> %lld -> %lld, "
-              "relu, softmax (best median of 3 rounds)\n",
+              "relu, softmax (best median of 3 rounds; OpenBLAS core: %s)\n",
               (long long)kBatch, (long long)kIn, (long long)kHidden,
-              (long long)kHidden, (long long)kOut);
+              (long long)kHidden, (long long)kOut, openblas_get_corename());
   std::printf("  staged:                      %7.3f ms\n", tStaged);
   std::printf("  cblas_sgemm + fused loops:   %7.3f ms\n", tBlas);
   std::printf("  staged / cblas:              %7.2fx (target <= 1.0x)  max "

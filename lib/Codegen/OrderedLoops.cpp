@@ -33,6 +33,15 @@ Value constIndex(OpBuilder &b, Location loc, int64_t value) {
   return arith::ConstantIndexOp::create(b, loc, value).getResult();
 }
 
+/// The indices row0, row0 + 1, ..., row0 + count - 1.
+SmallVector<Value> rowRange(OpBuilder &b, Location loc, Value row0,
+                            int64_t count) {
+  SmallVector<Value> rows;
+  for (int64_t r = 0; r < count; ++r)
+    rows.push_back(arith::AddIOp::create(b, loc, row0, constIndex(b, loc, r)));
+  return rows;
+}
+
 /// True if a reduction dimension comes before a parallel one.
 bool reductionBeforeParallel(linalg::LinalgOp op) {
   bool seenReduction = false;
@@ -282,16 +291,13 @@ LogicalResult emitMatmulKernel(RewriterBase &rewriter, linalg::LinalgOp op,
   // Rows [row0, row0 + rowCount) of C, every column.
   auto emitRows = [&](OpBuilder &pb, Location pl, Value row0,
                       int64_t rowCount) {
-    SmallVector<Value> rows;
-    for (int64_t r = 0; r < rowCount; ++r)
-      rows.push_back(
-          arith::AddIOp::create(pb, pl, row0, constIndex(pb, loc, r)));
-    scf::ForOp::create(pb, pl, zero, nBlocked, constIndex(pb, loc, block),
-                       ValueRange{},
-                       [&](OpBuilder &nb, Location nl, Value col, ValueRange) {
-                         emitTile(nb, nl, rows, col, kVectors, Value());
-                         scf::YieldOp::create(nb, nl);
-                       });
+    SmallVector<Value> rows = rowRange(pb, pl, row0, rowCount);
+    scf::ForOp::create(
+        pb, pl, zero, nBlocked, constIndex(pb, loc, block), ValueRange{},
+        [&](OpBuilder &nb, Location nl, Value col, ValueRange) {
+          emitTile(nb, nl, rows, col, kVectors, Value());
+          scf::YieldOp::create(nb, nl);
+        });
     if (!columnTail)
       return;
     if (!dynamicN) {
@@ -473,12 +479,8 @@ LogicalResult emitMatmulKernel(RewriterBase &rewriter, linalg::LinalgOp op,
                     rb, rl, zero, rowsBlocked, constIndex(rb, rl, kRows),
                     ValueRange{},
                     [&](OpBuilder &tb, Location tl, Value row0, ValueRange) {
-                      SmallVector<Value> rows;
-                      for (int64_t r = 0; r < kRows; ++r)
-                        rows.push_back(arith::AddIOp::create(
-                            tb, tl, row0, constIndex(tb, tl, r)));
-                      emitTile(tb, tl, rows, col0, width, mask, k0, k1,
-                               fromPanel);
+                      emitTile(tb, tl, rowRange(tb, tl, row0, kRows), col0,
+                               width, mask, k0, k1, fromPanel);
                       scf::YieldOp::create(tb, tl);
                     });
                 if (tail)
@@ -542,10 +544,13 @@ linalg::GenericOp createMatmul(OpBuilder &builder, Location loc, Value a,
 /// (batch * m) rows. With a B per entry, the entries run in parallel,
 /// each a 2-D kernel on views of its matrices, rows in sequence. (64
 /// entries of 64^3: 0.61 ms in loops.)
-void emitBatchedMatmulKernel(RewriterBase &rewriter, linalg::LinalgOp op,
-                             BatchedB kind) {
+/// A product with one column is left to the matrix-vector loops.
+LogicalResult emitBatchedMatmulKernel(RewriterBase &rewriter,
+                                      linalg::LinalgOp op, BatchedB kind) {
   Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1];
   Value c = op.getDpsInits()[0];
+  if (cast<MemRefType>(c.getType()).getDimSize(2) == 1)
+    return failure();
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   if (kind == BatchedB::Shared) {
@@ -554,8 +559,7 @@ void emitBatchedMatmulKernel(RewriterBase &rewriter, linalg::LinalgOp op,
     Value c2 = memref::CollapseShapeOp::create(rewriter, loc, c, rows);
     linalg::GenericOp matmul = createMatmul(rewriter, loc, a2, b, c2);
     rewriter.eraseOp(op);
-    (void)emitMatmulKernel(rewriter, matmul);
-    return;
+    return emitMatmulKernel(rewriter, matmul);
   }
   Value zero = constIndex(rewriter, loc, 0), one = constIndex(rewriter, loc, 1);
   Value batch = memref::DimOp::create(rewriter, loc, c, 0);
@@ -586,7 +590,7 @@ void emitBatchedMatmulKernel(RewriterBase &rewriter, linalg::LinalgOp op,
       });
   rewriter.eraseOp(op);
   auto matmul = *parallel.getBody()->getOps<linalg::GenericOp>().begin();
-  (void)emitMatmulKernel(rewriter, matmul, Value(), /*sequentialRows=*/true);
+  return emitMatmulKernel(rewriter, matmul, Value(), /*sequentialRows=*/true);
 }
 
 /// The transpose that alone writes `matmul`'s B, when the kernel can read
@@ -902,10 +906,8 @@ LogicalResult emitMatvecKernel(RewriterBase &rewriter, linalg::LinalgOp op) {
         rewriter, loc, ValueRange{zero}, ValueRange{blocked}, ValueRange{step},
         [&](OpBuilder &pb, Location pl, ValueRange ivs) {
           Value row0 = ivs[0];
-          SmallVector<Value> rows, init(kLanes, zeros);
-          for (int64_t r = 0; r < kLanes; ++r)
-            rows.push_back(
-                arith::AddIOp::create(pb, pl, row0, constIndex(pb, pl, r)));
+          SmallVector<Value> rows = rowRange(pb, pl, row0, kLanes);
+          SmallVector<Value> init(kLanes, zeros);
           auto kLoop = scf::ForOp::create(
               pb, pl, zero, constIndex(pb, pl, k), step, init,
               [&](OpBuilder &kb, Location kl, Value kk, ValueRange acc) {
@@ -1082,13 +1084,10 @@ struct OrderedLoopsPass
         ops.push_back(op);
     });
     for (linalg::LinalgOp op : ops) {
-      if (BatchedB kind = batchedMatmulF32(op); kind != BatchedB::None) {
-        auto cType = cast<MemRefType>(op.getDpsInits()[0].getType());
-        if (cType.getDimSize(2) != 1) {
-          emitBatchedMatmulKernel(rewriter, op, kind);
-          continue;
-        }
-      }
+      if (BatchedB kind = batchedMatmulF32(op);
+          kind != BatchedB::None &&
+          succeeded(emitBatchedMatmulKernel(rewriter, op, kind)))
+        continue;
       if (isMatmulF32(op)) {
         // x @ W.T with a big W: the kernel gathers W into its panels, and
         // the transpose is never written.

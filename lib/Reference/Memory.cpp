@@ -297,8 +297,9 @@ void memory::release(void *p) noexcept {
 }
 
 void *memory::allocateObject(size_t bytes) {
+  // bytes == 0 wraps around to a class past the last.
   size_t c = (bytes + kObjectGrain - 1) / kObjectGrain - 1;
-  if (c >= static_cast<size_t>(kObjectClasses) || bytes == 0)
+  if (c >= static_cast<size_t>(kObjectClasses))
     return ::operator new(bytes);
   SmallCache &cache = smallCache();
   if (cache.objectCount[c] > 0)
@@ -308,7 +309,7 @@ void *memory::allocateObject(size_t bytes) {
 
 void memory::releaseObject(void *p, size_t bytes) noexcept {
   size_t c = (bytes + kObjectGrain - 1) / kObjectGrain - 1;
-  if (c < static_cast<size_t>(kObjectClasses) && bytes != 0) {
+  if (c < static_cast<size_t>(kObjectClasses)) {
     SmallCache &cache = smallCache();
     if (cache.objectCount[c] < kObjectsPerClass) {
       ownCache(cache);

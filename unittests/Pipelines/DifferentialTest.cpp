@@ -637,26 +637,37 @@ TEST_F(Differential, MatmulKernelEdges) {
   }
 }
 
-// f32 matmuls whose B has 2 MiB or more (static k and columns) pack B in
-// panels of 256 rows by 384 columns: a last k block shorter than 256, a
-// last panel narrower than 384, the columns 48 does not divide (read in
-// place, the last vector masked), the rows 8 does not divide, an unknown
-// row count, and a case with no edge at all. Small integers: with k in
-// the thousands, random values would differ by the FMA's rounding alone,
-// and integer sums are exact, so any misplaced element shows.
+// f32 matmuls whose B has 2 MiB or more (static k, at least 8 blocks of
+// 48 columns) pack B: per k block (at most 256 rows, equal blocks) each
+// column block copies its slab into a panel. x @ W.T with a W of 1 MiB or
+// more gathers W's columns into the panels instead (no transpose is
+// written). Each case both ways: a last k block shorter than 256 rows, a
+// last column block narrower than 48 (its last vector masked), the rows 8
+// does not divide, an unknown row count, and a case with no edge at all.
+// Small integers: with k in the thousands, random values would differ by
+// the FMA's rounding alone; integer sums are exact, so any misplaced
+// element shows.
 TEST_F(Differential, MatmulPackedPanels) {
   struct Case {
     int64_t m, k, n;
     bool unknownRows;
   };
   for (Case c : {Case{37, 1000, 530, false}, Case{45, 700, 900, true},
-                 Case{32, 2048, 288, false}}) {
-    std::vector<int64_t> a = {c.m, c.k}, b = {c.k, c.n};
-    check("matmul " + std::to_string(c.m) + "x" + std::to_string(c.k) + "x" +
-              std::to_string(c.n),
-          {{DType::f32, a, {c.unknownRows, false}, Values::SmallInt},
-           {DType::f32, b, {}, Values::SmallInt}},
+                 Case{32, 2048, 384, false}}) {
+    std::string shape = std::to_string(c.m) + "x" + std::to_string(c.k) +
+                        "x" + std::to_string(c.n);
+    std::vector<int64_t> x = {c.m, c.k}, b = {c.k, c.n}, w = {c.n, c.k};
+    Input lhs{DType::f32, x, {c.unknownRows, false}, Values::SmallInt};
+    check("matmul " + shape, {lhs, {DType::f32, b, {}, Values::SmallInt}},
           binary<mlir::fnc::MatmulOp>(), kReduce);
+    check("x @ W.T " + shape, {lhs, {DType::f32, w, {}, Values::SmallInt}},
+          [](OpBuilder &bld, Location loc, ValueRange a) {
+            Value t = mlir::fnc::TransposeOp::create(bld, loc, a[1],
+                                                     ArrayRef<int64_t>{1, 0});
+            return SmallVector<Value>{
+                mlir::fnc::MatmulOp::create(bld, loc, a[0], t)};
+          },
+          kReduce);
   }
 }
 
@@ -681,32 +692,6 @@ TEST_F(Differential, BatchedMatmulKernel) {
           {{DType::f32, c.a, c.dynamicA, Values::Any},
            {DType::f32, c.b, {}, Values::Any}},
           binary<mlir::fnc::MatmulOp>(), kReduce);
-}
-
-// x @ W.T with W of 2 MiB or more: the kernel gathers W's columns into its
-// panels, and the transpose is never written. Panel, k-block, column and
-// row edges, an unknown row count, exact integer sums.
-TEST_F(Differential, MatmulTransposedPanels) {
-  struct Case {
-    int64_t m, k, n;
-    bool unknownRows;
-  };
-  for (Case c : {Case{37, 1000, 530, false}, Case{21, 700, 900, true},
-                 Case{16, 2048, 288, false}}) {
-    std::vector<int64_t> x = {c.m, c.k}, w = {c.n, c.k};
-    check(
-        "x @ W.T " + std::to_string(c.m) + "x" + std::to_string(c.k) + " . (" +
-            std::to_string(c.n) + "x" + std::to_string(c.k) + ")^T",
-        {{DType::f32, x, {c.unknownRows, false}, Values::SmallInt},
-         {DType::f32, w, {}, Values::SmallInt}},
-        [](OpBuilder &b, Location loc, ValueRange a) {
-          Value t = mlir::fnc::TransposeOp::create(b, loc, a[1],
-                                                   ArrayRef<int64_t>{1, 0});
-          return SmallVector<Value>{
-              mlir::fnc::MatmulOp::create(b, loc, a[0], t)};
-        },
-        kReduce);
-  }
 }
 
 // f32 matrix-vector products take the dot-product kernel of
