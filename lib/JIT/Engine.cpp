@@ -2,20 +2,20 @@
 //
 // Reads the fnc-level signatures of a module, runs the one fnc pipeline on a
 // clone, translates it to LLVM IR, optimizes and compiles it for the host
-// CPU, and links the object into the process's one ORC JIT session, in a
-// JITDylib of its own that sees the runtime's symbols, libomp and the
-// process. Every public function is looked up once here, so calls only use
-// cached pointers. One session per process keeps a cached trace small: a
-// JITDylib and its code pages, not a JIT of its own. The objects go through
-// the on-disk compile cache (CompileCache.h): a module compiled before, by
-// any process, is linked from its stored objects.
+// CPU, and links the objects into memory of the module's own (LinkedCode.h:
+// RuntimeDyld, against the runtime's symbols, libomp and the process).
+// Every public function is looked up once here, so calls only use cached
+// pointers. The objects go through the on-disk compile cache
+// (CompileCache.h): a module compiled before, by any process, is linked
+// from its stored objects.
 //
 //===----------------------------------------------------------------------===//
 
 #include "fnc/JIT/Engine.h"
-#include "fnc/JIT/ObjectCompiler.h"
 #include "fnc/Dialect/Fnc/IR/DTypes.h"
 #include "fnc/Dialect/Fnc/IR/FncOps.h"
+#include "fnc/JIT/LinkedCode.h"
+#include "fnc/JIT/ObjectCompiler.h"
 #include "fnc/Pipelines/Pipelines.h"
 #include "fnc/Runtime/Runtime.h"
 
@@ -32,34 +32,19 @@
 
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
-#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
-#include "llvm/ExecutionEngine/Orc/LLJIT.h"
-#include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/Module.h"
-#include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Transforms/Utils/SplitModule.h"
 
-#include <atomic>
 #include <chrono>
 #include <limits>
-#include <mutex>
 #include <thread>
-
-#include <pthread.h>
 
 using namespace fnc;
 using namespace fnc::jit;
 using mlir::fnc::PipelineOptions;
-
-/// The libraries generated code calls into besides the runtime: the OpenMP
-/// runtime of the LLVM fnc is built with, and MLIR's C runner utilities
-/// (memrefCopy for strided copies). Their paths are found when fnc is
-/// configured (lib/JIT/CMakeLists.txt).
-static const char *const kSharedLibraries[] = {FNC_LIBOMP_PATH,
-                                               FNC_MLIR_C_RUNNER_UTILS_PATH};
 
 //===----------------------------------------------------------------------===//
 // Signatures
@@ -367,128 +352,6 @@ llvm::Expected<std::string> fnc::jit::emitStage(mlir::ModuleOp module,
   return s;
 }
 
-//===----------------------------------------------------------------------===//
-// The JIT session
-//===----------------------------------------------------------------------===//
-
-namespace {
-/// The process's one ORC JIT. Each compiled module is an object file in a
-/// JITDylib of its own whose link order is the runtime's symbols (which
-/// include generated code's checked `malloc`), then the process's symbols
-/// (libc, libomp and MLIR's runner utilities, loaded once, permanently).
-/// ORC's ExecutionSession is thread-safe, so modules may be added, looked
-/// up and removed from any thread.
-class Session {
-public:
-  static llvm::Expected<Session *> get() {
-    static std::once_flag once;
-    static Session *session = nullptr;
-    static std::string failure;
-    std::call_once(once, [] {
-      auto created = create();
-      if (created)
-        session = created->release();
-      else
-        failure = llvm::toString(created.takeError());
-    });
-    if (!session)
-      return makeError("cannot start the JIT: " + failure);
-    return session;
-  }
-
-  /// Links `objects` (the parts of one module) into a new JITDylib.
-  llvm::Expected<llvm::orc::JITDylib *>
-  add(std::vector<std::unique_ptr<llvm::MemoryBuffer>> objects) {
-    llvm::orc::ExecutionSession &es = jit_->getExecutionSession();
-    llvm::orc::JITDylib &jd = es.createBareJITDylib(
-        "fnc.module." + std::to_string(next_.fetch_add(1)));
-    jd.setLinkOrder({{runtime_, llvm::orc::JITDylibLookupFlags::
-                                    MatchExportedSymbolsOnly},
-                     {process_.get(), llvm::orc::JITDylibLookupFlags::
-                                          MatchExportedSymbolsOnly}});
-    for (auto &object : objects)
-      if (llvm::Error err = jit_->addObjectFile(jd, std::move(object))) {
-        remove(&jd);
-        return std::move(err);
-      }
-    return &jd;
-  }
-
-  llvm::Expected<void (*)(void **)> lookupPacked(llvm::orc::JITDylib &jd,
-                                                 llvm::StringRef name) {
-    linkErrors().clear();
-    auto address = jit_->lookup(jd, ("_mlir_" + name).str());
-    if (!address) {
-      if (linkErrors().empty())
-        return address.takeError();
-      llvm::consumeError(address.takeError());
-      return makeError(linkErrors());
-    }
-    return address->toPtr<void (*)(void **)>();
-  }
-
-  void remove(llvm::orc::JITDylib *jd) {
-    llvm::consumeError(jit_->getExecutionSession().removeJITDylib(*jd));
-  }
-
-private:
-  /// What the session reported on this thread (see create()).
-  static std::string &linkErrors() {
-    thread_local std::string errors;
-    return errors;
-  }
-
-  static llvm::Expected<std::unique_ptr<Session>> create() {
-    initializeNativeTarget();
-    for (const char *lib : kSharedLibraries) {
-      std::string error;
-      if (llvm::sys::DynamicLibrary::LoadLibraryPermanently(lib, &error))
-        return makeError(llvm::Twine("cannot load ") + lib + ": " + error +
-                         " (the path was found when fnc was configured; "
-                         "reinstall the library or reconfigure fnc)");
-    }
-    auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
-    if (!jtmb)
-      return jtmb.takeError();
-    auto jit = llvm::orc::LLJITBuilder()
-                   .setJITTargetMachineBuilder(std::move(*jtmb))
-                   .create();
-    if (!jit)
-      return jit.takeError();
-    std::unique_ptr<Session> session(new Session());
-    session->jit_ = std::move(*jit);
-    llvm::orc::ExecutionSession &es = session->jit_->getExecutionSession();
-    session->process_ = session->jit_->getProcessSymbolsJITDylib();
-    if (!session->process_)
-      return makeError("the JIT has no process symbols");
-    // ORC reports the cause of a failed link (undefined symbols) here, on
-    // the thread that links, and returns a vaguer error from the lookup:
-    // keep the cause for lookupPacked() instead of printing it to stderr.
-    es.setErrorReporter([](llvm::Error err) {
-      std::string &causes = linkErrors();
-      causes += (causes.empty() ? "" : "; ") + llvm::toString(std::move(err));
-    });
-    session->runtime_ = &es.createBareJITDylib("fnc.runtime");
-    llvm::orc::MangleAndInterner mangle(es, session->jit_->getDataLayout());
-    llvm::orc::SymbolMap symbols;
-    for (auto &[name, address] : runtime::symbols())
-      symbols[mangle(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
-                               llvm::JITSymbolFlags::Exported};
-    if (llvm::Error err = session->runtime_->define(
-            llvm::orc::absoluteSymbols(std::move(symbols))))
-      return std::move(err);
-    return std::move(session);
-  }
-
-  Session() = default;
-
-  std::unique_ptr<llvm::orc::LLJIT> jit_;
-  llvm::orc::JITDylib *runtime_ = nullptr;
-  llvm::orc::JITDylibSP process_;
-  std::atomic<uint64_t> next_{0};
-};
-} // namespace
-
 /// Gives every function with a body a `_mlir_NAME(void **args)` wrapper:
 /// args[i] points at the i-th argument, args[n] at the result's storage (the
 /// calling convention of mlir::ExecutionEngine's packed functions).
@@ -618,45 +481,6 @@ compileInParts(std::unique_ptr<llvm::Module> module, unsigned optLevel,
 // CompiledModule
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// Starts the JIT session on a POSIX thread: this file has no exceptions,
-/// and a thread that cannot be made only means the first compile starts
-/// the session. Joined at exit, should it still run then: it must not
-/// outlive the LLVM state it uses. That state includes statics the thread
-/// itself constructs, which exit destroys before the starter (in reverse
-/// order of construction), so the main thread's exit joins it first
-/// (runtime::runAtMainThreadExit).
-struct SessionStarter {
-  pthread_t thread;
-  bool started;
-  SessionStarter() {
-    started = pthread_create(&thread, nullptr, &run, nullptr) == 0;
-  }
-  ~SessionStarter() { join(); }
-  void join() {
-    if (started)
-      pthread_join(thread, nullptr);
-    started = false;
-  }
-  static void *run(void *) {
-    llvm::consumeError(Session::get().takeError());
-    return nullptr;
-  }
-};
-
-SessionStarter &sessionStarter() {
-  static SessionStarter starter;
-  return starter;
-}
-
-void joinSessionStarter() { sessionStarter().join(); }
-} // namespace
-
-void fnc::jit::startSessionInBackground() {
-  sessionStarter();
-  runtime::runAtMainThreadExit(joinSessionStarter);
-}
-
 CompiledModule::CompiledModule() = default;
 
 CacheKey fnc::jit::compileCacheKey(mlir::ModuleOp module,
@@ -690,40 +514,29 @@ CacheKey fnc::jit::compileCacheKey(mlir::ModuleOp module,
 }
 
 llvm::Error CompiledModule::link(ObjectFiles objects) {
-  auto session = Session::get();
-  if (!session)
-    return session.takeError();
   size_t count = objects.size();
-  auto code = (*session)->add(std::move(objects));
+  auto code = LinkedCode::link(std::move(objects));
   if (!code)
     return makeError("JIT compilation failed: " +
                      llvm::toString(code.takeError()));
-  code_ = *code;
-  // Look every entry up now: this is when the object is linked.
+  // Every entry is looked up now, so a call only uses the cached pointer.
   for (auto &entry : entries_) {
-    auto fn = (*session)->lookupPacked(*code_, entry->signature_.name);
+    void *fn = (*code)->lookup("_mlir_" + entry->signature_.name);
     if (!fn) {
-      (*session)->remove(code_);
-      code_ = nullptr;
       for (auto &e : entries_)
         e->fn_ = nullptr;
       return makeError("JIT compilation of @" + entry->signature_.name +
-                       " failed: " + llvm::toString(fn.takeError()));
+                       " failed: its code has no symbol _mlir_" +
+                       entry->signature_.name);
     }
-    entry->fn_ = *fn;
+    entry->fn_ = reinterpret_cast<void (*)(void **)>(fn);
   }
+  code_ = std::move(*code);
   objectCount_ = count;
   return llvm::Error::success();
 }
 
-CompiledModule::~CompiledModule() {
-  if (!code_)
-    return;
-  if (auto session = Session::get())
-    (*session)->remove(code_);
-  else
-    llvm::consumeError(session.takeError());
-}
+CompiledModule::~CompiledModule() = default;
 
 static size_t slotsOf(const TensorType &type) {
   return 3 + 2 * type.shape.size();
@@ -802,10 +615,6 @@ CompiledModule::compile(mlir::ModuleOp module, const PipelineOptions &options,
   if (!lowered)
     return lowered.takeError();
   std::unique_ptr<llvm::Module> llvmModule = std::move(*lowered);
-
-  auto session = Session::get();
-  if (!session)
-    return session.takeError();
 
   bool storable = cache && !embedsHostAddresses(*llvmModule);
   std::string *optimizedIR =

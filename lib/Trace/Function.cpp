@@ -463,8 +463,6 @@ llvm::Error runTrace(const CompiledTrace &trace, const Tensor *const *tensors,
 
 TracedFunction traceAndCompile(const TraceRequest &request) {
   const std::string &name = request.name;
-  // The JIT starts while the callable is traced (once per process).
-  jit::startSessionInBackground();
   auto token = std::make_shared<TraceToken>(name);
   std::unique_ptr<TraceRecorder> recorderOwner =
       TraceRecorder::create(name, token);

@@ -408,8 +408,6 @@ bool loadSavedModule(const std::string &path,
     error = "cannot read the file: " + file.getError().message();
     return false;
   }
-  // The JIT starts while the file is parsed (once per process).
-  jit::startSessionInBackground();
   SavedContext saved;
   MLIRContext *ctx = saved.context.get();
   Diagnostics diags(ctx);

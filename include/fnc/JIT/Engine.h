@@ -3,10 +3,9 @@
 // Internal to fnc (used by fnc-run and the embedding API's fnc::function). A
 // CompiledModule takes an MLIR module once through the fnc pipeline
 // (fnc -> linalg -> bufferized loops -> LLVM dialect), translates it to LLVM
-// IR, compiles it to an object file and links that into the process's one
-// ORC JIT session (a JITDylib per module), and caches a function pointer per
-// public function. Calls then cost a few nanoseconds plus the
-// argument checks.
+// IR, compiles it to an object file and links that into memory of its own
+// (LinkedCode.h), and caches a function pointer per public function. Calls then
+// cost a few nanoseconds plus the argument checks.
 //
 // The boundary is MLIR-free: signatures use fnc::DType and int64 dims,
 // inputs are BufferViews (borrowed memory), results are Buffers (owned
@@ -47,9 +46,6 @@
 namespace llvm {
 class LLVMContext;
 class Module;
-namespace orc {
-class JITDylib;
-} // namespace orc
 } // namespace llvm
 
 namespace mlir {
@@ -60,6 +56,8 @@ struct PipelineOptions;
 } // namespace mlir
 
 namespace fnc::jit {
+
+class LinkedCode;
 
 /// A ranked tensor type of a signature.
 struct TensorType {
@@ -198,12 +196,6 @@ llvm::Expected<std::unique_ptr<llvm::Module>>
 lowerToLLVMIR(mlir::ModuleOp module, const mlir::fnc::PipelineOptions &options,
               llvm::LLVMContext &context, std::string *llvmDialectIR = nullptr);
 
-/// Starts the process's JIT session (LLVM's target, libomp, ORC: 1.5-2 ms)
-/// on a thread of its own, once, so that it overlaps work the caller does
-/// before its first compile (fnc::function's first trace). compile() waits
-/// for it; an error of the start is its error.
-void startSessionInBackground();
-
 /// Reads the public functions' signatures (without compiling). Fails if
 /// one of them has a signature fnc cannot call.
 llvm::Expected<std::vector<Signature>> readSignatures(mlir::ModuleOp module);
@@ -317,13 +309,12 @@ public:
 
 private:
   CompiledModule();
-  /// Links `objects` into a JITDylib of their own and looks every entry up.
-  /// On failure nothing stays linked.
+  /// Links `objects` and looks every entry up. On failure nothing stays
+  /// linked.
   llvm::Error link(ObjectFiles objects);
 
-  // The module's code, in the process's one JIT session: a JITDylib of its
-  // own, removed with the CompiledModule.
-  llvm::orc::JITDylib *code_ = nullptr;
+  // The module's code, freed with the CompiledModule.
+  std::unique_ptr<LinkedCode> code_;
   std::vector<std::unique_ptr<Entry>> entries_;
   std::vector<GlobalVariable> globals_;
   // Public functions whose signature fnc cannot call, with the reason.

@@ -18,7 +18,7 @@
 // RUN: echo '  return %%0 : tensor<2xf32>' >> %t.undef.mlir
 // RUN: echo '}' >> %t.undef.mlir
 // RUN: not fnc-run %t.undef.mlir --input=2xf32=1,2 2>&1 | FileCheck %s --check-prefix=UNDEF
-// UNDEF: fnc-run: error: JIT compilation of @f failed: Symbols not found: [ mystery ]
+// UNDEF: fnc-run: error: JIT compilation failed: Symbols not found: [ mystery ]
 // UNDEF-NOT: error
 
 // A function of the fnc runtime cannot be declared by hand.
