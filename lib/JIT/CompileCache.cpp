@@ -214,14 +214,14 @@ static void appendLE64(std::string &out, uint64_t v) {
   out.append(bytes, 8);
 }
 
-std::string
-CompileCache::encode(const CacheKey &key,
-                     llvm::ArrayRef<llvm::MemoryBufferRef> objects) {
+std::string CompileCache::encode(const CacheKey &key,
+                                 llvm::ArrayRef<llvm::MemoryBufferRef> objects,
+                                 llvm::StringRef notes) {
   std::string out;
-  size_t payload = 0;
+  size_t payload = notes.size();
   for (const llvm::MemoryBufferRef &object : objects)
     payload += object.getBufferSize();
-  out.reserve(kSizesOffset + 8 * objects.size() + payload + 8);
+  out.reserve(kSizesOffset + 8 * objects.size() + 8 + payload + 8);
   out.append(kMagic, sizeof(kMagic));
   appendLE32(out, kCacheFormatVersion);
   out.append(reinterpret_cast<const char *>(key.bytes.data()),
@@ -229,8 +229,10 @@ CompileCache::encode(const CacheKey &key,
   appendLE32(out, static_cast<uint32_t>(objects.size()));
   for (const llvm::MemoryBufferRef &object : objects)
     appendLE64(out, object.getBufferSize());
+  appendLE64(out, notes.size());
   for (const llvm::MemoryBufferRef &object : objects)
     out.append(object.getBufferStart(), object.getBufferSize());
+  out.append(notes.data(), notes.size());
   appendLE64(out, llvm::xxh3_64bits(llvm::StringRef(out)));
   return out;
 }
@@ -239,8 +241,8 @@ static llvm::Error corrupt(const llvm::Twine &reason) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), reason);
 }
 
-llvm::Expected<ObjectFiles> CompileCache::decode(const CacheKey &key,
-                                                 llvm::StringRef data) {
+llvm::Expected<CacheEntry> CompileCache::decode(const CacheKey &key,
+                                                llvm::StringRef data) {
   using llvm::support::endian::read32le;
   using llvm::support::endian::read64le;
   if (data.size() < kSizesOffset + 8)
@@ -259,13 +261,14 @@ llvm::Expected<ObjectFiles> CompileCache::decode(const CacheKey &key,
   uint32_t count = read32le(data.data() + kCountOffset);
   if (count == 0 || count > kMaxObjects)
     return corrupt("bad object count " + llvm::Twine(count));
-  uint64_t headerSize = kSizesOffset + uint64_t(8) * count;
+  // The sizes of the objects, then of the notes.
+  uint64_t headerSize = kSizesOffset + uint64_t(8) * (count + 1);
   if (data.size() < headerSize + 8)
     return corrupt("truncated: " + llvm::Twine(data.size()) +
                    " bytes, shorter than its header");
   uint64_t available = data.size() - headerSize - 8;
   uint64_t payload = 0;
-  for (uint32_t i = 0; i < count; ++i) {
+  for (uint32_t i = 0; i <= count; ++i) {
     uint64_t size = read64le(data.data() + kSizesOffset + 8 * i);
     if (size > available - payload)
       return corrupt("truncated: " + llvm::Twine(data.size()) +
@@ -278,15 +281,16 @@ llvm::Expected<ObjectFiles> CompileCache::decode(const CacheKey &key,
   uint64_t checksum = read64le(data.data() + data.size() - 8);
   if (llvm::xxh3_64bits(data.drop_back(8)) != checksum)
     return corrupt("checksum mismatch");
-  ObjectFiles objects;
+  CacheEntry entry;
   const char *p = data.data() + headerSize;
   for (uint32_t i = 0; i < count; ++i) {
     uint64_t size = read64le(data.data() + kSizesOffset + 8 * i);
-    objects.push_back(llvm::MemoryBuffer::getMemBufferCopy(
+    entry.objects.push_back(llvm::MemoryBuffer::getMemBufferCopy(
         llvm::StringRef(p, size), "fnc-cache-object"));
     p += size;
   }
-  return objects;
+  entry.notes.assign(p, read64le(data.data() + kSizesOffset + 8 * count));
+  return entry;
 }
 
 //===----------------------------------------------------------------------===//
@@ -386,7 +390,7 @@ void CompileCache::warnOnce(const llvm::Twine &message) {
                << "); going on without storing compiled code\n";
 }
 
-std::optional<ObjectFiles> CompileCache::load(const CacheKey &key) {
+std::optional<CacheEntry> CompileCache::load(const CacheKey &key) {
   std::string path = pathOf(key);
   int fd = -1;
   // No entry, no directory, or one this process may not read: a miss (a
@@ -399,17 +403,17 @@ std::optional<ObjectFiles> CompileCache::load(const CacheKey &key) {
   auto data = llvm::MemoryBuffer::getOpenFile(
       fs::convertFDToNativeFile(fd), path, /*FileSize=*/-1,
       /*RequiresNullTerminator=*/false, /*IsVolatile=*/true);
-  std::optional<ObjectFiles> result;
+  std::optional<CacheEntry> result;
   std::string reason;
   if (!data) {
     reason = "cannot read it: " + data.getError().message();
-  } else if (auto objects = decode(key, (*data)->getBuffer())) {
-    result = std::move(*objects);
+  } else if (auto entry = decode(key, (*data)->getBuffer())) {
+    result = std::move(*entry);
     // The entry is used: it is the last that eviction removes.
     (void)fs::setLastAccessAndModificationTime(
         fd, std::chrono::system_clock::now());
   } else {
-    reason = llvm::toString(objects.takeError());
+    reason = llvm::toString(entry.takeError());
   }
   ::close(fd);
   if (result) {

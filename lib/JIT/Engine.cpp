@@ -542,9 +542,36 @@ static size_t slotsOf(const TensorType &type) {
   return 3 + 2 * type.shape.size();
 }
 
+void CompiledModule::addEntry(Signature signature) {
+  auto entry = std::make_unique<Entry>();
+  entry->signature_ = std::move(signature);
+  for (const ArgSpec &arg : entry->signature_.args)
+    entry->argSlots_ += slotsOf(arg.type);
+  for (const TensorType &type : entry->signature_.results)
+    entry->resultSlots_ += slotsOf(type);
+  entries_.push_back(std::move(entry));
+}
+
+llvm::Expected<std::unique_ptr<CompiledModule>>
+CompiledModule::fromObjects(ObjectFiles objects,
+                            std::vector<Signature> signatures) {
+  auto start = std::chrono::steady_clock::now();
+  std::unique_ptr<CompiledModule> result(new CompiledModule());
+  for (Signature &signature : signatures)
+    result->addEntry(std::move(signature));
+  if (llvm::Error err = result->link(std::move(objects)))
+    return std::move(err);
+  result->fromCache_ = true;
+  result->compileSeconds_ =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  return std::move(result);
+}
+
 llvm::Expected<std::unique_ptr<CompiledModule>>
 CompiledModule::compile(mlir::ModuleOp module, const PipelineOptions &options,
-                        bool keepIR, const CacheDirectory &cacheDir) {
+                        bool keepIR, const CacheDirectory &cacheDir,
+                        const StoreAs *storeAs) {
   auto start = std::chrono::steady_clock::now();
   if (llvm::Error err = checkOptions(options))
     return std::move(err);
@@ -563,13 +590,7 @@ CompiledModule::compile(mlir::ModuleOp module, const PipelineOptions &options,
                                         llvm::toString(sig.takeError()));
       continue;
     }
-    auto entry = std::make_unique<Entry>();
-    entry->signature_ = std::move(*sig);
-    for (const ArgSpec &arg : entry->signature_.args)
-      entry->argSlots_ += slotsOf(arg.type);
-    for (const TensorType &type : entry->signature_.results)
-      entry->resultSlots_ += slotsOf(type);
-    result->entries_.push_back(std::move(entry));
+    result->addEntry(std::move(*sig));
   }
   llvm::Expected<std::vector<GlobalVariable>> globals = readGlobals(module);
   if (!globals)
@@ -584,10 +605,10 @@ CompiledModule::compile(mlir::ModuleOp module, const PipelineOptions &options,
   CompileCache *cache = CompileCache::get(cacheDir);
   std::optional<CacheKey> key;
   if (cache)
-    key = compileCacheKey(module, options);
-  if (cache && !keepIR) {
-    if (std::optional<ObjectFiles> objects = cache->load(*key)) {
-      llvm::Error err = result->link(std::move(*objects));
+    key = storeAs ? storeAs->key : compileCacheKey(module, options);
+  if (cache && !keepIR && !storeAs) {
+    if (std::optional<CacheEntry> cached = cache->load(*key)) {
+      llvm::Error err = result->link(std::move(cached->objects));
       if (!err) {
         result->fromCache_ = true;
         result->compileSeconds_ = seconds();
@@ -631,7 +652,8 @@ CompiledModule::compile(mlir::ModuleOp module, const PipelineOptions &options,
     std::vector<llvm::MemoryBufferRef> refs;
     for (const auto &object : *objects)
       refs.push_back(object->getMemBufferRef());
-    entry = CompileCache::encode(*key, refs);
+    entry = CompileCache::encode(*key, refs,
+                                 storeAs ? storeAs->notes : llvm::StringRef());
   }
   if (llvm::Error err = result->link(std::move(*objects)))
     return std::move(err);

@@ -508,12 +508,12 @@ TracedFunction traceAndCompile(const TraceRequest &request) {
     traced.outputDTypes.push_back(dtype);
     traced.outputShapes.push_back(std::move(shape));
   }
-  traced.unknownDimsMeet = recorder.unknownDimsMeet;
   traced.trace = recorder.compile(error);
   if (!traced.trace)
     throw Error(ErrorKind::Unimplemented,
                 "fnc::function `" + name +
                     "`: the trace could not be compiled: " + error);
+  traced.unknownDimsMeet = recorder.unknownDimsMeet;
   return traced;
 }
 } // namespace trace

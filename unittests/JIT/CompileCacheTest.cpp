@@ -364,7 +364,9 @@ TEST_F(CompileCacheTest, BadEntriesAreRemovedAndRecompiled) {
        },
        "checksum mismatch"},
       {"truncated in the payload",
-       [](std::string e, const CacheKey &) { return e.substr(0, e.size() / 2); },
+       [](std::string e, const CacheKey &) {
+         return e.substr(0, e.size() / 2);
+       },
        "truncated"},
       {"truncated in the header",
        [](std::string e, const CacheKey &) { return e.substr(0, 20); },
@@ -385,7 +387,7 @@ TEST_F(CompileCacheTest, BadEntriesAreRemovedAndRecompiled) {
          e[8] = static_cast<char>(kCacheFormatVersion + 1);
          return e;
        },
-       "format version 2, this fnc reads version 1"},
+       "format version 3, this fnc reads version 2"},
       {"bad object count",
        [](std::string e, const CacheKey &) {
          e[44] = e[45] = e[46] = e[47] = '\xff';
@@ -402,7 +404,7 @@ TEST_F(CompileCacheTest, BadEntriesAreRemovedAndRecompiled) {
              compileCacheKey(*module, {}), e);
          EXPECT_TRUE(bool(objects));
          std::vector<llvm::MemoryBufferRef> refs;
-         for (auto &o : *objects)
+         for (auto &o : objects->objects)
            refs.push_back(o->getMemBufferRef());
          return CompileCache::encode(other, refs);
        },
@@ -458,23 +460,37 @@ TEST_F(CompileCacheTest, DecodeRejectsEveryFlippedByteAndTruncation) {
   std::string entry = readFile(entries[0]);
   auto module = parse(kSeed);
   CacheKey key = compileCacheKey(*module, {});
-  auto objects = CompileCache::decode(key, entry);
-  ASSERT_TRUE(bool(objects)) << llvm::toString(objects.takeError());
+  auto decoded = CompileCache::decode(key, entry);
+  ASSERT_TRUE(bool(decoded)) << llvm::toString(decoded.takeError());
   size_t payload = 0;
-  for (auto &o : *objects)
+  std::vector<llvm::MemoryBufferRef> refs;
+  for (auto &o : decoded->objects) {
     payload += o->getBufferSize();
-  EXPECT_EQ(entry.size(), 48 + 8 * objects->size() + payload + 8);
-  for (size_t i = 0; i < entry.size(); ++i) {
-    std::string bad = entry;
-    bad[i] ^= static_cast<char>(1 << (i % 8));
-    auto decoded = CompileCache::decode(key, bad);
-    EXPECT_FALSE(bool(decoded)) << "byte " << i;
-    llvm::consumeError(decoded.takeError());
+    refs.push_back(o->getMemBufferRef());
   }
-  for (size_t n = 0; n < entry.size(); ++n) {
-    auto decoded = CompileCache::decode(key, llvm::StringRef(entry).take_front(n));
-    EXPECT_FALSE(bool(decoded)) << "truncated to " << n;
-    llvm::consumeError(decoded.takeError());
+  EXPECT_TRUE(decoded->notes.empty());
+  EXPECT_EQ(entry.size(), 48 + 8 * refs.size() + 8 + payload + 8);
+  // The same objects with notes beside them (as a trace stores them).
+  std::string withNotes = CompileCache::encode(key, refs, "notes of a trace");
+  auto noted = CompileCache::decode(key, withNotes);
+  ASSERT_TRUE(bool(noted)) << llvm::toString(noted.takeError());
+  EXPECT_EQ(noted->notes, "notes of a trace");
+  ASSERT_EQ(noted->objects.size(), refs.size());
+  EXPECT_EQ(noted->objects[0]->getBuffer(), refs[0].getBuffer());
+  for (const std::string &good : {entry, withNotes}) {
+    for (size_t i = 0; i < good.size(); ++i) {
+      std::string bad = good;
+      bad[i] ^= static_cast<char>(1 << (i % 8));
+      auto spoiled = CompileCache::decode(key, bad);
+      EXPECT_FALSE(bool(spoiled)) << "byte " << i;
+      llvm::consumeError(spoiled.takeError());
+    }
+    for (size_t n = 0; n < good.size(); ++n) {
+      auto spoiled =
+          CompileCache::decode(key, llvm::StringRef(good).take_front(n));
+      EXPECT_FALSE(bool(spoiled)) << "truncated to " << n;
+      llvm::consumeError(spoiled.takeError());
+    }
   }
 }
 

@@ -59,7 +59,7 @@ using CacheDirectory = std::optional<std::string>;
 /// The version of the entry format and of the key's composition. Bump it
 /// when either changes: older entries then miss (their keys differ) and are
 /// evicted in time.
-constexpr uint32_t kCacheFormatVersion = 1;
+constexpr uint32_t kCacheFormatVersion = 2;
 
 /// A 256-bit cache key.
 struct CacheKey {
@@ -110,6 +110,14 @@ struct CacheTarget {
 /// The objects of one cache entry.
 using ObjectFiles = std::vector<std::unique_ptr<llvm::MemoryBuffer>>;
 
+/// One cache entry: the objects, and notes that the compiler which stored
+/// them keeps beside them (what it needs besides the code on a hit, e.g.
+/// a trace's IR text; empty for most).
+struct CacheEntry {
+  ObjectFiles objects;
+  std::string notes;
+};
+
 /// A directory of cache entries; see the file comment.
 class CompileCache {
 public:
@@ -139,7 +147,7 @@ public:
   /// removed with the warning "fnc: ignoring a corrupt compile-cache entry
   /// PATH (reason); recompiling" on stderr, and is a miss. A hit marks the
   /// entry as recently used.
-  std::optional<ObjectFiles> load(const CacheKey &key);
+  std::optional<CacheEntry> load(const CacheKey &key);
 
   /// Stores `entry` (an encode()d entry) under `key`, atomically. A
   /// failure (an unwritable directory, a full disk) is no error for the
@@ -166,13 +174,14 @@ public:
   };
   Stats stats() const;
 
-  /// The bytes of an entry holding `objects` under `key`.
+  /// The bytes of an entry holding `objects` and `notes` under `key`.
   static std::string encode(const CacheKey &key,
-                            llvm::ArrayRef<llvm::MemoryBufferRef> objects);
-  /// The objects of the entry `data`, checked to be an entry of `key`;
-  /// the error says what is wrong with it.
-  static llvm::Expected<ObjectFiles> decode(const CacheKey &key,
-                                            llvm::StringRef data);
+                            llvm::ArrayRef<llvm::MemoryBufferRef> objects,
+                            llvm::StringRef notes = {});
+  /// The entry `data`, checked to be an entry of `key`; the error says
+  /// what is wrong with it.
+  static llvm::Expected<CacheEntry> decode(const CacheKey &key,
+                                           llvm::StringRef data);
 
 private:
   explicit CompileCache(std::string directory);

@@ -281,9 +281,25 @@ public:
   /// the module is always compiled (the IR of every stage is needed) and
   /// stored. A module whose code holds addresses of this process is never
   /// stored.
+  ///
+  /// With `storeAs`, the cache is not searched (the caller did, under a key
+  /// of its own) and the objects are stored under `storeAs->key` with its
+  /// notes beside them, instead of under the module's key.
+  struct StoreAs {
+    CacheKey key;
+    std::string notes;
+  };
   static llvm::Expected<std::unique_ptr<CompiledModule>>
   compile(mlir::ModuleOp module, const mlir::fnc::PipelineOptions &options,
-          bool keepIR = false, const CacheDirectory &cache = std::nullopt);
+          bool keepIR = false, const CacheDirectory &cache = std::nullopt,
+          const StoreAs *storeAs = nullptr);
+
+  /// Links objects compiled before (a cache entry stored through
+  /// `storeAs`) as a module whose public functions have `signatures`; no
+  /// MLIR is involved. fromCache() is true. Fails if they do not link or
+  /// lack a function.
+  static llvm::Expected<std::unique_ptr<CompiledModule>>
+  fromObjects(ObjectFiles objects, std::vector<Signature> signatures);
 
   /// The entry called `name`; an error listing the public functions if
   /// there is none.
@@ -309,6 +325,7 @@ public:
 
 private:
   CompiledModule();
+  void addEntry(Signature signature);
   /// Links `objects` and looks every entry up. On failure nothing stays
   /// linked.
   llvm::Error link(ObjectFiles objects);

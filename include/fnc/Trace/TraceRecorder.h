@@ -1,13 +1,14 @@
-//===- TraceRecorder.h - Records a trace into a fnc-dialect function -*- C++ -*-=//
+//===- TraceRecorder.h - Records a trace -----------------------*- C++ -*-===//
 //
-// Internal to fnc; MLIR-free interface. A TraceRecorder is the Recorder of
-// one trace: it owns an MLIRContext and a module holding one public
-// `func.func` in the fnc dialect, adds an op per recorded OpRecord (result
-// types come from the shared shape rules and each op is verified as it is
-// built, so a mismatch is an error value, never a crash), and ends the
-// function with the traced results. compile() turns it into a
-// CompiledTrace (fnc/Trace/CompiledTrace.h) with the JIT (the one
-// pipeline) and releases the MLIR.
+// Internal to fnc; MLIR-free. A TraceRecorder is the Recorder of one trace
+// of fnc::function or of an eager kernel. It records the trace as a log of
+// its calls (lib/Trace/TraceLog.cpp), answering ids and result types from
+// the log and checking what the fnc dialect cannot express as the ops come.
+// compile() finds the trace's code in the compile cache by a key of the log
+// (no MLIR at all on a hit), or builds the fnc-dialect function from the
+// log (TraceIR.h), compiles it with the JIT (the one pipeline) and stores
+// it under that key; either way the result is a CompiledTrace
+// (fnc/Trace/CompiledTrace.h).
 //
 // Built like LLVM (no exceptions): every failure is returned as `false` /
 // -1 / null with a message. Thread-safety: one TraceRecorder per trace,
@@ -33,30 +34,32 @@ class TraceRecorder : public Recorder {
 public:
   using Recorder::Recorder;
 
-  /// A recorder of `func.func @<symbol>` (symbol: `name` reduced to
-  /// [A-Za-z0-9_]).
+  /// A recorder of a function called `name` (in the IR: `func.func
+  /// @<symbol>`, `name` reduced to [A-Za-z0-9_]).
   static std::unique_ptr<TraceRecorder>
   create(const std::string &name, std::shared_ptr<TraceToken> token);
 
   /// Appends a (visible) argument; call before recording ops.
   virtual int64_t addArgument(DType dtype,
                               const std::vector<int64_t> &shape) = 0;
-  /// Returns `results` (value ids) and verifies the module.
+  /// Ends the trace with `results` (value ids).
   virtual bool finish(const std::vector<int64_t> &results,
                       std::string &error) = 0;
   /// The result type of value `id`.
   virtual void typeOf(int64_t id, DType &dtype,
                       std::vector<int64_t> &shape) const = 0;
-  /// JIT-compiles the finished function. The hidden arguments and the
-  /// variables the trace owns move into the result, and the recorder's
-  /// MLIR is released: nothing can be recorded afterwards. Null with
-  /// `error` set if the pipeline or the JIT fails.
+  /// The code of the finished trace, from the compile cache or compiled
+  /// (and then stored). The hidden arguments and the variables the trace
+  /// owns move into the result: nothing can be recorded afterwards. Sets
+  /// unknownDimsMeet. Null with `error` set if the pipeline or the JIT
+  /// fails.
   virtual std::unique_ptr<CompiledTrace> compile(std::string &error) = 0;
 
   /// True if an elementwise op of the trace broadcasts two different
-  /// values' unknown dims against each other. Compiled code requires such
-  /// dims to be equal at run time (a 1 does not stretch), so a call with a
-  /// dim of size 1 where the trace has an unknown one needs its own trace.
+  /// values' unknown dims against each other (set by compile()). Compiled
+  /// code requires such dims to be equal at run time (a 1 does not
+  /// stretch), so a call with a dim of size 1 where the trace has an
+  /// unknown one needs its own trace.
   bool unknownDimsMeet = false;
   /// The pipeline's fast-math option for compile() (FunctionOptions).
   bool fastMath = true;

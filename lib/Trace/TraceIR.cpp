@@ -1,17 +1,14 @@
-//===- TraceRecorder.cpp - Records a trace into a fnc-dialect function ----===//
+//===- TraceIR.cpp - A trace built as a fnc-dialect function --------------===//
 //
 // The MLIR side of tracing: one MLIRContext and module per trace, one fnc op
-// per recorded OpRecord (ops without a dialect counterpart, such as
-// reduce_any or argmin, are composed of several), verification of every op
-// as it is built, and JIT compilation through fnc::jit into a
-// CompiledTrace. Built without exceptions; errors are returned as values
-// (see TraceRecorder.h).
+// per OpRecord (ops without a dialect counterpart, such as reduce_any or
+// argmin, are composed of several), verification of every op as it is
+// built, and JIT compilation through fnc::jit. Built without exceptions;
+// errors are returned as values (see TraceIR.h).
 //
 //===----------------------------------------------------------------------===//
 
-#include "fnc/Trace/TraceRecorder.h"
-#include "fnc/CheckNumerics.h"
-#include "fnc/Trace/CompiledTrace.h"
+#include "fnc/Trace/TraceIR.h"
 
 #include "fnc/Conversion/Passes.h"
 #include "fnc/Dialect/Fnc/IR/DTypes.h"
@@ -31,13 +28,24 @@
 #include "mlir/IR/Verifier.h"
 
 #include <algorithm>
-#include <chrono>
 #include <optional>
 #include <variant>
 
 using namespace mlir;
 
 namespace fnc::trace {
+
+std::string traceSymbol(const std::string &name) {
+  std::string s;
+  for (char c : name)
+    s += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0])))
+    s = "f_" + s;
+  if (mlir::fnc::reservedFunctionName(s))
+    s = "f_" + s; // a function named "exp" must not shadow libm's exp
+  return s;
+}
+
 namespace {
 
 /// The dtype of a tensor value of the trace (all are built from dtypes).
@@ -54,21 +62,9 @@ template <typename... Fs> struct overloaded : Fs... {
 };
 template <typename... Fs> overloaded(Fs...) -> overloaded<Fs...>;
 
-std::string symbolName(const std::string &name) {
-  std::string s;
-  for (char c : name)
-    s += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
-  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0])))
-    s = "f_" + s;
-  if (mlir::fnc::reservedFunctionName(s))
-    s = "f_" + s; // a function named "exp" must not shadow libm's exp
-  return s;
-}
-
-class TraceRecorderImpl : public TraceRecorder {
+class TraceIRImpl : public TraceIR {
 public:
-  TraceRecorderImpl(const std::string &name, std::shared_ptr<TraceToken> token)
-      : TraceRecorder(std::move(token)), symbol_(symbolName(name)) {
+  explicit TraceIRImpl(const std::string &name) : symbol_(traceSymbol(name)) {
     DialectRegistry registry;
     mlir::fnc::registerPipelineDialects(registry);
     context_ = std::make_unique<MLIRContext>(registry,
@@ -92,7 +88,7 @@ public:
     builder_->setInsertionPointToEnd(block_);
   }
 
-  ~TraceRecorderImpl() override {
+  ~TraceIRImpl() override {
     // Blocks of a trace that failed inside fnc::cond / a loop body were never
     // moved into an op: drop their uses first, then delete them.
     // (Blocks inside them go with them, so find the detached ones first.)
@@ -131,7 +127,7 @@ public:
     return add(block_->addArgument(type, loc_), 0);
   }
 
-  bool visible(int64_t id) const override {
+  bool visible(int64_t id) const {
     if (id < 0 || id >= static_cast<int64_t>(scopes_.size()))
       return false;
     return std::find(open_.begin(), open_.end(), scopes_[id]) != open_.end();
@@ -278,11 +274,6 @@ public:
         op.op);
   }
 
-  int64_t hiddenArgument(DType dtype,
-                         const std::vector<int64_t> &shape) override {
-    return addArgument(dtype, shape);
-  }
-
   int64_t constant(DType dtype, const std::vector<int64_t> &shape,
                    const void *data) override {
     RankedTensorType type = tensorType(dtype, shape);
@@ -318,11 +309,6 @@ public:
                 "it from the branch or body instead";
         return -1;
       }
-    if (std::holds_alternative<ops::VarUpdate>(op.op) ||
-        std::holds_alternative<ops::Print>(op.op) ||
-        std::holds_alternative<ops::RandomUniform>(op.op) ||
-        std::holds_alternative<ops::RandomNormal>(op.op))
-      ++effectsRecorded;
     if (Operation *effect = buildEffect(op))
       return verifyNew(effect, error) ? 0 : -1;
     Operation *first = nullptr;
@@ -784,44 +770,39 @@ public:
     shape.assign(t.getShape().begin(), t.getShape().end());
   }
 
-  std::unique_ptr<CompiledTrace> compile(std::string &error) override {
+  bool compile(bool fastMath, bool checkNumerics,
+               const jit::CacheDirectory &cacheDir,
+               const jit::CacheKey *storeKey, Compiled &out,
+               std::string &error) override {
     diagText_.clear();
-    auto start = std::chrono::steady_clock::now();
+    llvm::raw_string_ostream os(out.notes.fncText);
+    module_->print(os);
+    out.notes.opCount = countOps();
+    out.notes.unknownDimsMeet = unknownDimsMeet;
     mlir::fnc::PipelineOptions options;
-    options.checkNumerics = ::fnc::check_numerics_enabled();
+    options.checkNumerics = checkNumerics;
     options.fastMath = fastMath;
-    auto compiled = jit::CompiledModule::compile(*module_, options,
-                                                 /*keepIR=*/false, cacheDir);
+    std::optional<jit::CompiledModule::StoreAs> storeAs;
+    if (storeKey)
+      storeAs = jit::CompiledModule::StoreAs{*storeKey, out.notes.encode()};
+    auto compiled =
+        jit::CompiledModule::compile(*module_, options, /*keepIR=*/false,
+                                     cacheDir, storeAs ? &*storeAs : nullptr);
     if (!compiled) {
       error = llvm::toString(compiled.takeError());
       if (!diagText_.empty())
         error += "\n" + diagText_;
-      return nullptr;
+      return false;
     }
     auto entry = (*compiled)->lookup(symbol_);
     if (!entry) {
       error = llvm::toString(entry.takeError());
-      return nullptr;
+      return false;
     }
-    CompiledTrace::Parts parts;
-    parts.module = std::move(*compiled);
-    parts.entry = *entry;
-    parts.fastMath = options.fastMath;
-    parts.checkNumerics = options.checkNumerics;
-    parts.compileSeconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-            .count();
-    parts.opCount = countOps();
-    llvm::raw_string_ostream os(parts.fncText);
-    module_->print(os);
-    parts.constantCaptures = constantCaptures(); // before hiddenArgs moves
-    parts.hiddenArgs = std::move(hiddenArgs);
-    parts.hiddenVariables = std::move(hiddenVariables);
-    parts.hiddenNames = std::move(hiddenNames);
-    parts.hasEffects = effectsRecorded > 0;
-    parts.ownedState = std::move(ownedState);
+    out.module = std::move(*compiled);
+    out.entry = *entry;
     releaseIR();
-    return std::make_unique<CompiledTrace>(std::move(parts));
+    return true;
   }
 
   /// Drops the MLIRContext, with its loaded dialects and the module: most
@@ -853,6 +834,9 @@ public:
 
 private:
   std::string symbol_;
+  /// Whether an elementwise op broadcasts two different values' unknown
+  /// dims against each other (TraceNotes::unknownDimsMeet).
+  bool unknownDimsMeet = false;
   DenseMap<Value, SmallVector<int64_t>> dimSymbols_, shapeSymbols_;
   int64_t lastSymbol_ = 0;
   std::unique_ptr<MLIRContext> context_;
@@ -875,10 +859,10 @@ private:
 
 } // namespace
 
-std::unique_ptr<TraceRecorder>
-TraceRecorder::create(const std::string &name,
-                      std::shared_ptr<TraceToken> token) {
-  return std::make_unique<TraceRecorderImpl>(name, std::move(token));
+TraceIR::~TraceIR() = default;
+
+std::unique_ptr<TraceIR> TraceIR::create(const std::string &name) {
+  return std::make_unique<TraceIRImpl>(name);
 }
 
 } // namespace fnc::trace
