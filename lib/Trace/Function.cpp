@@ -3,7 +3,7 @@
 // FunctionCore: keys, the subtype check and the choice of the most specific
 // concrete function, input signatures, reduced retracing, the retracing
 // warning, single-flight tracing, and calls of compiled traces. Tracing
-// itself runs the callable under a TraceRecorder (lib/Trace/TraceRecorder.cpp)
+// itself runs the callable under a TraceRecorder (lib/Trace/TraceLog.cpp)
 // made active with RecorderScope. Built with exceptions; the MLIR side
 // reports its failures as values, turned into fnc::Error here.
 //

@@ -48,9 +48,9 @@ struct TracedFunction {
   bool unknownDimsMeet = false;
 };
 
-/// Traces `request.body` (tapes of the calling thread suspended, the JIT
-/// session started meanwhile) and compiles it. Throws what the body throws,
-/// InvalidArgument for a null result, Internal if the IR cannot be
+/// Traces `request.body` (tapes of the calling thread suspended) and
+/// compiles it, or loads its code from the compile cache. Throws what the body
+/// throws, InvalidArgument for a null result, Internal if the IR cannot be
 /// finished and Unimplemented if it cannot be compiled.
 TracedFunction traceAndCompile(const TraceRequest &request);
 

@@ -12,6 +12,7 @@
 
 #include "fnc/JIT/CompileCache.h"
 #include "fnc/JIT/Engine.h"
+#include "fnc/JIT/LinkedCode.h"
 #include "fnc/Pipelines/Pipelines.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -491,6 +492,51 @@ TEST_F(CompileCacheTest, DecodeRejectsEveryFlippedByteAndTruncation) {
       EXPECT_FALSE(bool(spoiled)) << "truncated to " << n;
       llvm::consumeError(spoiled.takeError());
     }
+  }
+}
+
+// The loader of the JIT (LinkedCode) reads objects from the cache: an
+// object spoiled in any byte, or cut short anywhere, must link or fail with
+// an error, never crash or touch memory outside it (checked under ASan by
+// the sanitizer runs).
+TEST_F(CompileCacheTest, LinkingSurvivesEveryFlippedByteOfAnObject) {
+  TempDir dir;
+  ASSERT_TRUE(compile(kSeed, dir.path()));
+  auto entries = entriesIn(dir.path());
+  ASSERT_EQ(entries.size(), 1u);
+  auto module = parse(kSeed);
+  auto decoded =
+      CompileCache::decode(compileCacheKey(*module, {}), readFile(entries[0]));
+  ASSERT_TRUE(bool(decoded)) << llvm::toString(decoded.takeError());
+  ASSERT_EQ(decoded->objects.size(), 1u);
+  std::string object = decoded->objects[0]->getBuffer().str();
+  auto linkCopy = [](const std::string &bytes) {
+    ObjectFiles objects;
+    objects.push_back(llvm::MemoryBuffer::getMemBufferCopy(bytes));
+    return LinkedCode::link(std::move(objects));
+  };
+  {
+    auto code = linkCopy(object);
+    ASSERT_TRUE(bool(code)) << llvm::toString(code.takeError());
+    EXPECT_NE((*code)->lookup("_mlir_seed"), nullptr);
+    EXPECT_EQ((*code)->lookup("_mlir_nothing"), nullptr);
+  }
+  int failed = 0;
+  for (size_t i = 0; i < object.size(); ++i) {
+    std::string bad = object;
+    bad[i] ^= static_cast<char>(1 << (i % 8));
+    auto code = linkCopy(bad);
+    if (!code) {
+      ++failed;
+      llvm::consumeError(code.takeError());
+    }
+  }
+  EXPECT_GT(failed, 0);
+  for (size_t n = 0; n < object.size(); n += 7) {
+    auto code = linkCopy(object.substr(0, n));
+    if (code) // a cut that keeps every header and relocation may link
+      continue;
+    llvm::consumeError(code.takeError());
   }
 }
 

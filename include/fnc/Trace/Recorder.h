@@ -16,9 +16,9 @@
 // away and used after the trace ended, or used by another thread) is an
 // error that says it leaked and how to fix it.
 //
-// The recorder implementation (lib/Trace/TraceRecorder.cpp) is MLIR code
-// built without exceptions: it returns errors as values; the throwing side
-// is here, in the API library.
+// The recorder implementation (lib/Trace/TraceLog.cpp, with the MLIR side
+// in lib/Trace/TraceIR.cpp) is built without exceptions: it returns errors
+// as values; the throwing side is here, in the API library.
 //
 //===----------------------------------------------------------------------===//
 
