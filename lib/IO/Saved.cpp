@@ -28,8 +28,6 @@ namespace {
 
 using detail::ConcreteAccess;
 
-std::string quoted(const std::string &path) { return "'" + path + "'"; }
-
 /// The variables and captured tensors `functions` pass as hidden arguments,
 /// each once, named after the variable (unique in the file).
 struct GlobalCollector {
@@ -257,15 +255,15 @@ LoadedFunction::callAs(const char *structure,
                     ? TensorSpec(args[a].shape(), args[a].dtype()).str()
                     : std::string("a null fnc::Tensor"));
     throw Error(ErrorKind::InvalidArgument,
-                "fnc::LoadedFunction \`" + name() +
-                    "\`: no saved signature accepts (" + given +
+                "fnc::LoadedFunction `" + name() +
+                    "`: no saved signature accepts (" + given +
                     "); the file has:\n" +
                     pretty_printed_concrete_signatures() +
                     "Save a concrete function for this signature");
   }
   if (structure && s.structures[bestIndex] != structure)
     throw Error(ErrorKind::InvalidArgument,
-                "fnc::LoadedFunction \`" + name() + "\`: call<R>: R is a " +
+                "fnc::LoadedFunction `" + name() + "`: call<R>: R is a " +
                     structure + " but the saved function returns a " +
                     s.structures[bestIndex] +
                     "; call it without a type for the tensors in order");
@@ -296,10 +294,10 @@ LoadedFunction LoadedFunction::function(const std::string &name) const {
   if (std::find(names.begin(), names.end(), name) == names.end()) {
     std::string list;
     for (const std::string &n : names)
-      list += (list.empty() ? "\`" : ", \`") + n + "\`";
+      list += (list.empty() ? "`" : ", `") + n + "`";
     throw Error(ErrorKind::InvalidArgument,
-                "fnc::LoadedFunction: the file has no function \`" + name +
-                    "\`; it has " + list);
+                "fnc::LoadedFunction: the file has no function `" + name +
+                    "`; it has " + list);
   }
   LoadedFunction selected = *this;
   selected.only_ = name;
