@@ -2,8 +2,8 @@
 //
 // Reads the fnc-level signatures of a module, runs the one fnc pipeline on a
 // clone, translates it to LLVM IR, optimizes and compiles it for the host
-// CPU, and links the objects into memory of the module's own (LinkedCode.h:
-// RuntimeDyld, against the runtime's symbols, libomp and the process).
+// CPU, and links the objects into memory of the module's own (LinkedCode.h,
+// against the runtime's symbols, libomp and the process).
 // Every public function is looked up once here, so calls only use cached
 // pointers. The objects go through the on-disk compile cache
 // (CompileCache.h): a module compiled before, by any process, is linked
@@ -17,7 +17,6 @@
 #include "fnc/JIT/LinkedCode.h"
 #include "fnc/JIT/ObjectCompiler.h"
 #include "fnc/Pipelines/Pipelines.h"
-#include "fnc/Runtime/Runtime.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"

@@ -204,7 +204,8 @@ void write(Writer &w, const OpRecord &record) {
   w.ints(operands), w.dtype(dtype), w.ints(shape);
 }
 
-bool isEffect(const OpRecord &op) {
+/// Variable updates and printing: effects without a result value.
+bool hasNoResult(const OpRecord &op) {
   return std::holds_alternative<ops::VarUpdate>(op.op) ||
          std::holds_alternative<ops::Print>(op.op);
 }
@@ -292,19 +293,19 @@ public:
                   "supported";
           return -1;
         }
-    if (isEffect(op) || std::holds_alternative<ops::RandomUniform>(op.op) ||
+    bool noResult = hasNoResult(op);
+    if (noResult || std::holds_alternative<ops::RandomUniform>(op.op) ||
         std::holds_alternative<ops::RandomNormal>(op.op))
       ++effectsRecorded;
     log_.tag('R');
     write(log_, op);
-    bool effect = isEffect(op);
-    steps_.push_back([op, effect](Replay &r) {
+    steps_.push_back([op, noResult](Replay &r) {
       OpRecord mapped = op;
       mapped.operands = r.map(op.operands);
       int64_t id = r.ir.record(mapped, r.error);
-      return effect ? id >= 0 : r.define(id);
+      return noResult ? id >= 0 : r.define(id);
     });
-    if (effect)
+    if (noResult)
       return 0; // no result (the IR builder's answer too)
     return define(op.dtype, op.shape, open_.back());
   }
