@@ -9,17 +9,21 @@
 
 #include "fnc/Codegen/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/Transforms/BufferViewFlowAnalysis.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace mlir::fnc {
 #define GEN_PASS_DEF_FNCBUFFERREUSE
 #define GEN_PASS_DEF_FNCSHAREBUFFERS
+#define GEN_PASS_DEF_FNCDOUBLEBUFFERLOOPS
 #define GEN_PASS_DEF_FNCPRINTBUFFERPLAN
 #include "fnc/Codegen/Passes.h.inc"
 } // namespace mlir::fnc
@@ -166,6 +170,71 @@ struct ShareBuffersPass
       alloc.replaceAllUsesWith(reused);
       alloc.erase();
       free->lastUse = *end;
+    }
+  }
+};
+
+/// True if `buffer` (or a view of it) is used only inside `loop`'s body,
+/// by ops that neither return a memref other than a view (whose users are
+/// checked alike) nor call out, and no terminator passes it on except
+/// `loop`'s yield at `yieldIndex` (-1: none may).
+static bool staysInIteration(Value buffer, scf::ForOp loop,
+                             int64_t yieldIndex) {
+  for (OpOperand &use : buffer.getUses()) {
+    Operation *user = use.getOwner();
+    if (!loop.getBody()->getParentOp()->isProperAncestor(user))
+      return false;
+    if (user == loop.getBody()->getTerminator()) {
+      if (static_cast<int64_t>(use.getOperandNumber()) != yieldIndex)
+        return false;
+      continue;
+    }
+    if (isa<CallOpInterface>(user) || user->hasTrait<OpTrait::IsTerminator>())
+      return false;
+    for (Value result : user->getResults()) {
+      if (!isa<BaseMemRefType>(result.getType()))
+        continue;
+      if (!isa<ViewLikeOpInterface>(user) ||
+          !staysInIteration(result, loop, /*yieldIndex=*/-1))
+        return false;
+    }
+  }
+  return true;
+}
+
+struct DoubleBufferLoopsPass
+    : public fnc::impl::FncDoubleBufferLoopsBase<DoubleBufferLoopsPass> {
+  void runOnOperation() override {
+    SmallVector<scf::ForOp> loops;
+    getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    for (scf::ForOp loop : loops) {
+      auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+      for (auto [k, yielded] : llvm::enumerate(yield.getOperands())) {
+        auto alloc = yielded.getDefiningOp<memref::AllocOp>();
+        if (!alloc || alloc->getBlock() != loop.getBody() ||
+            !alloc.getSymbolOperands().empty() ||
+            llvm::any_of(alloc.getDynamicSizes(), [&](Value size) {
+              return loop->isAncestor(size.getParentBlock()->getParentOp());
+            }))
+          continue;
+        Value arg = loop.getRegionIterArg(k);
+        if (!staysInIteration(yielded, loop, k) ||
+            !staysInIteration(arg, loop, /*yieldIndex=*/-1))
+          continue;
+        OpBuilder b(loop);
+        Location loc = alloc.getLoc();
+        Value first = b.clone(*alloc)->getResult(0);
+        Value second = b.clone(*alloc)->getResult(0);
+        b.setInsertionPoint(alloc);
+        auto address = [&](Value buffer) {
+          return memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+        };
+        Value readsFirst = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::eq, address(arg), address(first));
+        Value turn = arith::SelectOp::create(b, loc, readsFirst, second, first);
+        alloc.replaceAllUsesWith(turn);
+        alloc.erase();
+      }
     }
   }
 };

@@ -65,6 +65,7 @@ void fnc::buildFncPipeline(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createFncElideSnapshotCopies());
   pm.addNestedPass<func::FuncOp>(createFncShareBuffers());
+  pm.addNestedPass<func::FuncOp>(createFncDoubleBufferLoops());
   pm.addNestedPass<func::FuncOp>(
       bufferization::createPromoteBuffersToStackPass());
   bufferization::buildBufferDeallocationPipeline(pm);

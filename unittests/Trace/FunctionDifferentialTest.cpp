@@ -17,8 +17,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <random>
 #include <string>
+#include <tuple>
 
 using namespace fnc;
 using namespace fnc::testing;
@@ -154,6 +156,55 @@ TEST(FunctionDifferentialTest, RandomStatefulControlFlowProgramsAgree) {
                   trial);
     }
     EXPECT_EQ(staged.tracing_count(), 1) << "trial " << trial;
+  }
+}
+
+// Loop-carried states that each iteration computes into a new buffer
+// (-fnc-double-buffer-loops gives them two buffers that take turns): a
+// small state (stack buffers), a big one (heap), two states updated
+// together, and a swap of two states (not double-buffered), for trip
+// counts 0 to 7, against the same loops run eagerly.
+TEST(FunctionDifferentialTest, LoopCarriedStatesAgree) {
+  std::mt19937 rng(31);
+  for (int64_t dim : {16, 300}) {
+    Tensor W = randomTensor(rng, DType::f32, {dim, dim}) * (1.f / dim);
+    Tensor b = randomTensor(rng, DType::f32, {dim, 1});
+    Tensor x0 = randomTensor(rng, DType::f32, {dim, 1});
+    Tensor y0 = randomTensor(rng, DType::f32, {dim, 1});
+    auto one = [&](Tensor n) {
+      return for_range(
+          Tensor(0), n, Tensor(1),
+          [&](Tensor, Tensor x) { return tanh(matmul(W, x) + b); }, x0);
+    };
+    using Pair = std::tuple<Tensor, Tensor>;
+    auto two = [&](Tensor n) {
+      Pair r = for_range(
+          Tensor(0), n, Tensor(1),
+          [&](Tensor, Tensor x, Tensor y) {
+            return Pair{matmul(W, x) + y, x * 0.5f + y};
+          },
+          Pair{x0, y0});
+      return std::get<0>(r) + std::get<1>(r) * 2.f;
+    };
+    auto swap = [&](Tensor n) {
+      Pair r = for_range(
+          Tensor(0), n, Tensor(1),
+          [&](Tensor, Tensor x, Tensor y) {
+            return Pair{y, tanh(matmul(W, x))};
+          },
+          Pair{x0, y0});
+      return std::get<0>(r) - std::get<1>(r);
+    };
+    std::vector<std::pair<const char *, std::function<Tensor(Tensor)>>> loops =
+        {{"one state", one}, {"two states", two}, {"swap", swap}};
+    for (auto &[name, loop] : loops) {
+      auto staged = fnc::function(loop);
+      for (int n = 0; n < 8; ++n) {
+        Tensor trips(n);
+        expectClose(staged(trips), loop(trips), name, n);
+      }
+      EXPECT_EQ(staged.tracing_count(), 1) << name;
+    }
   }
 }
 
