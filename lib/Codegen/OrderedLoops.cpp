@@ -945,11 +945,16 @@ LogicalResult emitMatvecKernel(RewriterBase &rewriter, linalg::LinalgOp op) {
                   arith::FastMathFlags::reassoc));
             level = std::move(next);
           }
+          // nsz: C is usually the zeros of a fill, and LLVM drops the add
+          // of a known zero only if the sign of a zero may change.
           Value old = vector::LoadOp::create(pb, pl, vectorType, flatC,
                                              ValueRange{row0});
-          vector::StoreOp::create(pb, pl,
-                                  arith::AddFOp::create(pb, pl, old, level[0]),
-                                  flatC, ValueRange{row0});
+          vector::StoreOp::create(
+              pb, pl,
+              arith::AddFOp::create(pb, pl, old, level[0],
+                                    arith::FastMathFlags::reassoc |
+                                        arith::FastMathFlags::nsz),
+              flatC, ValueRange{row0});
           scf::ReduceOp::create(pb, pl);
         });
   }
