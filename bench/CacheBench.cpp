@@ -3,12 +3,13 @@
 // A plain harness (no pass/fail): the first call of the seed function
 // reduce_mean(x**2*3+y) in a fresh process, staged by fnc::function (trace,
 // compile or load from the compile cache, link, call) and loaded from a
-// file fnc::save wrote (fnc::load: parse, compile or load from the cache,
-// link, call), each with a cold cache (an empty directory: the compiler
-// runs and stores the code) and with a warm one (the entry the cold run
-// stored). Each run is a new process (this program, run again with
-// --child), so nothing of a previous run is in memory. Prints the medians
-// and the sizes of a cache entry and of the saved file.
+// file fnc::save wrote (fnc::load: parse and compile, or load the file's
+// entry from the cache; link, call), each with a cold cache (an empty
+// directory: the compiler runs and stores the code) and with a warm one
+// (the entries the cold run stored). Each run is a new process (this
+// program, run again with --child), so nothing of a previous run is in
+// memory. Prints the medians and the sizes of the cache entries and of
+// the saved file.
 //
 //   ninja fnc-bench-cache && ./bin/fnc-bench-cache [--runs=N]
 //
@@ -125,7 +126,8 @@ int main(int argc, char **argv) {
   }
   // Per way of getting the function (staged, loaded): cold and warm.
   std::vector<double> times[2][2];
-  uint64_t entryBytes = 0, savedBytes = 0;
+  // The bytes the cache holds after each way's runs.
+  uint64_t cachedBytes[2] = {0, 0}, savedBytes = 0;
   (void)fs::file_size(saved, savedBytes);
   for (int i = 0; i < runs; ++i)
     for (int load = 0; load < 2; ++load) {
@@ -147,9 +149,13 @@ int main(int argc, char **argv) {
       times[load][0].push_back(c);
       times[load][1].push_back(w);
       std::error_code ec;
+      cachedBytes[load] = 0;
       for (fs::directory_iterator it(cache, ec), end; it != end && !ec;
-           it.increment(ec))
-        (void)fs::file_size(it->path(), entryBytes);
+           it.increment(ec)) {
+        uint64_t bytes = 0;
+        (void)fs::file_size(it->path(), bytes);
+        cachedBytes[load] += bytes;
+      }
     }
   (void)fs::remove_directories(dir);
   std::printf("first call of reduce_mean(x**2*3+y) in a fresh process, "
@@ -159,13 +165,16 @@ int main(int argc, char **argv) {
       {"fnc::function, cold cache (trace, compile, store, call)",
        "fnc::function, warm cache (trace, load, link, call)    "},
       {"fnc::load,     cold cache (parse, compile, store, call)",
-       "fnc::load,     warm cache (parse, load, link, call)    "}};
+       "fnc::load,     warm cache (read, load, link, call)     "}};
   for (int load = 0; load < 2; ++load)
     for (int warm = 0; warm < 2; ++warm)
       std::printf("  %s: %7.2f ms\n", rows[load][warm],
                   median(times[load][warm]) * 1e3);
-  std::printf("  one cache entry: %llu bytes; the saved file: %llu bytes\n",
-              static_cast<unsigned long long>(entryBytes),
-              static_cast<unsigned long long>(savedBytes));
+  std::printf("  the function's cache entry: %llu bytes; the saved file: %llu "
+              "bytes, its cache entries (the function's and the file's): "
+              "%llu bytes\n",
+              static_cast<unsigned long long>(cachedBytes[0]),
+              static_cast<unsigned long long>(savedBytes),
+              static_cast<unsigned long long>(cachedBytes[1]));
   return 0;
 }

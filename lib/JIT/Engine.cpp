@@ -537,6 +537,15 @@ llvm::Error CompiledModule::link(ObjectFiles objects) {
 
 CompiledModule::~CompiledModule() = default;
 
+/// Copies of `objects`.
+static ObjectFiles copiesOf(const ObjectFiles &objects) {
+  ObjectFiles copies;
+  for (const auto &object : objects)
+    copies.push_back(
+        llvm::MemoryBuffer::getMemBufferCopy(object->getBuffer(), "object"));
+  return copies;
+}
+
 static size_t slotsOf(const TensorType &type) {
   return 3 + 2 * type.shape.size();
 }
@@ -570,7 +579,7 @@ CompiledModule::fromObjects(ObjectFiles objects,
 llvm::Expected<std::unique_ptr<CompiledModule>>
 CompiledModule::compile(mlir::ModuleOp module, const PipelineOptions &options,
                         bool keepIR, const CacheDirectory &cacheDir,
-                        const StoreAs *storeAs) {
+                        const StoreAs *storeAs, ObjectFiles *keepObjects) {
   auto start = std::chrono::steady_clock::now();
   if (llvm::Error err = checkOptions(options))
     return std::move(err);
@@ -607,8 +616,12 @@ CompiledModule::compile(mlir::ModuleOp module, const PipelineOptions &options,
     key = storeAs ? storeAs->key : compileCacheKey(module, options);
   if (cache && !keepIR && !storeAs) {
     if (std::optional<CacheEntry> cached = cache->load(*key)) {
+      ObjectFiles copies =
+          keepObjects ? copiesOf(cached->objects) : ObjectFiles();
       llvm::Error err = result->link(std::move(cached->objects));
       if (!err) {
+        if (keepObjects)
+          *keepObjects = std::move(copies);
         result->fromCache_ = true;
         result->compileSeconds_ = seconds();
         return std::move(result);
@@ -653,6 +666,8 @@ CompiledModule::compile(mlir::ModuleOp module, const PipelineOptions &options,
       refs.push_back(object->getMemBufferRef());
     entry = CompileCache::encode(*key, refs,
                                  storeAs ? storeAs->notes : llvm::StringRef());
+    if (keepObjects)
+      *keepObjects = copiesOf(*objects);
   }
   if (llvm::Error err = result->link(std::move(*objects)))
     return std::move(err);

@@ -14,6 +14,7 @@
 #include "fnc/JIT/Engine.h"
 #include "fnc/Pipelines/Pipelines.h"
 #include "fnc/Saved.h"
+#include "fnc/Trace/Bytes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
@@ -397,6 +398,195 @@ int64_t countOps(func::FuncOp fn) {
   return n - 2; // the function and its return
 }
 
+//===----------------------------------------------------------------------===//
+// The compile-cache entry of a saved file
+//===----------------------------------------------------------------------===//
+//
+// A file loaded once is loaded again without MLIR: its entry, keyed by the
+// file's bytes (functions, options, values) and the target, holds every
+// function's objects and, in its notes, the LoadedModule that parsing and
+// checking the file gave (a manifest), with each function's signature and
+// object count.
+
+jit::CacheKey savedFileKey(llvm::StringRef bytes) {
+  jit::CacheKeyBuilder key;
+  key.add("saved-file", bytes);
+  jit::CacheTarget::host().addTo(key);
+  return key.finish();
+}
+
+void writeType(ByteWriter &w, DType dtype, const std::vector<int64_t> &shape) {
+  w.dtype(dtype);
+  w.ints(shape);
+}
+
+std::string manifestOf(const LoadedModule &m,
+                       const std::vector<jit::Signature> &signatures,
+                       const std::vector<size_t> &objectCounts) {
+  ByteWriter w;
+  w.tag('S');
+  w.i64(static_cast<int64_t>(m.globals.size()));
+  for (const SavedGlobal &g : m.globals) {
+    w.str(g.name);
+    writeType(w, g.dtype, g.shape);
+    w.str(llvm::StringRef(reinterpret_cast<const char *>(g.bytes.data()),
+                          g.bytes.size()));
+    w.flag(g.captured);
+  }
+  w.i64(static_cast<int64_t>(m.entries.size()));
+  for (size_t i = 0; i < m.entries.size(); ++i) {
+    const LoadedEntry &e = m.entries[i];
+    w.str(e.name), w.str(e.symbol), w.str(e.results);
+    w.i64(static_cast<int64_t>(e.argNames.size()));
+    for (const std::string &n : e.argNames)
+      w.str(n);
+    w.i64(static_cast<int64_t>(e.inputDTypes.size()));
+    for (size_t j = 0; j < e.inputDTypes.size(); ++j)
+      writeType(w, e.inputDTypes[j], e.inputShapes[j]);
+    w.i64(static_cast<int64_t>(e.outputDTypes.size()));
+    for (size_t j = 0; j < e.outputDTypes.size(); ++j)
+      writeType(w, e.outputDTypes[j], e.outputShapes[j]);
+    w.ints(
+        std::vector<int64_t>(e.hiddenGlobals.begin(), e.hiddenGlobals.end()));
+    w.str(e.parts.fncText);
+    w.i64(e.parts.opCount);
+    w.flag(e.parts.fastMath), w.flag(e.parts.checkNumerics);
+    w.flag(e.parts.hasEffects);
+    const jit::Signature &sig = signatures[i];
+    w.str(sig.name);
+    w.i64(static_cast<int64_t>(sig.args.size()));
+    for (const jit::ArgSpec &arg : sig.args) {
+      w.kind(arg.kind);
+      writeType(w, arg.type.dtype, arg.type.shape);
+      w.str(arg.boundTo);
+    }
+    w.i64(static_cast<int64_t>(sig.results.size()));
+    for (const jit::TensorType &t : sig.results)
+      writeType(w, t.dtype, t.shape);
+    w.i64(static_cast<int64_t>(objectCounts[i]));
+  }
+  return w.bytes;
+}
+
+/// Reads a manifest back, checked (sizes, indices, counts against
+/// `objects`); false for anything else.
+bool readManifest(llvm::StringRef notes, size_t objects, LoadedModule &m,
+                  std::vector<jit::Signature> &signatures,
+                  std::vector<size_t> &objectCounts) {
+  ByteReader r(notes);
+  r.tag('S');
+  auto readType = [&](DType &dtype, std::vector<int64_t> &shape) {
+    dtype = r.dtype();
+    shape = r.ints();
+  };
+  size_t globals = r.count(1);
+  for (size_t i = 0; i < globals && r.ok(); ++i) {
+    SavedGlobal g;
+    g.name = r.str();
+    readType(g.dtype, g.shape);
+    std::string bytes = r.str();
+    g.bytes.assign(bytes.begin(), bytes.end());
+    g.data = g.bytes.data();
+    g.captured = r.flag();
+    size_t n = 1;
+    for (int64_t d : g.shape)
+      n = d < 0 ? SIZE_MAX : n * static_cast<size_t>(d);
+    if (n == SIZE_MAX || g.bytes.size() != n * sizeOf(g.dtype))
+      return false;
+    m.globals.push_back(std::move(g));
+  }
+  size_t entries = r.count(1), total = 0;
+  for (size_t i = 0; i < entries && r.ok(); ++i) {
+    LoadedEntry e;
+    e.name = r.str(), e.symbol = r.str(), e.results = r.str();
+    for (size_t n = r.count(8), j = 0; j < n && r.ok(); ++j)
+      e.argNames.push_back(r.str());
+    size_t inputs = r.count(9);
+    e.inputDTypes.resize(inputs), e.inputShapes.resize(inputs);
+    for (size_t j = 0; j < inputs && r.ok(); ++j)
+      readType(e.inputDTypes[j], e.inputShapes[j]);
+    size_t outputs = r.count(9);
+    e.outputDTypes.resize(outputs), e.outputShapes.resize(outputs);
+    for (size_t j = 0; j < outputs && r.ok(); ++j)
+      readType(e.outputDTypes[j], e.outputShapes[j]);
+    for (int64_t g : r.ints()) {
+      if (g < 0 || static_cast<size_t>(g) >= m.globals.size())
+        return false;
+      e.hiddenGlobals.push_back(static_cast<size_t>(g));
+    }
+    e.parts.fncText = r.str();
+    e.parts.opCount = r.i64();
+    e.parts.fastMath = r.flag(), e.parts.checkNumerics = r.flag();
+    e.parts.hasEffects = r.flag();
+    jit::Signature sig;
+    sig.name = r.str();
+    for (size_t n = r.count(9), j = 0; j < n && r.ok(); ++j) {
+      jit::ArgSpec arg;
+      int64_t kind = r.i64();
+      if (kind != static_cast<int64_t>(jit::ArgKind::Tensor) &&
+          kind != static_cast<int64_t>(jit::ArgKind::Variable))
+        return false;
+      arg.kind = static_cast<jit::ArgKind>(kind);
+      readType(arg.type.dtype, arg.type.shape);
+      arg.boundTo = r.str();
+      sig.args.push_back(std::move(arg));
+    }
+    for (size_t n = r.count(9), j = 0; j < n && r.ok(); ++j) {
+      jit::TensorType t;
+      readType(t.dtype, t.shape);
+      sig.results.push_back(std::move(t));
+    }
+    int64_t count = r.i64();
+    if (count < 1 || static_cast<uint64_t>(count) > objects - total ||
+        e.argNames.size() != inputs)
+      return false;
+    total += static_cast<size_t>(count);
+    objectCounts.push_back(static_cast<size_t>(count));
+    signatures.push_back(std::move(sig));
+    m.entries.push_back(std::move(e));
+  }
+  return r.done() && entries > 0 && total == objects;
+}
+
+/// Fills `loaded` from the entry of `key`; false on a miss or for an entry
+/// that proves unusable (removed with a warning).
+bool loadCached(jit::CompileCache &cache, const jit::CacheKey &key,
+                LoadedModule &loaded) {
+  std::optional<jit::CacheEntry> entry = cache.load(key);
+  if (!entry)
+    return false;
+  LoadedModule m;
+  std::vector<jit::Signature> signatures;
+  std::vector<size_t> counts;
+  if (!readManifest(entry->notes, entry->objects.size(), m, signatures,
+                    counts)) {
+    cache.reject(key, "its notes are not those of a saved file");
+    return false;
+  }
+  size_t next = 0;
+  for (size_t i = 0; i < m.entries.size(); ++i) {
+    auto start = std::chrono::steady_clock::now();
+    jit::ObjectFiles objects;
+    for (size_t j = 0; j < counts[i]; ++j)
+      objects.push_back(std::move(entry->objects[next++]));
+    auto module =
+        jit::CompiledModule::fromObjects(std::move(objects), {signatures[i]});
+    if (!module) {
+      cache.reject(key,
+                   "it does not link: " + llvm::toString(module.takeError()));
+      return false;
+    }
+    CompiledTrace::Parts &parts = m.entries[i].parts;
+    parts.entry = (*module)->entries().front().get();
+    parts.module = std::move(*module);
+    parts.compileSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+  }
+  loaded = std::move(m);
+  return true;
+}
+
 } // namespace
 
 bool loadSavedModule(const std::string &path,
@@ -407,6 +597,13 @@ bool loadSavedModule(const std::string &path,
   if (!file) {
     error = "cannot read the file: " + file.getError().message();
     return false;
+  }
+  jit::CompileCache *cache = jit::CompileCache::get(cacheDir);
+  std::optional<jit::CacheKey> fileKey;
+  if (cache) {
+    fileKey = savedFileKey((*file)->getBuffer());
+    if (loadCached(*cache, *fileKey, loaded))
+      return true;
   }
   SavedContext saved;
   MLIRContext *ctx = saved.context.get();
@@ -456,6 +653,12 @@ bool loadSavedModule(const std::string &path,
     auto op = module->lookupSymbol<mlir::fnc::GlobalVariableOp>(g.name);
     loaded.globals.push_back(loadedGlobal(g, op->hasAttr(kCapturedAttr)));
   }
+  // What the file's cache entry holds besides the values (stored only if
+  // every function's objects may be).
+  jit::ObjectFiles allObjects;
+  std::vector<jit::Signature> signatures;
+  std::vector<size_t> objectCounts;
+  bool storable = fileKey.has_value();
   for (auto fn : module->getOps<func::FuncOp>()) {
     if (!fn.isPublic() || fn.isExternal())
       continue;
@@ -475,8 +678,10 @@ bool loadSavedModule(const std::string &path,
 
     auto start = std::chrono::steady_clock::now();
     OwningOpRef<ModuleOp> trace = traceOf(*module, fn);
-    auto compiled = jit::CompiledModule::compile(*trace, options,
-                                                 /*keepIR=*/false, cacheDir);
+    jit::ObjectFiles objects;
+    auto compiled = jit::CompiledModule::compile(
+        *trace, options, /*keepIR=*/false, cacheDir, /*storeAs=*/nullptr,
+        storable ? &objects : nullptr);
     if (!compiled) {
       error = "@" + entry.symbol +
               " does not compile: " + llvm::toString(compiled.takeError());
@@ -500,10 +705,23 @@ bool loadSavedModule(const std::string &path,
     parts.checkNumerics = options.checkNumerics;
     parts.hasEffects = hasEffects(fn);
     loaded.entries.push_back(std::move(entry));
+    storable = storable && !objects.empty();
+    signatures.push_back((*found)->signature());
+    objectCounts.push_back(objects.size());
+    for (auto &object : objects)
+      allObjects.push_back(std::move(object));
   }
   if (loaded.entries.empty()) {
     error = "the file holds no public function";
     return false;
+  }
+  if (storable) {
+    std::vector<llvm::MemoryBufferRef> refs;
+    for (const auto &object : allObjects)
+      refs.push_back(object->getMemBufferRef());
+    cache->store(*fileKey, jit::CompileCache::encode(
+                               *fileKey, refs,
+                               manifestOf(loaded, signatures, objectCounts)));
   }
   return true;
 }

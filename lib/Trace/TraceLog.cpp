@@ -26,11 +26,10 @@
 #include "fnc/CheckNumerics.h"
 #include "fnc/JIT/CompileCache.h"
 #include "fnc/JIT/Engine.h"
+#include "fnc/Trace/Bytes.h"
 #include "fnc/Trace/CompiledTrace.h"
 #include "fnc/Trace/TraceIR.h"
 #include "fnc/Trace/TraceRecorder.h"
-
-#include "llvm/Support/Endian.h"
 
 #include <algorithm>
 #include <chrono>
@@ -46,53 +45,12 @@ namespace {
 // The log's bytes
 //===----------------------------------------------------------------------===//
 
-/// Appends values to the log's bytes: fixed-size little-endian integers,
-/// lengths before sequences, so that no two different logs write the same
-/// bytes.
-class Writer {
-public:
-  std::string bytes;
+using Writer = ByteWriter;
 
-  void tag(char c) { bytes += c; }
-  void i64(int64_t v) {
-    char b[8];
-    llvm::support::endian::write64le(b, static_cast<uint64_t>(v));
-    bytes.append(b, 8);
-  }
-  void f64(double v) {
-    uint64_t bits;
-    std::memcpy(&bits, &v, 8);
-    i64(static_cast<int64_t>(bits));
-  }
-  void flag(bool v) { bytes += v ? '\1' : '\0'; }
-  void dtype(DType d) { i64(static_cast<int64_t>(d)); }
-  void str(const std::string &s) {
-    i64(static_cast<int64_t>(s.size()));
-    bytes += s;
-  }
-  void raw(const void *data, size_t n) {
-    i64(static_cast<int64_t>(n));
-    bytes.append(static_cast<const char *>(data), n);
-  }
-  void ints(const std::vector<int64_t> &v) {
-    i64(static_cast<int64_t>(v.size()));
-    for (int64_t x : v)
-      i64(x);
-  }
-  void flags(const std::vector<bool> &v) {
-    i64(static_cast<int64_t>(v.size()));
-    for (bool x : v)
-      flag(x);
-  }
-  void seed(const std::optional<int64_t> &s) {
-    flag(s.has_value());
-    i64(s.value_or(0));
-  }
-  template <typename Enum> void kind(Enum e) {
-    static_assert(std::is_enum_v<Enum>);
-    i64(static_cast<int64_t>(e));
-  }
-};
+void writeSeed(Writer &w, const std::optional<int64_t> &seed) {
+  w.flag(seed.has_value());
+  w.i64(seed.value_or(0));
+}
 
 // One writer per op family. Families with attributes bind every field by
 // name (a structured binding must name them all); the others must stay
@@ -191,11 +149,11 @@ void write(Writer &w, const ops::Print &op) {
 }
 void write(Writer &w, const ops::RandomUniform &op) {
   const auto &[min, max, seed] = op;
-  w.f64(min), w.f64(max), w.seed(seed);
+  w.f64(min), w.f64(max), writeSeed(w, seed);
 }
 void write(Writer &w, const ops::RandomNormal &op) {
   const auto &[mean, stddev, seed] = op;
-  w.f64(mean), w.f64(stddev), w.seed(seed);
+  w.f64(mean), w.f64(stddev), writeSeed(w, seed);
 }
 void write(Writer &w, const OpRecord &record) {
   const auto &[op, operands, dtype, shape] = record;
@@ -580,20 +538,14 @@ std::string TraceNotes::encode() const {
 }
 
 std::optional<TraceNotes> TraceNotes::decode(llvm::StringRef notes) {
-  using llvm::support::endian::read64le;
-  // 'T', the text's length and bytes, the op count, the flag.
-  if (notes.size() < 1 + 8 + 8 + 1 || notes[0] != 'T')
-    return std::nullopt;
-  uint64_t length = read64le(notes.data() + 1);
-  if (length != notes.size() - (1 + 8 + 8 + 1))
-    return std::nullopt;
+  ByteReader r(notes);
   TraceNotes result;
-  result.fncText = notes.substr(9, length).str();
-  result.opCount = static_cast<int64_t>(read64le(notes.data() + 9 + length));
-  char flag = notes[9 + length + 8];
-  if (flag != 0 && flag != 1)
+  r.tag('T');
+  result.fncText = r.str();
+  result.opCount = r.i64();
+  result.unknownDimsMeet = r.flag();
+  if (!r.done())
     return std::nullopt;
-  result.unknownDimsMeet = flag == 1;
   return result;
 }
 

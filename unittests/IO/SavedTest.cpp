@@ -10,8 +10,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "IOTestUtil.h"
 #include "fnc/Saved.h"
+#include "IOTestUtil.h"
+#include "fnc/JIT/CompileCache.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <cstdio>
 #include <regex>
@@ -179,6 +185,105 @@ TEST(SavedTest, FunctionsSharingVariablesAndResultStructures) {
                "tuple"});
   expectError([&] { g.function("predict"); }, ErrorKind::InvalidArgument,
               {"no function `predict`", "`add`, `read`"});
+}
+
+// A file loaded again finds its entry in the compile cache (keyed by the
+// file's bytes, parsed nowhere): the same functions, signatures, variables
+// and values; a changed file is another entry; spoiled notes recompile.
+TEST(SavedTest, LoadingAgainFindsTheFileInTheCache) {
+  TempDir dir;
+  std::string cache = dir / "cache";
+  std::mt19937 rng(9);
+  Model model(rng);
+  Variable total(Tensor(0.0f), "total");
+  auto step = function([&](Tensor x) { return model(x); },
+                       {.name = "step", .arg_names = {"x"}});
+  auto add = function(
+      [&](Tensor x) {
+        total.assign_add(reduce_sum(x));
+        return std::make_tuple(total.read_value(), x * 2.0f);
+      },
+      {.name = "add"});
+  save(dir / "m.mlir",
+       {step.get_concrete_function(TensorSpec({2, 5})),
+        step.get_concrete_function(TensorSpec({kUnknownDim, 5})),
+        add.get_concrete_function(TensorSpec({4}))});
+  LoadOptions options{.cache_dir = cache};
+  jit::CompileCache *c = jit::CompileCache::get(cache);
+  ASSERT_TRUE(c);
+  LoadedFunction first = load(dir / "m.mlir", options);
+  uint64_t hits = c->stats().hits, stores = c->stats().stores;
+  LoadedFunction again = load(dir / "m.mlir", options);
+  EXPECT_EQ(c->stats().hits, hits + 1); // the file's entry, nothing else
+  EXPECT_EQ(c->stats().stores, stores);
+  EXPECT_EQ(again.function_names(), first.function_names());
+  EXPECT_EQ(again.pretty_printed_concrete_signatures(),
+            first.pretty_printed_concrete_signatures());
+  EXPECT_EQ(again.result_structures(), first.result_structures());
+  ASSERT_EQ(again.variables().size(), first.variables().size());
+  for (size_t i = 0; i < first.variables().size(); ++i) {
+    EXPECT_EQ(again.variables()[i].first, first.variables()[i].first);
+    EXPECT_TRUE(sameTensor(again.variables()[i].second.read_value(),
+                           first.variables()[i].second.read_value()));
+  }
+  EXPECT_EQ(again.concrete_functions()[0].ir(),
+            first.concrete_functions()[0].ir());
+  for (int64_t rows : {2, 3}) {
+    Tensor x = randomFloats(rng, {rows, 5});
+    EXPECT_TRUE(
+        sameTensor(again.function("step")(x)[0], first.function("step")(x)[0]));
+  }
+  EXPECT_TRUE(sameTensor(again.variable("dense/kernel").read_value(),
+                         first.variable("dense/kernel").read_value()));
+  Tensor four({1.0f, 2.0f, 3.0f, 4.0f});
+  EXPECT_TRUE(sameTensor(again.function("add")(four)[0],
+                         first.function("add")(four)[0]));
+
+  // Another value of a variable: another file, another entry.
+  model.b.assign(Tensor({7.0f, 8.0f, 9.0f}));
+  save(dir / "m.mlir", step.get_concrete_function(TensorSpec({2, 5})));
+  LoadedFunction changed = load(dir / "m.mlir", options);
+  EXPECT_TRUE(sameTensor(changed.variable("dense/bias").read_value(),
+                         Tensor({7.0f, 8.0f, 9.0f})));
+
+  // Spoiled notes: a warning, then the file is parsed and compiled.
+  hits = c->stats().hits;
+  uint64_t rejected = c->stats().rejected;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(cache, ec), end; it != end && !ec;
+       it.increment(ec)) {
+    std::string path = it->path();
+    std::string name = llvm::sys::path::stem(path).str();
+    jit::CacheKey key;
+    for (size_t i = 0; i < key.bytes.size(); ++i)
+      key.bytes[i] =
+          static_cast<uint8_t>(std::stoi(name.substr(2 * i, 2), nullptr, 16));
+    auto data = llvm::MemoryBuffer::getFile(path);
+    ASSERT_TRUE(bool(data));
+    auto entry = jit::CompileCache::decode(key, (*data)->getBuffer());
+    ASSERT_TRUE(bool(entry)) << llvm::toString(entry.takeError());
+    if (entry->notes.empty() || entry->notes[0] != 'S')
+      continue; // a function's entry
+    std::vector<llvm::MemoryBufferRef> refs;
+    for (auto &o : entry->objects)
+      refs.push_back(o->getMemBufferRef());
+    std::string notes = entry->notes;
+    notes.back() ^= 1; // the last object count
+    std::error_code wec;
+    llvm::raw_fd_ostream out(path, wec);
+    ASSERT_FALSE(wec);
+    out << jit::CompileCache::encode(key, refs, notes);
+  }
+  ::testing::internal::CaptureStderr();
+  LoadedFunction recompiled = load(dir / "m.mlir", options);
+  std::string warning = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(c->stats().rejected, rejected + 1) << warning;
+  EXPECT_NE(warning.find("its notes are not those of a saved file"),
+            std::string::npos)
+      << warning;
+  EXPECT_TRUE(sameTensor(recompiled.variable("dense/bias").read_value(),
+                         Tensor({7.0f, 8.0f, 9.0f})));
+  EXPECT_GT(c->stats().hits, hits); // the function's entry
 }
 
 TEST(SavedTest, TrainedNNModelReloadsWithIdenticalOutputs) {

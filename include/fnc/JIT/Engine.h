@@ -284,7 +284,11 @@ public:
   ///
   /// With `storeAs`, the cache is not searched (the caller did, under a key
   /// of its own) and the objects are stored under `storeAs->key` with its
-  /// notes beside them, instead of under the module's key.
+  /// notes beside them, instead of under the module's key. With
+  /// `keepObjects`, it receives copies of the objects if the cache may
+  /// keep them (a cache is in use and the code holds no host address; it
+  /// stays empty otherwise), for a caller that stores them again with
+  /// others (fnc::load).
   struct StoreAs {
     CacheKey key;
     std::string notes;
@@ -292,7 +296,7 @@ public:
   static llvm::Expected<std::unique_ptr<CompiledModule>>
   compile(mlir::ModuleOp module, const mlir::fnc::PipelineOptions &options,
           bool keepIR = false, const CacheDirectory &cache = std::nullopt,
-          const StoreAs *storeAs = nullptr);
+          const StoreAs *storeAs = nullptr, ObjectFiles *keepObjects = nullptr);
 
   /// Links objects compiled before (a cache entry stored through
   /// `storeAs`) as a module whose public functions have `signatures`; no
