@@ -92,7 +92,7 @@ struct Object {
   const Elf64_Sym *symbols = nullptr;
   size_t symbolCount = 0;
   llvm::StringRef symbolNames;
-  /// Where each allocated section lands in the mapping (0: not loaded).
+  /// Where each section lands in the mapping (set for loaded() ones only).
   std::vector<uint64_t> offsets;
 
   llvm::Error parse(llvm::StringRef bytes) {
