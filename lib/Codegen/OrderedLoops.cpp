@@ -15,7 +15,11 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 #include <functional>
 
@@ -865,6 +869,177 @@ LogicalResult emitConv2DKernel(RewriterBase &rewriter, linalg::LinalgOp op,
   return success();
 }
 
+/// The loop around `op` in which `a` is read unchanged: `a` is defined
+/// outside it, is a view of a function argument, an allocation or a
+/// constant, and nothing in the loop may write that memory through any
+/// memref computed from it (a view, a select): one handed to a region or a
+/// call, or used by an op of unknown effects, counts as written. Null if
+/// there is none (or the loop runs inside a parallel one, whose iterations
+/// would all write A's transpose).
+Operation *loopReadingUnchanged(Operation *op, Value a) {
+  auto loop = op->getParentOfType<LoopLikeOpInterface>();
+  if (!loop || loop->isAncestor(a.getParentBlock()->getParentOp()) ||
+      loop->getParentOfType<scf::ParallelOp>())
+    return nullptr;
+  Value root = a;
+  while (auto view = root.getDefiningOp<ViewLikeOpInterface>())
+    root = view.getViewSource();
+  // Memory that nothing but the memrefs computed from it reaches: an
+  // argument (the caller's), an allocation, a constant.
+  auto constantGlobal = [&](memref::GetGlobalOp get) {
+    auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+        get, get.getNameAttr());
+    return global && global.getConstant();
+  };
+  auto arg = dyn_cast<BlockArgument>(root);
+  auto get = root.getDefiningOp<memref::GetGlobalOp>();
+  if (arg ? !isa<FunctionOpInterface>(arg.getOwner()->getParentOp())
+          : !root.getDefiningOp<memref::AllocOp>() &&
+                !root.getDefiningOp<memref::AllocaOp>() &&
+                !(get && constantGlobal(get)))
+    return nullptr;
+  SmallVector<Value> derived{root};
+  for (size_t i = 0; i < derived.size(); ++i) {
+    Value v = derived[i];
+    for (Operation *user : v.getUsers()) {
+      if (isa<RegionBranchOpInterface, CallOpInterface>(user) ||
+          (user->hasTrait<OpTrait::IsTerminator>() &&
+           !isa<func::ReturnOp>(user)))
+        return nullptr;
+      for (Value r : user->getResults())
+        if (isa<BaseMemRefType>(r.getType()) && !llvm::is_contained(derived, r))
+          derived.push_back(r);
+      if (!loop->isAncestor(user))
+        continue;
+      auto effects = dyn_cast<MemoryEffectOpInterface>(user);
+      if (!effects)
+        return nullptr;
+      SmallVector<MemoryEffects::EffectInstance> onValue;
+      effects.getEffectsOnValue(v, onValue);
+      for (const MemoryEffects::EffectInstance &e : onValue)
+        if (!isa<MemoryEffects::Read>(e.getEffect()))
+          return nullptr;
+    }
+  }
+  // Nor may anything write memory it does not name. (A call reaches A only
+  // through its operands, checked above.)
+  WalkResult blind = loop->walk([](Operation *nested) {
+    auto effects = dyn_cast<MemoryEffectOpInterface>(nested);
+    if (!effects)
+      return WalkResult::advance();
+    SmallVector<MemoryEffects::EffectInstance> all;
+    effects.getEffects(all);
+    for (const MemoryEffects::EffectInstance &e : all)
+      if (isa<MemoryEffects::Write>(e.getEffect()) && !e.getValue())
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return blind.wasInterrupted() ? nullptr : loop.getOperation();
+}
+
+/// A small matrix-vector product (C is M x 1, M a multiple of kLanes) in a
+/// loop that reads A unchanged, in column form: A is transposed once,
+/// before the loop, into a stack buffer, and each block of kLanes rows of
+/// C is the sum of A's columns scaled by the elements of B, in
+/// kColumnSums FMA chains added at the end. No horizontal sums, and LLVM
+/// keeps A's columns in registers across the iterations: a loop such as
+/// x = tanh(W @ x + b) on 16 values waits for two FMAs and three adds
+/// per step instead of a 4-level tree of shuffles.
+constexpr int64_t kColumnSums = 8;
+constexpr int64_t kMaxColumnMatvec = 1024; // elements of A
+LogicalResult emitColumnMatvec(RewriterBase &rewriter, linalg::LinalgOp op) {
+  Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1];
+  Value c = op.getDpsInits()[0];
+  auto aType = cast<MemRefType>(a.getType());
+  auto cType = cast<MemRefType>(c.getType());
+  int64_t m = aType.getDimSize(0), k = aType.getDimSize(1);
+  if (cType.getDimSize(1) != 1 || ShapedType::isDynamic(m) ||
+      ShapedType::isDynamic(k) || m % kLanes != 0 || k % kColumnSums != 0 ||
+      m * k > kMaxColumnMatvec || !cType.getLayout().isIdentity() ||
+      !cast<MemRefType>(b.getType()).getLayout().isIdentity())
+    return failure();
+  Operation *loop = loopReadingUnchanged(op, a);
+  auto func = op->getParentOfType<func::FuncOp>();
+  if (!loop || !func)
+    return failure();
+  Location loc = op.getLoc();
+  Type f32 = rewriter.getF32Type();
+
+  // At the function's entry (an alloca in a loop would grow the stack per
+  // iteration), the K x M buffer; before the loop, A's transpose.
+  rewriter.setInsertionPointToStart(&func.getBody().front());
+  Value transposed =
+      memref::AllocaOp::create(rewriter, loc, MemRefType::get({k, m}, f32),
+                               rewriter.getI64IntegerAttr(64));
+  rewriter.setInsertionPoint(loop);
+  Value zero = constIndex(rewriter, loc, 0), one = constIndex(rewriter, loc, 1);
+  scf::ForOp::create(
+      rewriter, loc, zero, constIndex(rewriter, loc, m), one, ValueRange{},
+      [&](OpBuilder &ib, Location il, Value i, ValueRange) {
+        scf::ForOp::create(
+            ib, il, zero, constIndex(ib, il, k), one, ValueRange{},
+            [&](OpBuilder &jb, Location jl, Value j, ValueRange) {
+              Value v = memref::LoadOp::create(jb, jl, a, ValueRange{i, j});
+              memref::StoreOp::create(jb, jl, v, transposed, ValueRange{j, i});
+              scf::YieldOp::create(jb, jl);
+            });
+        scf::YieldOp::create(ib, il);
+      });
+
+  rewriter.setInsertionPoint(op);
+  zero = constIndex(rewriter, loc, 0);
+  Value column = memref::CollapseShapeOp::create(
+      rewriter, loc, b, SmallVector<ReassociationIndices>{{0, 1}});
+  Value flatC = memref::CollapseShapeOp::create(
+      rewriter, loc, c, SmallVector<ReassociationIndices>{{0, 1}});
+  auto vectorType = VectorType::get({kLanes}, f32);
+  Value zeros = arith::ConstantOp::create(
+      rewriter, loc, DenseElementsAttr::get(vectorType, 0.0f));
+  scf::ParallelOp::create(
+      rewriter, loc, ValueRange{zero}, ValueRange{constIndex(rewriter, loc, m)},
+      ValueRange{constIndex(rewriter, loc, kLanes)},
+      [&](OpBuilder &pb, Location pl, ValueRange ivs) {
+        Value row0 = ivs[0];
+        SmallVector<Value> init(kColumnSums, zeros);
+        auto kLoop = scf::ForOp::create(
+            pb, pl, zero, constIndex(pb, pl, k),
+            constIndex(pb, pl, kColumnSums), init,
+            [&](OpBuilder &kb, Location kl, Value j0, ValueRange acc) {
+              SmallVector<Value> next;
+              for (auto [g, j] :
+                   llvm::enumerate(rowRange(kb, kl, j0, kColumnSums))) {
+                Value col = vector::LoadOp::create(
+                    kb, kl, vectorType, transposed, ValueRange{j, row0});
+                Value x = vector::BroadcastOp::create(
+                    kb, kl, vectorType,
+                    memref::LoadOp::create(kb, kl, column, ValueRange{j}));
+                next.push_back(vector::FMAOp::create(kb, kl, col, x, acc[g]));
+              }
+              scf::YieldOp::create(kb, kl, next);
+            });
+        SmallVector<Value> sums(kLoop.getResults());
+        while (sums.size() > 1) {
+          SmallVector<Value> half;
+          for (size_t i = 0; i < sums.size(); i += 2)
+            half.push_back(arith::AddFOp::create(
+                pb, pl, sums[i], sums[i + 1], arith::FastMathFlags::reassoc));
+          sums = std::move(half);
+        }
+        // nsz, as in emitMatvecKernel: the add of a zero-filled C goes.
+        Value old =
+            vector::LoadOp::create(pb, pl, vectorType, flatC, ValueRange{row0});
+        vector::StoreOp::create(
+            pb, pl,
+            arith::AddFOp::create(pb, pl, old, sums[0],
+                                  arith::FastMathFlags::reassoc |
+                                      arith::FastMathFlags::nsz),
+            flatC, ValueRange{row0});
+        scf::ReduceOp::create(pb, pl);
+      });
+  rewriter.eraseOp(op);
+  return success();
+}
+
 /// A matrix-vector product (C is M x 1) as dot products: for each row of A
 /// (in parallel), kLanes-wide FMAs of a row segment of A and a segment of B
 /// accumulate in one vector across k, reduced once and added to C. The loop
@@ -1106,7 +1281,8 @@ struct OrderedLoopsPass
           continue;
         }
         if (succeeded(emitMatmulKernel(rewriter, op)) ||
-            (fastMath && succeeded(emitMatvecKernel(rewriter, op))))
+            (fastMath && (succeeded(emitColumnMatvec(rewriter, op)) ||
+                          succeeded(emitMatvecKernel(rewriter, op)))))
           continue;
       }
       if (auto strides = conv2DStrides(op))

@@ -233,3 +233,111 @@ func.func @broadcast_keeps_order(%x: memref<4x5x6xf32>, %y: memref<4xf32>, %out:
   }
   return
 }
+
+// -----
+
+// A small matrix-vector product in a loop that reads A unchanged takes the
+// column form: A is transposed once, before the loop, into a buffer
+// allocated at the function's entry; each step sums A's columns scaled by
+// broadcasts of x in 8 FMA chains, with no shuffle tree.
+// CHECK-LABEL: func @matvec_in_loop
+// CHECK: %[[T:.*]] = memref.alloca() {alignment = 64 : i64} : memref<16x16xf32>
+// CHECK: scf.for %[[I:.*]] = %c0 to %c16 step %c1 {
+// CHECK:   scf.for %[[J:.*]] = %c0 to %c16 step %c1 {
+// CHECK:     %[[V:.*]] = memref.load %arg0[%[[I]], %[[J]]]
+// CHECK:     memref.store %[[V]], %[[T]][%[[J]], %[[I]]]
+// CHECK: scf.for %{{.*}} = %c0 to %arg3 step %c1 {
+// CHECK:   scf.for %{{.*}} = %c0 to %c16 step %c8 iter_args(
+// CHECK-COUNT-8: vector.fma
+// CHECK-NOT: vector.shuffle
+// CHECK: return
+func.func @matvec_in_loop(%a: memref<16x16xf32>, %x: memref<16x1xf32>, %c: memref<16x1xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    linalg.generic {indexing_maps = [affine_map<(m, k, n) -> (m, k)>,
+                                     affine_map<(m, k, n) -> (k, n)>,
+                                     affine_map<(m, k, n) -> (m, n)>],
+                    iterator_types = ["parallel", "reduction", "parallel"]}
+        ins(%a, %x : memref<16x16xf32>, memref<16x1xf32>) outs(%c : memref<16x1xf32>) {
+    ^bb0(%p: f32, %q: f32, %acc: f32):
+      %m = arith.mulf %p, %q : f32
+      %s = arith.addf %acc, %m : f32
+      linalg.yield %s : f32
+    }
+  }
+  return
+}
+
+// -----
+
+// A loop that writes A (here through a view made outside it) keeps the
+// dot-product kernel: A's transpose would go stale.
+// CHECK-LABEL: func @matvec_loop_writes_a
+// CHECK-NOT: memref.alloca
+// CHECK: vector.shuffle
+func.func @matvec_loop_writes_a(%a: memref<16x16xf32>, %x: memref<16x1xf32>, %c: memref<16x1xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %flat = memref.collapse_shape %a [[0, 1]] : memref<16x16xf32> into memref<256xf32>
+  scf.for %i = %c0 to %n step %c1 {
+    linalg.generic {indexing_maps = [affine_map<(m, k, n) -> (m, k)>,
+                                     affine_map<(m, k, n) -> (k, n)>,
+                                     affine_map<(m, k, n) -> (m, n)>],
+                    iterator_types = ["parallel", "reduction", "parallel"]}
+        ins(%a, %x : memref<16x16xf32>, memref<16x1xf32>) outs(%c : memref<16x1xf32>) {
+    ^bb0(%p: f32, %q: f32, %acc: f32):
+      %m = arith.mulf %p, %q : f32
+      %s = arith.addf %acc, %m : f32
+      linalg.yield %s : f32
+    }
+    memref.store %zero, %flat[%i] : memref<256xf32>
+  }
+  return
+}
+
+// -----
+
+// So does a loop that hands A to a call (which may write it), and a product
+// outside any loop (the transpose would cost as much as the product).
+func.func private @use(memref<16x16xf32>)
+
+// CHECK-LABEL: func @matvec_loop_calls_with_a
+// CHECK-NOT: memref.alloca
+// CHECK: vector.shuffle
+func.func @matvec_loop_calls_with_a(%a: memref<16x16xf32>, %x: memref<16x1xf32>, %c: memref<16x1xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    linalg.generic {indexing_maps = [affine_map<(m, k, n) -> (m, k)>,
+                                     affine_map<(m, k, n) -> (k, n)>,
+                                     affine_map<(m, k, n) -> (m, n)>],
+                    iterator_types = ["parallel", "reduction", "parallel"]}
+        ins(%a, %x : memref<16x16xf32>, memref<16x1xf32>) outs(%c : memref<16x1xf32>) {
+    ^bb0(%p: f32, %q: f32, %acc: f32):
+      %m = arith.mulf %p, %q : f32
+      %s = arith.addf %acc, %m : f32
+      linalg.yield %s : f32
+    }
+    func.call @use(%a) : (memref<16x16xf32>) -> ()
+  }
+  return
+}
+
+// CHECK-LABEL: func @matvec_outside_loops
+// CHECK-NOT: memref.alloca
+// CHECK: vector.shuffle
+func.func @matvec_outside_loops(%a: memref<16x16xf32>, %x: memref<16x1xf32>, %c: memref<16x1xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(m, k, n) -> (m, k)>,
+                                   affine_map<(m, k, n) -> (k, n)>,
+                                   affine_map<(m, k, n) -> (m, n)>],
+                  iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%a, %x : memref<16x16xf32>, memref<16x1xf32>) outs(%c : memref<16x1xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}

@@ -208,6 +208,80 @@ TEST(FunctionDifferentialTest, LoopCarriedStatesAgree) {
   }
 }
 
+// Matrix-vector products in loops. Where the loop reads A unchanged (an
+// argument, a slice of one) and A is small with whole blocks of 16 rows,
+// -fnc-lower-to-ordered-loops transposes A once before the loop and sums
+// its columns; where the loop changes A (a loop state, a variable it
+// assigns) or A is big or ends in a partial block, the dot-product kernel
+// or plain loops run. All against the loops run eagerly, 0 to 3 trips.
+TEST(FunctionDifferentialTest, MatrixVectorInLoopsAgree) {
+  std::mt19937 rng(57);
+  const std::pair<int64_t, int64_t> shapes[] = {
+      {16, 16}, {16, 8},  {32, 16}, {16, 64}, {32, 32},
+      {48, 16}, {16, 24}, {17, 16}, {32, 64}, {64, 16}};
+  using Pair = std::tuple<Tensor, Tensor>;
+  for (auto [m, k] : shapes) {
+    Tensor W = randomTensor(rng, DType::f32, {m, k}) * (1.f / k);
+    Tensor big = randomTensor(rng, DType::f32, {m + 2, k});
+    Tensor b = randomTensor(rng, DType::f32, {m, 1});
+    Tensor x0 = randomTensor(rng, DType::f32, {k, 1});
+    Tensor acc0 = zeros({m, 1});
+    // acc += tanh(A @ x + b) while x moves, for the A that `a` gives.
+    auto loop = [&](Tensor n, const std::function<Tensor(Tensor)> &a) {
+      Pair r = for_range(
+          Tensor(0), n, Tensor(1),
+          [&](Tensor i, Tensor acc, Tensor x) {
+            return Pair{acc + tanh(matmul(a(i), x) + b), tanh(x * 1.1f - 0.1f)};
+          },
+          Pair{acc0, x0});
+      return std::get<0>(r) + reduce_sum(std::get<1>(r));
+    };
+    auto argument = [&](Tensor n) {
+      return loop(n, [&](Tensor) { return W; });
+    };
+    auto sliced = [&](Tensor n) {
+      Tensor part = slice(big, {1, 0}, {m, k});
+      return loop(n, [&](Tensor) { return part; });
+    };
+    auto state = [&](Tensor n) {
+      using Triple = std::tuple<Tensor, Tensor, Tensor>;
+      Triple r = for_range(
+          Tensor(0), n, Tensor(1),
+          [&](Tensor, Tensor acc, Tensor x, Tensor w) {
+            return Triple{acc + matmul(w, x), x * 0.5f, w * 0.75f + 0.01f};
+          },
+          Triple{acc0, x0, W});
+      return std::get<0>(r);
+    };
+    std::vector<std::pair<const char *, std::function<Tensor(Tensor)>>> loops =
+        {{"argument", argument}, {"slice", sliced}, {"loop state", state}};
+    std::string shape = std::to_string(m) + "x" + std::to_string(k) + " ";
+    for (auto &[name, f] : loops) {
+      auto staged = fnc::function(f);
+      for (int n = 0; n < 4; ++n)
+        expectClose(staged(Tensor(n)), f(Tensor(n)), (shape + name).c_str(), n);
+    }
+    // A variable that the loop assigns after each product.
+    auto assigning = [&](Variable v) {
+      return [v, &loop](Tensor n) {
+        return loop(n, [&](Tensor) {
+          Tensor w = v.read_value();
+          v.assign(w * 0.75f + 0.01f);
+          return w;
+        });
+      };
+    };
+    Variable eagerV(W), stagedV(W);
+    auto staged = fnc::function(assigning(stagedV));
+    for (int n = 0; n < 4; ++n) {
+      expectClose(staged(Tensor(n)), assigning(eagerV)(Tensor(n)),
+                  (shape + "variable").c_str(), n);
+      expectClose(stagedV.read_value(), eagerV.read_value(),
+                  (shape + "variable's value").c_str(), n);
+    }
+  }
+}
+
 TEST(FunctionDifferentialTest, OpFamiliesAgree) {
   // One trace per op family that the random programs do not cover.
   Tensor m = {{1.f, -2.f, 3.f}, {4.f, 5.f, -6.f}};
