@@ -4,9 +4,13 @@
 
 // f32 tanh becomes arith ops with contractable multiply-adds; no math.fma is
 // left for convert-math-to-libm to turn into fmaf calls. f64 keeps math.tanh.
+// The polynomials in t = x^2 go by Estrin's scheme: t, t^2 and t^4 first.
 // CHECK-LABEL: func @scalars
 // CHECK-NOT: math.tanh
 // CHECK-NOT: math.fma
+// CHECK: %[[T:.*]] = arith.mulf %[[X:.*]], %[[X]] : f32
+// CHECK: %[[T2:.*]] = arith.mulf %[[T]], %[[T]] : f32
+// CHECK: arith.mulf %[[T2]], %[[T2]] : f32
 // CHECK: arith.mulf {{.*}} fastmath<contract>
 // CHECK: arith.addf {{.*}} fastmath<contract>
 // CHECK: arith.divf

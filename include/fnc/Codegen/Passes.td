@@ -169,9 +169,10 @@ def FncApproximateMath : Pass<"fnc-approximate-math", "::mlir::func::FuncOp"> {
     upstream's polynomial approximations
     (`populateMathPolynomialApproximationPatterns`): plain arith ops that
     LLVM vectorizes; `tanh` is upstream's rational with its polynomials
-    evaluated by Estrin's scheme (a shorter dependency chain). Before that, a subnormal input of `log` is scaled by
-    2^24 (upstream's polynomial reads the exponent of a normal number), and
-    `exp` (and `expm1` above 80) of |x| > 80 becomes exp(x / 2)^2 (upstream
+    evaluated by Estrin's scheme (a shorter dependency chain). Before
+    that, a subnormal input of `log` is scaled by 2^24 (upstream's
+    polynomial reads the exponent of a normal number), and `exp` (and
+    `expm1` above 80) of |x| > 80 becomes exp(x / 2)^2 (upstream
     flushes results below FLT_MIN to zero and loses 5 ulp near overflow).
     The approximations' `math.fma`s become a contractable `arith.mulf` +
     `arith.addf` (one FMA instruction), since `convert-math-to-libm` would
