@@ -869,6 +869,19 @@ LogicalResult emitConv2DKernel(RewriterBase &rewriter, linalg::LinalgOp op,
   return success();
 }
 
+/// Adds the vector `sums` to the kLanes elements of the contiguous C
+/// `flatC` from `row0`. nsz: C is usually the zeros of a fill, and LLVM
+/// drops the add of a known zero only if the sign of a zero may change.
+void addToC(OpBuilder &b, Location loc, Value flatC, Value row0, Value sums) {
+  Value old = vector::LoadOp::create(b, loc, cast<VectorType>(sums.getType()),
+                                     flatC, ValueRange{row0});
+  vector::StoreOp::create(b, loc,
+                          arith::AddFOp::create(b, loc, old, sums,
+                                                arith::FastMathFlags::reassoc |
+                                                    arith::FastMathFlags::nsz),
+                          flatC, ValueRange{row0});
+}
+
 /// The loop around `op` in which `a` is read unchanged: `a` is defined
 /// outside it, is a view of a function argument, an allocation or a
 /// constant, and nothing in the loop may write that memory through any
@@ -1025,15 +1038,7 @@ LogicalResult emitColumnMatvec(RewriterBase &rewriter, linalg::LinalgOp op) {
                 pb, pl, sums[i], sums[i + 1], arith::FastMathFlags::reassoc));
           sums = std::move(half);
         }
-        // nsz, as in emitMatvecKernel: the add of a zero-filled C goes.
-        Value old =
-            vector::LoadOp::create(pb, pl, vectorType, flatC, ValueRange{row0});
-        vector::StoreOp::create(
-            pb, pl,
-            arith::AddFOp::create(pb, pl, old, sums[0],
-                                  arith::FastMathFlags::reassoc |
-                                      arith::FastMathFlags::nsz),
-            flatC, ValueRange{row0});
+        addToC(pb, pl, flatC, row0, sums[0]);
         scf::ReduceOp::create(pb, pl);
       });
   rewriter.eraseOp(op);
@@ -1120,16 +1125,7 @@ LogicalResult emitMatvecKernel(RewriterBase &rewriter, linalg::LinalgOp op) {
                   arith::FastMathFlags::reassoc));
             level = std::move(next);
           }
-          // nsz: C is usually the zeros of a fill, and LLVM drops the add
-          // of a known zero only if the sign of a zero may change.
-          Value old = vector::LoadOp::create(pb, pl, vectorType, flatC,
-                                             ValueRange{row0});
-          vector::StoreOp::create(
-              pb, pl,
-              arith::AddFOp::create(pb, pl, old, level[0],
-                                    arith::FastMathFlags::reassoc |
-                                        arith::FastMathFlags::nsz),
-              flatC, ValueRange{row0});
+          addToC(pb, pl, flatC, row0, level[0]);
           scf::ReduceOp::create(pb, pl);
         });
   }
