@@ -1,6 +1,6 @@
 //===- CheckAllocations.cpp - Overflow checks of allocation sizes ---------===//
 //
-// -fnc-check-allocations: see Passes.td.
+// -fnc-check-allocations and -fnc-check-vector-sizes: see Passes.td.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,8 +12,11 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinTypes.h"
 
+#include <functional>
+
 namespace mlir::fnc {
 #define GEN_PASS_DEF_FNCCHECKALLOCATIONS
+#define GEN_PASS_DEF_FNCCHECKVECTORSIZES
 #include "fnc/Codegen/Passes.h.inc"
 } // namespace mlir::fnc
 
@@ -130,6 +133,49 @@ struct FncCheckAllocationsPass
         scf::YieldOp::create(nb, nl);
       });
     }
+  }
+};
+
+struct FncCheckVectorSizesPass
+    : public fnc::impl::FncCheckVectorSizesBase<FncCheckVectorSizesPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    std::function<bool(Type)> tooWide = [&](Type type) {
+      auto vector = dyn_cast<VectorType>(type);
+      if (!vector) // a memref or tensor of vectors is checked too
+        return isa<ShapedType>(type) &&
+               tooWide(cast<ShapedType>(type).getElementType());
+      // The product saturates: no overflowing shape passes for a small one.
+      int64_t lanes = 1;
+      for (int64_t d : vector.getShape())
+        if (llvm::MulOverflow(lanes, d, lanes))
+          return true;
+      return lanes > maxLanes;
+    };
+    WalkResult result = getOperation().walk([&](Operation *op) {
+      auto report = [&](Type type) {
+        op->emitError("the vector type ")
+            << type << " has more than " << maxLanes.getValue()
+            << " elements, which fnc does not compile; hold so many "
+               "elements in a tensor or memref";
+        return WalkResult::interrupt();
+      };
+      for (Type type : op->getOperandTypes())
+        if (tooWide(type))
+          return report(type);
+      for (Type type : op->getResultTypes())
+        if (tooWide(type))
+          return report(type);
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          for (BlockArgument arg : block.getArguments())
+            if (tooWide(arg.getType()))
+              return report(arg.getType());
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
   }
 };
 

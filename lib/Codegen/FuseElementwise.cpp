@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -62,6 +63,55 @@ void hoistScalarWork(RewriterBase &rewriter, linalg::GenericOp generic) {
       rewriter.moveOpBefore(&op, generic);
 }
 
+/// Moves an `extract_slice` of a single-use linalg result above the op: the
+/// op computes only the slice, on slices of its operands. Upstream's
+/// `populateBubbleUpExtractSliceOpPatterns` does the same but leaves the
+/// body's `linalg.index` reads as they were, so an op that computes its
+/// values from their indices (`range`, `eye`, a gather, a reversed strided
+/// slice) then gives the values at the slice's origin: here the indices are
+/// offset by the slice's start.
+struct BubbleUpSlice : OpRewritePattern<tensor::ExtractSliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::ExtractSliceOp slice,
+                                PatternRewriter &rewriter) const override {
+    auto op = slice.getSource().getDefiningOp<linalg::LinalgOp>();
+    if (!op || !op->hasOneUse() || op.getNumDpsInits() != 1 ||
+        !op.hasPureTensorSemantics() || !slice.hasUnitStride() ||
+        slice.getType().getRank() != slice.getSourceType().getRank())
+      return failure();
+    AffineMap outputMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+    AffineMap shapesToLoops = op.getShapesToLoopsMap();
+    if (!outputMap.isProjectedPermutation() || !shapesToLoops)
+      return failure();
+
+    Location loc = op.getLoc();
+    SmallVector<OpFoldResult> bounds =
+        affine::makeComposedFoldedMultiResultAffineApply(
+            rewriter, loc, shapesToLoops,
+            op.createFlatListOfOperandDims(rewriter, loc));
+    // Loops the output does not index (reductions) keep their whole range.
+    SmallVector<OpFoldResult> offsets(bounds.size(), rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> sizes = bounds;
+    for (auto [dim, expr] : llvm::enumerate(outputMap.getResults())) {
+      unsigned loop = cast<AffineDimExpr>(expr).getPosition();
+      offsets[loop] = slice.getMixedOffsets()[dim];
+      sizes[loop] = slice.getMixedSizes()[dim];
+    }
+    SmallVector<Value> operands = linalg::makeTiledShapes(
+        rewriter, loc, op, op->getOperands(), offsets, sizes, bounds,
+        /*omitPartialTileCheck=*/true);
+    Type resultType = operands[op.getDpsInitOperand(0)->getOperandNumber()]
+                          .getType();
+    linalg::LinalgOp sliced =
+        clone(rewriter, op, TypeRange{resultType}, operands);
+    if (sliced.hasIndexSemantics())
+      linalg::offsetIndices(rewriter, sliced, offsets);
+    rewriter.replaceOp(slice, sliced->getResults());
+    return success();
+  }
+};
+
 struct FuseElementwisePass
     : public fnc::impl::FncFuseElementwiseBase<FuseElementwisePass> {
   using Base::Base;
@@ -106,7 +156,7 @@ struct FuseElementwisePass
     // extract_slice at the smallest size; moving each slice above the op
     // that produces its source (down to the function's arguments, where it
     // is a free view) lets that op fuse with its consumer.
-    linalg::populateBubbleUpExtractSliceOpPatterns(patterns);
+    patterns.add<BubbleUpSlice>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
     IRRewriter rewriter(&getContext());

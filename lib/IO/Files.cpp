@@ -112,6 +112,15 @@ AtomicFile::AtomicFile(const char *op, std::string path)
   if (path_.empty())
     throw Error(ErrorKind::InvalidArgument,
                 std::string(op_) + ": the path is empty");
+  // Only a regular file is replaced: renaming over a FIFO, a device node or
+  // a socket would silently swap it for a regular file.
+  // (rename(2) itself refuses to replace a directory.)
+  struct stat st;
+  if (::stat(path_.c_str(), &st) == 0 && !S_ISREG(st.st_mode) &&
+      !S_ISDIR(st.st_mode))
+    fail(ErrorKind::InvalidArgument, op_, path_,
+         "cannot write: it is not a regular file (a FIFO, device or "
+         "socket); write to a regular file or a new path");
   for (int attempt = 0; attempt < 100; ++attempt) {
     temp_ = path_ + ".tmp-" + randomSuffix();
     fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);

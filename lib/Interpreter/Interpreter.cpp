@@ -22,6 +22,10 @@
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/ScopeExit.h"
 
+#include <cstdlib>
+#include <limits>
+#include <memory>
+
 using namespace mlir;
 using namespace mlir::fnc;
 using llvm::Error;
@@ -106,19 +110,31 @@ Expected<TensorValue> mlir::fnc::tensorFromAttr(ElementsAttr attr) {
   if (!dtype)
     return makeError("the constant of type " + typeString(attr.getType()) +
                      " is not a ranked tensor of f32, f64, i1, i32 or i64");
-  int64_t n = attr.getNumElements();
-  std::vector<char> bytes(n * ::fnc::sizeOf(*dtype) + 1);
+  // The count saturates instead of wrapping (getNumElements would wrap).
+  int64_t n = ::fnc::shapes::numElements(::fnc::Shape(type.getShape()));
+  if (n > std::numeric_limits<int64_t>::max() / 16)
+    return makeError("the byte size of the constant of type " +
+                     typeString(type) + " does not fit in 64 bits");
+  // (malloc, not a vector: too large a size is an error, not an abort.)
+  size_t size = n * ::fnc::sizeOf(*dtype);
+  std::unique_ptr<char, void (*)(void *)> owner(
+      static_cast<char *>(std::malloc(size + 1)), &std::free);
+  if (!owner)
+    return makeError("out of memory reading the constant of type " +
+                     typeString(type) + " (" + std::to_string(size) +
+                     " bytes)");
+  char *bytes = owner.get();
   bool ok = false;
   // A dense resource (fnc::save's big values): the elements row-major, one
   // byte per i1.
   if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
     AsmResourceBlob *blob = resource.getRawHandle().getBlob();
-    if (!blob || blob->getData().size() != bytes.size() - 1)
+    if (!blob || blob->getData().size() != size)
       return makeError("the dense resource of the constant of type " +
                        typeString(type) + " is missing or holds " +
                        std::to_string(blob ? blob->getData().size() : 0) +
-                       " bytes instead of " + std::to_string(bytes.size() - 1));
-    std::copy(blob->getData().begin(), blob->getData().end(), bytes.begin());
+                       " bytes instead of " + std::to_string(size));
+    std::copy(blob->getData().begin(), blob->getData().end(), bytes);
     ok = true;
   } else {
     auto asDouble = [](const APFloat &v) { return v.convertToDouble(); };
@@ -126,26 +142,26 @@ Expected<TensorValue> mlir::fnc::tensorFromAttr(ElementsAttr attr) {
     switch (*dtype) {
     case DType::i1:
       ok = readElements<bool, APInt>(
-          attr, reinterpret_cast<bool *>(bytes.data()),
+          attr, reinterpret_cast<bool *>(bytes),
           [](const APInt &v) { return !v.isZero(); });
       break;
     case DType::f32:
       ok = readElements<float, APFloat>(
-          attr, reinterpret_cast<float *>(bytes.data()), asFloat);
+          attr, reinterpret_cast<float *>(bytes), asFloat);
       break;
     case DType::f64:
       ok = readElements<double, APFloat>(
-          attr, reinterpret_cast<double *>(bytes.data()), asDouble);
+          attr, reinterpret_cast<double *>(bytes), asDouble);
       break;
     case DType::i32:
       ok = readElements<int32_t, APInt>(
-          attr, reinterpret_cast<int32_t *>(bytes.data()), [](const APInt &v) {
+          attr, reinterpret_cast<int32_t *>(bytes), [](const APInt &v) {
             return static_cast<int32_t>(v.getSExtValue());
           });
       break;
     case DType::i64:
       ok = readElements<int64_t, APInt>(
-          attr, reinterpret_cast<int64_t *>(bytes.data()),
+          attr, reinterpret_cast<int64_t *>(bytes),
           [](const APInt &v) { return v.getSExtValue(); });
       break;
     }
@@ -155,7 +171,7 @@ Expected<TensorValue> mlir::fnc::tensorFromAttr(ElementsAttr attr) {
                      typeString(type) +
                      " (use a dense<...> or dense_resource<...> attribute)");
   interp::KernelResult r =
-      interp::makeTensor(*dtype, ::fnc::Shape(type.getShape()), bytes.data());
+      interp::makeTensor(*dtype, ::fnc::Shape(type.getShape()), bytes);
   if (!r.ok)
     return makeError(r.message);
   return r.value;

@@ -300,8 +300,8 @@ void softmax(const Array &x, int64_t axis, bool log, Array &out) {
             if (v > maxValue || v != v)
               maxValue = v;
           }
-          if (std::isinf(maxValue))
-            maxValue = 0; // all -inf (or an inf): avoid inf - inf.
+          // As TensorFlow: no special case for an infinite maximum, so a
+          // row holding +inf, or only -inf, is all NaN (inf - inf).
           double sum = 0;
           for (int64_t r = 0; r < size; ++r)
             sum +=

@@ -461,8 +461,28 @@ llvm::Error runTrace(const CompiledTrace &trace, const Tensor *const *tensors,
   });
 }
 
+/// How many traces may be under way on one thread, one inside another (a
+/// staged function calling another while it is traced). A function that
+/// calls itself without end would otherwise trace until the stack
+/// overflows.
+constexpr int kMaxTraceDepth = 32;
+
 TracedFunction traceAndCompile(const TraceRequest &request) {
   const std::string &name = request.name;
+  static thread_local int depth = 0;
+  if (depth >= kMaxTraceDepth)
+    throw Error(ErrorKind::InvalidArgument,
+                "fnc::function `" + name + "`: traces nested " +
+                    std::to_string(kMaxTraceDepth) +
+                    " deep: a staged function calls itself (or another "
+                    "one that calls it) while being traced, without end; "
+                    "end the recursion with a C++ condition that tracing "
+                    "can see (a shape, a C++ argument), or loop with "
+                    "fnc::while_loop / fnc::for_range");
+  struct DepthScope {
+    DepthScope() { ++depth; }
+    ~DepthScope() { --depth; }
+  } depthScope;
   auto token = std::make_shared<TraceToken>(name);
   std::unique_ptr<TraceRecorder> recorderOwner =
       TraceRecorder::create(name, token);

@@ -714,20 +714,23 @@ public:
     UnitAttr keep = op.keepDims ? b.getUnitAttr() : UnitAttr();
     ref::ReduceOp kind = op.kind;
     if (kind == ref::ReduceOp::Any || kind == ref::ReduceOp::All) {
-      // any = max over 0/1, all = min over 0/1, computed in i32.
+      // all = min over 0/1 computed in i32 (INT_MAX, true, when empty);
+      // any = !all(!x) (false when empty, where max would give INT_MIN).
       auto inType = cast<RankedTensorType>(x.getType());
       auto outType = cast<RankedTensorType>(type);
+      bool any = kind == ref::ReduceOp::Any;
+      if (any) {
+        x = mlir::fnc::LogicalNotOp::create(b, loc_, inType, x);
+        first = x.getDefiningOp();
+      }
       Type i32 = b.getI32Type();
       Value asInt = mlir::fnc::CastOp::create(b, loc_, inType.clone(i32), x);
-      first = asInt.getDefiningOp();
-      Value r;
-      if (kind == ref::ReduceOp::Any)
-        r = mlir::fnc::MaxOp::create(b, loc_, outType.clone(i32), asInt, axes,
-                                     keep);
-      else
-        r = mlir::fnc::MinOp::create(b, loc_, outType.clone(i32), asInt, axes,
-                                     keep);
-      return mlir::fnc::CastOp::create(b, loc_, type, r);
+      if (!any)
+        first = asInt.getDefiningOp();
+      Value r = mlir::fnc::MinOp::create(b, loc_, outType.clone(i32), asInt,
+                                         axes, keep);
+      r = mlir::fnc::CastOp::create(b, loc_, type, r);
+      return any ? mlir::fnc::LogicalNotOp::create(b, loc_, type, r) : r;
     }
     Value r;
     switch (kind) {

@@ -14,6 +14,8 @@
 
 #include <csignal>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <thread>
 
 using namespace fnc;
@@ -532,6 +534,19 @@ TEST(NpyTest, AFailedWriteLeavesThePreviousFileAndNoTemporary) {
               ErrorKind::FailedPrecondition,
               {"fnc::save_npy", "taken", "cannot replace the file"});
   EXPECT_EQ(dir.entries(), (std::vector<std::string>{"keep.npy", "taken"}));
+
+  // A FIFO (or a device node, as root) is refused, not replaced by a file.
+  ASSERT_EQ(::mkfifo((dir / "fifo").c_str(), 0600), 0);
+  expectError([&] { save_npy(dir / "fifo", old); },
+              ErrorKind::InvalidArgument,
+              {"fnc::save_npy", "fifo", "not a regular file"});
+  struct stat st;
+  ASSERT_EQ(::stat((dir / "fifo").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+  if (::access("/dev/null", W_OK) == 0)
+    expectError([&] { save_npy("/dev/null", old); },
+                ErrorKind::InvalidArgument, {"not a regular file"});
+  ASSERT_EQ(::unlink((dir / "fifo").c_str()), 0);
 
   // A successful save replaces the file.
   save_npy(path, big);

@@ -21,6 +21,8 @@
 
 #include <cstdio>
 #include <regex>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace fnc;
 using namespace fnc::iotest;
@@ -453,6 +455,14 @@ TEST(SavedTest, BadCallsAndSaves) {
   f(Tensor(1.0f));
   expectError([&] { save(dir.path() + "/no/such/dir/f.mlir", f); },
               ErrorKind::FailedPrecondition, {"fnc::save", "no/such/dir"});
+  // A FIFO is refused, not replaced by a regular file.
+  ASSERT_EQ(::mkfifo((dir / "pipe").c_str(), 0600), 0);
+  expectError([&] { save(dir / "pipe", f); }, ErrorKind::InvalidArgument,
+              {"fnc::save", "pipe", "not a regular file"});
+  struct stat st;
+  ASSERT_EQ(::stat((dir / "pipe").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+  ASSERT_EQ(::unlink((dir / "pipe").c_str()), 0);
   std::vector<std::string> entries = dir.entries();
   EXPECT_EQ(entries, (std::vector<std::string>{"f.mlir"}));
 }

@@ -120,7 +120,9 @@ def FncFuseElementwise : Pass<"fnc-fuse-elementwise", "::mlir::func::FuncOp"> {
     kernels recognize.
 
     An `extract_slice` of a single-use linalg result is moved above the op
-    (`populateBubbleUpExtractSliceOpPatterns`): the lowering views operands
+    (as upstream's `populateBubbleUpExtractSliceOpPatterns` does, but with
+    the body's `linalg.index` reads offset by the slice's start, so that an
+    op computing values from indices keeps them): the lowering views operands
     whose unknown dims must agree at the smallest size, and moved up to the
     arguments these views no longer separate producers from consumers.
 
@@ -510,6 +512,23 @@ def FncCheckAllocations : Pass<"fnc-check-allocations", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::func::FuncDialect",
                            "::mlir::scf::SCFDialect"];
+}
+
+def FncCheckVectorSizes : Pass<"fnc-check-vector-sizes", "::mlir::ModuleOp"> {
+  let summary = "Refuse vector types too wide to compile";
+  let description = [{
+    The first pass of `-fnc-pipeline`: a vector type of more than
+    `max-lanes` elements in any op's operands, results or block arguments
+    is an error naming it. Upstream's lowerings unroll a vector op lane by
+    lane, so `math.tanh` of a `vector<65536xf32>` already takes seconds to
+    compile, and a `vector<4611686018427387904xf32>` never finishes. fnc's
+    own lowering makes vectors of at most 64 lanes; more elements belong in
+    a tensor or memref.
+  }];
+  let options = [
+    Option<"maxLanes", "max-lanes", "int64_t", /*default=*/"4096",
+           "Most elements a vector type may have">,
+  ];
 }
 
 def FncPrintBufferPlan : Pass<"fnc-print-buffer-plan", "::mlir::func::FuncOp"> {

@@ -261,8 +261,15 @@ struct GreaterEqual {
 // Unary ops
 //===----------------------------------------------------------------------===//
 
+/// Integers wrap (-MIN is MIN); floats flip the sign bit, so -(+0.0) is -0.0
+/// (0.0 - x would give +0.0).
 struct Neg {
-  template <typename T> static T apply(T x) { return detail::wrapSub<T>(0, x); }
+  template <typename T> static T apply(T x) {
+    if constexpr (detail::isInt<T>)
+      return detail::wrapSub<T>(0, x);
+    else
+      return -x;
+  }
 };
 struct Abs {
   template <typename T> static T apply(T x) {
@@ -357,8 +364,7 @@ struct LogicalNot {
 
 /// One element converted to `To`: a number to bool is `v != 0`, bool to a
 /// number 0 or 1, float to integer truncates toward zero. A float outside
-/// the integer's range saturates and NaN gives 0 (compiled code leaves those
-/// unspecified: see inRange).
+/// the integer's range saturates and NaN gives 0, in compiled code too.
 template <typename To, typename From> To convert(From v) {
   if constexpr (std::is_same_v<To, bool>) {
     return v != From(0);
@@ -378,18 +384,6 @@ template <typename To, typename From> To convert(From v) {
     return static_cast<To>(static_cast<U>(v));
   } else {
     return static_cast<To>(v);
-  }
-}
-
-/// False where convert<To>(v) saturates: a float that is NaN or whose
-/// truncation is outside the range of the integer type To.
-template <typename To, typename From> bool inRange(From v) {
-  if constexpr (detail::isInt<To> && std::is_floating_point_v<From>) {
-    double t = std::trunc(static_cast<double>(v));
-    double limit = std::ldexp(1.0, 8 * sizeof(To) - 1);
-    return t >= -limit && t < limit;
-  } else {
-    return true;
   }
 }
 

@@ -20,6 +20,8 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::fnc;
 using namespace mlir::fnc::lowering;
@@ -144,6 +146,32 @@ Value compare(OpBuilder &b, Location loc, ComparePredicate p, Value x,
   return arith::CmpIOp::create(b, loc, preds[static_cast<int>(p)], x, y);
 }
 
+/// fptosi, saturating as eagerly (scalar::convert): NaN gives 0 and a value
+/// beyond the integer's range its lowest or highest value, where fptosi
+/// alone gives poison (INT_MIN on x86). The selects only pick fptosi's
+/// result where it is defined.
+Value floatToInt(OpBuilder &b, Location loc, Value x, Type to) {
+  Type from = x.getType();
+  unsigned bits = to.getIntOrFloatBitWidth();
+  // -2^(bits-1) and 2^(bits-1), exact in every float type.
+  double limit = std::ldexp(1.0, static_cast<int>(bits) - 1);
+  auto intConstant = [&](const APInt &v) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getIntegerAttr(to, v));
+  };
+  auto cmp = [&](arith::CmpFPredicate p, Value y) -> Value {
+    return arith::CmpFOp::create(b, loc, p, x, y);
+  };
+  Value r = arith::FPToSIOp::create(b, loc, to, x);
+  r = arith::SelectOp::create(
+      b, loc, cmp(arith::CmpFPredicate::OGE, scalarConstant(b, loc, from, limit)),
+      intConstant(APInt::getSignedMaxValue(bits)), r);
+  r = arith::SelectOp::create(
+      b, loc, cmp(arith::CmpFPredicate::OLT, scalarConstant(b, loc, from, -limit)),
+      intConstant(APInt::getSignedMinValue(bits)), r);
+  return arith::SelectOp::create(b, loc, cmp(arith::CmpFPredicate::UNO, x),
+                                 intConstant(APInt(bits, 0)), r);
+}
+
 Value castScalar(OpBuilder &b, Location loc, Value x, Type to) {
   Type from = x.getType();
   if (from == to)
@@ -162,7 +190,7 @@ Value castScalar(OpBuilder &b, Location loc, Value x, Type to) {
                ? (Value)arith::ExtFOp::create(b, loc, to, x)
                : (Value)arith::TruncFOp::create(b, loc, to, x);
   if (fromFloat)
-    return arith::FPToSIOp::create(b, loc, to, x);
+    return floatToInt(b, loc, x, to);
   if (toFloat)
     return fromBool ? (Value)arith::UIToFPOp::create(b, loc, to, x)
                     : (Value)arith::SIToFPOp::create(b, loc, to, x);

@@ -678,6 +678,23 @@ LogicalResult GlobalVariableOp::verify() {
   return VariableType::verify([&] { return emitOpError(); }, type);
 }
 
+/// var_assign_add and var_assign_sub: bool has no addition (the eager
+/// Variable::assign_add refuses it too).
+static LogicalResult verifyArithmeticUpdate(Operation *op, Value value) {
+  Type element = cast<RankedTensorType>(value.getType()).getElementType();
+  if (element.isSignlessInteger(1))
+    return op->emitOpError("needs a numeric variable, got a bool one; use "
+                           "fnc.var_assign with a fnc.logical_or / "
+                           "fnc.logical_and of its value instead");
+  return success();
+}
+LogicalResult VarAssignAddOp::verify() {
+  return verifyArithmeticUpdate(*this, getValue());
+}
+LogicalResult VarAssignSubOp::verify() {
+  return verifyArithmeticUpdate(*this, getValue());
+}
+
 //===----------------------------------------------------------------------===//
 // Control flow
 //===----------------------------------------------------------------------===//

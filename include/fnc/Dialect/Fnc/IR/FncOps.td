@@ -1163,7 +1163,7 @@ def Fnc_VarReadOp : Fnc_Op<"var_read", [InferTypeOpAdaptor]> {
   let assemblyFormat = "$variable attr-dict `:` qualified(type($variable))";
 }
 
-class Fnc_VarUpdateOp<string mnemonic, string desc>
+class Fnc_VarUpdateOp<string mnemonic, string desc, bit arithmetic = 0>
     : Fnc_Op<mnemonic, [TypesMatchWith<
           "value has the variable's tensor type", "variable", "value",
           "::llvm::cast<::mlir::fnc::VariableType>($_self).getValueType()">]> {
@@ -1183,6 +1183,8 @@ class Fnc_VarUpdateOp<string mnemonic, string desc>
                             MemWrite<Fnc_VariableResource>]>:$variable,
                        Fnc_Tensor:$value);
   let assemblyFormat = "$variable `,` $value attr-dict `:` qualified(type($variable))";
+  // Adding to and subtracting from a variable needs a numeric dtype.
+  let hasVerifier = arithmetic;
 }
 
 def Fnc_VarAssignOp : Fnc_VarUpdateOp<"var_assign",
@@ -1190,11 +1192,11 @@ def Fnc_VarAssignOp : Fnc_VarUpdateOp<"var_assign",
   let summary = "Assigns a new value to a variable";
 }
 def Fnc_VarAssignAddOp : Fnc_VarUpdateOp<"var_assign_add",
-    "Adds `value` to the variable."> {
+    "Adds `value` to the variable (not a bool one).", /*arithmetic=*/1> {
   let summary = "Adds to a variable in place";
 }
 def Fnc_VarAssignSubOp : Fnc_VarUpdateOp<"var_assign_sub",
-    "Subtracts `value` from the variable."> {
+    "Subtracts `value` from the variable (not a bool one).", /*arithmetic=*/1> {
   let summary = "Subtracts from a variable in place";
 }
 
