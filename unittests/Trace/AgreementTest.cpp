@@ -137,7 +137,13 @@ std::vector<Way> stagedWays(F callable, const FunctionOptions &unknownDims,
 /// every result must be identical to eager's.
 void expectAgree(const std::string &what, const Fn &fn,
                  const std::vector<Tensor> &args) {
-  std::vector<Tensor> eager = fn(args);
+  std::vector<Tensor> eager;
+  std::string eagerError;
+  try {
+    eager = fn(args);
+  } catch (const Error &e) {
+    eagerError = e.what();
+  }
   FunctionOptions unknownDims;
   std::vector<TensorSpec> specs;
   for (const Tensor &a : args)
@@ -145,14 +151,32 @@ void expectAgree(const std::string &what, const Fn &fn,
         TensorSpec(std::vector<int64_t>(a.rank(), kUnknownDim), a.dtype()));
   unknownDims.input_signature = specs;
   std::vector<Way> ways;
-  if (args.size() == 1)
-    ways = stagedWays([fn](Tensor a) { return fn({a}); }, unknownDims, args,
-                      args[0]);
-  else if (args.size() == 2)
-    ways = stagedWays([fn](Tensor a, Tensor b) { return fn({a, b}); },
-                      unknownDims, args, args[0], args[1]);
-  else
-    FAIL() << what << ": one or two arguments";
+  if (!eagerError.empty()) {
+    // Eager refuses the call: so must every staged way (tracing runs the
+    // same checks where shapes are known, the compiled code at run time).
+    auto known = fnc::function(fn);
+    bool threw = false;
+    try {
+      known(args);
+    } catch (const Error &) {
+      threw = true;
+    }
+    EXPECT_TRUE(threw) << what << ": eager says \"" << eagerError
+                       << "\", staged succeeds";
+    return;
+  }
+  ASSERT_TRUE(args.size() == 1 || args.size() == 2) << what;
+  try {
+    if (args.size() == 1)
+      ways = stagedWays([fn](Tensor a) { return fn({a}); }, unknownDims, args,
+                        args[0]);
+    else
+      ways = stagedWays([fn](Tensor a, Tensor b) { return fn({a, b}); },
+                        unknownDims, args, args[0], args[1]);
+  } catch (const Error &e) {
+    ADD_FAILURE() << what << ": eager succeeds, staged throws: " << e.what();
+    return;
+  }
   for (const Way &way : ways) {
     ASSERT_EQ(way.results.size(), eager.size()) << what << ", " << way.name;
     for (size_t i = 0; i < eager.size(); ++i)
@@ -281,6 +305,115 @@ TEST(AgreementTest, NegationFlipsTheSignOfZero) {
       [](std::vector<Tensor> x) { return std::vector<Tensor>{-x[0]}; },
       {f32({0.f, -0.f, 1.f, kInf, kNaN}, {5})});
   EXPECT_TRUE(std::signbit((-Tensor(0.f)).item<float>()));
+}
+
+// Item 7: zero-size tensors through every shape op.
+TEST(AgreementTest, ZeroSizeTensors) {
+  Tensor x = zeros({2, 0}, DType::f32), y = zeros({0, 3}, DType::f32);
+  Tensor images = zeros({0, 4, 4, 1}, DType::f32);
+  struct Case {
+    const char *what;
+    Fn fn;
+    std::vector<Tensor> args;
+  };
+  auto one = [](auto f) {
+    return Fn([f](std::vector<Tensor> a) { return std::vector<Tensor>{f(a[0])}; });
+  };
+  std::vector<Case> cases = {
+      {"concat along the empty dim's rows", one([](Tensor x) {
+         return concat({x, x}, 0);
+       }), {x}},
+      {"concat along the empty dim", one([](Tensor x) {
+         return concat({x, x}, 1);
+       }), {x}},
+      {"concat of an empty and a full tensor", one([](Tensor y) {
+         return concat({y, ones({2, 3}, DType::f32), y}, 0);
+       }), {y}},
+      {"concat ending in an empty tensor", one([](Tensor x) {
+         return concat({ones({2, 3}, DType::f32), x}, 1);
+       }), {x}},
+      {"reshape", one([](Tensor x) { return reshape(x, {0, 5}); }), {x}},
+      {"reshape inferring nothing", one([](Tensor y) {
+         return reshape(y, {3, -1});
+       }), {y}},
+      {"reshape to (0, -1)", one([](Tensor x) { return reshape(x, {0, -1}); }),
+       {x}},
+      {"reshape to (-1)", one([](Tensor x) { return reshape(x, {-1}); }), {x}},
+      {"reshape to (-1, 0)", one([](Tensor y) {
+         return reshape(y, {-1, 0});
+       }), {y}},
+      {"reshape to (3, 0, -1)", one([](Tensor y) {
+         return reshape(y, {3, 0, -1});
+       }), {y}},
+      {"transpose", one([](Tensor x) { return transpose(x); }), {x}},
+      {"matmul over an empty k", one([](Tensor x) {
+         return matmul(x, ones({0, 3}, DType::f32));
+       }), {x}},
+      {"matmul of empty rows", one([](Tensor y) {
+         return matmul(y, ones({3, 2}, DType::f32));
+       }), {y}},
+      {"sum, max, mean and prod of nothing", [](std::vector<Tensor> a) {
+         return std::vector<Tensor>{reduce_sum(a[0], {1}), reduce_max(a[0], {1}),
+                                    reduce_mean(a[0], {1}),
+                                    reduce_prod(a[0], {1}),
+                                    reduce_min(a[0], {1}),
+                                    reduce_sum(a[0], {0})};
+       }, {x}},
+      {"argmax along a kept dim", one([](Tensor x) { return argmax(x, 0); }),
+       {x}},
+      {"argmax along the empty dim", one([](Tensor x) {
+         return argmax(x, 1);
+       }), {x}},
+      {"softmax", [](std::vector<Tensor> a) {
+         return std::vector<Tensor>{softmax(a[0], 0), softmax(a[0], 1),
+                                    log_softmax(a[0], 1)};
+       }, {x}},
+      {"slice", one([](Tensor x) { return slice(x, {1, 0}, {1, 0}); }), {x}},
+      {"slice of empty rows", one([](Tensor y) {
+         return slice(y, {0, 1}, {0, 2});
+       }), {y}},
+      {"strided slice", one([](Tensor x) {
+         return strided_slice(x, {0, 0}, {2, 0}, {-1, 1}, 1, 3);
+       }), {x}},
+      {"pad", one([](Tensor x) { return pad(x, {{1, 1}, {1, 1}}, 2.0); }),
+       {x}},
+      {"gather of no rows", one([](Tensor y) {
+         return gather(ones({4}, DType::f32) + reduce_sum(y),
+                       zeros({0}, DType::i32));
+       }), {y}},
+      {"gather from an empty dim", one([](Tensor x) {
+         return gather(x, Tensor(std::vector<int32_t>{1, 0}, {2}));
+       }), {x}},
+      {"one_hot of no indices", one([](Tensor y) {
+         return one_hot(cast(reduce_sum(y, {1}), DType::i32), 3);
+       }), {y}},
+      {"broadcast", one([](Tensor x) { return x + ones({2, 1}, DType::f32); }),
+       {x}},
+      {"broadcast_to", one([](Tensor x) {
+         return broadcast_to(reduce_sum(x, {0}), {3, 0});
+       }), {x}},
+      {"expand_dims and squeeze", one([](Tensor x) {
+         return squeeze(expand_dims(x, 0), {0});
+       }), {x}},
+      {"select", one([](Tensor x) { return select(x > 0.f, x, -x); }), {x}},
+      {"conv2d of no images", one([](Tensor im) {
+         return conv2d(im, ones({3, 3, 1, 2}, DType::f32), {1, 1}, "SAME");
+       }), {images}},
+      {"pooling of no images", [](std::vector<Tensor> a) {
+         return std::vector<Tensor>{
+             max_pool2d(a[0], {2, 2}, {2, 2}, "SAME"),
+             avg_pool2d(a[0], {2, 2}, {1, 1}, "VALID")};
+       }, {images}},
+      {"empty range and eye", one([](Tensor x) {
+         return std::vector<Tensor>{range(0, 0) + cast(reduce_sum(x), DType::i32),
+                                    eye(0) + reduce_sum(x)}[1];
+       }), {x}},
+      {"zeros with a huge dim", one([](Tensor x) {
+         return zeros({0, int64_t{1} << 62}, DType::f32) + reduce_sum(x);
+       }), {x}},
+  };
+  for (const Case &c : cases)
+    expectAgree(c.what, c.fn, c.args);
 }
 
 } // namespace

@@ -33,6 +33,10 @@ Value reshapeTo(OpBuilder &b, Location loc, Value input, RankedTensorType type,
                 ArrayRef<OpFoldResult> sizes) {
   auto inType = cast<RankedTensorType>(input.getType());
   Type element = type.getElementType();
+  // No elements to move; and collapse/expand reshapes through a static zero
+  // dim do not lower (their strides divide by it).
+  if (hasStaticZeroDim(type) || hasStaticZeroDim(inType))
+    return emptyTensor(b, loc, type, sizes);
   auto allOnes = [&](int64_t rank) {
     return RankedTensorType::get(SmallVector<int64_t>(rank, 1), element);
   };
@@ -626,6 +630,11 @@ struct ConcatLowering : public OpConversionPattern<ConcatOp> {
           Value acc = emptyTensor(b, l, type, sizes);
           OpFoldResult offset = b.getIndexAttr(0);
           for (Value input : inputs) {
+            // An input with a static zero dim inserts nothing (and a zero-size
+            // insert at the end of a dim does not verify); neither does any
+            // input of an empty result.
+            if (hasStaticZeroDim(type) || hasStaticZeroDim(input.getType()))
+              continue;
             SmallVector<OpFoldResult> s = tensorSizes(b, l, input);
             SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
             SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));

@@ -462,6 +462,13 @@ struct Conv2DLowering : public OpConversionPattern<Conv2DOp> {
                                          strides[d], op.getPadding()))
               : OpFoldResult(rewriter.getIndexAttr(out));
     }
+    // Nothing to compute (no images, channels or taps): zeros, without
+    // padding an empty input (whose zero-size inserts do not verify).
+    if (hasStaticZeroDim(type) || hasStaticZeroDim(inType) ||
+        hasStaticZeroDim(filterType)) {
+      rewriter.replaceOp(op, filledTensor(rewriter, loc, type, outSizes, 0));
+      return success();
+    }
     if (padded) {
       SmallVector<int64_t> paddedShape(inType.getShape());
       for (int d = 0; d < 2; ++d) {
