@@ -117,6 +117,13 @@ struct ShareBuffersPass
           Operation *top = entry.findAncestorOpInBlock(*user);
           if (!top || isa<func::ReturnOp>(user))
             return std::nullopt;
+          // A call may hand the buffer back in a result the analysis does
+          // not connect to it: treat it as escaping.
+          if (isa<CallOpInterface>(user) &&
+              llvm::any_of(user->getResultTypes(), [](Type t) {
+                return isa<BaseMemRefType>(t);
+              }))
+            return std::nullopt;
           last = std::max(last, position[top]);
         }
       }

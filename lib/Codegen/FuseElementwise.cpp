@@ -164,6 +164,19 @@ struct FuseElementwisePass
       if (isElementwiseGeneric(generic))
         hoistScalarWork(rewriter, generic);
     });
+    // A producer whose body raises an error (an integer pow of constants
+    // with a negative exponent) outlives its fusion without operands or
+    // results, and no lowering takes a generic without operands: it runs
+    // its body once, so the body takes its place.
+    getOperation().walk([&](linalg::GenericOp generic) {
+      if (generic.getNumLoops() != 0 || generic->getNumOperands() != 0 ||
+          generic->getNumResults() != 0)
+        return;
+      Block *body = generic.getBody();
+      rewriter.eraseOp(body->getTerminator());
+      rewriter.inlineBlockBefore(body, generic);
+      rewriter.eraseOp(generic);
+    });
   }
 };
 } // namespace
