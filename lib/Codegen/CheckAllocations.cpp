@@ -141,37 +141,35 @@ struct FncCheckVectorSizesPass
   using Base::Base;
 
   void runOnOperation() override {
-    std::function<bool(Type)> tooWide = [&](Type type) {
+    // The vector type in `type` (itself, or a memref's or tensor's element
+    // type) that has too many elements; null if none.
+    std::function<VectorType(Type)> tooWide = [&](Type type) -> VectorType {
       auto vector = dyn_cast<VectorType>(type);
-      if (!vector) // a memref or tensor of vectors is checked too
-        return isa<ShapedType>(type) &&
-               tooWide(cast<ShapedType>(type).getElementType());
+      if (!vector)
+        return isa<ShapedType>(type)
+                   ? tooWide(cast<ShapedType>(type).getElementType())
+                   : VectorType();
       // The product saturates: no overflowing shape passes for a small one.
       int64_t lanes = 1;
       for (int64_t d : vector.getShape())
         if (llvm::MulOverflow(lanes, d, lanes))
-          return true;
-      return lanes > maxLanes;
+          return vector;
+      return lanes > maxLanes ? vector : VectorType();
     };
     WalkResult result = getOperation().walk([&](Operation *op) {
-      auto report = [&](Type type) {
-        op->emitError("the vector type ")
-            << type << " has more than " << maxLanes.getValue()
-            << " elements, which fnc does not compile; hold so many "
-               "elements in a tensor or memref";
-        return WalkResult::interrupt();
-      };
-      for (Type type : op->getOperandTypes())
-        if (tooWide(type))
-          return report(type);
-      for (Type type : op->getResultTypes())
-        if (tooWide(type))
-          return report(type);
+      SmallVector<Type> types(op->getOperandTypes());
+      llvm::append_range(types, op->getResultTypes());
       for (Region &region : op->getRegions())
         for (Block &block : region)
-          for (BlockArgument arg : block.getArguments())
-            if (tooWide(arg.getType()))
-              return report(arg.getType());
+          llvm::append_range(types, block.getArgumentTypes());
+      for (Type type : types)
+        if (VectorType vector = tooWide(type)) {
+          op->emitError("the vector type ")
+              << vector << " has more than " << maxLanes.getValue()
+              << " elements, which fnc does not compile; hold so many "
+                 "elements in a tensor or memref";
+          return WalkResult::interrupt();
+        }
       return WalkResult::advance();
     });
     if (result.wasInterrupted())

@@ -32,6 +32,7 @@
 #include <iostream>
 #include <mutex>
 #include <sstream>
+#include <pthread.h>
 
 namespace fnc {
 
@@ -461,28 +462,41 @@ llvm::Error runTrace(const CompiledTrace &trace, const Tensor *const *tensors,
   });
 }
 
-/// How many traces may be under way on one thread, one inside another (a
-/// staged function calling another while it is traced). A function that
-/// calls itself without end would otherwise trace until the stack
-/// overflows.
-constexpr int kMaxTraceDepth = 32;
+/// Where the stack stood when this thread's outermost trace began (null
+/// when it traces nothing). A staged function called while another traces
+/// runs its callable inline: one that calls itself without end would
+/// otherwise recurse until the stack overflows.
+thread_local const char *traceStackBase = nullptr;
+
+/// Stack a trace may use below traceStackBase before calls inside it are
+/// refused: half the thread's stack, at most 4 MiB.
+size_t traceStackLimit() {
+  static thread_local size_t limit = [] {
+    size_t size = 8u << 20;
+    pthread_attr_t attr;
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+      void *addr;
+      size_t got;
+      if (pthread_attr_getstack(&attr, &addr, &got) == 0 && got)
+        size = got;
+      pthread_attr_destroy(&attr);
+    }
+    return std::min<size_t>(size / 2, 4u << 20);
+  }();
+  return limit;
+}
 
 TracedFunction traceAndCompile(const TraceRequest &request) {
   const std::string &name = request.name;
-  static thread_local int depth = 0;
-  if (depth >= kMaxTraceDepth)
-    throw Error(ErrorKind::InvalidArgument,
-                "fnc::function `" + name + "`: traces nested " +
-                    std::to_string(kMaxTraceDepth) +
-                    " deep: a staged function calls itself (or another "
-                    "one that calls it) while being traced, without end; "
-                    "end the recursion with a C++ condition that tracing "
-                    "can see (a shape, a C++ argument), or loop with "
-                    "fnc::while_loop / fnc::for_range");
-  struct DepthScope {
-    DepthScope() { ++depth; }
-    ~DepthScope() { --depth; }
-  } depthScope;
+  char here;
+  struct StackBase {
+    const char *saved = traceStackBase;
+    explicit StackBase(const char *at) {
+      if (!traceStackBase)
+        traceStackBase = at;
+    }
+    ~StackBase() { traceStackBase = saved; }
+  } stackBase{&here};
   auto token = std::make_shared<TraceToken>(name);
   std::unique_ptr<TraceRecorder> recorderOwner =
       TraceRecorder::create(name, token);
@@ -731,6 +745,19 @@ bool FunctionCore::underTape() { return tape::anyRecording(); }
 
 void FunctionCore::checkDirectCall(const CallKey &key) const {
   const State &s = *state_;
+  char here;
+  if (trace::traceStackBase &&
+      static_cast<size_t>(trace::traceStackBase - &here) >
+          trace::traceStackLimit())
+    throw Error(ErrorKind::InvalidArgument,
+                "fnc::function `" + s.name +
+                    "`: calls nest too deep while tracing (over " +
+                    std::to_string(trace::traceStackLimit() >> 20) +
+                    " MiB of stack): a staged function calls itself (or "
+                    "another one that calls it) without end; end the "
+                    "recursion with a C++ condition that tracing can see "
+                    "(a shape, a C++ argument), or loop with "
+                    "fnc::while_loop / fnc::for_range");
   if (!s.options.input_signature)
     return;
   const std::vector<TensorSpec> &sig = *s.options.input_signature;

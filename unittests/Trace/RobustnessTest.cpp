@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -70,6 +71,28 @@ TEST(RobustnessTest, AllocationsTooLargeAreErrors) {
   // behind.
   EXPECT_EQ(shaped(Tensor(std::vector<int64_t>{2, 1})).shape(),
             (Shape{2, 1}));
+}
+
+// A staged function that calls itself without end while it is traced: an
+// error naming the depth, not a stack overflow. A recursion that tracing
+// ends (on a shape) still works, and so does the function afterwards.
+TEST(RobustnessTest, EndlessRecursionWhileTracingIsAnError) {
+  std::function<Tensor(Tensor)> self;
+  auto f = fnc::function([&](Tensor x) { return self(x) + 1.f; });
+  self = [&](Tensor x) { return f(x); };
+  std::string e = errorOf([&] { f(Tensor(1.f)); });
+  EXPECT_TRUE(contains(e, "calls nest too deep while tracing")) << e;
+  EXPECT_TRUE(contains(e, "calls itself")) << e;
+  self = [](Tensor x) { return x * 2.f; };
+  EXPECT_EQ(f(Tensor(1.f)).item<float>(), 3.f);
+
+  std::function<Tensor(Tensor)> halve;
+  auto g = fnc::function([&](Tensor x) {
+    int64_t n = x.shape()[0];
+    return n <= 1 ? x * 10.f : halve(slice(x, {0}, {n / 2}));
+  });
+  halve = [&](Tensor x) { return g(x); };
+  EXPECT_EQ(g(ones({8})).to_vector<float>(), std::vector<float>{10.f});
 }
 
 // A zero dim makes a tensor empty whatever the other dims are, in any order.

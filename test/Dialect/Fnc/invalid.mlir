@@ -931,3 +931,19 @@ func.func @strided_slice_grad_dtype(%a: tensor<4xf32>, %g: tensor<2xf64>) {
   %0 = fnc.strided_slice_grad %a, %g [1:3] : tensor<4xf32>, tensor<2xf64>
   return
 }
+
+// -----
+
+func.func @assign_add_bool(%v: !fnc.variable<tensor<2xi1>>, %x: tensor<2xi1>) {
+  // expected-error @+1 {{'fnc.var_assign_add' op needs a numeric variable, got a bool one}}
+  fnc.var_assign_add %v, %x : !fnc.variable<tensor<2xi1>>
+  return
+}
+
+// -----
+
+func.func @assign_sub_bool(%v: !fnc.variable<tensor<i1>>, %x: tensor<i1>) {
+  // expected-error @+1 {{'fnc.var_assign_sub' op needs a numeric variable, got a bool one}}
+  fnc.var_assign_sub %v, %x : !fnc.variable<tensor<i1>>
+  return
+}
