@@ -14,9 +14,10 @@
 // fnc::Tensor, std::vector<Tensor>, std::array / std::tuple / std::pair of
 // tensors, or nothing; loop-carried values have one of these types too (a
 // tuple may be unpacked into the callables' parameters). Both branches must
-// return the same number of tensors with the same dtypes and shapes, and a
-// loop variable must keep its dtype and shape; otherwise fnc::Error
-// (InvalidArgument) says which value differs. A loop variable whose shape
+// return the same number of tensors with the same dtypes and ranks (a dim
+// they disagree on is unknown in the staged result: TensorFlow's most
+// specific common shape), and a loop variable must keep its dtype and
+// shape; otherwise fnc::Error (InvalidArgument) says which value differs. A loop variable whose shape
 // changes (a growing sequence) declares the dims that change as unknown in
 // LoopOptions::shape_invariants (TensorFlow's shape_invariants):
 //

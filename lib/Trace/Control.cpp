@@ -218,13 +218,24 @@ void checkBranches(const std::vector<Tensor> &a, const std::vector<Tensor> &b) {
                     std::to_string(b.size()) +
                     "; both branches must return the same structure");
   for (size_t i = 0; i < a.size(); ++i)
-    if (a[i].dtype() != b[i].dtype() || a[i].shape() != b[i].shape())
+    if (a[i].dtype() != b[i].dtype() || a[i].rank() != b[i].rank())
       throw Error(ErrorKind::InvalidArgument,
                   "fnc::cond: result #" + std::to_string(i) +
                       " is " + typeText(a[i]) + " in the true branch but " +
                       typeText(b[i]) +
                       " in the false branch; both branches must return "
-                      "tensors of the same dtypes and shapes");
+                      "tensors of the same dtypes and ranks");
+}
+
+/// The most specific shape of both branches' results, as TensorFlow's
+/// cond gives: the dims they agree on, unknown where they differ (or
+/// either is unknown).
+Shape commonShape(const Shape &a, const Shape &b) {
+  Shape common = a;
+  for (size_t d = 0; d < a.size(); ++d)
+    if (a[d] != b[d])
+      common[d] = shapes::kDynamic;
+  return common;
 }
 
 } // namespace
@@ -313,7 +324,12 @@ std::vector<Tensor> condImpl(const Tensor &pred, const BranchFn &thenFn,
   if (!r->buildCond(predId, thenBlock, thenIds, elseBlock, elseIds, results,
                     error))
     throw Error(ErrorKind::Internal, "fnc::cond: " + error);
-  std::vector<Tensor> outs = symbolicResults(*r, results, thenOuts, "cond");
+  std::vector<Tensor> outs;
+  for (size_t i = 0; i < results.size(); ++i)
+    outs.push_back(trace::makeSymbolic(
+        thenOuts[i].dtype(),
+        commonShape(thenOuts[i].shape(), elseOuts[i].shape()), r->token(),
+        results[i], "cond"));
   region.end(condRegion(pred, thenFn, elseFn), {}, outs);
   return outs;
 }

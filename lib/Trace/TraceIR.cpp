@@ -185,16 +185,31 @@ public:
     diagText_.clear();
     Block *tb = blocks_[thenBlock], *eb = blocks_[elseBlock];
     SmallVector<Value> tv = valuesOf(thenYields), ev = valuesOf(elseYields);
+    // The results' types: the branches' most specific common shape (TF's
+    // cond), to which a branch's value of a more specific one is cast
+    // (tensor.cast, no copy).
+    SmallVector<Type> types;
+    for (auto [t, e] : llvm::zip(tv, ev)) {
+      auto a = cast<RankedTensorType>(t.getType());
+      auto b = cast<RankedTensorType>(e.getType());
+      SmallVector<int64_t> shape(a.getShape());
+      for (auto [d, other] : llvm::zip(shape, b.getShape()))
+        if (d != other)
+          d = ShapedType::kDynamic;
+      types.push_back(a.clone(shape));
+    }
     {
       OpBuilder b(context_.get());
-      b.setInsertionPointToEnd(tb);
-      mlir::fnc::YieldOp::create(b, loc_, tv);
-      b.setInsertionPointToEnd(eb);
-      mlir::fnc::YieldOp::create(b, loc_, ev);
+      auto yield = [&](Block *block, SmallVector<Value> &values) {
+        b.setInsertionPointToEnd(block);
+        for (auto [v, type] : llvm::zip(values, types))
+          if (v.getType() != type)
+            v = tensor::CastOp::create(b, loc_, type, v);
+        mlir::fnc::YieldOp::create(b, loc_, values);
+      };
+      yield(tb, tv);
+      yield(eb, ev);
     }
-    SmallVector<Type> types;
-    for (Value v : tv)
-      types.push_back(v.getType());
     auto op = mlir::fnc::CondOp::create(*builder_, loc_, types, values_[pred]);
     op.getThenRegion().push_back(tb);
     op.getElseRegion().push_back(eb);

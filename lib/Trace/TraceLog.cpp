@@ -321,12 +321,18 @@ public:
         r.define(id);
       return true;
     });
-    // The results have the types of the branches' values (the caller
-    // checked that both branches agree).
+    // The results have the branches' dtypes (the caller checked that
+    // they agree, and the ranks) and their most specific common shape.
     results.clear();
-    for (int64_t y : thenYields)
+    for (size_t i = 0; i < thenYields.size(); ++i) {
+      std::vector<int64_t> shape = values_[thenYields[i]].shape;
+      const std::vector<int64_t> &other = values_[elseYields[i]].shape;
+      for (size_t d = 0; d < shape.size(); ++d)
+        if (shape[d] != other[d])
+          shape[d] = shapes::kDynamic;
       results.push_back(
-          define(values_[y].dtype, values_[y].shape, open_.back()));
+          define(values_[thenYields[i]].dtype, shape, open_.back()));
+    }
     return true;
   }
 

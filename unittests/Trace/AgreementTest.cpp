@@ -389,6 +389,46 @@ TEST(AgreementTest, ValuesThroughCondAndLoopsUnchanged) {
       {f32({0.f, 0.3f, 0.6f, 0.9f}, {4}), f32({0.2f, 0.2f, 0.1f, 0.f}, {4})});
 }
 
+// Item 9: branches whose shapes differ in some dims give TensorFlow's most
+// specific common shape (unknown where they differ) instead of an error.
+TEST(AgreementTest, CondBranchesOfCompatibleShapes) {
+  Tensor x = f32({1, 2, 3, 4, 5, 6}, {2, 3});
+  for (float p : {1.f, -1.f}) {
+    expectAgree(
+        "rows of either branch",
+        [](std::vector<Tensor> a) {
+          Tensor c = cond(a[0] > 0.f, [&] { return a[1]; },
+                          [&] { return slice(a[1], {1, 0}, {1, 3}) * 2.f; });
+          return std::vector<Tensor>{c, reduce_sum(c, {0}) + 1.f};
+        },
+        {Tensor(p), x});
+    expectAgree(
+        "an empty branch",
+        [](std::vector<Tensor> a) {
+          Tensor c = cond(a[0] > 0.f, [&] { return zeros({0, 0, 3}, DType::f32); },
+                          [&] { return reshape(a[1], {1, 2, 3}); });
+          return std::vector<Tensor>{c * 2.f};
+        },
+        {Tensor(p), x});
+  }
+  auto f = fnc::function([](Tensor p, Tensor x) {
+    return cond(p > 0.f, [&] { return x; }, [&] { return concat({x, x}, 1); });
+  });
+  EXPECT_EQ(f.get_concrete_function(Tensor(1.f), x).ir(IRStage::Fnc).find(
+                "-> tensor<2x?xf32>") != std::string::npos,
+            true);
+  try {
+    fnc::function([](Tensor p, Tensor x) {
+      return cond(p > 0.f, [&] { return x; }, [&] { return reshape(x, {6}); });
+    })(Tensor(1.f), x);
+    ADD_FAILURE() << "no error for branches of different ranks";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("same dtypes and ranks"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 // Item 7: zero-size tensors through every shape op.
 TEST(AgreementTest, ZeroSizeTensors) {
   Tensor x = zeros({2, 0}, DType::f32), y = zeros({0, 3}, DType::f32);

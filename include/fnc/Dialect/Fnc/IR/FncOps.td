@@ -1501,8 +1501,10 @@ def Fnc_ApiZerosLike
 def Fnc_ApiOnesLike
     : Fnc_ApiCall<"ones_like", Fnc_FillLikeOps, Fnc_FillLikeNote>;
 
-def Fnc_ApiReduceAny : Fnc_ApiCall<"reduce_any", ["fnc.cast", "fnc.max"],
-    "The bool tensor cast to a number, reduced with `fnc.max`, cast back.">;
+def Fnc_ApiReduceAny : Fnc_ApiCall<"reduce_any",
+    ["fnc.logical_not", "fnc.cast", "fnc.min"],
+    "`!reduce_all(!x)`: false over an empty axis, where a `fnc.max` of " #
+    "the tensor cast to a number would give the integer's lowest value.">;
 def Fnc_ApiReduceAll : Fnc_ApiCall<"reduce_all", ["fnc.cast", "fnc.min"],
     "The bool tensor cast to a number, reduced with `fnc.min`, cast back.">;
 def Fnc_ApiArgmin : Fnc_ApiCall<"argmin", ["fnc.neg", "fnc.argmax"],
