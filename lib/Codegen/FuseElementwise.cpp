@@ -80,6 +80,14 @@ struct BubbleUpSlice : OpRewritePattern<tensor::ExtractSliceOp> {
         !op.hasPureTensorSemantics() || !slice.hasUnitStride() ||
         slice.getType().getRank() != slice.getSourceType().getRank())
       return failure();
+    // Slices of operands with a static zero dim would not verify (upstream
+    // refuses offset 0 into an empty dim); such an op computes nothing.
+    auto empty = [](Type t) {
+      auto shaped = dyn_cast<ShapedType>(t);
+      return shaped && llvm::is_contained(shaped.getShape(), 0);
+    };
+    if (llvm::any_of(op->getOperandTypes(), empty) || empty(slice.getType()))
+      return failure();
     AffineMap outputMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
     AffineMap shapesToLoops = op.getShapesToLoopsMap();
     if (!outputMap.isProjectedPermutation() || !shapesToLoops)

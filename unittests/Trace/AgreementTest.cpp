@@ -13,6 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "EdgePrograms.h"
+
 #include "fnc/Dialect/Fnc/IR/FncDialect.h"
 #include "fnc/Interpreter/Interpreter.h"
 #include "fnc/fnc.h"
@@ -26,8 +28,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <sstream>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -181,14 +185,18 @@ void expectAgree(const std::string &what, const Fn &fn,
                        << "\", staged succeeds";
     return;
   }
-  ASSERT_TRUE(args.size() == 1 || args.size() == 2) << what;
+  ASSERT_TRUE(args.size() >= 1 && args.size() <= 3) << what;
   try {
     if (args.size() == 1)
       ways = stagedWays([fn](Tensor a) { return fn({a}); }, unknownDims, args,
                         args[0]);
-    else
+    else if (args.size() == 2)
       ways = stagedWays([fn](Tensor a, Tensor b) { return fn({a, b}); },
                         unknownDims, args, args[0], args[1]);
+    else
+      ways = stagedWays(
+          [fn](Tensor a, Tensor b, Tensor c) { return fn({a, b, c}); },
+          unknownDims, args, args[0], args[1], args[2]);
   } catch (const Error &e) {
     ADD_FAILURE() << what << ": eager succeeds, staged throws: " << e.what();
     return;
@@ -503,6 +511,13 @@ TEST(AgreementTest, ZeroSizeTensors) {
          return gather(ones({4}, DType::f32) + reduce_sum(y),
                        zeros({0}, DType::i32));
        }), {y}},
+      {"gather of no indices along a middle dim", one([](Tensor im) {
+         return gather(reshape(im, {2, 1, 2}) + 1.f, zeros({0}, DType::i32), 1);
+       }), {f32({1, 2, 3, 4}, {4})}},
+      {"strided slice of an empty dim, backwards", one([](Tensor x) {
+         return strided_slice(reshape(x, {2, 0, 2}), {2, 0, -1}, {2, 0, 0},
+                              {-2, -2, 2}, 2, 5);
+       }), {zeros({4, 0}, DType::f32)}},
       {"gather from an empty dim", one([](Tensor x) {
          return gather(x, Tensor(std::vector<int32_t>{1, 0}, {2}));
        }), {x}},
@@ -536,6 +551,67 @@ TEST(AgreementTest, ZeroSizeTensors) {
   };
   for (const Case &c : cases)
     expectAgree(c.what, c.fn, c.args);
+}
+
+/// How many random programs RandomEdgeProgramsAgree runs:
+/// $FNC_AGREEMENT_PROGRAMS, or `fallback`.
+int programCount(int fallback) {
+  const char *env = std::getenv("FNC_AGREEMENT_PROGRAMS");
+  return env && *env ? std::atoi(env) : fallback;
+}
+
+// The generator's programs (EdgePrograms.h), several per staged function,
+// each over three random inputs with edge values: eager, staged with known
+// and with unknown dims, and the interpreter on the traced IR agree.
+TEST(AgreementTest, RandomEdgeProgramsAgree) {
+  using namespace fnc::testing;
+  const int total = programCount(600), perFunction = 6;
+  std::mt19937 rng(2026);
+  int programs = 0, failures = 0;
+  while (programs < total && failures < 5) {
+    std::vector<Tensor> inputs = edgeInputs(rng);
+    std::vector<EdgeProgram> group;
+    for (int i = 0; i < perFunction; ++i)
+      group.push_back(randomEdgeProgram(rng, inputs, 6));
+    programs += perFunction;
+    auto all = [group](std::vector<Tensor> in) {
+      std::vector<Tensor> out;
+      for (const EdgeProgram &p : group)
+        for (Tensor &t : runEdgeProgram(p, in))
+          out.push_back(std::move(t));
+      return out;
+    };
+    auto failed = [] {
+      return ::testing::UnitTest::GetInstance()
+          ->current_test_info()
+          ->result()
+          ->total_part_count();
+    };
+    int before = failed();
+    expectAgree("random programs", all, inputs);
+    if (failed() == before)
+      continue;
+    // Which programs disagree: each alone, with its text and inputs.
+    ++failures;
+    std::string inputsText;
+    for (const Tensor &t : inputs) {
+      std::ostringstream os;
+      os << t;
+      inputsText += "  " + os.str() + "\n";
+    }
+    for (const EdgeProgram &p : group) {
+      int alone = failed();
+      expectAgree(
+          "one program",
+          [p](std::vector<Tensor> in) { return runEdgeProgram(p, in); },
+          inputs);
+      if (failed() != alone)
+        ADD_FAILURE() << "the program:\n"
+                      << describe(p) << "on the inputs:\n"
+                      << inputsText;
+    }
+  }
+  EXPECT_EQ(failures, 0) << "after " << programs << " programs";
 }
 
 } // namespace

@@ -390,6 +390,14 @@ Value lowering::buildElementwise(OpBuilder &b, Location loc,
   SmallVector<OpFoldResult> sizes = bs.sizes;
   SmallVector<utils::IteratorType> iterators(rank,
                                              utils::IteratorType::parallel);
+  // An empty result (a static zero dim) computes nothing; views of
+  // operands with a zero dim would not even verify (offset 0 of an empty
+  // dim is out of bounds upstream). The size checks stay.
+  if (hasStaticZeroDim(resultType))
+    return guardedBy(b, loc, bs.outOfBounds, resultType, sizes,
+                     [&](OpBuilder &nb, Location nl) -> Value {
+                       return emptyTensor(nb, nl, resultType, sizes);
+                     });
 
   // Dynamic dims that must agree at run time: every operand is viewed at the
   // smallest size (the whole operand when they agree), since a linalg op

@@ -225,12 +225,22 @@ struct ArgmaxLowering : public OpConversionPattern<ArgmaxOp> {
         rewriter, loc, input, {axis}, false, {valueType, indexType},
         {lowest, zero}, [&](OpBuilder &b, Location l, ValueRange args) {
           Value x = args[0], best = args[1], bestIndex = args[2];
-          Value greater =
-              isa<FloatType>(element)
-                  ? (Value)arith::CmpFOp::create(
-                        b, l, arith::CmpFPredicate::OGT, x, best)
-                  : (Value)arith::CmpIOp::create(
-                        b, l, arith::CmpIPredicate::sgt, x, best);
+          Value greater;
+          if (isa<FloatType>(element)) {
+            // The first NaN wins, as eagerly: x replaces best if greater,
+            // or if x is the first NaN.
+            auto cmp = [&](arith::CmpFPredicate p, Value u, Value v) {
+              return arith::CmpFOp::create(b, l, p, u, v);
+            };
+            Value firstNaN = arith::AndIOp::create(
+                b, l, cmp(arith::CmpFPredicate::UNO, x, x),
+                cmp(arith::CmpFPredicate::ORD, best, best));
+            greater = arith::OrIOp::create(
+                b, l, cmp(arith::CmpFPredicate::OGT, x, best), firstNaN);
+          } else {
+            greater = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sgt,
+                                            x, best);
+          }
           Value i = arith::IndexCastOp::create(
               b, l, indexType.getElementType(),
               linalg::IndexOp::create(b, l, axis));
