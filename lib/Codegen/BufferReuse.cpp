@@ -138,7 +138,10 @@ struct ShareBuffersPass
     for (auto alloc :
          llvm::make_early_inc_range(entry.getOps<memref::AllocOp>())) {
       MemRefType type = alloc.getType();
-      if (!type.hasStaticShape() || !type.getLayout().isIdentity())
+      // (An empty buffer has nothing to share, and the strides of a view of
+      // one with a zero dim are not static.)
+      if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
+          type.getNumElements() == 0)
         continue;
       std::optional<int64_t> end = lastUse(alloc);
       if (!end)

@@ -402,9 +402,7 @@ std::string fnc::runtime::errorMessage(int64_t code, int64_t a, int64_t b) {
   case ErrorCode::DimensionMismatch:
     return "dynamic dimension mismatch: " + sa + " vs " + sb +
            " (dims unknown when the code was compiled must agree at run "
-           "time, and a size-1 dim broadcasts only against a dim of known "
-           "size: give one of them a known size, e.g. in the "
-           "input_signature)";
+           "time, or be 1 where they broadcast)";
   case ErrorCode::ReshapeSize:
     return "cannot reshape a tensor of " + sa +
            " elements: the known dimensions of the new shape multiply to " +

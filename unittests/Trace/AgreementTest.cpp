@@ -599,16 +599,27 @@ TEST(AgreementTest, RandomEdgeProgramsAgree) {
       os << t;
       inputsText += "  " + os.str() + "\n";
     }
+    bool found = false;
     for (const EdgeProgram &p : group) {
       int alone = failed();
       expectAgree(
           "one program",
           [p](std::vector<Tensor> in) { return runEdgeProgram(p, in); },
           inputs);
-      if (failed() != alone)
+      if (failed() != alone) {
+        found = true;
         ADD_FAILURE() << "the program:\n"
                       << describe(p) << "on the inputs:\n"
                       << inputsText;
+      }
+    }
+    if (!found) {
+      std::string text;
+      for (const EdgeProgram &p : group)
+        text += describe(p);
+      ADD_FAILURE() << "only together, the programs:\n"
+                    << text << "on the inputs:\n"
+                    << inputsText;
     }
   }
   EXPECT_EQ(failures, 0) << "after " << programs << " programs";

@@ -270,6 +270,35 @@ BroadcastSizes lowering::broadcastSizes(OpBuilder &b, Location loc,
                              ErrorCode::DimensionMismatch));
       continue;
     }
+    if (allowStretch && dynamic.size() > 1) {
+      // numpy's rule at run time: each dim is 1 or the common size (the
+      // last dim other than 1, or 1 if all are). A dim of 1 against a
+      // common size other than 1 is stretched; any other size is a
+      // mismatch (raised, and the op guarded).
+      Value one = indexConstant(b, loc, 1);
+      auto eq = [&](Value x, Value y) {
+        return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, y);
+      };
+      auto ne = [&](Value x, Value y) {
+        return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x, y);
+      };
+      Value size = one;
+      for (Value d : dynamic)
+        size = arith::SelectOp::create(b, loc, eq(d, one), size, d);
+      Value stretchesToSize = ne(size, one);
+      for (auto [d, at] : llvm::zip(dynamic, where)) {
+        Value mismatch =
+            arith::AndIOp::create(b, loc, ne(d, one), ne(d, size));
+        raiseErrorIf(b, loc, mismatch, ErrorCode::DimensionMismatch, d, size);
+        result.outOfBounds = orElse(b, loc, result.outOfBounds, mismatch);
+        result.stretch = orElse(
+            b, loc, result.stretch,
+            arith::AndIOp::create(b, loc, eq(d, one), stretchesToSize));
+        result.stretched[at.first].push_back({at.second, d});
+      }
+      result.sizes[i] = size;
+      continue;
+    }
     // Every candidate is dynamic: they must agree. The size is the smallest,
     // and the operands to narrow to it are listed, so that a disagreement
     // reads and writes nothing out of bounds.
@@ -343,6 +372,7 @@ StretchCheck lowering::checkStretchable(OpBuilder &b, Location loc, Value d,
 
 Value lowering::stretchOperand(
     OpBuilder &b, Location loc, Value operand, RankedTensorType resultType,
+    ArrayRef<OpFoldResult> resultSizes,
     ArrayRef<std::pair<int64_t, Value>> dims) {
   auto type = cast<RankedTensorType>(operand.getType());
   int64_t r = type.getRank(), rank = resultType.getRank();
@@ -350,7 +380,7 @@ Value lowering::stretchOperand(
   SmallVector<OpFoldResult> full = tensorSizes(b, loc, operand);
   for (auto [j, size] : dims) {
     shape[j] = resultType.getDimSize(j + rank - r);
-    full[j] = b.getIndexAttr(shape[j]);
+    full[j] = resultSizes[j + rank - r];
   }
   auto fullType = RankedTensorType::get(shape, type.getElementType());
   Value init = emptyTensor(b, loc, fullType, full);
@@ -454,7 +484,7 @@ Value lowering::buildElementwise(OpBuilder &b, Location loc,
     for (auto [operand, dims] : llvm::zip(operands, bs.stretched))
       inputs.push_back(dims.empty() ? operand
                                     : stretchOperand(nb, nl, operand,
-                                                     resultType, dims));
+                                                     resultType, sizes, dims));
     return generic(nb, nl, inputs);
   };
 

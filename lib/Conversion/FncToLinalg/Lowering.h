@@ -101,9 +101,10 @@ Value filledTensor(OpBuilder &b, Location loc, RankedTensorType type,
 /// is read or written out of bounds.
 ///
 /// With `allowStretch`, a dynamic dim that is 1 at run time against a
-/// static result dim > 1 is not a mismatch but broadcasts (numpy's rule at
-/// run time): `stretch` is then true, and `stretched[k]` lists the dims of
-/// operand k that may need it, with their run-time sizes.
+/// static result dim > 1, or against another dynamic dim that is not 1, is
+/// not a mismatch but broadcasts (numpy's rule at run time): `stretch` is
+/// then true, and `stretched[k]` lists the dims of operand k that may need
+/// it, with their run-time sizes.
 struct BroadcastSizes {
   SmallVector<OpFoldResult> sizes;
   Value outOfBounds;
@@ -134,12 +135,13 @@ struct StretchCheck {
 StretchCheck checkStretchable(OpBuilder &b, Location loc, Value d,
                               int64_t expected);
 
-/// `operand` copied to the sizes of `resultType` (right-aligned) at `dims`
-/// (dim of the operand, its run-time size): where that size is 1 the copy
-/// reads index 0 (a run-time broadcast), otherwise the same index. Those
-/// dims must be static in `resultType`.
+/// `operand` copied to the sizes `resultSizes` of `resultType`
+/// (right-aligned) at `dims` (dim of the operand, its run-time size): where
+/// that size is 1 the copy reads index 0 (a run-time broadcast), otherwise
+/// the same index.
 Value stretchOperand(OpBuilder &b, Location loc, Value operand,
                      RankedTensorType resultType,
+                     ArrayRef<OpFoldResult> resultSizes,
                      ArrayRef<std::pair<int64_t, Value>> dims);
 
 /// `build()`, or an uninitialized tensor when `outOfBounds` (an i1, or null

@@ -299,7 +299,8 @@ Value broadcastInto(OpBuilder &b, Location loc, Value input,
                      scf::YieldOp::create(
                          tb, tl,
                          copy(tb, tl,
-                              stretchOperand(tb, tl, input, type, stretched)));
+                              stretchOperand(tb, tl, input, type, sizes,
+                                             stretched)));
                    },
                    [&](OpBuilder &eb, Location el) {
                      scf::YieldOp::create(eb, el, copy(eb, el, input));
