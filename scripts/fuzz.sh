@@ -8,7 +8,11 @@
 # another. Crashers (crash-*, timeout-*, oom-*) are kept in
 # <build>/crashes/<target>/, the corpora in <build>/corpus/<target>/, the
 # logs in <build>/fuzz-logs/. Prints per target the executions and the
-# crashes found; exits 1 if any target found one. Not part of CI.
+# crashes found; exits 1 if any target found one. Then soaks the agreement
+# tests' generator (unittests/Trace/EdgePrograms.h): 4 x SECONDS random
+# programs, each run eagerly, staged with known and unknown dims and
+# interpreted, from a seed that changes each run ($FNC_AGREEMENT_SEED
+# repeats one); exits 1 if any disagree. Not part of CI.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${FNC_FUZZ_BUILD_DIR:-$root/build-fuzz}
@@ -19,7 +23,7 @@ bash "$root/scripts/setup.sh"
 source "$root/scripts/sanitized-build.sh"
 install_sanitizer_runtime
 configure_asan "$build"
-ninja -C "$build" -j "$(nproc)" "${targets[@]}"
+ninja -C "$build" -j "$(nproc)" "${targets[@]}" FncFunctionTests
 
 python3 "$root/scripts/fuzz-seeds.py" "$root" "$build/seeds"
 mkdir -p "$build/fuzz-logs"
@@ -67,6 +71,20 @@ for t in "${targets[@]}"; do
     summary+=("$t: $runs executions, no crash")
   fi
 done
+
+# The agreement generator's soak (ASan build, so memory errors show too).
+programs=$((seconds * 4))
+seed=${FNC_AGREEMENT_SEED:-$RANDOM}
+log="$build/fuzz-logs/agreement.log"
+echo "fuzz: $programs random programs four ways, seed $seed (log: $log)"
+if FNC_CACHE_DIR= FNC_EAGER_KERNELS=blocking FNC_AGREEMENT_PROGRAMS=$programs \
+    FNC_AGREEMENT_SEED=$seed "$build/bin/FncFunctionTests" \
+    --gtest_filter='AgreementTest.RandomEdgeProgramsAgree' >"$log" 2>&1; then
+  summary+=("agreement: $programs programs (seed $seed), no disagreement")
+else
+  found=1
+  summary+=("agreement: disagreements among $programs programs (seed $seed), see $log")
+fi
 
 echo
 echo "fuzz: ${seconds}s per target"

@@ -32,6 +32,9 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:abort_on_error=1
 # eager ops compile their kernels before they run.
 export FNC_CACHE_DIR=
 export FNC_EAGER_KERNELS=blocking
+# The agreement tests' random programs: fewer than the 600 of test.sh
+# (each compiles twice, slower under ASan).
+export FNC_AGREEMENT_PROGRAMS=120
 
 echo "sanitize: ASan+UBSan build in $asan"
 configure_asan "$asan"

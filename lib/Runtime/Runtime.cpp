@@ -440,6 +440,10 @@ std::string fnc::runtime::errorMessage(int64_t code, int64_t a, int64_t b) {
            (b == 0 ? std::string(" (the dim is empty)")
                    : " (valid: " + std::to_string(-b) + " to " +
                          std::to_string(b - 1) + ")");
+  case ErrorCode::EmptyArgAxis:
+    return "argmax / argmin along an empty axis (of a tensor with " + sa +
+           " results): there is no extreme element; reduce along a "
+           "non-empty axis";
   case ErrorCode::Internal:
     return "internal error in the fnc runtime (out of memory?)";
   }
@@ -468,6 +472,7 @@ fnc::ErrorKind fnc::runtime::errorKind(int64_t code) {
   case ErrorCode::SqueezeSize:
   case ErrorCode::CheckFailed:
   case ErrorCode::WindowTooLarge:
+  case ErrorCode::EmptyArgAxis:
     return ErrorKind::InvalidArgument;
   }
   return ErrorKind::Internal;

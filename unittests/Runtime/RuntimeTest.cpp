@@ -299,7 +299,12 @@ TEST(RuntimeErrors, Messages) {
             0u);
   EXPECT_EQ(errorMessage(3, 4, 5).rfind("dynamic dimension mismatch: 4 vs 5 (", 0),
             0u);
-  EXPECT_NE(errorMessage(3, 4, 5).find("input_signature"), std::string::npos);
+  EXPECT_NE(errorMessage(3, 4, 5).find("or be 1 where they broadcast"),
+            std::string::npos);
+  EXPECT_EQ(errorMessage(17, 6, 0).rfind("argmax / argmin along an empty "
+                                         "axis (of a tensor with 6 results)",
+                                         0),
+            0u);
   EXPECT_EQ(errorMessage(9, -1, 0),
             "a shape holds the negative size -1 (at index 0); sizes must be "
             ">= 0");

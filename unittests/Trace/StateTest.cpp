@@ -232,10 +232,10 @@ TEST(ControlTest, CondEagerAndStaged) {
 TEST(ControlTest, CondBranchMismatch) {
   auto f = fnc::function([](Tensor x) {
     return cond(reduce_sum(x) > 0.f, [&] { return x; },
-                [&] { return concat({x, x}, 0); });
+                [&] { return reshape(concat({x, x}, 0), {1, 2}); });
   });
   expectError([&] { f(Tensor({1.f})); }, ErrorKind::InvalidArgument,
-              {"fnc::cond", "float32[1]", "float32[2]"});
+              {"fnc::cond", "float32[1]", "float32[1, 2]", "ranks"});
   auto g = fnc::function([](Tensor x) {
     return cond(x > 0.f, [&] { return x; }, [&] { return cast(x, DType::i32); });
   });

@@ -52,6 +52,9 @@ enum class ErrorCode : int64_t {
   /// fnc.strided_slice (or its gradient) indexing element `a` (negative
   /// counts from the end) of a dimension of size `b`.
   IndexOutOfRange = 16,
+  /// argmax / argmin along an axis of size 0 of a tensor with `a` > 0
+  /// results.
+  EmptyArgAxis = 17,
 };
 
 } // namespace fnc::runtime

@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include <limits>
@@ -219,6 +220,27 @@ struct ArgmaxLowering : public OpConversionPattern<ArgmaxOp> {
     Type element = inType.getElementType();
     RankedTensorType indexType = op.getType();
     auto valueType = RankedTensorType::get(indexType.getShape(), element);
+    // An empty axis has no extreme element (eager's error), unless there
+    // are no results either; known while tracing, the shape rule refused it.
+    if (inType.getDimSize(axis) == 0 || inType.isDynamicDim(axis)) {
+      Value results = indexConstant(rewriter, loc, 1);
+      for (int64_t d = 0; d < inType.getRank(); ++d)
+        if (d != axis)
+          results = arith::MulIOp::create(
+              rewriter, loc, results,
+              tensor::DimOp::create(rewriter, loc, input, d));
+      Value zero = indexConstant(rewriter, loc, 0);
+      Value empty = arith::AndIOp::create(
+          rewriter, loc,
+          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                tensor::DimOp::create(rewriter, loc, input,
+                                                      axis),
+                                zero),
+          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne,
+                                results, zero));
+      raiseErrorIf(rewriter, loc, empty, ErrorCode::EmptyArgAxis, results,
+                   zero);
+    }
     Value lowest = extremeConstant(rewriter, loc, element, /*lowest=*/true);
     Value zero = scalarConstant(rewriter, loc, indexType.getElementType(), 0);
     SmallVector<Value> results = buildReduction(
@@ -479,6 +501,7 @@ struct Conv2DLowering : public OpConversionPattern<Conv2DOp> {
       rewriter.replaceOp(op, filledTensor(rewriter, loc, type, outSizes, 0));
       return success();
     }
+    Value original = input;
     if (padded) {
       SmallVector<int64_t> paddedShape(inType.getShape());
       for (int d = 0; d < 2; ++d) {
@@ -513,18 +536,100 @@ struct Conv2DLowering : public OpConversionPattern<Conv2DOp> {
         IteratorType::reduction, IteratorType::reduction,
         IteratorType::parallel};
     bool fp = isa<FloatType>(element);
-    Value init = filledTensor(rewriter, loc, type, outSizes, 0);
-    auto conv = linalg::GenericOp::create(
-        rewriter, loc, type, ValueRange{input, filter}, init, maps, iterators,
-        [&](OpBuilder &b, Location l, ValueRange a) {
-          Value r = fp ? (Value)arith::AddFOp::create(
-                             b, l, a[2], arith::MulFOp::create(b, l, a[0], a[1]))
-                       : (Value)arith::AddIOp::create(
-                             b, l, a[2], arith::MulIOp::create(b, l, a[0], a[1]));
-          linalg::YieldOp::create(b, l, r);
+    auto conv = [&](OpBuilder &nb, Location nl, bool skipPadding) -> Value {
+      Value init = filledTensor(nb, nl, type, outSizes, 0);
+      return linalg::GenericOp::create(
+                 nb, nl, type, ValueRange{input, filter}, init, maps,
+                 iterators,
+                 [&](OpBuilder &b, Location l, ValueRange a) {
+                   Value r;
+                   if (!fp) {
+                     r = arith::AddIOp::create(
+                         b, l, a[2], arith::MulIOp::create(b, l, a[0], a[1]));
+                   } else {
+                     r = arith::AddFOp::create(
+                         b, l, a[2], arith::MulFOp::create(b, l, a[0], a[1]));
+                     if (skipPadding)
+                       r = arith::SelectOp::create(
+                           b, l, insideInput(b, l, low, inType, original, strides),
+                           r, a[2]);
+                   }
+                   linalg::YieldOp::create(b, l, r);
+                 })
+          .getResult(0);
+    };
+    if (!padded || !fp) {
+      rewriter.replaceOp(op, conv(rewriter, loc, false));
+      return success();
+    }
+    // The padding's zeros times an infinite or NaN tap would be NaN where
+    // eager skips the padding: a filter with such a tap takes the exact
+    // form, which adds only the taps inside the input (the fast one feeds
+    // the convolution kernel of -fnc-lower-to-ordered-loops).
+    Value finite = allFinite(rewriter, loc, filter);
+    auto result = scf::IfOp::create(
+        rewriter, loc, finite,
+        [&](OpBuilder &b, Location l) {
+          scf::YieldOp::create(b, l, conv(b, l, false));
+        },
+        [&](OpBuilder &b, Location l) {
+          scf::YieldOp::create(b, l, conv(b, l, true));
         });
-    rewriter.replaceOp(op, conv.getResult(0));
+    rewriter.replaceOp(op, result.getResult(0));
     return success();
+  }
+
+  /// True in the body of the convolution over the padded input where the
+  /// input element read, at padded row d1 * s0 + d3 and column d2 * s1 + d4,
+  /// is one of `original` (not the padding before or after it).
+  static Value insideInput(OpBuilder &b, Location loc,
+                           ArrayRef<OpFoldResult> low, RankedTensorType inType,
+                           Value original, ArrayRef<int64_t> strides) {
+    Value inside;
+    for (int d = 0; d < 2; ++d) {
+      Value out = linalg::IndexOp::create(b, loc, 1 + d);
+      Value tap = linalg::IndexOp::create(b, loc, 3 + d);
+      Value at = arith::AddIOp::create(
+          b, loc,
+          arith::MulIOp::create(b, loc, out, indexConstant(b, loc, strides[d])),
+          tap);
+      Value before = getValueOrCreateConstantIndexOp(b, loc, low[1 + d]);
+      Value size = inType.isDynamicDim(1 + d)
+                       ? (Value)tensor::DimOp::create(b, loc, original, 1 + d)
+                       : indexConstant(b, loc, inType.getDimSize(1 + d));
+      Value rel = arith::SubIOp::create(b, loc, at, before);
+      // `at - before` in [0, size), unsigned (a negative one wraps high).
+      Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, rel,
+                                       size);
+      inside = inside ? (Value)arith::AndIOp::create(b, loc, inside, ok) : ok;
+    }
+    return inside;
+  }
+
+  /// An i1: every element of the float tensor `x` is finite.
+  static Value allFinite(OpBuilder &b, Location loc, Value x) {
+    auto type = cast<RankedTensorType>(x.getType());
+    SmallVector<int64_t> axes;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      axes.push_back(d);
+    auto boolType = RankedTensorType::get({}, b.getI1Type());
+    Value yes = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+    Value all =
+        buildReduction(
+            b, loc, x, axes, false, boolType, yes,
+            [&](OpBuilder &nb, Location nl, ValueRange a) {
+              Value v = a[0];
+              Value inf = scalarConstant(nb, nl, v.getType(),
+                                         std::numeric_limits<double>::infinity());
+              // |v| < inf is false for +-inf and NaN.
+              Value finite = arith::CmpFOp::create(
+                  nb, nl, arith::CmpFPredicate::OLT,
+                  math::AbsFOp::create(nb, nl, v), inf);
+              return SmallVector<Value>{
+                  arith::AndIOp::create(nb, nl, a[1], finite)};
+            })
+            .front();
+    return tensor::ExtractOp::create(b, loc, all, ValueRange{});
   }
 
   static Value convOutSize(OpBuilder &b, Location loc, Value input,

@@ -75,17 +75,31 @@ func.func @unary_and_cast(%a: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xi32>, t
 
 // -----
 
-// Dynamic dims that must agree are checked; the result uses the smaller,
-// so nothing is read out of bounds.
+// Dynamic dims broadcast at run time as numpy's do: the size is the last
+// one other than 1 (1 if both are); a dim that is neither 1 nor that size
+// raises an error and guards the whole computation; a dim of 1 against a
+// size other than 1 takes the slow path that copies the operand to full
+// size; equal dims run the plain generic.
 // CHECK-LABEL: func @dynamic
 func.func @dynamic(%a: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?xf32> {
-  // CHECK-DAG: %[[DA:.*]] = tensor.dim %{{.*}}, %c0
-  // CHECK-DAG: %[[DB:.*]] = tensor.dim %{{.*}}, %c0
-  // CHECK: %[[NE:.*]] = arith.cmpi ne
-  // CHECK: scf.if %[[NE]] {
+  // CHECK: %[[DA:.*]] = tensor.dim %{{.*}}, %c0
+  // CHECK: %[[DB:.*]] = tensor.dim %{{.*}}, %c0
+  // CHECK: %[[AONE:.*]] = arith.cmpi eq, %[[DA]], %[[C1:.*]] : index
+  // CHECK: %[[S1:.*]] = arith.select %[[AONE]], %[[C1]], %[[DA]]
+  // CHECK: %[[BONE:.*]] = arith.cmpi eq, %[[DB]], %[[C1]] : index
+  // CHECK: %[[N:.*]] = arith.select %[[BONE]], %[[S1]], %[[DB]]
+  // CHECK: scf.if %{{.*}} {
   // CHECK:   func.call @fncRaiseError
-  // CHECK: %[[N:.*]] = arith.minui
-  // CHECK: tensor.empty(%[[N]]) : tensor<?xf32>
+  // CHECK: scf.if %{{.*}} {
+  // CHECK:   func.call @fncRaiseError
+  // CHECK: scf.if %{{.*}} -> (tensor<?xf32>) {
+  // CHECK:   tensor.empty(%[[N]]) : tensor<?xf32>
+  // CHECK: } else {
+  // CHECK:   scf.if %{{.*}} -> (tensor<?xf32>) {
+  // CHECK:     linalg.index 0
+  // CHECK:   } else {
+  // CHECK:     tensor.empty(%[[N]]) : tensor<?xf32>
+  // CHECK:     linalg.generic
   %0 = fnc.sub %a, %b : tensor<?xf32>, tensor<?xf32>
   return %0 : tensor<?xf32>
 }

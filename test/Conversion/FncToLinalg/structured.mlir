@@ -43,12 +43,17 @@ func.func @max_min_int(%a: tensor<3x4xi32>) -> (tensor<4xi32>, tensor<4xi32>) {
 
 // -----
 
-// argmax carries (best value, best index) and keeps the first maximum.
+// argmax carries (best value, best index) and keeps the first maximum; the
+// first NaN wins (it takes the place of a number, never of a NaN).
 // CHECK-LABEL: func @argmax
 func.func @argmax(%a: tensor<3x4xf32>) -> tensor<3xi64> {
   // CHECK: %[[R:.*]]:2 = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
   // CHECK-SAME: outs(%{{.*}}, %{{.*}} : tensor<3xf32>, tensor<3xi64>)
-  // CHECK: %[[GT:.*]] = arith.cmpf ogt
+  // CHECK: %[[NAN:.*]] = arith.cmpf uno, %[[X:.*]], %[[X]]
+  // CHECK: %[[NUM:.*]] = arith.cmpf ord, %[[B:.*]], %[[B]]
+  // CHECK: %[[FIRST:.*]] = arith.andi %[[NAN]], %[[NUM]]
+  // CHECK: %[[CMP:.*]] = arith.cmpf ogt
+  // CHECK: %[[GT:.*]] = arith.ori %[[CMP]], %[[FIRST]]
   // CHECK: linalg.index 1
   // CHECK: arith.select %[[GT]]
   // CHECK: return %[[R]]#1
