@@ -26,6 +26,7 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <algorithm>
 #include <optional>
@@ -360,19 +361,33 @@ public:
   /// The symbols of `v`'s dims (fresh ones the first time).
   ArrayRef<int64_t> dimSymbols(Value v) {
     auto [it, fresh] = dimSymbols_.try_emplace(v);
-    if (fresh)
-      for (int64_t d : cast<RankedTensorType>(v.getType()).getShape())
+    if (fresh) {
+      // The function's arguments' symbols are noted: a call with one of
+      // their dims 1 retraces when unknown dims meet (unknownDimsMeet).
+      auto arg = dyn_cast<BlockArgument>(v);
+      bool argument = arg && arg.getOwner() == block_;
+      for (int64_t d : cast<RankedTensorType>(v.getType()).getShape()) {
         it->second.push_back(ShapedType::isDynamic(d) ? ++lastSymbol_ : 0);
+        if (argument && it->second.back())
+          argumentSymbols_.insert(it->second.back());
+      }
+    }
     return it->second;
   }
 
   /// Gives `result` of an elementwise op on `operands` (broadcast together)
   /// the symbols of its operands' unknown dims, and sets unknownDimsMeet if
   /// two different symbols meet at one position.
+  /// Where unknown dims of one symbol meet and none of different ones, the
+  /// op is marked kSameUnknownDims: its lowering needs no run-time
+  /// broadcast of unknown dims against each other.
   void noteBroadcast(ValueRange operands, Value result) {
     auto type = cast<RankedTensorType>(result.getType());
     int64_t rank = type.getRank();
     SmallVector<int64_t> symbols(rank, 0);
+    // Unknown dims meeting: any (`twoUnknown`), of different symbols
+    // (`meet`), of which one is not an argument's (`freshMeet`).
+    bool twoUnknown = false, meet = false, freshMeet = false;
     for (int64_t i = 0; i < rank; ++i) {
       if (!type.isDynamicDim(i))
         continue;
@@ -381,14 +396,59 @@ public:
         int64_t j = i - (rank - static_cast<int64_t>(vs.size()));
         if (j < 0 || vs[j] == 0)
           continue;
-        if (symbols[i] && symbols[i] != vs[j])
-          unknownDimsMeet = true;
+        twoUnknown |= symbols[i] != 0;
+        if (symbols[i] && symbols[i] != vs[j]) {
+          meet = true;
+          freshMeet |= !argumentSymbols_.contains(symbols[i]) ||
+                       !argumentSymbols_.contains(vs[j]);
+        }
         symbols[i] = vs[j];
       }
       if (!symbols[i])
         symbols[i] = ++lastSymbol_;
     }
     dimSymbols_[result] = std::move(symbols);
+    unknownDimsMeet |= meet;
+    // Equal symbols are equal sizes; different argument symbols are not 1
+    // in any call this trace serves (a size-1 call retraces): either way the
+    // op needs no run-time broadcast of unknown dims. A fresh symbol (a
+    // slice's, a reduction's) may be 1 in any call: that op broadcasts.
+    Operation *op = result.getDefiningOp();
+    if (op && twoUnknown && !freshMeet)
+      op->setAttr(mlir::fnc::kSameUnknownDims, UnitAttr::get(op->getContext()));
+  }
+
+  /// Gives `result` the symbols of `input`'s dims it keeps: result dim i
+  /// is input dim from[i] (-1: none, a fresh symbol if unknown).
+  Value keepSymbols(Value input, Value result, ArrayRef<int64_t> from) {
+    if (!result)
+      return result;
+    SmallVector<int64_t> in(dimSymbols(input));
+    auto type = cast<RankedTensorType>(result.getType());
+    SmallVector<int64_t> symbols;
+    for (int64_t i = 0; i < type.getRank(); ++i) {
+      int64_t j = from[i];
+      symbols.push_back(!type.isDynamicDim(i) ? 0
+                        : j >= 0 && in[j]     ? in[j]
+                                              : ++lastSymbol_);
+    }
+    dimSymbols_[result] = std::move(symbols);
+    return result;
+  }
+
+  /// The input dim of each result dim of a reduction over `axes`.
+  static SmallVector<int64_t> keptDims(int64_t rank, ArrayRef<int64_t> axes,
+                                       bool keepDims) {
+    SmallVector<int64_t> from;
+    for (int64_t d = 0; d < rank; ++d) {
+      bool reduced = llvm::any_of(
+          axes, [&](int64_t a) { return (a < 0 ? a + rank : a) == d; });
+      if (!reduced)
+        from.push_back(d);
+      else if (keepDims)
+        from.push_back(-1);
+    }
+    return from;
   }
 
   /// A strided slice keeps the symbol of each unknown dim it takes whole
@@ -535,11 +595,33 @@ public:
                   padding));
             },
             [&](const ops::Transpose &t) -> Value {
-              return mark(mlir::fnc::TransposeOp::create(b, loc_, type, in(0),
-                                                         arr(t.perm)));
+              return keepSymbols(in(0),
+                                 mark(mlir::fnc::TransposeOp::create(
+                                     b, loc_, type, in(0), arr(t.perm))),
+                                 t.perm);
             },
             [&](const ops::Reshape &) -> Value {
-              return mark(mlir::fnc::ReshapeOp::create(b, loc_, type, in(0)));
+              Value r = mark(mlir::fnc::ReshapeOp::create(b, loc_, type, in(0)));
+              // A flatten or unflatten of the dims after an unknown first
+              // one ([?, 28, 28] -> [?, 784]) keeps that dim.
+              auto from = cast<RankedTensorType>(in(0).getType());
+              auto to = cast<RankedTensorType>(type);
+              auto restSize = [](RankedTensorType t) -> int64_t {
+                int64_t n = 1;
+                for (int64_t d : t.getShape().drop_front())
+                  if (ShapedType::isDynamic(d) ||
+                      llvm::MulOverflow(n, d, n))
+                    return -1;
+                return n;
+              };
+              if (r && from.getRank() > 0 && to.getRank() > 0 &&
+                  from.isDynamicDim(0) && to.isDynamicDim(0) &&
+                  restSize(from) > 0 && restSize(from) == restSize(to)) {
+                SmallVector<int64_t> first(to.getRank(), -1);
+                first[0] = 0;
+                return keepSymbols(in(0), r, first);
+              }
+              return r;
             },
             [&](const ops::BroadcastTo &) -> Value {
               for (int64_t d : op.shape)
@@ -572,12 +654,31 @@ public:
                                                       in(1), in(2)));
             },
             [&](const ops::ExpandDims &e) -> Value {
-              return mark(mlir::fnc::ExpandDimsOp::create(b, loc_, type, in(0),
-                                                          i64(e.axis)));
+              // The new dim (known: 1) is the result's only one that no
+              // input dim gives.
+              int64_t rank = cast<RankedTensorType>(type).getRank();
+              int64_t axis = e.axis < 0 ? e.axis + rank : e.axis;
+              SmallVector<int64_t> from;
+              for (int64_t d = 0; d < rank; ++d)
+                from.push_back(d == axis ? -1 : d < axis ? d : d - 1);
+              return keepSymbols(in(0),
+                                 mark(mlir::fnc::ExpandDimsOp::create(
+                                     b, loc_, type, in(0), i64(e.axis))),
+                                 from);
             },
             [&](const ops::Squeeze &s) -> Value {
-              return mark(mlir::fnc::SqueezeOp::create(b, loc_, type, in(0),
-                                                       arr(s.axes)));
+              // (Squeezed dims are 1; the others keep their order.)
+              int64_t rank = cast<RankedTensorType>(in(0).getType()).getRank();
+              SmallVector<int64_t> axes(s.axes.begin(), s.axes.end());
+              if (axes.empty())
+                for (int64_t d = 0; d < rank; ++d)
+                  if (cast<RankedTensorType>(in(0).getType()).getDimSize(d) ==
+                      1)
+                    axes.push_back(d);
+              return keepSymbols(in(0),
+                                 mark(mlir::fnc::SqueezeOp::create(
+                                     b, loc_, type, in(0), arr(s.axes))),
+                                 keptDims(rank, axes, false));
             },
             [&](const ops::Slice &s) -> Value {
               return mark(mlir::fnc::SliceOp::create(
@@ -614,12 +715,23 @@ public:
                                                       in(1), i64(g.axis)));
             },
             [&](const ops::OneHot &o) -> Value {
-              return mark(mlir::fnc::OneHotOp::create(b, loc_, type, in(0),
-                                                      i64(o.depth), i64(o.axis),
-                                                      f64(o.on), f64(o.off)));
+              // The indices' dims, with the (known) depth inserted at axis.
+              int64_t rank = cast<RankedTensorType>(type).getRank();
+              int64_t axis = o.axis < 0 ? o.axis + rank : o.axis;
+              SmallVector<int64_t> from;
+              for (int64_t d = 0; d < rank; ++d)
+                from.push_back(d == axis ? -1 : d < axis ? d : d - 1);
+              return keepSymbols(
+                  in(0),
+                  mark(mlir::fnc::OneHotOp::create(b, loc_, type, in(0),
+                                                   i64(o.depth), i64(o.axis),
+                                                   f64(o.on), f64(o.off))),
+                  from);
             },
             [&](const ops::Reduce &r) -> Value {
-              return reduce(r, type, in(0), first);
+              int64_t rank = cast<RankedTensorType>(in(0).getType()).getRank();
+              return keepSymbols(in(0), reduce(r, type, in(0), first),
+                                 keptDims(rank, r.axes, r.keepDims));
             },
             [&](const ops::ArgMax &a) -> Value {
               Value x = in(0);
@@ -634,15 +746,26 @@ public:
                   x = mark(mlir::fnc::NegOp::create(b, loc_, x.getType(), x));
                 }
               }
-              return mark(
-                  mlir::fnc::ArgmaxOp::create(b, loc_, type, x, i64(a.axis)));
+              int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
+              return keepSymbols(
+                  in(0),
+                  mark(mlir::fnc::ArgmaxOp::create(b, loc_, type, x,
+                                                   i64(a.axis))),
+                  keptDims(rank, {a.axis}, false));
             },
             [&](const ops::Softmax &s) -> Value {
+              int64_t rank = cast<RankedTensorType>(in(0).getType()).getRank();
+              SmallVector<int64_t> same =
+                  llvm::to_vector(llvm::seq<int64_t>(0, rank));
               if (s.log)
-                return mark(mlir::fnc::LogSoftmaxOp::create(
-                    b, loc_, type, in(0), i64(s.axis)));
-              return mark(mlir::fnc::SoftmaxOp::create(b, loc_, type, in(0),
-                                                       i64(s.axis)));
+                return keepSymbols(in(0),
+                                   mark(mlir::fnc::LogSoftmaxOp::create(
+                                       b, loc_, type, in(0), i64(s.axis))),
+                                   same);
+              return keepSymbols(in(0),
+                                 mark(mlir::fnc::SoftmaxOp::create(
+                                     b, loc_, type, in(0), i64(s.axis))),
+                                 same);
             },
             [&](const ops::VarRead &) -> Value {
               return mark(mlir::fnc::VarReadOp::create(b, loc_, type, in(0)));
@@ -828,6 +951,7 @@ public:
   void releaseIR() {
     values_.clear();
     dimSymbols_.clear();
+    argumentSymbols_.clear();
     shapeSymbols_.clear();
     blocks_.clear();
     insertionStack_.clear();
@@ -856,6 +980,7 @@ private:
   /// dims against each other (TraceNotes::unknownDimsMeet).
   bool unknownDimsMeet = false;
   DenseMap<Value, SmallVector<int64_t>> dimSymbols_, shapeSymbols_;
+  DenseSet<int64_t> argumentSymbols_;
   int64_t lastSymbol_ = 0;
   std::unique_ptr<MLIRContext> context_;
   std::unique_ptr<ScopedDiagnosticHandler> diagnostics_;

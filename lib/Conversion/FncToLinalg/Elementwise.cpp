@@ -332,12 +332,15 @@ struct ElementwiseLowering : public OpConversionPattern<OpTy> {
   matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Operation *raw = op.getOperation();
+    // Unknown dims broadcast at run time unless the tracer proved them
+    // equal (kSameUnknownDims).
     Value result = buildElementwise(
         rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
         adaptor.getOperands(),
         [&](OpBuilder &b, Location loc, ValueRange scalars) {
           return buildScalarOp(b, loc, raw, scalars);
-        });
+        },
+        raw->hasAttr(kSameUnknownDims));
     rewriter.replaceOp(op, result);
     return success();
   }

@@ -215,7 +215,8 @@ BroadcastSizes lowering::broadcastSizes(OpBuilder &b, Location loc,
                                         ArrayRef<int64_t> resultShape,
                                         ValueRange operands,
                                         ArrayRef<int64_t> ranks,
-                                        bool allowStretch) {
+                                        bool allowStretch,
+                                        bool unknownDimsAgree) {
   int64_t rank = resultShape.size();
   BroadcastSizes result;
   result.sizes.resize(rank);
@@ -270,7 +271,7 @@ BroadcastSizes lowering::broadcastSizes(OpBuilder &b, Location loc,
                              ErrorCode::DimensionMismatch));
       continue;
     }
-    if (allowStretch && dynamic.size() > 1) {
+    if (allowStretch && !unknownDimsAgree && dynamic.size() > 1) {
       // numpy's rule at run time: each dim is 1 or the common size (the
       // last dim other than 1, or 1 if all are). A dim of 1 against a
       // common size other than 1 is stretched; any other size is a
@@ -409,14 +410,16 @@ Value lowering::stretchOperand(
 
 Value lowering::buildElementwise(OpBuilder &b, Location loc,
                                  RankedTensorType resultType,
-                                 ValueRange operands, ScalarFn body) {
+                                 ValueRange operands, ScalarFn body,
+                                 bool unknownDimsAgree) {
   int64_t rank = resultType.getRank();
   MLIRContext *ctx = b.getContext();
   SmallVector<int64_t> ranks;
   for (Value operand : operands)
     ranks.push_back(cast<RankedTensorType>(operand.getType()).getRank());
   BroadcastSizes bs = broadcastSizes(b, loc, resultType.getShape(), operands,
-                                     ranks, /*allowStretch=*/true);
+                                     ranks, /*allowStretch=*/true,
+                                     unknownDimsAgree);
   SmallVector<OpFoldResult> sizes = bs.sizes;
   SmallVector<utils::IteratorType> iterators(rank,
                                              utils::IteratorType::parallel);

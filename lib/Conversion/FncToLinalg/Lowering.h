@@ -101,10 +101,11 @@ Value filledTensor(OpBuilder &b, Location loc, RankedTensorType type,
 /// is read or written out of bounds.
 ///
 /// With `allowStretch`, a dynamic dim that is 1 at run time against a
-/// static result dim > 1, or against another dynamic dim that is not 1, is
-/// not a mismatch but broadcasts (numpy's rule at run time): `stretch` is
-/// then true, and `stretched[k]` lists the dims of operand k that may need
-/// it, with their run-time sizes.
+/// static result dim > 1 is not a mismatch but broadcasts (numpy's rule at
+/// run time), nor, unless `unknownDimsAgree` (the caller knows they are
+/// equal), against another dynamic dim that is not 1: `stretch` is then
+/// true, and `stretched[k]` lists the dims of operand k that may need it,
+/// with their run-time sizes.
 struct BroadcastSizes {
   SmallVector<OpFoldResult> sizes;
   Value outOfBounds;
@@ -116,7 +117,8 @@ struct BroadcastSizes {
 BroadcastSizes broadcastSizes(OpBuilder &b, Location loc,
                               ArrayRef<int64_t> resultShape,
                               ValueRange operands, ArrayRef<int64_t> ranks,
-                              bool allowStretch = false);
+                              bool allowStretch = false,
+                              bool unknownDimsAgree = true);
 
 /// `acc || cond` for i1 conditions, either of which may be null (never).
 Value orElse(OpBuilder &b, Location loc, Value acc, Value cond);
@@ -160,7 +162,8 @@ using ScalarFn = function_ref<Value(OpBuilder &, Location, ValueRange)>;
 /// dynamic dim that is 1 at run time against a static dim broadcasts, on a
 /// slower path that first copies the stretched operand to full size.
 Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
-                       ValueRange operands, ScalarFn body);
+                       ValueRange operands, ScalarFn body,
+                       bool unknownDimsAgree = true);
 
 /// The computation of each elementwise fnc op on scalars.
 Value buildScalarOp(OpBuilder &b, Location loc, Operation *op,

@@ -20,6 +20,13 @@
 
 namespace mlir::fnc {
 
+/// A unit attribute on an elementwise op whose operands' unknown dims, where
+/// they meet, are known (by the tracer) to be equal or never 1 in a call
+/// the trace serves: the lowering then skips the run-time broadcast of one
+/// unknown dim against another (which copies an operand whose dim turns
+/// out 1) and requires them equal. Dropping it is always safe.
+constexpr llvm::StringLiteral kSameUnknownDims = "fnc.same_unknown_dims";
+
 /// The tensors behind variable handles.
 struct VariableResource
     : public SideEffects::Resource::Base<VariableResource> {
