@@ -32,7 +32,7 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:abort_on_error=1
 # eager ops compile their kernels before they run.
 export FNC_CACHE_DIR=
 export FNC_EAGER_KERNELS=blocking
-# The agreement tests' random programs: fewer than the 600 of test.sh
+# The agreement tests' random programs: fewer than the 1000 of test.sh
 # (each compiles twice, slower under ASan).
 export FNC_AGREEMENT_PROGRAMS=120
 

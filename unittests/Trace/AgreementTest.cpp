@@ -600,7 +600,7 @@ TEST(AgreementTest, RandomEdgeProgramsAgree) {
   using namespace fnc::testing;
   // $FNC_AGREEMENT_PROGRAMS programs (scripts/fuzz.sh soaks with many,
   // scripts/sanitize.sh runs fewer), from $FNC_AGREEMENT_SEED.
-  const int total = fromEnvironment("FNC_AGREEMENT_PROGRAMS", 600);
+  const int total = fromEnvironment("FNC_AGREEMENT_PROGRAMS", 1000);
   const int perFunction = 6;
   std::mt19937 rng(fromEnvironment("FNC_AGREEMENT_SEED", 2026));
   int programs = 0, failures = 0;
