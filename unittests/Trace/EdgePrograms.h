@@ -161,6 +161,17 @@ inline Tensor loopValue(int which, const Tensor &u) {
 
 } // namespace edge
 
+/// x[..., begin:begin+size] (the whole of x for a negative begin): a
+/// slice of a value computed from indices, the value's only use.
+inline Tensor sliceLast(const Tensor &x, int64_t begin, int64_t size) {
+  if (begin < 0 || x.rank() == 0)
+    return x;
+  std::vector<int64_t> b(x.rank(), 0), n(x.rank(), -1);
+  b.back() = begin;
+  n.back() = size;
+  return slice(x, b, n);
+}
+
 /// The value of `s` from the values before it.
 inline Tensor applyEdgeStep(const EdgeStep &s, const std::vector<Tensor> &v) {
   auto in = [&](size_t i) -> const Tensor & { return v[s.operands[i]]; };
@@ -224,10 +235,11 @@ inline Tensor applyEdgeStep(const EdgeStep &s, const std::vector<Tensor> &v) {
   case kOneHot:
     return one_hot(cast(in(0), DType::i32), k[0]);
   case kRangePlus: // ints: the last dim, as generated (while tracing
-                   // with unknown dims the shape does not say it)
-    return in(0) + cast(range(0, k[0]), in(0).dtype());
+                   // with unknown dims the shape does not say it), then
+                   // the start and size of a slice of it along that dim
+    return sliceLast(in(0) + cast(range(0, k[0]), in(0).dtype()), k[1], k[2]);
   case kEyePlus:
-    return in(0) + cast(eye(k[0], k[1]), in(0).dtype());
+    return sliceLast(in(0) + cast(eye(k[0], k[1]), in(0).dtype()), k[2], k[3]);
   case kMatmul:
     return matmul(in(0), in(1));
   case kCond: {
@@ -482,12 +494,17 @@ EdgeStep randomEdgeStep(Rng &rng, const std::vector<Tensor> &v) {
     s.ints = {any(rng), any(rng)};
     break;
   case kRangePlus:
-    s.ints = {rank ? dimOf(rank - 1) : 1 + any(rng) % 3};
+  case kEyePlus: {
+    int64_t cols = rank ? dimOf(rank - 1) : 1 + any(rng) % 3;
+    if (s.op == kEyePlus)
+      s.ints = {rank > 1 ? dimOf(rank - 2) : 1 + any(rng) % 3};
+    s.ints.push_back(cols);
+    // Half of them sliced along the last dim.
+    int64_t begin = any(rng) % 2 ? upTo(cols - 1) : -1;
+    s.ints.push_back(begin);
+    s.ints.push_back(begin < 0 ? 0 : upTo(cols - begin));
     break;
-  case kEyePlus:
-    s.ints = {rank > 1 ? dimOf(rank - 2) : 1 + any(rng) % 3,
-              rank ? dimOf(rank - 1) : 1 + any(rng) % 3};
-    break;
+  }
   case kLoop:
     s.ints = {any(rng) % 4, any(rng), any(rng) % 2};
     break;
