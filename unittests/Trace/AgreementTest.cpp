@@ -413,6 +413,44 @@ TEST(AgreementTest, ValuesThroughCondAndLoopsUnchanged) {
       {f32({0.f, 0.3f, 0.6f, 0.9f}, {4}), f32({0.2f, 0.2f, 0.1f, 0.f}, {4})});
 }
 
+// Item 8: an unknown dim that is 1 at run time broadcasts against another
+// unknown dim as eagerly, also when it is not an argument's (a slice, a
+// reduction), where no retrace can help.
+TEST(AgreementTest, UnknownDimsOfOneBroadcastAtRunTime) {
+  expectAgree(
+      "x + its first element",
+      [](std::vector<Tensor> a) {
+        return std::vector<Tensor>{a[0] + slice(a[0], {0}, {1}) * 10.f};
+      },
+      {f32({1, 2, 3}, {3})});
+  expectAgree(
+      "rows against the sum of a slice of rows",
+      [](std::vector<Tensor> a) {
+        Tensor first = slice(a[0], {0, 0}, {1, -1});
+        return std::vector<Tensor>{a[0] * first, first - a[0]};
+      },
+      {f32({1, 2, 3, 4, 5, 6}, {3, 2})});
+  expectAgree(
+      "two unknown dims, the second 1",
+      [](std::vector<Tensor> a) {
+        return std::vector<Tensor>{a[0] + a[1], a[1] * a[0]};
+      },
+      {f32({1, 2, 3}, {3}), f32({5}, {1})});
+  // Sizes that are neither equal nor 1 are the eager error.
+  FunctionOptions options;
+  options.input_signature = std::vector<TensorSpec>{TensorSpec({kUnknownDim})};
+  auto f = fnc::function(
+      [](Tensor x) { return x + slice(x, {0}, {2}); }, options);
+  try {
+    f(f32({1, 2, 3}, {3}));
+    ADD_FAILURE() << "3 and 2 broadcast";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("dynamic dimension mismatch"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 // Item 9: branches whose shapes differ in some dims give TensorFlow's most
 // specific common shape (unknown where they differ) instead of an error.
 TEST(AgreementTest, CondBranchesOfCompatibleShapes) {
