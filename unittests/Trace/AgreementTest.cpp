@@ -1,4 +1,5 @@
-//===- AgreementTest.cpp - Eager, staged and interpreted agree on edge cases ===//
+//===- AgreementTest.cpp - Eager, staged and interpreted agree on edge cases
+//===//
 //
 // Programs that once gave a different answer staged than eagerly, without
 // an error: slices of values computed from indices, float-to-int casts of
@@ -87,7 +88,8 @@ template <typename T> bool agree(T got, T want) {
     if (std::isinf(got) || std::isinf(want) || got == 0 || want == 0)
       return got == want && std::signbit(got) == std::signbit(want);
     T tol = std::is_same_v<T, float> ? T(1e-5) : T(1e-12);
-    return std::abs(got - want) <= tol * std::max(std::abs(got), std::abs(want));
+    return std::abs(got - want) <=
+           tol * std::max(std::abs(got), std::abs(want));
   } else {
     return got == want;
   }
@@ -147,8 +149,8 @@ std::vector<Way> stagedWays(F callable, const FunctionOptions &unknownDims,
   auto unknown = fnc::function(callable, unknownDims);
   std::vector<Way> ways = {{"staged", known(tensors...)},
                            {"staged with unknown dims", unknown(tensors...)}};
-  ways.push_back(
-      {"interpreted", interpret(known.get_concrete_function(tensors...), args)});
+  ways.push_back({"interpreted",
+                  interpret(known.get_concrete_function(tensors...), args)});
   ways.push_back({"interpreted with unknown dims",
                   interpret(unknown.get_concrete_function(tensors...), args)});
   return ways;
@@ -193,8 +195,8 @@ void expectAgree(const std::string &what, const Fn &fn,
     EXPECT_TRUE(throws([&] { known(args); }))
         << what << ": eager says \"" << eagerError << "\", staged succeeds";
     if (args.size() == 1) {
-      auto unknown = fnc::function([fn](Tensor a) { return fn({a}); },
-                                   unknownDims);
+      auto unknown =
+          fnc::function([fn](Tensor a) { return fn({a}); }, unknownDims);
       EXPECT_TRUE(throws([&] { unknown(args[0]); }))
           << what << ": eager says \"" << eagerError
           << "\", staged with unknown dims succeeds";
@@ -207,11 +209,16 @@ void expectAgree(const std::string &what, const Fn &fn,
       ways = stagedWays([fn](Tensor a) { return fn({a}); }, unknownDims, args,
                         args[0]);
     else if (args.size() == 2)
-      ways = stagedWays([fn](Tensor a, Tensor b) { return fn({a, b}); },
-                        unknownDims, args, args[0], args[1]);
+      ways = stagedWays(
+          [fn](Tensor a, Tensor b) {
+            return fn({a, b});
+          },
+          unknownDims, args, args[0], args[1]);
     else
       ways = stagedWays(
-          [fn](Tensor a, Tensor b, Tensor c) { return fn({a, b, c}); },
+          [fn](Tensor a, Tensor b, Tensor c) {
+            return fn({a, b, c});
+          },
           unknownDims, args, args[0], args[1], args[2]);
   } catch (const Error &e) {
     ADD_FAILURE() << what << ": eager succeeds, staged throws: " << e.what();
@@ -221,8 +228,7 @@ void expectAgree(const std::string &what, const Fn &fn,
     ASSERT_EQ(way.results.size(), eager.size()) << what << ", " << way.name;
     for (size_t i = 0; i < eager.size(); ++i)
       expectIdentical(way.results[i], eager[i],
-                      what + ", " + way.name + ", result " +
-                          std::to_string(i));
+                      what + ", " + way.name + ", result " + std::to_string(i));
   }
 }
 
@@ -237,8 +243,7 @@ TEST(AgreementTest, SlicesOfValuesComputedFromIndices) {
       "slice of a reversed range",
       [](std::vector<Tensor> x) {
         return std::vector<Tensor>{slice(
-            strided_slice(range(0, 5) + x[0], {0}, {0}, {-1}, 1, 1), {1},
-            {3})};
+            strided_slice(range(0, 5) + x[0], {0}, {0}, {-1}, 1, 1), {1}, {3})};
       },
       {Tensor(std::vector<int32_t>{0, 0, 0, 0, 0}, {5})});
   expectAgree(
@@ -247,13 +252,12 @@ TEST(AgreementTest, SlicesOfValuesComputedFromIndices) {
         return std::vector<Tensor>{slice(eye(3) + x[0], {1, 0}, {1, 3})};
       },
       {zeros({3}, DType::f32)});
-  expectAgree(
-      "slice of a cast range",
-      [](std::vector<Tensor> x) {
-        return std::vector<Tensor>{
-            slice(cast(range(0, 6), DType::f32) + x[0], {2}, {3})};
-      },
-      {zeros({6}, DType::f32)});
+  expectAgree("slice of a cast range",
+              [](std::vector<Tensor> x) {
+                return std::vector<Tensor>{
+                    slice(cast(range(0, 6), DType::f32) + x[0], {2}, {3})};
+              },
+              {zeros({6}, DType::f32)});
   expectAgree(
       "slice of a gather",
       [](std::vector<Tensor> x) {
@@ -261,13 +265,12 @@ TEST(AgreementTest, SlicesOfValuesComputedFromIndices) {
         return std::vector<Tensor>{slice(g * 2.f, {1}, {2})};
       },
       {f32({10, 11, 12, 13}, {4})});
-  expectAgree(
-      "slice of a 2-D reversed strided slice",
-      [](std::vector<Tensor> x) {
-        Tensor r = strided_slice(x[0], {0, 0}, {0, 0}, {-1, -1}, 3, 3);
-        return std::vector<Tensor>{slice(r + 1.f, {1, 1}, {1, 2})};
-      },
-      {f32({1, 2, 3, 4, 5, 6}, {2, 3})});
+  expectAgree("slice of a 2-D reversed strided slice",
+              [](std::vector<Tensor> x) {
+                Tensor r = strided_slice(x[0], {0, 0}, {0, 0}, {-1, -1}, 3, 3);
+                return std::vector<Tensor>{slice(r + 1.f, {1, 1}, {1, 2})};
+              },
+              {f32({1, 2, 3, 4, 5, 6}, {2, 3})});
 }
 
 // Item 2: float -> int casts saturate and NaN gives 0 in compiled code too.
@@ -276,42 +279,39 @@ TEST(AgreementTest, FloatToIntCastsSaturate) {
                      2147483520.f, -2147483648.f},
                     {10});
   for (DType to : {DType::i32, DType::i64})
-    expectAgree(
-        std::string("cast to ") + dtypeName(to),
-        [to](std::vector<Tensor> x) {
-          return std::vector<Tensor>{cast(x[0], to)};
-        },
-        {edge});
+    expectAgree(std::string("cast to ") + dtypeName(to),
+                [to](std::vector<Tensor> x) {
+                  return std::vector<Tensor>{cast(x[0], to)};
+                },
+                {edge});
   double big = 1e19, inf = std::numeric_limits<double>::infinity();
   Tensor edge64(std::vector<double>{std::nan(""), inf, -inf, big, -big,
                                     9223372036854774784.0, -0.5},
                 {7});
   for (DType to : {DType::i32, DType::i64})
-    expectAgree(
-        std::string("f64 cast to ") + dtypeName(to),
-        [to](std::vector<Tensor> x) {
-          return std::vector<Tensor>{cast(x[0], to)};
-        },
-        {edge64});
+    expectAgree(std::string("f64 cast to ") + dtypeName(to),
+                [to](std::vector<Tensor> x) {
+                  return std::vector<Tensor>{cast(x[0], to)};
+                },
+                {edge64});
   // Constants fold to the same values.
   auto folded = fnc::function([] { return cast(Tensor(kNaN), DType::i32); });
   EXPECT_EQ(folded().item<int32_t>(), 0);
-  auto foldedBig =
-      fnc::function([] { return cast(Tensor(3e9f), DType::i32); });
+  auto foldedBig = fnc::function([] { return cast(Tensor(3e9f), DType::i32); });
   EXPECT_EQ(foldedBig().item<int32_t>(), std::numeric_limits<int32_t>::max());
 }
 
 // Item 4: any over nothing is false, all over nothing is true.
 TEST(AgreementTest, LogicalReductionsOverEmptyAxes) {
   for (Shape shape : {Shape{2, 0}, Shape{0, 3}, Shape{0}})
-    expectAgree(
-        "reductions of a tensor of shape " + std::to_string(shape[0]),
-        [](std::vector<Tensor> x) {
-          Tensor b = x[0] > 0.f;
-          return std::vector<Tensor>{reduce_any(b, {-1}), reduce_all(b, {-1}),
-                                     reduce_any(b, {}), reduce_all(b, {})};
-        },
-        {zeros(shape, DType::f32)});
+    expectAgree("reductions of a tensor of shape " + std::to_string(shape[0]),
+                [](std::vector<Tensor> x) {
+                  Tensor b = x[0] > 0.f;
+                  return std::vector<Tensor>{
+                      reduce_any(b, {-1}), reduce_all(b, {-1}),
+                      reduce_any(b, {}), reduce_all(b, {})};
+                },
+                {zeros(shape, DType::f32)});
   expectAgree(
       "any and all of a row",
       [](std::vector<Tensor> x) {
@@ -340,18 +340,17 @@ TEST(AgreementTest, SoftmaxOfInfinities) {
 
 // Item 6: -(+0.0) is -0.0 everywhere.
 TEST(AgreementTest, NegationFlipsTheSignOfZero) {
-  expectAgree(
-      "neg",
-      [](std::vector<Tensor> x) { return std::vector<Tensor>{-x[0]}; },
-      {f32({0.f, -0.f, 1.f, kInf, kNaN}, {5})});
+  expectAgree("neg",
+              [](std::vector<Tensor> x) { return std::vector<Tensor>{-x[0]}; },
+              {f32({0.f, -0.f, 1.f, kInf, kNaN}, {5})});
   EXPECT_TRUE(std::signbit((-Tensor(0.f)).item<float>()));
 }
 
 // Item 10: an integer pow of constants with a negative exponent is the
 // eager InvalidArgument when the call runs, not a failed compilation.
 TEST(AgreementTest, IntegerPowOfConstantsWithANegativeExponent) {
-  auto f = fnc::function(
-      [](Tensor x) { return x + pow(Tensor(2), Tensor(-1)); });
+  auto f =
+      fnc::function([](Tensor x) { return x + pow(Tensor(2), Tensor(-1)); });
   try {
     f(Tensor(1));
     ADD_FAILURE() << "no error";
@@ -360,12 +359,11 @@ TEST(AgreementTest, IntegerPowOfConstantsWithANegativeExponent) {
     EXPECT_NE(std::string(e.what()).find("negative"), std::string::npos)
         << e.what();
   }
-  expectAgree(
-      "pow of constants",
-      [](std::vector<Tensor> x) {
-        return std::vector<Tensor>{x[0] + pow(Tensor(3), Tensor(4))};
-      },
-      {Tensor(1)});
+  expectAgree("pow of constants",
+              [](std::vector<Tensor> x) {
+                return std::vector<Tensor>{x[0] + pow(Tensor(3), Tensor(4))};
+              },
+              {Tensor(1)});
 }
 
 // Items 16-18: values that flow through a cond or a loop unchanged. A cond
@@ -377,22 +375,26 @@ TEST(AgreementTest, ValuesThroughCondAndLoopsUnchanged) {
   Tensor b = f32({0.5f, -1.f, 2.f}, {3});
   for (float p : {1.f, -1.f}) {
     std::string when = p > 0 ? " (then)" : " (else)";
-    expectAgree(
-        "cond of values from above, then matmul(c, transpose(c))" + when,
-        [](std::vector<Tensor> a) {
-          Tensor e = exp(a[1]);
-          Tensor c = cond(a[0] > 0.f, [&] { return e; }, [&] { return a[1]; });
-          return std::vector<Tensor>{matmul(c, transpose(c))};
-        },
-        {Tensor(p), x});
+    expectAgree("cond of values from above, then matmul(c, transpose(c))" +
+                    when,
+                [](std::vector<Tensor> a) {
+                  Tensor e = exp(a[1]);
+                  Tensor c = cond(
+                      a[0] > 0.f, [&] { return e; }, [&] { return a[1]; });
+                  return std::vector<Tensor>{matmul(c, transpose(c))};
+                },
+                {Tensor(p), x});
     expectAgree(
         "cond of values from above into a loop that swaps" + when,
         [](std::vector<Tensor> a) {
           Tensor t = tanh(a[1]), b3 = a[1] * 3.f;
-          Tensor c = cond(a[0] > 0.f, [&] { return t; }, [&] { return b3; });
+          Tensor c = cond(
+              a[0] > 0.f, [&] { return t; }, [&] { return b3; });
           auto r = for_range(
               0, 2, 1,
-              [](Tensor, Tensor u, Tensor v) { return std::tuple{v, tanh(u)}; },
+              [](Tensor, Tensor u, Tensor v) {
+                return std::tuple{v, tanh(u)};
+              },
               std::tuple{c * 3.f, c});
           return std::vector<Tensor>{std::get<0>(r), std::get<1>(r) + b3};
         },
@@ -417,30 +419,27 @@ TEST(AgreementTest, ValuesThroughCondAndLoopsUnchanged) {
 // unknown dim as eagerly, also when it is not an argument's (a slice, a
 // reduction), where no retrace can help.
 TEST(AgreementTest, UnknownDimsOfOneBroadcastAtRunTime) {
-  expectAgree(
-      "x + its first element",
-      [](std::vector<Tensor> a) {
-        return std::vector<Tensor>{a[0] + slice(a[0], {0}, {1}) * 10.f};
-      },
-      {f32({1, 2, 3}, {3})});
-  expectAgree(
-      "rows against the sum of a slice of rows",
-      [](std::vector<Tensor> a) {
-        Tensor first = slice(a[0], {0, 0}, {1, -1});
-        return std::vector<Tensor>{a[0] * first, first - a[0]};
-      },
-      {f32({1, 2, 3, 4, 5, 6}, {3, 2})});
-  expectAgree(
-      "two unknown dims, the second 1",
-      [](std::vector<Tensor> a) {
-        return std::vector<Tensor>{a[0] + a[1], a[1] * a[0]};
-      },
-      {f32({1, 2, 3}, {3}), f32({5}, {1})});
+  expectAgree("x + its first element",
+              [](std::vector<Tensor> a) {
+                return std::vector<Tensor>{a[0] + slice(a[0], {0}, {1}) * 10.f};
+              },
+              {f32({1, 2, 3}, {3})});
+  expectAgree("rows against the sum of a slice of rows",
+              [](std::vector<Tensor> a) {
+                Tensor first = slice(a[0], {0, 0}, {1, -1});
+                return std::vector<Tensor>{a[0] * first, first - a[0]};
+              },
+              {f32({1, 2, 3, 4, 5, 6}, {3, 2})});
+  expectAgree("two unknown dims, the second 1",
+              [](std::vector<Tensor> a) {
+                return std::vector<Tensor>{a[0] + a[1], a[1] * a[0]};
+              },
+              {f32({1, 2, 3}, {3}), f32({5}, {1})});
   // Sizes that are neither equal nor 1 are the eager error.
   FunctionOptions options;
   options.input_signature = std::vector<TensorSpec>{TensorSpec({kUnknownDim})};
-  auto f = fnc::function(
-      [](Tensor x) { return x + slice(x, {0}, {2}); }, options);
+  auto f =
+      fnc::function([](Tensor x) { return x + slice(x, {0}, {2}); }, options);
   try {
     f(f32({1, 2, 3}, {3}));
     ADD_FAILURE() << "3 and 2 broadcast";
@@ -456,32 +455,45 @@ TEST(AgreementTest, UnknownDimsOfOneBroadcastAtRunTime) {
 TEST(AgreementTest, CondBranchesOfCompatibleShapes) {
   Tensor x = f32({1, 2, 3, 4, 5, 6}, {2, 3});
   for (float p : {1.f, -1.f}) {
-    expectAgree(
-        "rows of either branch",
-        [](std::vector<Tensor> a) {
-          Tensor c = cond(a[0] > 0.f, [&] { return a[1]; },
-                          [&] { return slice(a[1], {1, 0}, {1, 3}) * 2.f; });
-          return std::vector<Tensor>{c, reduce_sum(c, {0}) + 1.f};
-        },
-        {Tensor(p), x});
-    expectAgree(
-        "an empty branch",
-        [](std::vector<Tensor> a) {
-          Tensor c = cond(a[0] > 0.f, [&] { return zeros({0, 0, 3}, DType::f32); },
-                          [&] { return reshape(a[1], {1, 2, 3}); });
-          return std::vector<Tensor>{c * 2.f};
-        },
-        {Tensor(p), x});
+    expectAgree("rows of either branch",
+                [](std::vector<Tensor> a) {
+                  Tensor c = cond(
+                      a[0] > 0.f, [&] { return a[1]; },
+                      [&] {
+                        return slice(a[1], {1, 0}, {1, 3}) * 2.f;
+                      });
+                  return std::vector<Tensor>{c, reduce_sum(c, {0}) + 1.f};
+                },
+                {Tensor(p), x});
+    expectAgree("an empty branch",
+                [](std::vector<Tensor> a) {
+                  Tensor c = cond(
+                      a[0] > 0.f,
+                      [&] {
+                        return zeros({0, 0, 3}, DType::f32);
+                      },
+                      [&] {
+                        return reshape(a[1], {1, 2, 3});
+                      });
+                  return std::vector<Tensor>{c * 2.f};
+                },
+                {Tensor(p), x});
   }
   auto f = fnc::function([](Tensor p, Tensor x) {
-    return cond(p > 0.f, [&] { return x; }, [&] { return concat({x, x}, 1); });
+    return cond(
+        p > 0.f, [&] { return x; },
+        [&] {
+          return concat({x, x}, 1);
+        });
   });
-  EXPECT_EQ(f.get_concrete_function(Tensor(1.f), x).ir(IRStage::Fnc).find(
-                "-> tensor<2x?xf32>") != std::string::npos,
+  EXPECT_EQ(f.get_concrete_function(Tensor(1.f), x)
+                    .ir(IRStage::Fnc)
+                    .find("-> tensor<2x?xf32>") != std::string::npos,
             true);
   try {
     fnc::function([](Tensor p, Tensor x) {
-      return cond(p > 0.f, [&] { return x; }, [&] { return reshape(x, {6}); });
+      return cond(
+          p > 0.f, [&] { return x; }, [&] { return reshape(x, {6}); });
     })(Tensor(1.f), x);
     ADD_FAILURE() << "no error for branches of different ranks";
   } catch (const Error &e) {
@@ -508,12 +520,12 @@ TEST(AgreementTest, ConvolutionSkipsThePadding) {
   for (const std::vector<float> &f : filters)
     for (std::vector<int64_t> strides :
          {std::vector<int64_t>{1, 1}, std::vector<int64_t>{2, 2}})
-      expectAgree(
-          "conv2d SAME",
-          [strides](std::vector<Tensor> a) {
-            return std::vector<Tensor>{conv2d(a[0], a[1], strides, "SAME")};
-          },
-          {x, f32(f, {3, 3, 3, 2})});
+      expectAgree("conv2d SAME",
+                  [strides](std::vector<Tensor> a) {
+                    return std::vector<Tensor>{
+                        conv2d(a[0], a[1], strides, "SAME")};
+                  },
+                  {x, f32(f, {3, 3, 3, 2})});
 }
 
 // Item 7: zero-size tensors through every shape op.
@@ -526,107 +538,171 @@ TEST(AgreementTest, ZeroSizeTensors) {
     std::vector<Tensor> args;
   };
   auto one = [](auto f) {
-    return Fn([f](std::vector<Tensor> a) { return std::vector<Tensor>{f(a[0])}; });
+    return Fn(
+        [f](std::vector<Tensor> a) { return std::vector<Tensor>{f(a[0])}; });
   };
   std::vector<Case> cases = {
-      {"concat along the empty dim's rows", one([](Tensor x) {
+      {"concat along the empty dim's rows",
+       one([](Tensor x) {
          return concat({x, x}, 0);
-       }), {x}},
-      {"concat along the empty dim", one([](Tensor x) {
+       }),
+       {x}},
+      {"concat along the empty dim",
+       one([](Tensor x) {
          return concat({x, x}, 1);
-       }), {x}},
-      {"concat of an empty and a full tensor", one([](Tensor y) {
+       }),
+       {x}},
+      {"concat of an empty and a full tensor",
+       one([](Tensor y) {
          return concat({y, ones({2, 3}, DType::f32), y}, 0);
-       }), {y}},
-      {"concat ending in an empty tensor", one([](Tensor x) {
+       }),
+       {y}},
+      {"concat ending in an empty tensor",
+       one([](Tensor x) {
          return concat({ones({2, 3}, DType::f32), x}, 1);
-       }), {x}},
-      {"reshape", one([](Tensor x) { return reshape(x, {0, 5}); }), {x}},
-      {"reshape inferring nothing", one([](Tensor y) {
+       }),
+       {x}},
+      {"reshape",
+       one([](Tensor x) {
+         return reshape(x, {0, 5});
+       }),
+       {x}},
+      {"reshape inferring nothing",
+       one([](Tensor y) {
          return reshape(y, {3, -1});
-       }), {y}},
-      {"reshape to (0, -1)", one([](Tensor x) { return reshape(x, {0, -1}); }),
+       }),
+       {y}},
+      {"reshape to (0, -1)",
+       one([](Tensor x) {
+         return reshape(x, {0, -1});
+       }),
        {x}},
       {"reshape to (-1)", one([](Tensor x) { return reshape(x, {-1}); }), {x}},
-      {"reshape to (-1, 0)", one([](Tensor y) {
+      {"reshape to (-1, 0)",
+       one([](Tensor y) {
          return reshape(y, {-1, 0});
-       }), {y}},
-      {"reshape to (3, 0, -1)", one([](Tensor y) {
+       }),
+       {y}},
+      {"reshape to (3, 0, -1)",
+       one([](Tensor y) {
          return reshape(y, {3, 0, -1});
-       }), {y}},
+       }),
+       {y}},
       {"transpose", one([](Tensor x) { return transpose(x); }), {x}},
-      {"matmul over an empty k", one([](Tensor x) {
+      {"matmul over an empty k",
+       one([](Tensor x) {
          return matmul(x, ones({0, 3}, DType::f32));
-       }), {x}},
-      {"matmul of empty rows", one([](Tensor y) {
-         return matmul(y, ones({3, 2}, DType::f32));
-       }), {y}},
-      {"sum, max, mean and prod of nothing", [](std::vector<Tensor> a) {
-         return std::vector<Tensor>{reduce_sum(a[0], {1}), reduce_max(a[0], {1}),
-                                    reduce_mean(a[0], {1}),
-                                    reduce_prod(a[0], {1}),
-                                    reduce_min(a[0], {1}),
-                                    reduce_sum(a[0], {0})};
-       }, {x}},
-      {"argmax along a kept dim", one([](Tensor x) { return argmax(x, 0); }),
+       }),
        {x}},
-      {"argmax along the empty dim", one([](Tensor x) {
-         return argmax(x, 1);
-       }), {x}},
-      {"softmax", [](std::vector<Tensor> a) {
+      {"matmul of empty rows",
+       one([](Tensor y) {
+         return matmul(y, ones({3, 2}, DType::f32));
+       }),
+       {y}},
+      {"sum, max, mean and prod of nothing",
+       [](std::vector<Tensor> a) {
+         return std::vector<Tensor>{
+             reduce_sum(a[0], {1}),  reduce_max(a[0], {1}),
+             reduce_mean(a[0], {1}), reduce_prod(a[0], {1}),
+             reduce_min(a[0], {1}),  reduce_sum(a[0], {0})};
+       },
+       {x}},
+      {"argmax along a kept dim",
+       one([](Tensor x) { return argmax(x, 0); }),
+       {x}},
+      {"argmax along the empty dim",
+       one([](Tensor x) { return argmax(x, 1); }),
+       {x}},
+      {"softmax",
+       [](std::vector<Tensor> a) {
          return std::vector<Tensor>{softmax(a[0], 0), softmax(a[0], 1),
                                     log_softmax(a[0], 1)};
-       }, {x}},
-      {"slice", one([](Tensor x) { return slice(x, {1, 0}, {1, 0}); }), {x}},
-      {"slice of empty rows", one([](Tensor y) {
-         return slice(y, {0, 1}, {0, 2});
-       }), {y}},
-      {"strided slice", one([](Tensor x) {
-         return strided_slice(x, {0, 0}, {2, 0}, {-1, 1}, 1, 3);
-       }), {x}},
-      {"pad", one([](Tensor x) { return pad(x, {{1, 1}, {1, 1}}, 2.0); }),
+       },
        {x}},
-      {"gather of no rows", one([](Tensor y) {
+      {"slice",
+       one([](Tensor x) {
+         return slice(x, {1, 0}, {1, 0});
+       }),
+       {x}},
+      {"slice of empty rows",
+       one([](Tensor y) {
+         return slice(y, {0, 1}, {0, 2});
+       }),
+       {y}},
+      {"strided slice",
+       one([](Tensor x) {
+         return strided_slice(x, {0, 0}, {2, 0}, {-1, 1}, 1, 3);
+       }),
+       {x}},
+      {"pad",
+       one([](Tensor x) {
+         return pad(x, {{1, 1}, {1, 1}}, 2.0);
+       }),
+       {x}},
+      {"gather of no rows",
+       one([](Tensor y) {
          return gather(ones({4}, DType::f32) + reduce_sum(y),
                        zeros({0}, DType::i32));
-       }), {y}},
-      {"gather of no indices along a middle dim", one([](Tensor im) {
+       }),
+       {y}},
+      {"gather of no indices along a middle dim",
+       one([](Tensor im) {
          return gather(reshape(im, {2, 1, 2}) + 1.f, zeros({0}, DType::i32), 1);
-       }), {f32({1, 2, 3, 4}, {4})}},
-      {"strided slice of an empty dim, backwards", one([](Tensor x) {
+       }),
+       {f32({1, 2, 3, 4}, {4})}},
+      {"strided slice of an empty dim, backwards",
+       one([](Tensor x) {
          return strided_slice(reshape(x, {2, 0, 2}), {2, 0, -1}, {2, 0, 0},
                               {-2, -2, 2}, 2, 5);
-       }), {zeros({4, 0}, DType::f32)}},
-      {"gather from an empty dim", one([](Tensor x) {
+       }),
+       {zeros({4, 0}, DType::f32)}},
+      {"gather from an empty dim",
+       one([](Tensor x) {
          return gather(x, Tensor(std::vector<int32_t>{1, 0}, {2}));
-       }), {x}},
-      {"one_hot of no indices", one([](Tensor y) {
-         return one_hot(cast(reduce_sum(y, {1}), DType::i32), 3);
-       }), {y}},
-      {"broadcast", one([](Tensor x) { return x + ones({2, 1}, DType::f32); }),
+       }),
        {x}},
-      {"broadcast_to", one([](Tensor x) {
+      {"one_hot of no indices",
+       one([](Tensor y) {
+         return one_hot(cast(reduce_sum(y, {1}), DType::i32), 3);
+       }),
+       {y}},
+      {"broadcast",
+       one([](Tensor x) {
+         return x + ones({2, 1}, DType::f32);
+       }),
+       {x}},
+      {"broadcast_to",
+       one([](Tensor x) {
          return broadcast_to(reduce_sum(x, {0}), {3, 0});
-       }), {x}},
-      {"expand_dims and squeeze", one([](Tensor x) {
-         return squeeze(expand_dims(x, 0), {0});
-       }), {x}},
+       }),
+       {x}},
+      {"expand_dims and squeeze",
+       one([](Tensor x) { return squeeze(expand_dims(x, 0), {0}); }),
+       {x}},
       {"select", one([](Tensor x) { return select(x > 0.f, x, -x); }), {x}},
-      {"conv2d of no images", one([](Tensor im) {
+      {"conv2d of no images",
+       one([](Tensor im) {
          return conv2d(im, ones({3, 3, 1, 2}, DType::f32), {1, 1}, "SAME");
-       }), {images}},
-      {"pooling of no images", [](std::vector<Tensor> a) {
-         return std::vector<Tensor>{
-             max_pool2d(a[0], {2, 2}, {2, 2}, "SAME"),
-             avg_pool2d(a[0], {2, 2}, {1, 1}, "VALID")};
-       }, {images}},
-      {"empty range and eye", one([](Tensor x) {
-         return std::vector<Tensor>{range(0, 0) + cast(reduce_sum(x), DType::i32),
+       }),
+       {images}},
+      {"pooling of no images",
+       [](std::vector<Tensor> a) {
+         return std::vector<Tensor>{max_pool2d(a[0], {2, 2}, {2, 2}, "SAME"),
+                                    avg_pool2d(a[0], {2, 2}, {1, 1}, "VALID")};
+       },
+       {images}},
+      {"empty range and eye",
+       one([](Tensor x) {
+         return std::vector<Tensor>{range(0, 0) +
+                                        cast(reduce_sum(x), DType::i32),
                                     eye(0) + reduce_sum(x)}[1];
-       }), {x}},
-      {"zeros with a huge dim", one([](Tensor x) {
+       }),
+       {x}},
+      {"zeros with a huge dim",
+       one([](Tensor x) {
          return zeros({0, int64_t{1} << 62}, DType::f32) + reduce_sum(x);
-       }), {x}},
+       }),
+       {x}},
   };
   for (const Case &c : cases)
     expectAgree(c.what, c.fn, c.args);
@@ -688,8 +764,8 @@ TEST(AgreementTest, RandomEdgeProgramsAgree) {
       int alone = failed();
       expectAgree(
           "one program",
-          [p](std::vector<Tensor> in) { return runEdgeProgram(p, in); },
-          inputs, /*fastMath=*/false);
+          [p](std::vector<Tensor> in) { return runEdgeProgram(p, in); }, inputs,
+          /*fastMath=*/false);
       if (failed() != alone) {
         found = true;
         ADD_FAILURE() << "the program:\n"

@@ -42,29 +42,29 @@ struct EdgeProgram {
 };
 
 enum EdgeOp : int {
-  kUnary,     // ints[0]: which
-  kBinary,    // ints[0]: which
-  kCompare,   // ints[0]: which
-  kLogical,   // ints[0]: which (and, or, not)
-  kSelect,    // bool, a, b
-  kCast,      // ints[0]: dtype
-  kReduce,    // ints[0]: which, ints[1]: axis (-100: all), ints[2]: keep
-  kArgmax,    // ints[0]: axis, ints[1]: is argmin
-  kSoftmax,   // ints[0]: axis, ints[1]: log
-  kTranspose, //
-  kReshape,   // ints: the shape (one -1 allowed)
+  kUnary,         // ints[0]: which
+  kBinary,        // ints[0]: which
+  kCompare,       // ints[0]: which
+  kLogical,       // ints[0]: which (and, or, not)
+  kSelect,        // bool, a, b
+  kCast,          // ints[0]: dtype
+  kReduce,        // ints[0]: which, ints[1]: axis (-100: all), ints[2]: keep
+  kArgmax,        // ints[0]: axis, ints[1]: is argmin
+  kSoftmax,       // ints[0]: axis, ints[1]: log
+  kTranspose,     //
+  kReshape,       // ints: the shape (one -1 allowed)
   kExpandSqueeze, // ints[0]: axis
-  kSlice,     // ints: begins then sizes
-  kStrided,   // ints: begin, end, stride per dim, then masks (begin, end)
-  kConcat,    // ints[0]: axis
-  kPad,       // ints: before/after per dim, real: value
-  kGather,    // ints[0]: axis, then the indices
-  kOneHot,    // ints[0]: depth
-  kRangePlus, // a + range over its last dim (values from indices)
-  kEyePlus,   // a + eye of its last two dims
-  kMatmul,    //
-  kCond,      // pred, a; ints[0], ints[1]: what each branch returns
-  kLoop,      // a, b; ints[0]: trips, ints[1]: the body's new value
+  kSlice,         // ints: begins then sizes
+  kStrided,       // ints: begin, end, stride per dim, then masks (begin, end)
+  kConcat,        // ints[0]: axis
+  kPad,           // ints: before/after per dim, real: value
+  kGather,        // ints[0]: axis, then the indices
+  kOneHot,        // ints[0]: depth
+  kRangePlus,     // a + range over its last dim (values from indices)
+  kEyePlus,       // a + eye of its last two dims
+  kMatmul,        //
+  kCond,          // pred, a; ints[0], ints[1]: what each branch returns
+  kLoop,          // a, b; ints[0]: trips, ints[1]: the body's new value
   kNumEdgeOps
 };
 
@@ -76,52 +76,88 @@ inline bool isFloatType(DType t) { return t == DType::f32 || t == DType::f64; }
 /// ones).
 inline Tensor unary(int which, const Tensor &x) {
   switch (which % 20) {
-  case 0: return -x;
-  case 1: return abs(x);
-  case 2: return relu(x);
-  case 3: return square(x);
-  case 4: return sign(x);
-  case 5: return exp(x);
-  case 6: return log(x);
-  case 7: return sqrt(x);
-  case 8: return tanh(x);
-  case 9: return sigmoid(x);
-  case 10: return floor(x);
-  case 11: return ceil(x);
-  case 12: return round(x);
-  case 13: return sin(x);
-  case 14: return erf(x);
-  case 15: return log1p(x);
-  case 16: return expm1(x);
-  case 17: return softplus(x);
-  case 18: return rsqrt(x);
-  default: return cos(x);
+  case 0:
+    return -x;
+  case 1:
+    return abs(x);
+  case 2:
+    return relu(x);
+  case 3:
+    return square(x);
+  case 4:
+    return sign(x);
+  case 5:
+    return exp(x);
+  case 6:
+    return log(x);
+  case 7:
+    return sqrt(x);
+  case 8:
+    return tanh(x);
+  case 9:
+    return sigmoid(x);
+  case 10:
+    return floor(x);
+  case 11:
+    return ceil(x);
+  case 12:
+    return round(x);
+  case 13:
+    return sin(x);
+  case 14:
+    return erf(x);
+  case 15:
+    return log1p(x);
+  case 16:
+    return expm1(x);
+  case 17:
+    return softplus(x);
+  case 18:
+    return rsqrt(x);
+  default:
+    return cos(x);
   }
 }
 
 inline Tensor binary(int which, const Tensor &a, const Tensor &b) {
   switch (which % 10) {
-  case 0: return a + b;
-  case 1: return a - b;
-  case 2: return a * b;
-  case 3: return div(a, b);
-  case 4: return maximum(a, b);
-  case 5: return minimum(a, b);
-  case 6: return floor_div(a, b);
-  case 7: return floor_mod(a, b);
-  case 8: return pow(a, b);
-  default: return atan2(a, b);
+  case 0:
+    return a + b;
+  case 1:
+    return a - b;
+  case 2:
+    return a * b;
+  case 3:
+    return div(a, b);
+  case 4:
+    return maximum(a, b);
+  case 5:
+    return minimum(a, b);
+  case 6:
+    return floor_div(a, b);
+  case 7:
+    return floor_mod(a, b);
+  case 8:
+    return pow(a, b);
+  default:
+    return atan2(a, b);
   }
 }
 
 inline Tensor compare(int which, const Tensor &a, const Tensor &b) {
   switch (which % 6) {
-  case 0: return equal(a, b);
-  case 1: return not_equal(a, b);
-  case 2: return less(a, b);
-  case 3: return less_equal(a, b);
-  case 4: return greater(a, b);
-  default: return greater_equal(a, b);
+  case 0:
+    return equal(a, b);
+  case 1:
+    return not_equal(a, b);
+  case 2:
+    return less(a, b);
+  case 3:
+    return less_equal(a, b);
+  case 4:
+    return greater(a, b);
+  default:
+    return greater_equal(a, b);
   }
 }
 
@@ -130,21 +166,30 @@ inline Tensor reduce(int which, const Tensor &x, std::vector<int64_t> axes,
   if (x.dtype() == DType::i1)
     return which % 2 ? reduce_all(x, axes, keep) : reduce_any(x, axes, keep);
   switch (which % 5) {
-  case 0: return reduce_sum(x, axes, keep);
-  case 1: return reduce_mean(x, axes, keep);
-  case 2: return reduce_max(x, axes, keep);
-  case 3: return reduce_min(x, axes, keep);
-  default: return reduce_prod(x, axes, keep);
+  case 0:
+    return reduce_sum(x, axes, keep);
+  case 1:
+    return reduce_mean(x, axes, keep);
+  case 2:
+    return reduce_max(x, axes, keep);
+  case 3:
+    return reduce_min(x, axes, keep);
+  default:
+    return reduce_prod(x, axes, keep);
   }
 }
 
 /// What a branch of kCond returns from x: x unchanged, or a new value.
 inline Tensor branch(int which, const Tensor &x, const Tensor &other) {
   switch (which % 4) {
-  case 0: return x;
-  case 1: return other;
-  case 2: return x.dtype() == DType::i1 ? logical_not(x) : -x;
-  default: return x.dtype() == DType::i1 ? x : x + x;
+  case 0:
+    return x;
+  case 1:
+    return other;
+  case 2:
+    return x.dtype() == DType::i1 ? logical_not(x) : -x;
+  default:
+    return x.dtype() == DType::i1 ? x : x + x;
   }
 }
 
@@ -153,9 +198,12 @@ inline Tensor loopValue(int which, const Tensor &u) {
   if (u.dtype() == DType::i1)
     return which % 2 ? logical_not(u) : u;
   switch (which % 3) {
-  case 0: return u;
-  case 1: return u * u;
-  default: return isFloatType(u.dtype()) ? tanh(u) : -u;
+  case 0:
+    return u;
+  case 1:
+    return u * u;
+  default:
+    return isFloatType(u.dtype()) ? tanh(u) : -u;
   }
 }
 
@@ -214,10 +262,9 @@ inline Tensor applyEdgeStep(const EdgeStep &s, const std::vector<Tensor> &v) {
   }
   case kStrided: {
     size_t r = (k.size() - 2) / 3;
-    return strided_slice(in(0), {k.begin(), k.begin() + r},
-                         {k.begin() + r, k.begin() + 2 * r},
-                         {k.begin() + 2 * r, k.begin() + 3 * r}, k[3 * r],
-                         k[3 * r + 1]);
+    return strided_slice(
+        in(0), {k.begin(), k.begin() + r}, {k.begin() + r, k.begin() + 2 * r},
+        {k.begin() + 2 * r, k.begin() + 3 * r}, k[3 * r], k[3 * r + 1]);
   }
   case kConcat:
     return concat({in(0), in(1)}, k[0]);
@@ -245,8 +292,9 @@ inline Tensor applyEdgeStep(const EdgeStep &s, const std::vector<Tensor> &v) {
   case kCond: {
     Tensor p = in(0), a = in(1), b = in(2);
     Tensor pred = reduce_sum(cast(p, DType::f32)) > 0.f;
-    return cond(pred, [&] { return edge::branch(k[0], a, b); },
-                [&] { return edge::branch(k[1], b, a); });
+    return cond(
+        pred, [&] { return edge::branch(k[0], a, b); },
+        [&] { return edge::branch(k[1], b, a); });
   }
   case kLoop: {
     // Every dim declared changing: traced with unknown dims, the two
@@ -342,8 +390,8 @@ Tensor edgeTensor(Rng &rng, DType dtype, const Shape &shape) {
 /// that they often broadcast), with size-1 and (rarely) zero-size dims.
 template <typename Rng> std::vector<Tensor> edgeInputs(Rng &rng) {
   std::uniform_int_distribution<int> rankD(0, 3), dimD(1, 4), die(0, 9);
-  const DType dtypes[] = {DType::f32, DType::f32, DType::f64, DType::i32,
-                          DType::i64, DType::i1};
+  const DType dtypes[] = {DType::f32, DType::f32, DType::f64,
+                          DType::i32, DType::i64, DType::i1};
   std::uniform_int_distribution<int> dt(0, 5);
   Shape base;
   for (int i = rankD(rng); i > 0; --i)
@@ -387,8 +435,8 @@ EdgeStep randomEdgeStep(Rng &rng, const std::vector<Tensor> &v) {
                 : 0;
   };
   auto upTo = [&](int64_t n) {
-    return std::uniform_int_distribution<int64_t>(0, std::max<int64_t>(n, 0))(
-        rng);
+    return std::uniform_int_distribution<int64_t>(0,
+                                                  std::max<int64_t>(n, 0))(rng);
   };
   switch (s.op) {
   case kUnary:
@@ -535,10 +583,8 @@ EdgeProgram randomEdgeProgram(Rng &rng, const std::vector<Tensor> &inputs,
     // Eagerly a cond runs one branch and a loop of no trips no body, so
     // branches of different ranks and loop values of different shapes pass
     // there; staged they are errors (both are traced): not a disagreement.
-    if ((s.op == kCond &&
-         v[s.operands[1]].rank() != v[s.operands[2]].rank()) ||
-        (s.op == kLoop &&
-         v[s.operands[0]].shape() != v[s.operands[1]].shape()))
+    if ((s.op == kCond && v[s.operands[1]].rank() != v[s.operands[2]].rank()) ||
+        (s.op == kLoop && v[s.operands[0]].shape() != v[s.operands[1]].shape()))
       continue;
     p.steps.push_back(s);
     v.push_back(r);
@@ -552,10 +598,11 @@ EdgeProgram randomEdgeProgram(Rng &rng, const std::vector<Tensor> &inputs,
 /// The program as text, for a failure message.
 inline std::string describe(const EdgeProgram &p) {
   static const char *names[] = {
-      "unary",   "binary", "compare", "logical",  "select", "cast",
-      "reduce",  "argmax", "softmax", "transpose", "reshape", "expand_squeeze",
-      "slice",   "strided_slice", "concat", "pad", "gather", "one_hot",
-      "range_plus", "eye_plus", "matmul", "cond", "for_range"};
+      "unary",   "binary",         "compare",  "logical",       "select",
+      "cast",    "reduce",         "argmax",   "softmax",       "transpose",
+      "reshape", "expand_squeeze", "slice",    "strided_slice", "concat",
+      "pad",     "gather",         "one_hot",  "range_plus",    "eye_plus",
+      "matmul",  "cond",           "for_range"};
   std::string s;
   int next = 3;
   for (const EdgeStep &step : p.steps) {
