@@ -488,7 +488,8 @@ size_t traceStackLimit() {
 
 TracedFunction traceAndCompile(const TraceRequest &request) {
   const std::string &name = request.name;
-  char here;
+  // Frame addresses, not a local's: under ASan a local may live on a fake
+  // stack in the heap.
   struct StackBase {
     const char *saved = traceStackBase;
     explicit StackBase(const char *at) {
@@ -496,7 +497,7 @@ TracedFunction traceAndCompile(const TraceRequest &request) {
         traceStackBase = at;
     }
     ~StackBase() { traceStackBase = saved; }
-  } stackBase{&here};
+  } stackBase{static_cast<const char *>(__builtin_frame_address(0))};
   auto token = std::make_shared<TraceToken>(name);
   std::unique_ptr<TraceRecorder> recorderOwner =
       TraceRecorder::create(name, token);
@@ -745,9 +746,9 @@ bool FunctionCore::underTape() { return tape::anyRecording(); }
 
 void FunctionCore::checkDirectCall(const CallKey &key) const {
   const State &s = *state_;
-  char here;
-  if (trace::traceStackBase &&
-      static_cast<size_t>(trace::traceStackBase - &here) >
+  const char *here = static_cast<const char *>(__builtin_frame_address(0));
+  if (trace::traceStackBase && trace::traceStackBase > here &&
+      static_cast<size_t>(trace::traceStackBase - here) >
           trace::traceStackLimit())
     throw Error(ErrorKind::InvalidArgument,
                 "fnc::function `" + s.name +
