@@ -22,7 +22,7 @@ configure_sanitized() {
   local dir=$1 compile=$2 link=$3
   shift 3
   [ -f "$dir/build.ninja" ] && return 0
-  local flags="-fsanitize=$compile -fno-omit-frame-pointer -g1"
+  local flags="-fsanitize=$compile -fno-omit-frame-pointer -g1 -fdebug-compilation-dir=."
   case ",$compile," in
     *,undefined,*) flags+=" -fno-sanitize-recover=undefined" ;;
   esac
