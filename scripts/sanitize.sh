@@ -42,20 +42,33 @@ configure_asan "$asan"
 mapfile -t tests < <(ninja -C "$asan" -t targets all |
   sed -n 's/^\(Fnc[A-Za-z]*Tests\): phony$/\1/p' | sort -u)
 [ ${#tests[@]} -gt 0 ] || { echo "sanitize: no unit tests found" >&2; exit 1; }
-ninja -C "$asan" -j "$jobs" "${tests[@]}" fnc-lit-depends
+# The libFuzzer targets too, so that they keep compiling (scripts/fuzz.sh
+# runs them).
+step=$SECONDS
+ninja -C "$asan" -j "$jobs" "${tests[@]}" fnc-lit-depends \
+  fnc-fuzz-mlir fnc-fuzz-interpreter fnc-fuzz-inputs fnc-fuzz-function
+echo "sanitize: ASan+UBSan build took $((SECONDS - step))s"
+step=$SECONDS
 for t in "${tests[@]}"; do
   echo "sanitize: $t (asan+ubsan)"
   "$asan/bin/$t" --gtest_brief=1
 done
+echo "sanitize: ASan+UBSan unit tests took $((SECONDS - step))s"
+step=$SECONDS
 lit=$(sed -n 's/^LLVM_EXTERNAL_LIT:FILEPATH=//p' "$asan/CMakeCache.txt")
 echo "sanitize: lit tests (asan+ubsan)"
 "$lit" -s -j "$jobs" "$asan/test"
+echo "sanitize: ASan+UBSan lit tests took $((SECONDS - step))s"
 
 echo "sanitize: TSan build in $tsan"
 configure_sanitized "$tsan" thread thread
+step=$SECONDS
 ninja -C "$tsan" -j "$jobs" FncJITTests FncFunctionTests FncIOTests
+echo "sanitize: TSan build took $((SECONDS - step))s"
+step=$SECONDS
 export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$root/scripts/tsan.supp"
 for t in FncJITTests FncFunctionTests FncIOTests; do
   echo "sanitize: $t (tsan)"
   "$tsan/bin/$t" --gtest_brief=1 --gtest_filter='*Concurrent*:*Thread*'
 done
+echo "sanitize: TSan tests took $((SECONDS - step))s"
