@@ -3,6 +3,7 @@
 # the repository:
 #   fnc-fuzz-mlir      every .mlir file of test/ and examples/, split at
 #                      `// -----` lines
+#   fnc-fuzz-interpreter  the same
 #   fnc-fuzz-inputs    byte 0 + every inline `--input=` literal of test/,
 #                      examples/ and the README; byte 1 + small .npy files
 #                      of every supported dtype (v1 and v2 headers, both
@@ -42,6 +43,7 @@ for path in sources((".mlir",)):
     for chunk in re.split(r"^// -----.*$", text, flags=re.M):
         if chunk.strip():
             write("fnc-fuzz-mlir", chunk.encode())
+            write("fnc-fuzz-interpreter", chunk.encode())
 
 # Inline --input literals (not @file ones).
 literal = re.compile(r"--input=([^\s@'\"][^\s'\"]*)")

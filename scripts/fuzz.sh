@@ -1,23 +1,32 @@
 #!/usr/bin/env bash
-# fuzz.sh [SECONDS]: builds the libFuzzer targets (test/fuzz) with ASan and
-# UBSan in build-fuzz/ (or $FNC_FUZZ_BUILD_DIR; the configuration is the
-# one scripts/sanitize.sh uses, so FNC_FUZZ_BUILD_DIR=build-asan reuses
-# that build), writes the seed corpora from the repository and runs each
-# target for SECONDS (default 60). A target that crashes is restarted for
-# the rest of its time (at most 3 times), so one crash does not hide
-# another. Crashers (crash-*, timeout-*, oom-*) are kept in
+# fuzz.sh [SECONDS [RUNS]]: builds the libFuzzer targets (test/fuzz) with
+# ASan and UBSan in build-fuzz/ (or $FNC_FUZZ_BUILD_DIR; the configuration
+# is the one scripts/sanitize.sh uses, so FNC_FUZZ_BUILD_DIR=build-asan
+# reuses that build), writes the seed corpora from the repository and runs
+# each target for SECONDS (default 60; 0: no limit) or, when RUNS is given,
+# until it has run RUNS inputs if that comes first (the soak:
+# `fuzz.sh 0 1000000` runs each target a million times; fnc-fuzz-function,
+# which compiles every input, runs for 600 s then). A target that crashes
+# is restarted for the rest of its time (at most 3 times), so one crash
+# does not hide another. Crashers (crash-*, timeout-*, oom-*) are kept in
 # <build>/crashes/<target>/, the corpora in <build>/corpus/<target>/, the
 # logs in <build>/fuzz-logs/. Prints per target the executions and the
 # crashes found; exits 1 if any target found one. Then soaks the agreement
 # tests' generator (unittests/Trace/EdgePrograms.h): 4 x SECONDS random
-# programs, each run eagerly, staged with known and unknown dims and
-# interpreted, from a seed that changes each run ($FNC_AGREEMENT_SEED
-# repeats one); exits 1 if any disagree. Not part of CI.
+# programs (4000 when SECONDS is 0), each run eagerly, staged with known
+# and unknown dims and interpreted, from a seed that changes each run
+# ($FNC_AGREEMENT_SEED repeats one); exits 1 if any disagree. Not part of
+# CI (which builds the targets: scripts/sanitize.sh).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${FNC_FUZZ_BUILD_DIR:-$root/build-fuzz}
 seconds=${1:-60}
-targets=(fnc-fuzz-mlir fnc-fuzz-inputs fnc-fuzz-function)
+max_runs=${2:-0}
+if [ "$seconds" -eq 0 ] && [ "$max_runs" -eq 0 ]; then
+  echo "fuzz.sh: give SECONDS or RUNS (both 0 would never stop)" >&2
+  exit 2
+fi
+targets=(fnc-fuzz-mlir fnc-fuzz-interpreter fnc-fuzz-inputs fnc-fuzz-function)
 
 bash "$root/scripts/setup.sh"
 source "$root/scripts/sanitized-build.sh"
@@ -41,13 +50,28 @@ for t in "${targets[@]}"; do
   before=$(find "$crashes" -type f | wc -l)
   runs=0
   start=$SECONDS
+  budget=$seconds
+  limit_runs=$max_runs
+  # Compiling every input, the function target cannot soak a million.
+  if [ "$t" = fnc-fuzz-function ] && [ "$max_runs" -gt 0 ]; then
+    [ "$budget" -eq 0 ] && budget=600
+    limit_runs=0
+  fi
   for attempt in 1 2 3 4; do
-    left=$((seconds - (SECONDS - start)))
-    [ "$left" -gt 0 ] || break
+    left=0
+    if [ "$budget" -gt 0 ]; then
+      left=$((budget - (SECONDS - start)))
+      [ "$left" -gt 0 ] || break
+    fi
+    run_args=(-max_total_time="$left")
+    if [ "$limit_runs" -gt 0 ]; then
+      [ "$runs" -lt "$limit_runs" ] || break
+      run_args+=(-runs=$((limit_runs - runs)))
+    fi
     log="$build/fuzz-logs/$t.$attempt.log"
-    echo "fuzz: $t for ${left}s (log: $log)"
+    echo "fuzz: $t (${left}s, 0 is no limit; log: $log)"
     rc=0
-    "$build/bin/$t" -max_total_time="$left" -timeout=10 -rss_limit_mb=4096 \
+    "$build/bin/$t" "${run_args[@]}" -timeout=10 -rss_limit_mb=4096 \
       -print_final_stats=1 -artifact_prefix="$crashes/" \
       "$corpus" "$build/seeds/$t" >"$log" 2>&1 || rc=$?
     # The executions: the final stats, else "Done N runs", else the last
@@ -74,6 +98,7 @@ done
 
 # The agreement generator's soak (ASan build, so memory errors show too).
 programs=$((seconds * 4))
+[ "$programs" -gt 0 ] || programs=4000
 seed=${FNC_AGREEMENT_SEED:-$RANDOM}
 log="$build/fuzz-logs/agreement.log"
 echo "fuzz: $programs random programs four ways, seed $seed (log: $log)"
@@ -87,6 +112,6 @@ else
 fi
 
 echo
-echo "fuzz: ${seconds}s per target"
+echo "fuzz: ${seconds}s per target (0: no limit), runs ${max_runs} (0: no limit)"
 printf '  %s\n' "${summary[@]}"
 exit "$found"

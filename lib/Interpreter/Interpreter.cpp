@@ -236,6 +236,9 @@ Error Interpreter::Impl::initialize() {
       return makeError("the module does not verify:\n" + diagnostics);
   }
   for (auto global : module.getOps<GlobalVariableOp>()) {
+    if (auto type = dyn_cast<ShapedType>(global.getInitialValue().getType()))
+      if (Error err = checkSize(global, type.getShape()))
+        return err;
     Expected<TensorValue> value = tensorFromAttr(global.getInitialValue());
     if (!value)
       return opError(global, "initial value of @" + global.getSymName() + ": " +
@@ -257,6 +260,7 @@ Interpreter::Impl::call(llvm::StringRef entry, llvm::ArrayRef<TensorValue> args,
   if (Error err = bindArguments(*fn, args, variables, rtArgs))
     return std::move(err);
   llvm::SmallVector<RtValue> results;
+  steps = 0;
   if (Error err = callFunction(*fn, rtArgs, results))
     return std::move(err);
   return entryResults(*fn, results);
@@ -461,7 +465,37 @@ Error Interpreter::Impl::runRegion(Region &region, llvm::ArrayRef<RtValue> args,
   return opError(parent, "a block without terminator");
 }
 
+Error Interpreter::Impl::checkSize(Operation *op,
+                                   llvm::ArrayRef<int64_t> shape) {
+  const int64_t limit = options.maxElements;
+  if (limit <= 0)
+    return Error::success();
+  // The element count, saturated just above the limit.
+  int64_t count = 1;
+  for (int64_t d : shape)
+    if (!ShapedType::isDynamic(d))
+      count = d != 0 && count > limit / d ? limit + 1 : count * d;
+  if (count <= limit)
+    return Error::success();
+  std::string dims;
+  for (int64_t d : shape)
+    dims += (dims.empty() ? "" : "x") +
+            (ShapedType::isDynamic(d) ? std::string("?") : std::to_string(d));
+  return opError(op, "a tensor of shape [" + dims + "] is over this "
+                     "interpreter's limit of " + llvm::Twine(limit) +
+                     " elements");
+}
+
 Error Interpreter::Impl::runOp(Operation *op, Frame &frame) {
+  if (options.maxSteps > 0 && ++steps > options.maxSteps)
+    return opError(op, "the call ran more than " +
+                           llvm::Twine(options.maxSteps) +
+                           " ops, this interpreter's limit (a loop that does "
+                           "not end?)");
+  for (Type type : op->getResultTypes())
+    if (auto shaped = dyn_cast<RankedTensorType>(type))
+      if (Error err = checkSize(op, shaped.getShape()))
+        return err;
   bool handled = false;
   if (Error err = runTensorOp(op, frame, handled))
     return err;
@@ -482,12 +516,16 @@ Error Interpreter::Impl::runOp(Operation *op, Frame &frame) {
       return opError(op, "internal error: result #" +
                              llvm::Twine(result.getResultNumber()) +
                              " was not computed");
-    if (auto type = dyn_cast<RankedTensorType>(result.getType()))
+    if (auto type = dyn_cast<RankedTensorType>(result.getType())) {
+      if (it->second.kind == RtValue::Kind::Tensor)
+        if (Error err = checkSize(op, it->second.tensor.shape()))
+          return err;
       if (!matchesType(it->second.tensor, type))
         return opError(op, "result #" + llvm::Twine(result.getResultNumber()) +
                                " is " + describe(it->second.tensor) +
                                " but its type is " + typeString(type) +
                                " (a dynamic size did not match at run time)");
+    }
   }
   return Error::success();
 }
@@ -542,6 +580,8 @@ Expected<::fnc::Shape> Interpreter::Impl::shapeOf(Operation *op,
                              "; sizes must be >= 0");
     shape.push_back(*size);
   }
+  if (Error err = checkSize(op, shape))
+    return std::move(err);
   return shape;
 }
 

@@ -208,6 +208,12 @@ public:
   llvm::DenseMap<Operation *, uint64_t> randomCounters;
   uint64_t sharedRandomCounter = 0;
   unsigned callDepth = 0;
+  /// Ops run by the current call() (InterpreterOptions::maxSteps).
+  int64_t steps = 0;
+
+  /// An error if a tensor of `shape` (its static dims when `type` has
+  /// dynamic ones) is over InterpreterOptions::maxElements.
+  llvm::Error checkSize(Operation *op, llvm::ArrayRef<int64_t> shape);
 };
 
 } // namespace mlir::fnc

@@ -277,6 +277,8 @@ Interpreter::Impl::evalBroadcastToShape(Operation *op, const TensorValue &input,
                              " vs " + llvm::Twine(type.getDimSize(i)));
     shape.push_back(size);
   }
+  if (Error err = checkSize(op, shape))
+    return std::move(err);
   return check(op, interp::broadcastTo(input, shape));
 }
 

@@ -262,4 +262,45 @@ TEST_F(ErrorsTest, CondPicksTheRegionOfThePredicate) {
   EXPECT_TENSOR(run("f", {Tensor(false)}).at(0), Tensor(int32_t{2}));
 }
 
+// InterpreterOptions::maxElements and maxSteps bound what an untrusted
+// module can take (the fuzz target sets them): a tensor over the limit,
+// static or sized at run time, and a loop that does not end are errors.
+TEST_F(ErrorsTest, SizeAndStepLimits) {
+  options.maxElements = 1000;
+  options.maxSteps = 500;
+  load(R"mlir(
+    func.func @static_fill() -> tensor<100x100xf32> {
+      %0 = fnc.fill 1.0 : tensor<100x100xf32>
+      return %0 : tensor<100x100xf32>
+    }
+    func.func @dynamic_fill(%n: index) -> tensor<?x?xf32> {
+      %0 = fnc.fill 1.0 [%n, %n] : tensor<?x?xf32>
+      return %0 : tensor<?x?xf32>
+    }
+    func.func @endless() -> tensor<i32> {
+      %zero = fnc.constant dense<0> : tensor<i32>
+      %r = fnc.while (%zero) : tensor<i32> cond {
+      ^bb0(%i: tensor<i32>):
+        %c = fnc.compare ge, %i, %zero : tensor<i32>, tensor<i32>
+        fnc.condition %c, %i : tensor<i1>, tensor<i32>
+      } do {
+      ^bb0(%i: tensor<i32>):
+        fnc.yield %i : tensor<i32>
+      }
+      return %r : tensor<i32>
+    }
+  )mlir");
+  EXPECT_THAT(runError("static_fill"),
+              HasSubstr("a tensor of shape [100x100] is over this "
+                        "interpreter's limit of 1000 elements"));
+  EXPECT_THAT(runError("dynamic_fill", {Tensor(int64_t{1} << 40)}),
+              HasSubstr("is over this interpreter's limit of 1000 elements"));
+  EXPECT_EQ(runError("dynamic_fill", {Tensor(int64_t{31})}), "");
+  EXPECT_THAT(runError("endless"),
+              HasSubstr("the call ran more than 500 ops, this interpreter's "
+                        "limit (a loop that does not end?)"));
+  // The count starts again with every call.
+  EXPECT_EQ(runError("dynamic_fill", {Tensor(int64_t{2})}), "");
+}
+
 } // namespace

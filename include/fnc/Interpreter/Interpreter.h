@@ -64,6 +64,16 @@ struct InterpreterOptions {
   uint64_t seed = 0;
   /// Maximum nesting of func.call (guards against runaway recursion).
   unsigned maxCallDepth = 256;
+  /// The most elements a tensor that an op (or a module variable) creates
+  /// may have; 0: no limit. A larger one is an error before it is
+  /// allocated where its size is known in advance (static types, dynamic
+  /// sizes, shape operands), else right after. Bounds the memory an
+  /// untrusted module can take (the fuzzer sets it).
+  int64_t maxElements = 0;
+  /// The most ops one call() may run, counting every op of every loop trip
+  /// and branch; 0: no limit. More is an error: bounds the time of a loop
+  /// that does not end.
+  int64_t maxSteps = 0;
 };
 
 /// The reference interpreter of one module; see the file comment.
