@@ -80,6 +80,26 @@ Value dyingInput(linalg::GenericOp generic) {
 struct BufferReusePass
     : public fnc::impl::FncBufferReuseBase<BufferReusePass> {
   void runOnOperation() override {
+    // A slice without elements needs no view: an empty tensor. Kept as a
+    // slice, bufferization and canonicalization would fold a cast into its
+    // source and meet offset 0 into a dim of static size 0, which upstream
+    // refuses ("offset is out-of-bounds: 0 >= 0").
+    IRRewriter rewriter(&getContext());
+    getOperation().walk([&](tensor::ExtractSliceOp slice) {
+      RankedTensorType type = slice.getResultType();
+      if (!llvm::is_contained(type.getShape(), 0))
+        return;
+      SmallVector<OpFoldResult> sizes;
+      for (auto [i, size] : llvm::enumerate(slice.getMixedSizes()))
+        if (!slice.getDroppedDims().test(i))
+          sizes.push_back(size);
+      rewriter.setInsertionPoint(slice);
+      Value empty = tensor::EmptyOp::create(rewriter, slice.getLoc(), sizes,
+                                            type.getElementType());
+      if (empty.getType() != type)
+        empty = tensor::CastOp::create(rewriter, slice.getLoc(), type, empty);
+      rewriter.replaceOp(slice, empty);
+    });
     getOperation().walk([](linalg::GenericOp generic) {
       if (generic.getNumResults() != 1 || generic.getNumDpsInits() != 1 ||
           generic.getNumParallelLoops() != generic.getNumLoops())

@@ -117,3 +117,19 @@ func.func @keep_live_input(%a: tensor<16xf32>) -> (tensor<16xf32>, tensor<16xf32
   } -> tensor<16xf32>
   return %r, %t : tensor<16xf32>, tensor<16xf32>
 }
+
+// -----
+
+// A slice without elements becomes an empty tensor: bufferized as a subview
+// of a cast that a canonicalization folds, it would not verify (offset 0
+// into a dim of static size 0).
+// CHECK-LABEL: func @empty_slice
+// CHECK-SAME: (%[[A:.*]]: tensor<?x?x0xi64>, %[[N:.*]]: index)
+// CHECK-NOT: tensor.extract_slice
+// CHECK: %[[E:.*]] = tensor.empty(%[[N]]) : tensor<?x0xi64>
+// CHECK: return %[[E]]
+func.func @empty_slice(%a: tensor<?x?x0xi64>, %n: index) -> tensor<?x0xi64> {
+  %c = tensor.cast %a : tensor<?x?x0xi64> to tensor<?x?x?xi64>
+  %s = tensor.extract_slice %c[0, 0, 0] [1, %n, 0] [1, 1, 1] : tensor<?x?x?xi64> to tensor<?x0xi64>
+  return %s : tensor<?x0xi64>
+}

@@ -389,6 +389,11 @@ def FncBufferReuse : Pass<"fnc-buffer-reuse", "::mlir::func::FuncOp"> {
     Upstream One-Shot Bufferize decides in-place writes for the destinations
     it is given but never picks a different destination; this pass does.
 
+    First, a `tensor.extract_slice` whose result has a dim of static size 0
+    becomes a `tensor.empty` of its shape: it has no elements to view, and
+    as a `memref.subview` whose source a later canonicalization makes
+    static it would not verify (offset 0 into a dim of size 0).
+
     Before:
     ```mlir
     %e = tensor.empty() : tensor<4xf32>
