@@ -159,10 +159,19 @@ struct ReduceLowering : public OpConversionPattern<OpTy> {
     SmallVector<int64_t> axes =
         normalizedAxes(inType.getRank(), op.getAxes());
     RankedTensorType type = op.getType();
-    // Reducing a scalar over no axis is the identity. (As a generic with no
-    // loops that reads its accumulator, upstream elementwise fusion would
-    // fold it into a consumer's loop and accumulate across iterations.)
+    // Reducing a scalar over no axis combines it with the identity once:
+    // x itself, except that a float sum (or mean) is 0 + x, as eagerly,
+    // which makes -0.0 +0.0. (Not as a generic with no loops that reads
+    // its accumulator: upstream elementwise fusion would fold that into a
+    // consumer's loop and accumulate across iterations.)
     if (axes.empty()) {
+      Type element = inType.getElementType();
+      if (isa<SumOp, MeanOp>(op.getOperation()) && isa<FloatType>(element)) {
+        Value x = tensor::ExtractOp::create(rewriter, loc, input);
+        Value zero = scalarConstant(rewriter, loc, element, 0);
+        Value sum = arith::AddFOp::create(rewriter, loc, zero, x);
+        input = tensor::FromElementsOp::create(rewriter, loc, type, sum);
+      }
       rewriter.replaceOp(op, input);
       return success();
     }
