@@ -107,10 +107,15 @@ constexpr int64_t kUnknownDim = std::numeric_limits<int64_t>::min();
 /// An unknown rank in a TensorSpec: TensorSpec(fnc::kUnknownShape, dtype)
 /// matches tensors of that dtype and any shape (TensorFlow's shape=None).
 struct UnknownShape {
-  // Not constructible from `{}`, so that TensorSpec({}) is a scalar spec.
-  explicit constexpr UnknownShape(int) {}
+  // Constructible only from this tag, never from a braced list: then
+  // TensorSpec({}) is a scalar spec and TensorSpec({-1}) a 1-D one with
+  // every compiler (GCC found `{-1}` ambiguous with an `int` constructor).
+  struct Tag {
+    explicit Tag() = default;
+  };
+  explicit constexpr UnknownShape(Tag) {}
 };
-inline constexpr UnknownShape kUnknownShape{0};
+inline constexpr UnknownShape kUnknownShape{UnknownShape::Tag{}};
 
 /// The dtype and (possibly partial) shape of a tensor argument.
 struct TensorSpec {
@@ -180,7 +185,7 @@ struct FunctionOptions {
   /// f32 exp, log, tanh, sigmoid, erf, expm1, log1p and softplus as
   /// vectorized polynomials (at most 5 ulp from libm; docs/Pipeline.md) and
   /// float reductions that reassociate. false: libm's results, bit for bit
-  /// as eager, and reductions in order (slower).
+  /// as eager, and reductions in order, f32 ones in f64 as eager (slower).
   bool fast_math = true;
   /// The on-disk cache of compiled code shared by processes (docs/Cache.md):
   /// unset, the environment's ($FNC_CACHE_DIR, else $XDG_CACHE_HOME/fnc,
