@@ -70,9 +70,13 @@ template <typename T> struct Reducer<ReduceOp::Max, T> {
       return std::numeric_limits<T>::lowest();
   }
   static Acc combine(Acc a, Acc b) {
-    if constexpr (std::is_floating_point_v<T>)
+    if constexpr (std::is_floating_point_v<T>) {
       if (std::isnan(b))
         return b;
+      // As maximum: -0.0 below +0.0, whatever their order.
+      if (a == b)
+        return std::signbit(a) ? b : a;
+    }
     return a > b || a != a ? a : b;
   }
 };
@@ -86,9 +90,13 @@ template <typename T> struct Reducer<ReduceOp::Min, T> {
       return std::numeric_limits<T>::max();
   }
   static Acc combine(Acc a, Acc b) {
-    if constexpr (std::is_floating_point_v<T>)
+    if constexpr (std::is_floating_point_v<T>) {
       if (std::isnan(b))
         return b;
+      // As minimum: -0.0 below +0.0, whatever their order.
+      if (a == b)
+        return std::signbit(a) ? a : b;
+    }
     return a < b || a != a ? a : b;
   }
 };

@@ -132,17 +132,35 @@ Value combine(OpBuilder &b, Location loc, Operation *op, Value x, Value acc,
 }
 
 /// Reduces `input` over `axes` with the combiner of `op` (sum, prod, max or
-/// min; mean reduces with sum).
+/// min; mean reduces with sum). Without fast-math, f32 sums and products
+/// accumulate in f64, as eagerly: an intermediate beyond the f32 range
+/// (1e30 * -3 * 3e9 * 4e-45) does not turn a finite result into inf.
 Value reduce(OpBuilder &b, Location loc, Operation *op, Value input,
              ArrayRef<int64_t> axes, bool keepDims, RankedTensorType type,
              bool fastMath) {
-  Value init = initConstant(b, loc, op, type.getElementType());
-  return buildReduction(b, loc, input, axes, keepDims, type, init,
-                        [&](OpBuilder &nb, Location nl, ValueRange args) {
-                          return SmallVector<Value>{
-                              combine(nb, nl, op, args[0], args[1], fastMath)};
-                        })
-      .front();
+  Type element = type.getElementType();
+  bool wide = !fastMath && element.isF32() && isa<SumOp, MeanOp, ProdOp>(op);
+  RankedTensorType accType = wide ? type.clone(b.getF64Type()) : type;
+  Value init = initConstant(b, loc, op, accType.getElementType());
+  Value result =
+      buildReduction(
+          b, loc, input, axes, keepDims, accType, init,
+          [&](OpBuilder &nb, Location nl, ValueRange args) {
+            Value x = args[0];
+            if (wide)
+              x = arith::ExtFOp::create(nb, nl, nb.getF64Type(), x);
+            return SmallVector<Value>{
+                combine(nb, nl, op, x, args[1], fastMath)};
+          })
+          .front();
+  if (!wide)
+    return result;
+  return buildElementwise(b, loc, type, result,
+                          [&](OpBuilder &nb, Location nl, ValueRange v) {
+                            return arith::TruncFOp::create(nb, nl, element,
+                                                           v[0])
+                                .getResult();
+                          });
 }
 
 template <typename OpTy>
