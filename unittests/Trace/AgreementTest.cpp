@@ -28,6 +28,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -46,9 +47,12 @@ const float kNaN = std::numeric_limits<float>::quiet_NaN();
 
 using Fn = std::function<std::vector<Tensor>(std::vector<Tensor>)>;
 
-/// The traced IR of `concrete` run by the reference interpreter.
+/// The traced IR of `concrete` run by the reference interpreter;
+/// `variables` are those the function reads, in the order of their first
+/// read (that of the traced function's variable arguments).
 std::vector<Tensor> interpret(const ConcreteFunction &concrete,
-                              const std::vector<Tensor> &args) {
+                              const std::vector<Tensor> &args,
+                              const std::vector<Variable> &variables) {
   mlir::MLIRContext context;
   context.loadDialect<mlir::fnc::FncDialect, mlir::func::FuncDialect,
                       mlir::arith::ArithDialect, mlir::tensor::TensorDialect>();
@@ -69,7 +73,13 @@ std::vector<Tensor> interpret(const ConcreteFunction &concrete,
     ADD_FAILURE() << llvm::toString(interpreter.takeError());
     return {};
   }
-  auto results = (*interpreter)->call(entry, args);
+  std::vector<Tensor> values;
+  for (const Variable &v : variables)
+    values.push_back(v.read_value());
+  std::vector<Tensor *> slots;
+  for (Tensor &t : values)
+    slots.push_back(&t);
+  auto results = (*interpreter)->call(entry, args, slots);
   if (!results) {
     ADD_FAILURE() << llvm::toString(results.takeError()) << "\n" << ir;
     return {};
@@ -142,17 +152,27 @@ struct Way {
 template <typename F, typename... Args>
 std::vector<Way> stagedWays(F callable, const FunctionOptions &unknownDims,
                             const std::vector<Tensor> &args,
+                            const std::vector<Variable> &variables,
                             const Args &...tensors) {
   FunctionOptions knownDims;
   knownDims.fast_math = unknownDims.fast_math;
   auto known = fnc::function(callable, knownDims);
+  std::vector<Way> ways = {{"staged", known(tensors...)}};
+  ways.push_back(
+      {"interpreted",
+       interpret(known.get_concrete_function(tensors...), args, variables)});
+  // No dim unknown: the second trace would be the first.
+  bool anyUnknown = false;
+  for (const TensorSpec &spec : *unknownDims.input_signature)
+    for (int64_t d : spec.shape)
+      anyUnknown |= d == kUnknownDim;
+  if (!anyUnknown)
+    return ways;
   auto unknown = fnc::function(callable, unknownDims);
-  std::vector<Way> ways = {{"staged", known(tensors...)},
-                           {"staged with unknown dims", unknown(tensors...)}};
-  ways.push_back({"interpreted",
-                  interpret(known.get_concrete_function(tensors...), args)});
-  ways.push_back({"interpreted with unknown dims",
-                  interpret(unknown.get_concrete_function(tensors...), args)});
+  ways.push_back({"staged with unknown dims", unknown(tensors...)});
+  ways.push_back(
+      {"interpreted with unknown dims",
+       interpret(unknown.get_concrete_function(tensors...), args, variables)});
   return ways;
 }
 
@@ -161,8 +181,14 @@ std::vector<Way> stagedWays(F callable, const FunctionOptions &unknownDims,
 /// every result must be identical to eager's.
 /// With `fastMath` false, compiled code uses libm and sums in order, as
 /// eager does: only the interpreter's and eager's own differences remain.
+/// `unknown` says which dims the unknown-dims signature leaves unknown
+/// (one flag per dim of each argument; all of them when empty);
+/// `variables` are the variables `fn` reads, in the order of their first
+/// read.
 void expectAgree(const std::string &what, const Fn &fn,
-                 const std::vector<Tensor> &args, bool fastMath = true) {
+                 const std::vector<Tensor> &args, bool fastMath = true,
+                 const std::vector<std::vector<bool>> &unknown = {},
+                 const std::vector<Variable> &variables = {}) {
   std::vector<Tensor> eager;
   std::string eagerError;
   try {
@@ -173,9 +199,13 @@ void expectAgree(const std::string &what, const Fn &fn,
   FunctionOptions unknownDims;
   unknownDims.fast_math = fastMath;
   std::vector<TensorSpec> specs;
-  for (const Tensor &a : args)
-    specs.push_back(
-        TensorSpec(std::vector<int64_t>(a.rank(), kUnknownDim), a.dtype()));
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::vector<int64_t> dims = args[i].shape();
+    for (size_t d = 0; d < dims.size(); ++d)
+      if (unknown.empty() || unknown[i][d])
+        dims[d] = kUnknownDim;
+    specs.push_back(TensorSpec(dims, args[i].dtype()));
+  }
   unknownDims.input_signature = specs;
   std::vector<Way> ways;
   if (!eagerError.empty()) {
@@ -195,9 +225,9 @@ void expectAgree(const std::string &what, const Fn &fn,
     EXPECT_TRUE(throws([&] { known(args); }))
         << what << ": eager says \"" << eagerError << "\", staged succeeds";
     if (args.size() == 1) {
-      auto unknown =
+      auto staged =
           fnc::function([fn](Tensor a) { return fn({a}); }, unknownDims);
-      EXPECT_TRUE(throws([&] { unknown(args[0]); }))
+      EXPECT_TRUE(throws([&] { staged(args[0]); }))
           << what << ": eager says \"" << eagerError
           << "\", staged with unknown dims succeeds";
     }
@@ -207,19 +237,19 @@ void expectAgree(const std::string &what, const Fn &fn,
   try {
     if (args.size() == 1)
       ways = stagedWays([fn](Tensor a) { return fn({a}); }, unknownDims, args,
-                        args[0]);
+                        variables, args[0]);
     else if (args.size() == 2)
       ways = stagedWays(
           [fn](Tensor a, Tensor b) {
             return fn({a, b});
           },
-          unknownDims, args, args[0], args[1]);
+          unknownDims, args, variables, args[0], args[1]);
     else
       ways = stagedWays(
           [fn](Tensor a, Tensor b, Tensor c) {
             return fn({a, b, c});
           },
-          unknownDims, args, args[0], args[1], args[2]);
+          unknownDims, args, variables, args[0], args[1], args[2]);
   } catch (const Error &e) {
     ADD_FAILURE() << what << ": eager succeeds, staged throws: " << e.what();
     return;
@@ -319,6 +349,37 @@ TEST(AgreementTest, LogicalReductionsOverEmptyAxes) {
         return std::vector<Tensor>{reduce_any(b, {1}), reduce_all(b, {1})};
       },
       {f32({1, -1, 2, 3, -1, -2}, {2, 3})});
+}
+
+// Found by the generator: a reduction of a scalar over no axis was the
+// scalar itself in compiled code, where eager adds it to 0 (a sum of -0.0
+// is +0.0).
+TEST(AgreementTest, ReductionsOfAScalar) {
+  expectAgree(
+      "reductions of -0.0",
+      [](std::vector<Tensor> x) {
+        return std::vector<Tensor>{reduce_sum(x[0]), reduce_mean(x[0]),
+                                   reduce_prod(x[0]), reduce_max(x[0]),
+                                   reduce_min(x[0]), reduce_sum(x[1]),
+                                   reduce_sum(x[0], {}, true)};
+      },
+      {Tensor(-0.f), Tensor(std::vector<float>{-0.f}, {1})});
+  expectAgree(
+      "reductions of NaN and an integer",
+      [](std::vector<Tensor> x) {
+        return std::vector<Tensor>{reduce_sum(x[0]), reduce_max(x[0]),
+                                   reduce_sum(x[1]), reduce_prod(x[1])};
+      },
+      {Tensor(kNaN), Tensor(int32_t{-7})});
+  // Found by the generator: eager reduce_max kept the last of +0.0 and
+  // -0.0, compiled code orders -0.0 below +0.0 (as maximum does).
+  expectAgree(
+      "reduce_max and reduce_min of signed zeros",
+      [](std::vector<Tensor> x) {
+        return std::vector<Tensor>{reduce_max(x[0], {0}), reduce_min(x[0], {0}),
+                                   reduce_max(x[1]), reduce_min(x[1])};
+      },
+      {f32({0.f, -0.f, -0.f, 0.f}, {2, 2}), f32({-0.f, 0.f, -0.f}, {3})});
 }
 
 // Item 5: softmax follows TensorFlow's definition: a row holding +inf, or
@@ -717,6 +778,52 @@ int fromEnvironment(const char *name, int fallback) {
 // The generator's programs (EdgePrograms.h), several per staged function,
 // each over three random inputs with edge values: eager, staged with known
 // and with unknown dims, and the interpreter on the traced IR agree.
+/// The variables `programs` read, in the order of their first read.
+std::vector<Variable>
+variablesRead(const std::vector<fnc::testing::EdgeProgram> &programs) {
+  std::vector<Variable> order;
+  for (const fnc::testing::EdgeProgram &p : programs)
+    for (const fnc::testing::EdgeStep &s : p.steps)
+      if ((s.op == fnc::testing::kLoop || s.op == fnc::testing::kWhile) &&
+          s.ints[4] >= 0)
+        order.push_back(p.variables[s.ints[4]]);
+  return order;
+}
+
+/// `programs` run one after the other on the same inputs, their results
+/// concatenated.
+Fn runAll(std::vector<fnc::testing::EdgeProgram> programs) {
+  return [programs](std::vector<Tensor> in) {
+    std::vector<Tensor> out;
+    for (const fnc::testing::EdgeProgram &p : programs)
+      for (Tensor &t : fnc::testing::runEdgeProgram(p, in))
+        out.push_back(std::move(t));
+    return out;
+  };
+}
+
+/// The gradients of the sum of `fn`'s float results (in f64) with respect
+/// to its float arguments, taken by a tape inside `fn` (staged: the
+/// backward is traced into the same function). Zeros where a result does
+/// not depend on an argument.
+Fn gradientsOf(Fn fn) {
+  return [fn](std::vector<Tensor> in) {
+    GradientTape tape;
+    std::vector<Tensor> sources;
+    for (const Tensor &t : in)
+      if (t.dtype() == DType::f32 || t.dtype() == DType::f64)
+        sources.push_back(t);
+    tape.watch(sources);
+    Tensor loss = Tensor(0.0);
+    for (const Tensor &t : fn(in))
+      if (t.dtype() == DType::f32 || t.dtype() == DType::f64)
+        loss = loss + reduce_sum(cast(t, DType::f64));
+    GradientOptions options;
+    options.unconnected_gradients = UnconnectedGradients::Zero;
+    return tape.gradient(loss, sources, options);
+  };
+}
+
 TEST(AgreementTest, RandomEdgeProgramsAgree) {
   using namespace fnc::testing;
   // $FNC_AGREEMENT_PROGRAMS programs (scripts/fuzz.sh soaks with many,
@@ -724,63 +831,103 @@ TEST(AgreementTest, RandomEdgeProgramsAgree) {
   const int total = fromEnvironment("FNC_AGREEMENT_PROGRAMS", 1000);
   const int perFunction = 6;
   std::mt19937 rng(fromEnvironment("FNC_AGREEMENT_SEED", 2026));
-  int programs = 0, failures = 0;
+  int programs = 0, failures = 0, groups = 0;
+  auto failed = [] {
+    return ::testing::UnitTest::GetInstance()
+        ->current_test_info()
+        ->result()
+        ->total_part_count();
+  };
   while (programs < total && failures < 5) {
     std::vector<Tensor> inputs = edgeInputs(rng);
     std::vector<EdgeProgram> group;
     for (int i = 0; i < perFunction; ++i)
       group.push_back(randomEdgeProgram(rng, inputs, 6));
     programs += perFunction;
-    auto all = [group](std::vector<Tensor> in) {
-      std::vector<Tensor> out;
-      for (const EdgeProgram &p : group)
-        for (Tensor &t : runEdgeProgram(p, in))
-          out.push_back(std::move(t));
-      return out;
-    };
-    auto failed = [] {
-      return ::testing::UnitTest::GetInstance()
-          ->current_test_info()
-          ->result()
-          ->total_part_count();
-    };
-    int before = failed();
-    // Without fast-math: an ulp of tanh or a reassociated sum turns into
-    // a different branch or integer further on (the approximations and
-    // reassociation have tests of their own).
-    expectAgree("random programs", all, inputs, /*fastMath=*/false);
-    if (failed() == before)
-      continue;
-    // Which programs disagree: each alone, with its text and inputs.
-    ++failures;
-    std::string inputsText;
+    // Most dims unknown while tracing, some known: the known ones meet
+    // unknown ones in broadcasts, concats and loops.
+    std::vector<std::vector<bool>> unknown;
+    std::bernoulli_distribution unknownDim(0.7);
     for (const Tensor &t : inputs) {
-      std::ostringstream os;
-      os << t;
-      inputsText += "  " + os.str() + "\n";
+      unknown.emplace_back();
+      for (int64_t d = 0; d < t.rank(); ++d)
+        unknown.back().push_back(unknownDim(rng));
     }
-    bool found = false;
-    for (const EdgeProgram &p : group) {
-      int alone = failed();
-      expectAgree(
-          "one program",
-          [p](std::vector<Tensor> in) { return runEdgeProgram(p, in); }, inputs,
-          /*fastMath=*/false);
-      if (failed() != alone) {
-        found = true;
-        ADD_FAILURE() << "the program:\n"
-                      << describe(p) << "on the inputs:\n"
-                      << inputsText;
+    // The programs' values, and (every other group with a float input)
+    // their gradients. Without fast-math: an ulp of tanh or a reassociated
+    // sum turns into a different branch or integer further on (the
+    // approximations and reassociation have tests of their own).
+    bool floats = false;
+    for (const Tensor &t : inputs)
+      floats |= t.dtype() == DType::f32 || t.dtype() == DType::f64;
+    // The gradient leg leaves out programs with control flow: the backward
+    // of a staged cond or loop still runs its callables again after they
+    // returned (issue 33), and these capture by reference, as users do.
+    std::vector<EdgeProgram> straight;
+    for (const EdgeProgram &p : group)
+      if (std::none_of(p.steps.begin(), p.steps.end(), [](const EdgeStep &s) {
+            return s.op == kCond || s.op == kLoop || s.op == kWhile;
+          }))
+        straight.push_back(p);
+    for (bool gradients : {false, true}) {
+      if (gradients && (!floats || groups % 2 || straight.empty()))
+        continue;
+      const std::vector<EdgeProgram> &programs = gradients ? straight : group;
+      // Gradients with every dim known while tracing: the backward of a
+      // reshape, pad or gather of dims unknown while tracing is a clear
+      // error today, not an answer.
+      std::vector<std::vector<bool>> unknownForGradients;
+      for (const std::vector<bool> &flags : unknown)
+        unknownForGradients.emplace_back(flags.size(), false);
+      const std::vector<std::vector<bool>> &unknownDims =
+          gradients ? unknownForGradients : unknown;
+      auto make = [gradients](std::vector<EdgeProgram> programs) {
+        Fn fn = runAll(std::move(programs));
+        return gradients ? gradientsOf(fn) : fn;
+      };
+      const std::string what = gradients ? "gradients" : "values";
+      int before = failed();
+      expectAgree(what + " of random programs", make(programs), inputs,
+                  /*fastMath=*/false, unknownDims, variablesRead(programs));
+      if (failed() == before)
+        continue;
+      // Which programs disagree: each alone, with its text and inputs.
+      ++failures;
+      std::string inputsText;
+      for (const Tensor &t : inputs) {
+        std::ostringstream os;
+        os << t;
+        inputsText += "  " + os.str() + "\n";
+      }
+      std::string known = "dims known while tracing:";
+      for (const std::vector<bool> &flags : unknownDims) {
+        known += " [";
+        for (bool u : flags)
+          known += u ? "?" : "k";
+        known += "]";
+      }
+      bool found = false;
+      for (const EdgeProgram &p : programs) {
+        int alone = failed();
+        expectAgree(what + " of one program", make({p}), inputs,
+                    /*fastMath=*/false, unknownDims, variablesRead({p}));
+        if (failed() != alone) {
+          found = true;
+          ADD_FAILURE() << "the program:\n"
+                        << describe(p) << "on the inputs:\n"
+                        << inputsText << known;
+        }
+      }
+      if (!found) {
+        std::string text;
+        for (const EdgeProgram &p : programs)
+          text += describe(p);
+        ADD_FAILURE() << "only together, the programs:\n"
+                      << text << "on the inputs:\n"
+                      << inputsText << known;
       }
     }
-    if (!found) {
-      std::string text;
-      for (const EdgeProgram &p : group)
-        text += describe(p);
-      ADD_FAILURE() << "only together, the programs:\n"
-                    << text << "on the inputs:\n"
-                    << inputsText;
-    }
+    ++groups;
   }
   EXPECT_EQ(failures, 0) << "after " << programs << " programs";
 }
