@@ -13,6 +13,28 @@ execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD} --prefix ${WORK}/pre
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "cmake --install failed (${rc})")
 endif()
+# The tools the README names run from the prefix: fnc-opt lowers a module,
+# fnc-run runs it, fnc-compile answers.
+set(module ${WORK}/double.mlir)
+file(WRITE ${module} "func.func @double(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %y = fnc.add %x, %x : tensor<2xf32>, tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+")
+foreach(command
+    "fnc-opt;--fnc-pipeline;${module};-o;${WORK}/double.ll.mlir"
+    "fnc-run;${module};--entry=double;--input=2xf32=1.5,-2"
+    "fnc-compile;--help")
+  list(POP_FRONT command tool)
+  execute_process(COMMAND ${WORK}/prefix/bin/${tool} ${command}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "the installed ${tool} failed (${rc}):\n${out}${err}")
+  endif()
+  if(tool STREQUAL "fnc-run" AND NOT out MATCHES "3(\\.0*)? +-4")
+    message(FATAL_ERROR "the installed fnc-run printed:\n${out}")
+  endif()
+endforeach()
 execute_process(COMMAND ${CMAKE_COMMAND} -G Ninja -S ${SOURCE} -B ${WORK}/build
                   -DCMAKE_CXX_COMPILER=${CXX} -Dfnc_DIR=${WORK}/prefix/lib/cmake/fnc
                   ${CONFIGURE_ARGS}
