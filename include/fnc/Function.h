@@ -184,8 +184,8 @@ struct FunctionOptions {
   std::optional<size_t> max_traces{};
   /// f32 exp, log, tanh, sigmoid, erf, expm1, log1p and softplus as
   /// vectorized polynomials (at most 5 ulp from libm; docs/Pipeline.md) and
-  /// float reductions that reassociate. false: libm's results, bit for bit
-  /// as eager, and reductions in order, f32 ones in f64 as eager (slower).
+  /// float reductions that reassociate. false: libm's results as eager, and
+  /// reductions in order, f32 ones in f64 (slower). Docs/Semantics.md.
   bool fast_math = true;
   /// The on-disk cache of compiled code shared by processes (docs/Cache.md):
   /// unset, the environment's ($FNC_CACHE_DIR, else $XDG_CACHE_HOME/fnc,

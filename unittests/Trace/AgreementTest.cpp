@@ -90,51 +90,59 @@ std::vector<Tensor> interpret(const ConcreteFunction &concrete,
 /// Whether two elements agree: integers and bools exactly; floats in their
 /// class (NaN, the same infinity, a zero of the same sign) and finite
 /// values within a few ulps times the magnitude (libm and the compiled
-/// approximations, sums in another order).
-template <typename T> bool agree(T got, T want) {
+/// approximations, sums in another order). `absolute` (gradients): finite
+/// values within the tolerance times the magnitude or 1, zeros of either
+/// sign: a backward that cancels (the gradient of a sum of softmax) leaves
+/// rounding residue of the forward's scale where the exact value is 0.
+template <typename T> bool agree(T got, T want, bool absolute) {
   if constexpr (std::is_floating_point_v<T>) {
     if (std::isnan(got) || std::isnan(want))
       return std::isnan(got) && std::isnan(want);
-    if (std::isinf(got) || std::isinf(want) || got == 0 || want == 0)
-      return got == want && std::signbit(got) == std::signbit(want);
+    if (std::isinf(got) || std::isinf(want))
+      return got == want;
     T tol = std::is_same_v<T, float> ? T(1e-5) : T(1e-12);
-    return std::abs(got - want) <=
-           tol * std::max(std::abs(got), std::abs(want));
+    T scale = std::max(std::abs(got), std::abs(want));
+    if (absolute)
+      return std::abs(got - want) <= tol * std::max(scale, T(1));
+    if (got == 0 || want == 0)
+      return got == want && std::signbit(got) == std::signbit(want);
+    return std::abs(got - want) <= tol * scale;
   } else {
     return got == want;
   }
 }
 
-template <typename T> bool allAgree(const Tensor &got, const Tensor &want) {
+template <typename T>
+bool allAgree(const Tensor &got, const Tensor &want, bool absolute) {
   std::vector<T> g = got.to_vector<T>(), w = want.to_vector<T>();
   for (size_t i = 0; i < g.size(); ++i)
-    if (!agree(g[i], w[i]))
+    if (!agree(g[i], w[i], absolute))
       return false;
   return true;
 }
 
 /// Same dtype and shape, and elements that agree.
 void expectIdentical(const Tensor &got, const Tensor &want,
-                     const std::string &what) {
+                     const std::string &what, bool absolute = false) {
   ASSERT_TRUE(got.defined()) << what;
   ASSERT_EQ(got.dtype(), want.dtype()) << what;
   ASSERT_EQ(got.shape(), want.shape()) << what;
   bool ok = false;
   switch (got.dtype()) {
   case DType::f32:
-    ok = allAgree<float>(got, want);
+    ok = allAgree<float>(got, want, absolute);
     break;
   case DType::f64:
-    ok = allAgree<double>(got, want);
+    ok = allAgree<double>(got, want, absolute);
     break;
   case DType::i32:
-    ok = allAgree<int32_t>(got, want);
+    ok = allAgree<int32_t>(got, want, absolute);
     break;
   case DType::i64:
-    ok = allAgree<int64_t>(got, want);
+    ok = allAgree<int64_t>(got, want, absolute);
     break;
   case DType::i1:
-    ok = allAgree<bool>(got, want);
+    ok = allAgree<bool>(got, want, absolute);
     break;
   }
   EXPECT_TRUE(ok) << what << ": got " << got << ", want " << want;
@@ -188,7 +196,8 @@ std::vector<Way> stagedWays(F callable, const FunctionOptions &unknownDims,
 void expectAgree(const std::string &what, const Fn &fn,
                  const std::vector<Tensor> &args, bool fastMath = true,
                  const std::vector<std::vector<bool>> &unknown = {},
-                 const std::vector<Variable> &variables = {}) {
+                 const std::vector<Variable> &variables = {},
+                 bool absolute = false) {
   std::vector<Tensor> eager;
   std::string eagerError;
   try {
@@ -258,7 +267,8 @@ void expectAgree(const std::string &what, const Fn &fn,
     ASSERT_EQ(way.results.size(), eager.size()) << what << ", " << way.name;
     for (size_t i = 0; i < eager.size(); ++i)
       expectIdentical(way.results[i], eager[i],
-                      what + ", " + way.name + ", result " + std::to_string(i));
+                      what + ", " + way.name + ", result " + std::to_string(i),
+                      absolute);
   }
 }
 
@@ -888,7 +898,8 @@ TEST(AgreementTest, RandomEdgeProgramsAgree) {
       const std::string what = gradients ? "gradients" : "values";
       int before = failed();
       expectAgree(what + " of random programs", make(programs), inputs,
-                  /*fastMath=*/false, unknownDims, variablesRead(programs));
+                  /*fastMath=*/false, unknownDims, variablesRead(programs),
+                  /*absolute=*/gradients);
       if (failed() == before)
         continue;
       // Which programs disagree: each alone, with its text and inputs.
@@ -910,7 +921,8 @@ TEST(AgreementTest, RandomEdgeProgramsAgree) {
       for (const EdgeProgram &p : programs) {
         int alone = failed();
         expectAgree(what + " of one program", make({p}), inputs,
-                    /*fastMath=*/false, unknownDims, variablesRead({p}));
+                    /*fastMath=*/false, unknownDims, variablesRead({p}),
+                    /*absolute=*/gradients);
         if (failed() != alone) {
           found = true;
           ADD_FAILURE() << "the program:\n"

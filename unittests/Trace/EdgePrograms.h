@@ -67,7 +67,9 @@ enum EdgeOp : int {
   kRangePlus,     // a + range over its last dim (values from indices)
   kEyePlus,       // a + eye of its last two dims
   kMatmul,        //
-  kCond,          // pred, a; ints[0], ints[1]: what each branch returns
+  kCond,          // pred, a, b; ints[0], ints[1]: what each branch returns,
+                  // ints[2]: the op that uses the result at once, and
+                  // whether the first value is computed just above
   kLoop,          // a, b, c; ints[0]: trips, ints[1]: the body's new value,
                   // ints[2]: which result, ints[3]: what the body returns,
                   // ints[4]: the variable the body reads as c (-1: none, c
@@ -201,6 +203,11 @@ inline Tensor loopValue(int which, const Tensor &u) {
   }
 }
 
+/// x + 0 for floats (a zero of either sign becomes +0.0), x otherwise.
+inline Tensor plusZero(const Tensor &x) {
+  return isFloatType(x.dtype()) ? x + cast(Tensor(0.f), x.dtype()) : x;
+}
+
 /// A scalar bool computed from x (a staged cond's predicate): whether
 /// any, or all, of its elements are positive. Not from a sum: summed in
 /// another order, extreme values give another sign.
@@ -235,12 +242,16 @@ inline Tensor bodyValue(int which, const Tensor &u, const Tensor &c) {
 }
 
 /// What a branch of kCond returns from x: x unchanged, `other` (captured),
-/// a new value, or the result of a nested loop over x.
+/// a new value, or the result of a nested loop over x. Values passed
+/// through are the most likely: a cond of two values from above aliases
+/// their buffers.
 inline Tensor branch(int which, const Tensor &x, const Tensor &other) {
-  switch (which % 5) {
+  switch (which % 7) {
   case 0:
+  case 5:
     return x;
   case 1:
+  case 6:
     return other;
   case 2:
     return x.dtype() == DType::i1 ? logical_not(x) : -x;
@@ -250,8 +261,8 @@ inline Tensor branch(int which, const Tensor &x, const Tensor &other) {
     LoopOptions options;
     options.shape_invariants = {Shape(x.rank(), kUnknownDim)};
     return for_range(
-        0, 1 + which / 5 % 2, 1,
-        [&](Tensor, Tensor u) { return loopValue(which / 10, u); }, x,
+        0, 1 + which / 7 % 2, 1,
+        [&](Tensor, Tensor u) { return loopValue(which / 14, u); }, x,
         options);
   }
   }
@@ -361,13 +372,31 @@ inline Tensor applyEdgeStep(const EdgeStep &s, const std::vector<Tensor> &v,
     return sliceLast(in(0) + cast(range(0, k[0]), in(0).dtype()), k[1], k[2]);
   case kEyePlus:
     return sliceLast(in(0) + cast(eye(k[0], k[1]), in(0).dtype()), k[2], k[3]);
-  case kMatmul:
-    return matmul(in(0), in(1));
+  case kMatmul: // + 0: the sign of an underflowing product's zero differs
+                 // (fused multiply-adds compiled; docs/Semantics.md)
+    return edge::plusZero(matmul(in(0), in(1)));
   case kCond: {
+    // Half the time the first value is computed just above the cond and
+    // used only there: passed through, its buffer is the cond's.
     Tensor p = in(0), a = in(1), b = in(2);
-    return cond(
+    if (k[2] / 4 % 2)
+      a = edge::unary(k[2] / 8, a);
+    Tensor c = cond(
         edge::predicate(k[0] / 5, p), [&] { return edge::branch(k[0], a, b); },
         [&] { return edge::branch(k[1], b, a); });
+    // Used at once by an op that needs a new buffer while it still reads
+    // c: where c is a value from above passed through, that buffer must
+    // not be the one c aliases.
+    switch (k[2] % 4) {
+    case 1:
+      return edge::plusZero(matmul(c, transpose(c)));
+    case 2:
+      return concat({c, edge::unary(k[0], c)}, 0);
+    case 3:
+      return c.dtype() == DType::i1 ? c : c * reduce_max(c);
+    default:
+      return c;
+    }
   }
   case kLoop:
   case kWhile: {
@@ -632,7 +661,7 @@ EdgeStep randomEdgeStep(Rng &rng, const std::vector<Tensor> &v) {
     s.ints = {1 + any(rng) % 4};
     break;
   case kCond:
-    s.ints = {any(rng), any(rng)};
+    s.ints = {any(rng), any(rng), any(rng)};
     break;
   case kRangePlus:
   case kEyePlus: {
