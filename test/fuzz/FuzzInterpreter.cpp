@@ -68,8 +68,10 @@ static ::fnc::Tensor argument(RankedTensorType type) {
     shape.push_back(ShapedType::isDynamic(d) ? 2 : d);
     count *= shape.back();
   }
+  // Types fnc has no dtype for (f16, i8, ...) get int32 values: the
+  // interpreter's argument check reports them.
   Type element = type.getElementType();
-  bool isFloat = isa<FloatType>(element);
+  bool isFloat = element.isF32() || element.isF64();
   std::vector<double> values(count);
   for (int64_t i = 0; i < count; ++i)
     values[i] = edgeValue(static_cast<size_t>(i), isFloat);
