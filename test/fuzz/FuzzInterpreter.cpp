@@ -135,7 +135,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   mlir::fnc::InterpreterOptions options;
   options.output = &output;
   options.maxElements = 1 << 16;
-  options.maxSteps = 20000;
+  options.maxSteps = 4000;
   options.maxCallDepth = 32;
   auto interpreter = mlir::fnc::Interpreter::create(*module, options);
   if (!interpreter) {
