@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ParseInput.h"
 #include "fnc/Dialect/Fnc/IR/FncDialect.h"
 #include "fnc/Dialect/Fnc/IR/FncOps.h"
 #include "fnc/Interpreter/Interpreter.h"
@@ -24,10 +25,6 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
-
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/SourceMgr.h"
 
 #include <cmath>
 #include <cstddef>
@@ -120,14 +117,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   ScopedDiagnosticHandler swallow(&context,
                                   [](Diagnostic &) { return success(); });
 
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(
-          llvm::StringRef(reinterpret_cast<const char *>(data), size),
-          "fuzz.mlir"),
-      llvm::SMLoc());
-  ParserConfig config(&context);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, config);
+  OwningOpRef<ModuleOp> module = parseFuzzInput(context, data, size);
   if (!module)
     return 0;
 

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ParseInput.h"
 #include "fnc/Pipelines/Pipelines.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -16,11 +17,7 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
-#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
-
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/SourceMgr.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -37,15 +34,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   mlir::ScopedDiagnosticHandler swallow(
       &context, [](mlir::Diagnostic &) { return mlir::success(); });
 
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(
-          llvm::StringRef(reinterpret_cast<const char *>(data), size),
-          "fuzz.mlir"),
-      llvm::SMLoc());
-  mlir::ParserConfig config(&context);
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, config);
+      parseFuzzInput(context, data, size);
   if (!module || mlir::failed(mlir::verify(*module)))
     return 0;
   if (size > kMaxPipelineBytes)
