@@ -546,15 +546,6 @@ struct TraceThunk {
   const char *results = nullptr;
 };
 
-/// The callable with the non-tensor arguments of one call bound (owning
-/// copies): runs it on the given tensor arguments. Made only when a call
-/// under a gradient tape needs a backward function (fnc/GradientTape.h).
-using Replay = std::function<std::vector<Tensor>(const std::vector<Tensor> &)>;
-struct ReplayMaker {
-  const void *context;
-  Replay (*make)(const void *context, size_t tensorCount);
-};
-
 /// The type-erased, thread-safe cache and dispatcher behind a Function.
 class FunctionCore {
 public:
@@ -585,12 +576,10 @@ public:
   Tensor callOne(const CallKey &key, const TraceThunk &thunk);
   /// call() for a call under a recording tape: the tapes get one entry for
   /// the whole call, whose gradient is a staged backward function, traced
-  /// and compiled once per concrete function and cached. A concrete
-  /// function with side effects runs its callable eagerly instead, so that
-  /// the tapes see its ops.
+  /// and compiled once per concrete function and cached: it replays the
+  /// recorded forward (fnc/Trace/Program.h), never the callable.
   std::vector<Tensor> callUnderTape(const CallKey &key,
-                                    const TraceThunk &thunk,
-                                    const ReplayMaker &replay);
+                                    const TraceThunk &thunk);
   /// The concrete functions of the backward functions made so far.
   std::vector<ConcreteFunction> backwardConcreteFunctions() const;
   /// Dispatches `key` (tracing on a miss) without running it.
@@ -694,20 +683,6 @@ struct Caller<F, R, std::tuple<Ps...>> {
     return invoke(*b.fn, std::tuple<Ps...>(b.args), symbolic);
   }
 
-  static Replay makeReplay(const void *context, size_t tensorCount) {
-    const Bound &b = *static_cast<const Bound *>(context);
-    // The copy keeps no tensor of the call alive.
-    std::tuple<Ps...> args(b.args);
-    std::vector<Tensor> none(tensorCount);
-    const Tensor *next = none.data();
-    std::apply([&](Ps &...a) { (ArgCodec<Ps>::substitute(a, next), ...); },
-               args);
-    return [fn = b.fn, args = std::move(args)](
-               const std::vector<Tensor> &tensors) {
-      return invoke(*fn, args, tensors);
-    };
-  }
-
   static R call(const std::shared_ptr<F> &fn, FunctionCore &core,
                 const Ps &...args) {
     if (FunctionCore::runCallableDirectly()) {
@@ -721,8 +696,8 @@ struct Caller<F, R, std::tuple<Ps...>> {
     Bound bound{fn, std::tuple<const Ps &...>(args...)};
     std::vector<Tensor> outs;
     if (FunctionCore::underTape())
-      outs = core.callUnderTape(key, {&bound, &runTraced, ResultCodec<R>::kStructure},
-                                {&bound, &makeReplay});
+      outs = core.callUnderTape(
+          key, {&bound, &runTraced, ResultCodec<R>::kStructure});
     else if constexpr (std::is_same_v<R, Tensor>)
       return core.callOne(key, {&bound, &runTraced, ResultCodec<R>::kStructure});
     else

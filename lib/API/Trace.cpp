@@ -9,6 +9,7 @@
 
 #include "fnc/API/OpSupport.h"
 #include "fnc/API/Tape.h"
+#include "fnc/Trace/Program.h"
 
 #include <algorithm>
 
@@ -128,10 +129,65 @@ std::vector<Tensor> Recorder::constantCaptures() const {
   return constants;
 }
 
+int64_t Recorder::record(const OpRecord &op, std::string &error) {
+  int64_t id = recordOp(op, error);
+  if (id >= 0 && program) {
+    bool noResult = std::holds_alternative<ops::VarUpdate>(op.op) ||
+                    std::holds_alternative<ops::Print>(op.op);
+    program->steps.push_back({op, noResult ? -1 : id, nullptr});
+    program->note(op, *this);
+  }
+  return id;
+}
+
+NestedStep::~NestedStep() = default;
+
+void Program::note(const OpRecord &op, const Recorder &recorder) {
+  if (std::holds_alternative<ops::RandomUniform>(op.op) ||
+      std::holds_alternative<ops::RandomNormal>(op.op))
+    random = true;
+  else if (std::holds_alternative<ops::Print>(op.op))
+    prints = true;
+  else if (std::holds_alternative<ops::VarUpdate>(op.op))
+    updates.push_back(recorder.variableRef(op.operands[0]).uid);
+  else if (std::holds_alternative<ops::VarRead>(op.op) && isFloat(op.dtype)) {
+    VariableRef ref = recorder.variableRef(op.operands[0]);
+    bool seen = std::any_of(reads.begin(), reads.end(), [&](const auto &r) {
+      return r.uid == ref.uid;
+    });
+    if (!seen)
+      reads.push_back(std::move(ref));
+  }
+}
+
+void Program::absorb(const Program &nested) {
+  random |= nested.random;
+  prints |= nested.prints;
+  updates.insert(updates.end(), nested.updates.begin(), nested.updates.end());
+  for (const VariableRef &ref : nested.reads)
+    if (std::none_of(reads.begin(), reads.end(),
+                     [&](const auto &r) { return r.uid == ref.uid; }))
+      reads.push_back(ref);
+}
+
+bool Program::updatesAny(const std::vector<VariableRef> &vars) const {
+  for (const VariableRef &v : vars)
+    if (std::find(updates.begin(), updates.end(), v.uid) != updates.end())
+      return true;
+  return false;
+}
+
+VariableRef Recorder::variableRef(int64_t id) const {
+  for (const auto &[ref, vid] : variables_)
+    if (vid == id)
+      return ref;
+  return {};
+}
+
 int64_t Recorder::variableOf(uint64_t uid, const Tensor &alias,
                              const std::string &name) {
-  for (const auto &[u, id] : variables_)
-    if (u == uid)
+  for (const auto &[ref, id] : variables_)
+    if (ref.uid == uid)
       return id;
   int64_t id = variableArgument(alias.dtype(), alias.shape());
   if (id < 0)
@@ -141,7 +197,7 @@ int64_t Recorder::variableOf(uint64_t uid, const Tensor &alias,
   hiddenArgs.push_back(alias);
   hiddenVariables.push_back(uid);
   hiddenNames.push_back(name);
-  variables_.emplace_back(uid, id);
+  variables_.push_back({VariableRef{uid, alias, name}, id});
   return id;
 }
 

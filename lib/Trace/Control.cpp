@@ -11,12 +11,15 @@
 
 #include "fnc/Control.h"
 
+#include "Gradients.h"
+
 #include "fnc/API/OpSupport.h"
 #include "fnc/API/Tape.h"
-#include "fnc/GradientTape.h"
 #include "fnc/Ops.h"
+#include "fnc/Trace/Program.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace fnc {
 namespace detail {
@@ -241,54 +244,146 @@ Shape commonShape(const Shape &a, const Shape &b) {
 } // namespace
 
 namespace {
-/// sum over the pairs of reduce_sum(value * weight), in the first value's
-/// dtype: the scalar whose gradient is the weighted gradient of several
-/// results. Null for no pairs.
-Tensor weightedSum(const std::vector<std::pair<Tensor, Tensor>> &pairs) {
-  Tensor sum;
-  for (const auto &[value, weight] : pairs) {
-    Tensor term = reduce_sum(value * weight);
-    if (sum.defined() && term.dtype() != sum.dtype())
-      term = cast(term, sum.dtype());
-    sum = sum.defined() ? sum + term : term;
-  }
-  return sum;
+
+using trace::Program;
+using trace::VariableRef;
+
+/// What a loop needs to know its trip count before it runs (for_range):
+/// its limit and delta, of the counter's dtype.
+struct Bounds {
+  Tensor limit, delta;
+};
+
+std::vector<Tensor>
+whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
+          const std::vector<Tensor> &init, const char *op,
+          const LoopOptions &options, const std::vector<LoopVar> &kinds,
+          size_t hidden, const std::optional<Bounds> &bounds = std::nullopt);
+
+Tensor zerosOf(const VariableRef &v) {
+  return zeros(v.alias.shape(), v.alias.dtype());
 }
 
+std::vector<uint64_t> uidsOf(const std::vector<VariableRef> &vars) {
+  std::vector<uint64_t> uids;
+  for (const VariableRef &v : vars)
+    uids.push_back(v.uid);
+  return uids;
+}
+
+/// The ids of `ts` in `r` (visible tensors of its trace).
+std::vector<int64_t> idsIn(trace::Recorder &r, const std::vector<Tensor> &ts) {
+  std::vector<int64_t> ids;
+  for (const Tensor &t : ts)
+    ids.push_back(r.valueOf(t, "gradient"));
+  return ids;
+}
+
+/// The vector-Jacobian product of a recorded block: replays `program` on
+/// `args` under a tape watching `watch` (values of the block's arguments)
+/// and `captured` (values from outside the block, which the program uses by
+/// their ids), and returns the gradients of sum_k <yield_k, yieldGrads[k]>
+/// with respect to `watch`, then `captured`, then the variables: zeros
+/// where none flows.
+std::vector<Tensor> replayVjp(const Program &program,
+                              const std::vector<Tensor> &args,
+                              const std::vector<Tensor> &watch,
+                              const std::vector<Tensor> &captured,
+                              const std::vector<VariableRef> &variables,
+                              const std::vector<Tensor> &yieldGrads) {
+  trace::Recorder *r = api::recording();
+  trace::ValueMap map(r);
+  std::vector<int64_t> ids = idsIn(*r, captured);
+  for (size_t j = 0; j < captured.size(); ++j)
+    map.set(ids[j], captured[j]);
+  std::vector<Tensor> all = watch;
+  all.insert(all.end(), captured.begin(), captured.end());
+  std::vector<Tensor> g =
+      grad::vjp([&] { return trace::replay(program, map, args); }, all,
+                uidsOf(variables), yieldGrads);
+  for (size_t i = 0; i < all.size(); ++i)
+    if (!g[i].defined())
+      g[i] = zeros_like(all[i]);
+  for (size_t j = 0; j < variables.size(); ++j)
+    if (!g[all.size() + j].defined())
+      g[all.size() + j] = zerosOf(variables[j]);
+  return g;
+}
+
+/// Why a region whose programs have `facts` cannot be differentiated by
+/// replaying them (empty: it can).
+std::string whyNoReplay(const Program &facts, const char *what) {
+  if (facts.random)
+    return std::string(what) +
+           " draws random numbers, which its gradient cannot draw again "
+           "(draw them before the region and pass them in)";
+  if (facts.updatesAny(facts.reads))
+    return std::string(what) +
+           " updates a variable it also reads, so the values it read are "
+           "gone when the gradient is computed";
+  return "";
+}
+
+/// A staged cond inside a recorded program: staged again on replay.
+struct CondStep final : trace::NestedStep {
+  int64_t pred = -1;
+  std::shared_ptr<const Program> branches[2];
+  std::vector<int64_t> results;
+  void replay(trace::ValueMap &map) const override {
+    std::vector<Tensor> outs = condImpl(
+        map.get(pred), [&] { return trace::replay(*branches[0], map, {}); },
+        [&] { return trace::replay(*branches[1], map, {}); });
+    for (size_t i = 0; i < results.size(); ++i)
+      map.set(results[i], outs[i]);
+  }
+};
+
 /// The gradient of a staged cond: a cond on the same predicate whose
-/// branches run the forward branch again under a tape and return the
-/// gradients of the values it captured.
+/// branches replay the recorded forward branch under a tape and return the
+/// gradients of the values it captured and of the variables it read.
 std::shared_ptr<const tape::Region>
-condRegion(const Tensor &pred, const BranchFn &thenFn, const BranchFn &elseFn) {
+condRegion(const Tensor &pred, std::shared_ptr<const CondStep> step) {
   auto region = std::make_shared<tape::Region>();
   region->op = "cond";
-  region->backward = [pred, thenFn,
-                      elseFn](const std::vector<Tensor> &captured,
-                              const std::vector<Tensor> &resultGrads) {
-    auto differentiate = [&](const BranchFn &fn) -> BranchFn {
-      return [captured, resultGrads, fn]() {
-        GradientTape tape;
-        tape.watch(captured);
-        std::vector<Tensor> outs = fn();
-        std::vector<std::pair<Tensor, Tensor>> weighted;
-        for (size_t i = 0; i < outs.size(); ++i)
-          if (resultGrads[i].defined())
-            weighted.emplace_back(outs[i], resultGrads[i]);
-        Tensor target = weightedSum(weighted);
-        std::vector<Tensor> grads;
-        if (!target.defined()) {
-          for (const Tensor &c : captured)
-            grads.push_back(zeros_like(c));
-          return grads;
-        }
-        GradientOptions options;
-        options.unconnected_gradients = UnconnectedGradients::Zero;
-        return tape.gradient(target, captured, options);
+  Program facts;
+  facts.absorb(*step->branches[0]);
+  facts.absorb(*step->branches[1]);
+  region->variables = facts.reads;
+  region->whyNot = whyNoReplay(facts, "a branch");
+  if (!region->whyNot.empty())
+    return region;
+  std::vector<VariableRef> variables = facts.reads;
+  region->backward = [pred, step,
+                      variables](const std::vector<Tensor> &captured,
+                                 const std::vector<Tensor> &resultGrads) {
+    auto differentiate = [&](const Program &branch) -> BranchFn {
+      return [&] {
+        return replayVjp(branch, {}, {}, captured, variables, resultGrads);
       };
     };
-    return condImpl(pred, differentiate(thenFn), differentiate(elseFn));
+    return condImpl(pred, differentiate(*step->branches[0]),
+                    differentiate(*step->branches[1]));
   };
   return region;
+}
+
+/// The program `r` records into now, and a new one for a block.
+std::shared_ptr<Program> blockProgram(trace::Recorder &r,
+                                      const std::vector<Tensor> &args) {
+  auto p = std::make_shared<Program>();
+  p->args = idsIn(r, args);
+  return p;
+}
+
+/// Adds a staged region to the program around it (if one records).
+void addStep(trace::Recorder &r, Program *outer,
+             std::shared_ptr<const trace::NestedStep> step,
+             const std::vector<const Program *> &inner) {
+  if (!outer)
+    return;
+  outer->steps.push_back({{}, -1, std::move(step)});
+  for (const Program *p : inner)
+    outer->absorb(*p);
 }
 } // namespace
 
@@ -301,24 +396,35 @@ std::vector<Tensor> condImpl(const Tensor &pred, const BranchFn &thenFn,
     return pred.item<bool>() ? thenFn() : elseFn();
   }
   int64_t predId = r->valueOf(pred, "cond");
+  Program *outer = r->program;
   VarTypes none;
   std::vector<Tensor> thenOuts, elseOuts, noArgs;
   std::vector<int64_t> thenIds, elseIds;
   int64_t thenBlock, elseBlock;
+  auto thenProgram = std::make_shared<Program>();
+  auto elseProgram = std::make_shared<Program>();
   tape::RegionScope region;
   {
     BlockScope scope(*r, none, noArgs, "");
     thenBlock = scope.block;
-    thenOuts = thenFn();
+    {
+      trace::ProgramScope program(*r, thenProgram.get());
+      thenOuts = thenFn();
+    }
     thenIds = idsOf(*r, thenOuts, "cond", "result");
   }
   {
     BlockScope scope(*r, none, noArgs, "");
     elseBlock = scope.block;
-    elseOuts = elseFn();
+    {
+      trace::ProgramScope program(*r, elseProgram.get());
+      elseOuts = elseFn();
+    }
     elseIds = idsOf(*r, elseOuts, "cond", "result");
   }
   checkBranches(thenOuts, elseOuts);
+  thenProgram->yields = thenIds;
+  elseProgram->yields = elseIds;
   std::vector<int64_t> results;
   std::string error;
   if (!r->buildCond(predId, thenBlock, thenIds, elseBlock, elseIds, results,
@@ -330,7 +436,17 @@ std::vector<Tensor> condImpl(const Tensor &pred, const BranchFn &thenFn,
         thenOuts[i].dtype(),
         commonShape(thenOuts[i].shape(), elseOuts[i].shape()), r->token(),
         results[i], "cond"));
-  region.end(condRegion(pred, thenFn, elseFn), {}, outs);
+  auto step = std::make_shared<CondStep>();
+  step->pred = predId;
+  step->branches[0] = thenProgram;
+  step->branches[1] = elseProgram;
+  step->results = results;
+  addStep(*r, outer, step, {thenProgram.get(), elseProgram.get()});
+  // A branch may return a value from outside unchanged: it is an input of
+  // the region too.
+  std::vector<Tensor> returned = thenOuts;
+  returned.insert(returned.end(), elseOuts.begin(), elseOuts.end());
+  region.end(condRegion(pred, step), returned, outs);
   return outs;
 }
 
@@ -360,28 +476,39 @@ Tensor rowsFor(const Tensor &trips, const Shape &row, DType dtype) {
   return zeros(shape, dtype);
 }
 
+/// The trip count of a for_range from `start`: ceil((limit - start) /
+/// delta), at least 0.
+Tensor tripCount(const Tensor &start, const Bounds &b) {
+  Tensor s64 = cast(start, DType::i64), l64 = cast(b.limit, DType::i64),
+         d64 = cast(b.delta, DType::i64);
+  return maximum(floor_div(l64 - s64 + d64 - sign(d64), d64),
+                 zeros({}, DType::i64));
+}
+
 /// Identity of a tensor value (as the tapes tell values apart).
 const void *identity(const Tensor &t) { return &TensorAccess::impl(t); }
 
 /// The history of a loop whose trip count is known only once it has run:
-/// a second loop reruns the body `count` times from `init`, writing each
-/// iteration's variables into rows preallocated for `count`. Dead (and
-/// removed by the compiler) unless a gradient reaches the loop.
-std::vector<Tensor> recordHistory(const LoopBodyFn &body,
+/// a second loop replays the recorded body `count` times from `init`,
+/// writing each iteration's variables into rows preallocated for `count`.
+/// Dead (and removed by the compiler) unless a gradient reaches the loop.
+std::vector<Tensor> recordHistory(std::shared_ptr<const Program> body,
                                   const std::vector<Tensor> &init,
                                   const VarTypes &types, const Tensor &count) {
   tape::Suspended quiet; // the tapes see the loop, not its bookkeeping
+  trace::Recorder &r = *api::recording();
   size_t n = init.size();
   std::vector<Tensor> rows;
   for (size_t k = 0; k < n; ++k)
     rows.push_back(rowsFor(count, types.shapes[k], types.dtypes[k]));
   std::vector<Tensor> start = init;
   start.insert(start.end(), rows.begin(), rows.end());
+  trace::ValueMap map(&r);
   std::vector<Tensor> out =
       forImpl(zeros({}, DType::i64), count, fill({}, 1.0, DType::i64),
-              [body, n](const Tensor &i, const std::vector<Tensor> &v) {
+              [&](const Tensor &i, const std::vector<Tensor> &v) {
                 std::vector<Tensor> vars(v.begin(), v.begin() + n);
-                std::vector<Tensor> next = body(vars);
+                std::vector<Tensor> next = trace::replay(*body, map, vars);
                 for (size_t k = 0; k < n; ++k)
                   next.push_back(api::setRow(v[n + k], i, vars[k]));
                 return next;
@@ -391,54 +518,46 @@ std::vector<Tensor> recordHistory(const LoopBodyFn &body,
 }
 
 /// The gradient of a staged loop: a loop from the last iteration down to
-/// the first that reruns the body on the variables it saw (`history`, one
-/// row per iteration, `count` rows) under a tape of its own, carrying the
-/// gradients of the variables and accumulating those of the values the
-/// body captured.
+/// the first that replays the recorded body on the variables it saw
+/// (`history`, one row per iteration, `count` rows) under a tape of its
+/// own, carrying the gradients of the loop variables and accumulating those
+/// of the values the body captured and of the variables it read.
 std::function<std::vector<Tensor>(const std::vector<Tensor> &,
                                   const std::vector<Tensor> &)>
-loopBackward(LoopBodyFn body, std::vector<Tensor> init, Tensor count,
-             std::vector<Tensor> history) {
-  return [body, init, count, history](const std::vector<Tensor> &captured,
-                                      const std::vector<Tensor> &resultGrads) {
-    size_t n = init.size(), c = captured.size();
+loopBackward(std::shared_ptr<const Program> body, std::vector<Tensor> init,
+             Tensor count, std::vector<Tensor> history,
+             std::vector<VariableRef> variables) {
+  return [body, init, count, history,
+          variables](const std::vector<Tensor> &captured,
+                     const std::vector<Tensor> &resultGrads) {
+    size_t n = init.size(), c = captured.size(), nv = variables.size();
     std::vector<size_t> floats;
     for (size_t k = 0; k < n; ++k)
       if (isFloat(init[k].dtype()))
         floats.push_back(k);
+    size_t nf = floats.size();
     std::vector<Tensor> carriedGrads;
     for (size_t k : floats)
       carriedGrads.push_back(resultGrads[k]);
     for (const Tensor &t : captured)
       carriedGrads.push_back(zeros_like(t));
+    for (const VariableRef &v : variables)
+      carriedGrads.push_back(zerosOf(v));
     Tensor one = fill({}, 1.0, count.dtype());
     std::vector<Tensor> out = forImpl(
         count - one, -one, -one,
         [&](const Tensor &i, const std::vector<Tensor> &g) {
-          std::vector<Tensor> vars;
+          std::vector<Tensor> vars, watched, yieldGrads(n);
           for (size_t k = 0; k < n; ++k)
             vars.push_back(gather(history[k], i, 0));
-          GradientTape tape;
-          std::vector<Tensor> sources;
-          for (size_t k : floats) {
-            tape.watch(vars[k]);
-            sources.push_back(vars[k]);
+          for (size_t f = 0; f < nf; ++f) {
+            watched.push_back(vars[floats[f]]);
+            yieldGrads[floats[f]] = g[f];
           }
-          tape.watch(captured);
-          sources.insert(sources.end(), captured.begin(), captured.end());
-          std::vector<Tensor> next = body(vars);
-          std::vector<std::pair<Tensor, Tensor>> weighted;
-          for (size_t f = 0; f < floats.size(); ++f)
-            weighted.emplace_back(next[floats[f]], g[f]);
-          Tensor target = weightedSum(weighted);
-          if (!target.defined())
-            return g; // no float variable: nothing flows back
-          GradientOptions options;
-          options.unconnected_gradients = UnconnectedGradients::Zero;
-          std::vector<Tensor> grads = tape.gradient(target, sources, options);
-          for (size_t j = 0; j < c; ++j)
-            grads[floats.size() + j] =
-                g[floats.size() + j] + grads[floats.size() + j];
+          std::vector<Tensor> grads =
+              replayVjp(*body, vars, watched, captured, variables, yieldGrads);
+          for (size_t j = nf; j < nf + c + nv; ++j)
+            grads[j] = g[j] + grads[j];
           return grads;
         },
         carriedGrads, {}, {});
@@ -446,24 +565,52 @@ loopBackward(LoopBodyFn body, std::vector<Tensor> init, Tensor count,
     // iteration; a captured value's, what the iterations accumulated.
     std::vector<Tensor> grads;
     for (size_t j = 0; j < c; ++j) {
-      Tensor g = out[floats.size() + j];
-      for (size_t f = 0; f < floats.size(); ++f)
+      Tensor g = out[nf + j];
+      for (size_t f = 0; f < nf; ++f)
         if (identity(init[floats[f]]) == identity(captured[j]))
           g = g + out[f];
       grads.push_back(g);
     }
+    for (size_t j = 0; j < nv; ++j)
+      grads.push_back(out[nf + c + j]);
     return grads;
   };
 }
 
-/// whileImpl; `hidden` leading loop variables are the loop's own. `trips`,
-/// when known before the loop runs (for_range), sizes the history a tape
-/// needs up front.
+/// A staged loop inside a recorded program: staged again on replay.
+struct LoopStep final : trace::NestedStep {
+  const char *op = "";
+  LoopOptions options;
+  std::vector<LoopVar> kinds;
+  size_t hidden = 0;
+  std::shared_ptr<const Program> cond, body;
+  std::vector<int64_t> inits, results;
+  int64_t limit = -1, delta = -1; // a for_range's
+  void replay(trace::ValueMap &map) const override {
+    std::optional<Bounds> bounds;
+    if (limit >= 0)
+      bounds = Bounds{map.get(limit), map.get(delta)};
+    std::vector<Tensor> outs = whileLoop(
+        [&](const std::vector<Tensor> &v) {
+          return trace::replay(*cond, map, v)[0];
+        },
+        [&](const std::vector<Tensor> &v) {
+          return trace::replay(*body, map, v);
+        },
+        map.get(inits), op, options, kinds, hidden, bounds);
+    for (size_t i = 0; i < results.size(); ++i)
+      map.set(results[i], outs[i]);
+  }
+};
+
+/// whileImpl; `hidden` leading loop variables are the loop's own. `bounds`,
+/// for a for_range, give the trip count before the loop runs, which sizes
+/// the history a tape needs up front.
 std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
                               const std::vector<Tensor> &init, const char *op,
                               const LoopOptions &options,
                               const std::vector<LoopVar> &kinds, size_t hidden,
-                              const Tensor &trips = Tensor()) {
+                              const std::optional<Bounds> &bounds) {
   for (size_t i = hidden; i < init.size(); ++i)
     if (!init[i].defined())
       throw Error(ErrorKind::InvalidArgument,
@@ -491,28 +638,35 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
   // when the trip count is known before it runs (for_range), the history of
   // its variables (one row per iteration, written in place), which the
   // backward loop walks in reverse. A while_loop's history is recorded by a
-  // second loop over the counted iterations, after the first.
+  // second loop over the counted iterations, after the first. None of this
+  // bookkeeping is part of the recorded program.
+  Program *outer = r->program;
   bool taped = tape::anyRecording() && canKeepHistory(types, kinds);
-  bool history = taped && trips.defined();
+  bool history = taped && bounds;
   size_t n = init.size();
   std::vector<Tensor> carried = init;
   VarTypes carriedTypes = types;
-  if (taped) {
-    carried.push_back(zeros({}, DType::i64));
-    carriedTypes.dtypes.push_back(DType::i64);
-    carriedTypes.shapes.push_back({});
-  }
-  if (history) {
-    for (size_t k = 0; k < n; ++k) {
-      carried.push_back(rowsFor(trips, types.shapes[k], types.dtypes[k]));
-      Shape rows = types.shapes[k];
-      rows.insert(rows.begin(), shapes::kDynamic);
-      carriedTypes.dtypes.push_back(types.dtypes[k]);
-      carriedTypes.shapes.push_back(rows);
+  std::vector<int64_t> initIds;
+  {
+    trace::ProgramScope bookkeeping(*r, nullptr);
+    if (taped) {
+      carried.push_back(zeros({}, DType::i64));
+      carriedTypes.dtypes.push_back(DType::i64);
+      carriedTypes.shapes.push_back({});
     }
+    if (history) {
+      Tensor trips = tripCount(init[0], *bounds);
+      for (size_t k = 0; k < n; ++k) {
+        carried.push_back(rowsFor(trips, types.shapes[k], types.dtypes[k]));
+        Shape rows = types.shapes[k];
+        rows.insert(rows.begin(), shapes::kDynamic);
+        carriedTypes.dtypes.push_back(types.dtypes[k]);
+        carriedTypes.shapes.push_back(rows);
+      }
+    }
+    initIds = idsOf(*r, carried, op, "loop variable");
   }
-  int64_t effectsBefore = r->effectsRecorded;
-  std::vector<int64_t> initIds = idsOf(*r, carried, op, "loop variable");
+  std::shared_ptr<Program> condProgram, bodyProgram;
   tape::RegionScope region;
   int64_t condBlock, bodyBlock, condId;
   std::vector<int64_t> bodyIds;
@@ -520,19 +674,34 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
     std::vector<Tensor> args;
     BlockScope scope(*r, carriedTypes, args, "loop_var");
     condBlock = scope.block;
-    Tensor c = cond(std::vector<Tensor>(args.begin(), args.begin() + n));
+    std::vector<Tensor> vars(args.begin(), args.begin() + n);
+    condProgram = blockProgram(*r, vars);
+    Tensor c;
+    {
+      trace::ProgramScope program(*r, condProgram.get());
+      c = cond(vars);
+    }
     requireScalar(c, op, "the loop condition", true);
     condId = r->valueOf(c, op);
+    condProgram->yields = {condId};
   }
-  std::vector<Tensor> like;
+  std::vector<Tensor> like, userNext;
   {
     std::vector<Tensor> args;
     BlockScope scope(*r, carriedTypes, args, "loop_var");
     bodyBlock = scope.block;
     std::vector<Tensor> vars(args.begin(), args.begin() + n);
-    std::vector<Tensor> next = body(vars);
+    bodyProgram = blockProgram(*r, vars);
+    std::vector<Tensor> next;
+    {
+      trace::ProgramScope program(*r, bodyProgram.get());
+      next = body(vars);
+    }
     checkLoopVars(types, next, op, hidden, invariants);
+    bodyProgram->yields = idsOf(*r, next, op, "loop variable");
+    userNext = next;
     if (taped) {
+      trace::ProgramScope bookkeeping(*r, nullptr);
       const Tensor &count = args[n];
       next.push_back(count + int64_t{1});
       if (history)
@@ -549,25 +718,47 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
     throw Error(ErrorKind::Internal, std::string("fnc::") + op + ": " + error);
   std::vector<Tensor> all = symbolicResults(*r, results, like, op);
   std::vector<Tensor> outs(all.begin(), all.begin() + n);
+
+  auto step = std::make_shared<LoopStep>();
+  step->op = op;
+  step->options = options;
+  step->kinds = kinds;
+  step->hidden = hidden;
+  step->cond = condProgram;
+  step->body = bodyProgram;
+  step->inits.assign(initIds.begin(), initIds.begin() + n);
+  step->results.assign(results.begin(), results.begin() + n);
+  if (bounds) {
+    trace::ProgramScope bookkeeping(*r, nullptr);
+    step->limit = r->valueOf(bounds->limit, op);
+    step->delta = r->valueOf(bounds->delta, op);
+  }
+  addStep(*r, outer, step, {condProgram.get(), bodyProgram.get()});
+
   auto loop = std::make_shared<tape::Region>();
   loop->op = op;
-  // A body with side effects is not run again for its gradient.
-  bool pure = r->effectsRecorded == effectsBefore;
-  if (history && pure)
-    loop->backward =
-        loopBackward(body, init, all[n],
-                     std::vector<Tensor>(all.begin() + n + 1, all.end()));
-  else if (taped && pure)
-    loop->backward = loopBackward(body, init, all[n],
-                                  recordHistory(body, init, types, all[n]));
-  else if (!pure)
-    loop->whyNot = "its body has side effects (variable updates, print, "
-                   "random numbers), which its gradient would run again";
-  else
+  loop->variables = bodyProgram->reads;
+  loop->whyNot = whyNoReplay(*bodyProgram, "its body");
+  if (loop->whyNot.empty() && !taped)
     loop->whyNot = "its loop variables are TensorArrays or have dims unknown "
                    "while tracing (shape invariants), so no history of them "
                    "is kept";
-  region.end(loop, init, outs);
+  if (loop->whyNot.empty()) {
+    std::vector<Tensor> rows;
+    if (history) {
+      rows.assign(all.begin() + n + 1, all.end());
+    } else {
+      trace::ProgramScope bookkeeping(*r, nullptr);
+      rows = recordHistory(bodyProgram, init, types, all[n]);
+    }
+    loop->backward =
+        loopBackward(bodyProgram, init, all[n], rows, bodyProgram->reads);
+  }
+  // The body may return a value from outside unchanged: it is an input of
+  // the region too.
+  std::vector<Tensor> inputs = init;
+  inputs.insert(inputs.end(), userNext.begin(), userNext.end());
+  region.end(loop, inputs, outs);
   return outs;
 }
 
@@ -603,34 +794,23 @@ std::vector<Tensor> forImpl(
   }
   std::vector<Tensor> vars = {start};
   vars.insert(vars.end(), init.begin(), init.end());
-  // The trip count, known before the loop runs: ceil((limit - start) /
-  // delta), at least 0. A gradient tape sizes the loop's history with it.
-  Tensor trips;
-  if (tape::anyRecording() && api::recording()) {
-    Tensor s64 = cast(start, DType::i64), l64 = cast(lim, DType::i64),
-           d64 = cast(del, DType::i64);
-    trips = maximum(floor_div(l64 - s64 + d64 - sign(d64), d64),
-                    zeros({}, DType::i64));
-  }
-  // The callables own what they use: a gradient tape may run them again.
   std::vector<Tensor> out = whileLoop(
-      [lim, del, zero, up](const std::vector<Tensor> &v) {
+      [&](const std::vector<Tensor> &v) {
         const Tensor &i = v[0];
         if (up)
           return *up ? less(i, lim) : greater(i, lim);
         return logical_or(logical_and(greater(del, zero), less(i, lim)),
                           logical_and(less(del, zero), greater(i, lim)));
       },
-      [body, del](const std::vector<Tensor> &v) {
+      [&](const std::vector<Tensor> &v) {
         std::vector<Tensor> rest(v.begin() + 1, v.end());
         std::vector<Tensor> next = body(v[0], rest);
         next.insert(next.begin(), add(v[0], del));
         return next;
       },
-      vars, "for_range", options, kinds, 1, trips);
+      vars, "for_range", options, kinds, 1, Bounds{lim, del});
   return std::vector<Tensor>(out.begin() + 1, out.end());
 }
-
 namespace {
 /// The branches from `k` on, as nested conds; the branches it builds own
 /// what they use (a gradient tape may run them again).

@@ -408,6 +408,8 @@ struct ConcreteImpl {
   // ResultCodec<R>::kStructure of the traced callable (fnc::save).
   std::string results;
   std::unique_ptr<trace::CompiledTrace> trace;
+  // What the trace recorded: its gradient replays it.
+  std::shared_ptr<const trace::RecordedTrace> recorded;
   // When it last served a call (FunctionOptions::max_traces evicts the
   // least recent).
   mutable std::atomic<uint64_t> lastUse{0};
@@ -505,11 +507,13 @@ TracedFunction traceAndCompile(const TraceRequest &request) {
   recorder.allowVariableCreation = request.allowVariables;
   recorder.fastMath = request.fastMath;
   recorder.cacheDir = request.cacheDir;
+  auto recorded = std::make_shared<RecordedTrace>();
   std::vector<Tensor> symbolic;
   for (size_t i = 0; i < request.dtypes.size(); ++i) {
     int64_t id = recorder.addArgument(request.dtypes[i], request.shapes[i]);
     symbolic.push_back(makeSymbolic(request.dtypes[i], request.shapes[i],
                                     token, id, request.argNames[i]));
+    recorded->program.args.push_back(id);
   }
 
   struct EndOfTrace {
@@ -522,6 +526,7 @@ TracedFunction traceAndCompile(const TraceRequest &request) {
     // one entry of theirs: callUnderTape).
     tape::Suspended outerTapes;
     RecorderScope scope(&recorder);
+    ProgramScope program(recorder, &recorded->program);
     std::vector<Tensor> outs = request.body(symbolic);
     for (size_t i = 0; i < outs.size(); ++i) {
       if (!outs[i].defined())
@@ -532,6 +537,9 @@ TracedFunction traceAndCompile(const TraceRequest &request) {
       resultIds.push_back(recorder.valueOf(outs[i], "return"));
     }
   }
+  recorded->program.yields = resultIds;
+  recorded->captures = recorder.captures();
+  recorded->variables = recorder.variables();
   std::string error;
   if (!recorder.finish(resultIds, error))
     throw Error(ErrorKind::Internal, "fnc::function `" + name + "`: " + error);
@@ -549,6 +557,7 @@ TracedFunction traceAndCompile(const TraceRequest &request) {
                 "fnc::function `" + name +
                     "`: the trace could not be compiled: " + error);
   traced.unknownDimsMeet = recorder.unknownDimsMeet;
+  traced.recorded = std::move(recorded);
   return traced;
 }
 } // namespace trace
@@ -871,6 +880,7 @@ traceConcrete(const std::string &name, const FunctionOptions &options,
     impl->outputs.emplace_back(traced.outputShapes[i], traced.outputDTypes[i]);
   impl->onesExact = traced.unknownDimsMeet;
   impl->trace = std::move(traced.trace);
+  impl->recorded = std::move(traced.recorded);
   return impl;
 }
 
@@ -958,12 +968,12 @@ ConcreteFunction FunctionCore::concrete(const CallKey &key,
 /// gradients of its results, and whose results are the gradients of the
 /// differentiated inputs of the tape entry, in its order (the arguments,
 /// then the hidden arguments: captured eager tensors and variables). It
-/// recomputes the forward under a tape of its own (recomputation: the only
-/// residuals are the inputs).
-struct BackwardFunction : std::enable_shared_from_this<BackwardFunction> {
+/// replays the forward's recorded program under a tape of its own
+/// (recomputation: the only residuals are the inputs); the callable that
+/// traced the forward is never called again.
+struct BackwardFunction {
   std::shared_ptr<const ConcreteImpl> forward;
   std::vector<bool> mask; // per input of the tape entry
-  Replay replay;
   size_t argCount = 0;
   std::vector<Tensor> captured; // eager tensors the forward captured
   std::vector<uint64_t> variables;
@@ -986,8 +996,11 @@ struct BackwardFunction : std::enable_shared_from_this<BackwardFunction> {
       if (mask[i])
         watch.push_back(args[i]);
     watch.insert(watch.end(), captured.begin(), captured.end());
-    std::vector<Tensor> g =
-        grad::vjp([&] { return replay(args); }, watch, variables, grads);
+    const trace::RecordedTrace &recorded = *forward->recorded;
+    trace::ValueMap map = recorded.map();
+    std::vector<Tensor> g = grad::vjp(
+        [&] { return trace::replay(recorded.program, map, args); }, watch,
+        variables, grads);
     // In the entry's order: the arguments, then the hidden arguments.
     size_t maskedArgs = watch.size() - captured.size();
     std::vector<size_t> order;
@@ -1016,13 +1029,6 @@ struct BackwardFunction : std::enable_shared_from_this<BackwardFunction> {
     return static_cast<const BackwardFunction *>(self)->body(tensors);
   }
 
-  static Replay makeReplay(const void *self, size_t) {
-    auto keep = static_cast<const BackwardFunction *>(self)->shared_from_this();
-    return [keep](const std::vector<Tensor> &tensors) {
-      return keep->body(tensors);
-    };
-  }
-
   std::vector<Tensor> call(const std::vector<Tensor> &tensors) {
     // The key is the specs' (one trace for every shape they admit), so the
     // tensors are checked here: a call runs the code unchecked.
@@ -1044,7 +1050,7 @@ struct BackwardFunction : std::enable_shared_from_this<BackwardFunction> {
     // Under an outer recording tape (higher derivatives) the backward is
     // one entry of that tape in turn.
     if (FunctionCore::underTape())
-      return core->callUnderTape(key, {this, &run}, {this, &makeReplay});
+      return core->callUnderTape(key, {this, &run});
     return core->call(key, {this, &run});
   }
 };
@@ -1067,8 +1073,7 @@ const void *identity(const Tensor &t) {
 } // namespace
 
 std::vector<Tensor> FunctionCore::callUnderTape(const CallKey &key,
-                                                const TraceThunk &thunk,
-                                                const ReplayMaker &replay) {
+                                                const TraceThunk &thunk) {
   State &s = *state_;
   std::shared_ptr<ConcreteImpl> c = lookupOrTrace(s, key, thunk, false);
   const trace::CompiledTrace &trace = *c->trace;
@@ -1118,7 +1123,6 @@ std::vector<Tensor> FunctionCore::callUnderTape(const CallKey &key,
     backward = std::make_shared<BackwardFunction>();
     backward->forward = c;
     backward->mask = mask;
-    backward->replay = replay.make(replay.context, argCount);
     backward->argCount = argCount;
     for (size_t j = 0; j < hidden.size(); ++j) {
       if (!mask[argCount + j])

@@ -35,6 +35,8 @@ struct TapeState : tape::Observer {
     std::vector<Tensor> inputs;
     std::vector<Tensor> outputs;
     std::shared_ptr<const tape::Region> region;
+    /// A region's: which of region->variables this tape watches.
+    std::vector<bool> variables;
   };
 
   bool persistent = false;
@@ -49,8 +51,10 @@ struct TapeState : tape::Observer {
   std::unordered_map<uint64_t, std::vector<Tensor>> reads;
   /// Variables watched explicitly.
   std::unordered_set<uint64_t> watchedVariables;
-  /// Where the entries of each region being staged start, innermost last.
+  /// Where the entries of each region being staged start, innermost last,
+  /// and the values read from variables inside it (local to it).
   std::vector<size_t> regionStarts;
+  std::vector<std::vector<const void *>> regionReads;
 
   static const void *key(const Tensor &t) { return &TensorAccess::impl(t); }
 
@@ -70,14 +74,28 @@ struct TapeState : tape::Observer {
         });
     if (!touches)
       return;
-    Entry e{op, {}, {output}, nullptr};
+    Entry e{op, {}, {output}, nullptr, {}};
     for (const Tensor *t : inputs)
       e.inputs.push_back(*t);
     entries.push_back(std::move(e));
     watchValue(output);
   }
 
-  void beginRegion() override { regionStarts.push_back(entries.size()); }
+  void beginRegion() override {
+    regionStarts.push_back(entries.size());
+    regionReads.emplace_back();
+  }
+
+  /// Ends the innermost region: its reads are local to the one around it.
+  std::vector<const void *> popRegion() {
+    regionStarts.pop_back();
+    std::vector<const void *> reads = std::move(regionReads.back());
+    regionReads.pop_back();
+    if (!regionReads.empty())
+      regionReads.back().insert(regionReads.back().end(), reads.begin(),
+                                reads.end());
+    return reads;
+  }
 
   bool recording() const override { return !paused; }
 
@@ -89,7 +107,7 @@ struct TapeState : tape::Observer {
     if (regionStarts.empty())
       return;
     entries.resize(regionStarts.back());
-    regionStarts.pop_back();
+    popRegion();
   }
 
   /// Replaces the entries of the region by one entry whose inputs are the
@@ -100,40 +118,57 @@ struct TapeState : tape::Observer {
     if (regionStarts.empty())
       return;
     size_t start = regionStarts.back();
-    regionStarts.pop_back();
+    std::vector<const void *> reads = popRegion();
     if (paused)
       return;
-    std::unordered_set<const void *> local, seen;
+    std::unordered_set<const void *> local(reads.begin(), reads.end()), seen;
     std::vector<Tensor> captured;
     auto capture = [&](const Tensor &t) {
       if (watched.count(key(t)) && !local.count(key(t)) &&
           seen.insert(key(t)).second)
         captured.push_back(t);
     };
-    for (const Tensor &t : inputs)
-      capture(t);
-    for (size_t i = start; i < entries.size(); ++i) {
-      for (const Tensor &t : entries[i].inputs)
-        capture(t);
+    for (size_t i = start; i < entries.size(); ++i)
       for (const Tensor &t : entries[i].outputs)
         local.insert(key(t));
-    }
+    for (const Tensor &t : inputs)
+      capture(t);
+    for (size_t i = start; i < entries.size(); ++i)
+      for (const Tensor &t : entries[i].inputs)
+        capture(t);
     entries.resize(start);
     for (const void *k : local)
       watched.erase(k);
-    if (captured.empty())
+    std::vector<bool> variables;
+    bool anyVariable = false;
+    for (const trace::VariableRef &v : region->variables) {
+      variables.push_back(watchesVariable(v.uid));
+      anyVariable |= variables.back();
+    }
+    if (captured.empty() && !anyVariable)
       return;
-    entries.push_back(Entry{{}, std::move(captured), results, region});
+    entries.push_back(
+        Entry{{}, std::move(captured), results, region, std::move(variables)});
     for (const Tensor &t : results)
       if (t.defined() && isFloat(t.dtype()))
         watchValue(t);
   }
 
+  bool watchesVariable(uint64_t variable) const {
+    return watchAccessedVariables || watchedVariables.count(variable);
+  }
+
   void noteVariableRead(uint64_t variable, const Tensor &value) override {
     if (paused || !isFloat(value.dtype()))
       return;
-    if (!watchAccessedVariables && !watchedVariables.count(variable))
+    if (!watchesVariable(variable))
       return;
+    if (!regionReads.empty()) {
+      // A staged region's own: the region's entry takes the variable.
+      regionReads.back().push_back(key(value));
+      watchValue(value);
+      return;
+    }
     reads[variable].push_back(value);
     watchValue(value);
   }
@@ -273,6 +308,8 @@ std::vector<Tensor> GradientTape::gradients(const Tensor &target,
     seed = ones_like(target);
 
   std::unordered_map<const void *, Tensor> grads;
+  // Gradients of variables read inside staged regions, by uid.
+  std::unordered_map<uint64_t, Tensor> variableGrads;
   accumulate(grads, target, seed);
   for (auto e = s.entries.rbegin(); e != s.entries.rend(); ++e) {
     std::vector<Tensor> outputGrads;
@@ -301,8 +338,19 @@ std::vector<Tensor> GradientTape::gradients(const Tensor &target,
             isFloat(e->outputs[i].dtype()))
           outputGrads[i] = zeros_like(e->outputs[i]);
       inputGrads = e->region->backward(e->inputs, outputGrads);
+      const auto &vars = e->region->variables;
+      for (size_t j = 0; j < vars.size(); ++j) {
+        size_t at = e->inputs.size() + j;
+        if (!e->variables[j] || at >= inputGrads.size() ||
+            !inputGrads[at].defined())
+          continue;
+        auto [it, inserted] =
+            variableGrads.emplace(vars[j].uid, inputGrads[at]);
+        if (!inserted)
+          it->second = it->second + inputGrads[at];
+      }
     }
-    for (size_t i = 0; i < e->inputs.size(); ++i)
+    for (size_t i = 0; i < e->inputs.size() && i < inputGrads.size(); ++i)
       if (inputGrads[i].defined() && isFloat(e->inputs[i].dtype()))
         accumulate(grads, e->inputs[i], inputGrads[i]);
   }
@@ -317,8 +365,11 @@ std::vector<Tensor> GradientTape::gradients(const Tensor &target,
       if (it != grads.end() && s.watched.count(TapeState::key(*src.tensor)))
         g = it->second;
     } else {
-      auto reads =
-          s.reads.find(src.variable ? src.variable->id() : src.variableId);
+      uint64_t uid = src.variable ? src.variable->id() : src.variableId;
+      auto inRegions = variableGrads.find(uid);
+      if (inRegions != variableGrads.end())
+        g = inRegions->second;
+      auto reads = s.reads.find(uid);
       if (reads != s.reads.end())
         for (const Tensor &value : reads->second) {
           auto it = grads.find(TapeState::key(value));
@@ -353,6 +404,8 @@ struct TapeAccess {
           !isFloat(outs[k].dtype()))
         continue;
       Tensor term = reduce_sum(outs[k] * outputGrads[k]);
+      if (target.defined() && term.dtype() != target.dtype())
+        term = cast(term, target.dtype());
       target = target.defined() ? target + term : term;
     }
     if (!target.defined())

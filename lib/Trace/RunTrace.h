@@ -11,6 +11,7 @@
 
 #include "fnc/Tensor.h"
 #include "fnc/Trace/CompiledTrace.h"
+#include "fnc/Trace/Program.h"
 
 #include "llvm/Support/Error.h"
 
@@ -46,6 +47,8 @@ struct TracedFunction {
   std::vector<std::vector<int64_t>> outputShapes;
   /// TraceRecorder::unknownDimsMeet of the trace.
   bool unknownDimsMeet = false;
+  /// What the trace recorded, for its gradient (fnc/Trace/Program.h).
+  std::shared_ptr<const RecordedTrace> recorded;
 };
 
 /// Traces `request.body` (tapes of the calling thread suspended) and

@@ -234,7 +234,7 @@ public:
     return define(dtype, shape, /*scope=*/0);
   }
 
-  int64_t record(const OpRecord &op, std::string &error) override {
+  int64_t recordOp(const OpRecord &op, std::string &error) override {
     // The checks of the IR builder that a user can reach, here so that
     // they fail at the op, as eager execution would.
     for (int64_t id : op.operands)

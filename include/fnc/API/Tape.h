@@ -31,14 +31,19 @@
 namespace fnc::tape {
 
 /// A staged region: the branches of a fnc.cond, or the cond and body of a
-/// fnc.while, recorded into blocks of the trace.
+/// fnc.while, recorded into blocks of the trace; or a staged function
+/// called under a tape.
 struct Region {
   /// The API that staged it ("cond", "while_loop", "for_range").
   const char *op = "";
-  /// The gradients of `captured` (the watched values the region's ops used,
-  /// defined outside it) given those of the region's results (null for a
-  /// non-float result): recomputes the region under a tape of its own.
-  /// Null when the region has no gradient; `whyNot` then says why.
+  /// The float variables the region reads inside (their gradients come out
+  /// of the region's, after those of the captured values).
+  std::vector<trace::VariableRef> variables;
+  /// The gradients of `captured` (the watched values the region used,
+  /// defined outside it), then of `variables`, given those of the region's
+  /// results (null for a non-float result): replays the recorded region
+  /// under a tape of its own. Null when the region has no gradient;
+  /// `whyNot` then says why.
   std::function<std::vector<Tensor>(const std::vector<Tensor> &captured,
                                     const std::vector<Tensor> &resultGrads)>
       backward;

@@ -182,6 +182,16 @@ struct OpRecord {
   std::vector<int64_t> shape; // unknown dims are shapes::kDynamic
 };
 
+/// A variable as a trace passes it: its identity, the tensor sharing its
+/// buffer, its name.
+struct VariableRef {
+  uint64_t uid = 0;
+  Tensor alias;
+  std::string name;
+};
+
+struct Program;
+
 /// What a dispatch point talks to while a trace is active.
 class Recorder {
 public:
@@ -189,8 +199,12 @@ public:
       : token_(std::move(token)) {}
   virtual ~Recorder();
 
-  /// Records `op`; returns the id of its result, or -1 with `error` set.
-  virtual int64_t record(const OpRecord &op, std::string &error) = 0;
+  /// Records `op`; returns the id of its result (0 for an op without one),
+  /// or -1 with `error` set. Appends it to `program` if one is open.
+  int64_t record(const OpRecord &op, std::string &error);
+  /// The result type of value `id`.
+  virtual void typeOf(int64_t id, DType &dtype,
+                      std::vector<int64_t> &shape) const = 0;
   /// A constant holding `data` (row-major, bools one byte each).
   virtual int64_t constant(DType dtype, const std::vector<int64_t> &shape,
                            const void *data) = 0;
@@ -230,6 +244,10 @@ public:
 
   const std::shared_ptr<TraceToken> &token() const { return token_; }
 
+  /// The program the ops recorded now go to (fnc/Trace/Program.h): the
+  /// trace's, or that of the staged block being recorded; null for none.
+  Program *program = nullptr;
+
   /// The id of the variable argument for the variable `uid` whose buffer
   /// `alias` shares (added to hiddenArgs on first use); `name` is the
   /// variable's (fnc::save names its saved value after it).
@@ -252,6 +270,16 @@ public:
   /// The captured eager tensors that became constants of the trace (small
   /// ones; the others are hidden arguments).
   std::vector<Tensor> constantCaptures() const;
+  /// Every captured eager tensor, with its id.
+  const std::vector<std::pair<Tensor, int64_t>> &captures() const {
+    return captured_;
+  }
+  /// The variable whose argument is `id` (a uid of 0 for another id), and
+  /// the ids of all of them.
+  VariableRef variableRef(int64_t id) const;
+  const std::vector<std::pair<VariableRef, int64_t>> &variables() const {
+    return variables_;
+  }
 
   /// The eager tensors behind the hidden arguments, in order, and for each
   /// the uid of the variable whose buffer it is (0: a captured tensor).
@@ -274,8 +302,11 @@ private:
   // Captured eager tensors (kept alive so that their identity stays unique)
   // and their ids.
   std::vector<std::pair<Tensor, int64_t>> captured_;
-  // Variables used by the trace: uid and id of their argument.
-  std::vector<std::pair<uint64_t, int64_t>> variables_;
+  // Variables used by the trace and the ids of their arguments.
+  std::vector<std::pair<VariableRef, int64_t>> variables_;
+
+protected:
+  virtual int64_t recordOp(const OpRecord &op, std::string &error) = 0;
 };
 
 /// The recorder active on this thread, or null when executing eagerly.

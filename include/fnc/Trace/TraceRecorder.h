@@ -45,9 +45,6 @@ public:
   /// Ends the trace with `results` (value ids).
   virtual bool finish(const std::vector<int64_t> &results,
                       std::string &error) = 0;
-  /// The result type of value `id`.
-  virtual void typeOf(int64_t id, DType &dtype,
-                      std::vector<int64_t> &shape) const = 0;
   /// The code of the finished trace, from the compile cache or compiled
   /// (and then stored). The hidden arguments and the variables the trace
   /// owns move into the result: nothing can be recorded afterwards. Sets

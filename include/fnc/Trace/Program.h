@@ -1,0 +1,136 @@
+//===- Program.h - What a trace recorded, kept to be replayed ---*- C++ -*-===//
+//
+// Internal to fnc; MLIR-free. Gradients come from the recorded program, not
+// from calling user code again: while a trace records, the Recorder appends
+// every op to the Program open on it (Recorder::program), the blocks of
+// staged control flow get programs of their own, and a staged cond or loop
+// is one nested step of the program around it. A gradient that needs the
+// forward's values again (a cond's branch, a loop's body, a staged
+// function's forward under an outer tape) replays the program: each op is
+// recorded anew into the active trace and reported to the tapes, as its
+// dispatch point did, so the tapes and the gradient rules see the same ops.
+// No C++ callable runs after the call that traced it returned.
+//
+// A replay maps the program's value ids to tensors (ValueMap): the block's
+// arguments to the values it is replayed on, the values from outside to
+// themselves (in the trace that recorded them) or to what the trace
+// captured (in another trace). Effects (variable updates, printing) are not
+// replayed unless asked: a gradient must not repeat them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FNC_TRACE_PROGRAM_H
+#define FNC_TRACE_PROGRAM_H
+
+#include "fnc/Tensor.h"
+#include "fnc/Trace/Recorder.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace fnc::trace {
+
+class ValueMap;
+
+/// A staged cond or loop inside a program: replays itself (staged anew,
+/// with its own gradient) on the values of `map`, defining its results.
+class NestedStep {
+public:
+  virtual ~NestedStep();
+  virtual void replay(ValueMap &map) const = 0;
+};
+
+/// The ops a trace or one of its blocks recorded, in order.
+struct Program {
+  struct Step {
+    OpRecord op;         // unused by a nested step
+    int64_t result = -1; // the op's result id; -1 for none
+    std::shared_ptr<const NestedStep> nested;
+  };
+  std::vector<int64_t> args;
+  std::vector<Step> steps;
+  std::vector<int64_t> yields;
+
+  /// Facts of this program and those nested in it.
+  bool random = false;              // draws random numbers
+  bool prints = false;              // prints
+  std::vector<VariableRef> reads;   // the float variables it reads
+  std::vector<uint64_t> updates;    // the variables it updates
+  void note(const OpRecord &op, const Recorder &recorder);
+  void absorb(const Program &nested);
+  bool updatesAny(const std::vector<VariableRef> &vars) const;
+};
+
+/// Sets `recorder.program` for the scope's lifetime (null: records nothing
+/// into a program, for fnc's own bookkeeping ops).
+class ProgramScope {
+public:
+  ProgramScope(Recorder &recorder, Program *program)
+      : recorder_(recorder), saved_(recorder.program) {
+    recorder.program = program;
+  }
+  ~ProgramScope() { recorder_.program = saved_; }
+  ProgramScope(const ProgramScope &) = delete;
+  ProgramScope &operator=(const ProgramScope &) = delete;
+
+private:
+  Recorder &recorder_;
+  Program *saved_;
+};
+
+/// The tensors a replay gives the program's value ids.
+class ValueMap {
+public:
+  /// A replay in the trace of `source`, the recorder that recorded the
+  /// program: ids not mapped stand for themselves.
+  explicit ValueMap(Recorder *source = nullptr) : source_(source) {}
+
+  void set(int64_t id, const Tensor &t) { values_[id] = t; }
+  /// The tensor of `id`. Throws Internal for an id that is neither mapped
+  /// nor of the source trace.
+  Tensor get(int64_t id) const;
+  std::vector<Tensor> get(const std::vector<int64_t> &ids) const;
+
+  void setVariable(int64_t id, VariableRef ref) {
+    variables_[id] = std::move(ref);
+  }
+  /// The variable of the variable id `id`.
+  VariableRef variable(int64_t id) const;
+
+  /// Ids whose values come from elsewhere than the program's ops: random
+  /// draws and variable reads kept by the forward (residuals).
+  std::unordered_map<int64_t, Tensor> residuals;
+  /// Replay variable updates, printing and random draws (the forward
+  /// itself, replayed into another trace).
+  bool effects = false;
+
+private:
+  Recorder *source_;
+  std::unordered_map<int64_t, Tensor> values_;
+  std::unordered_map<int64_t, VariableRef> variables_;
+};
+
+/// Replays `program` into the active trace on `args` (its block arguments)
+/// and returns its yields. Throws Unimplemented for a random draw that is
+/// neither replayed (`map.effects`) nor a residual.
+std::vector<Tensor> replay(const Program &program, ValueMap &map,
+                           const std::vector<Tensor> &args);
+
+/// A whole trace's program with what it captured, replayable into another
+/// trace (a staged function's backward).
+struct RecordedTrace {
+  Program program; // args: the trace's arguments; yields: its results
+  std::vector<std::pair<Tensor, int64_t>> captures;
+  std::vector<std::pair<VariableRef, int64_t>> variables;
+
+  /// A map for replaying into another trace: the captures and variables
+  /// known.
+  ValueMap map() const;
+};
+
+} // namespace fnc::trace
+
+#endif // FNC_TRACE_PROGRAM_H

@@ -1,0 +1,144 @@
+//===- Replay.cpp - Replays a recorded program into the active trace ------===//
+//
+// fnc/Trace/Program.h. Each op of the program is recorded again with its
+// operands mapped, and reported to the tapes exactly as its dispatch point
+// reports it (a float result, its tensor operands; a variable read as a
+// read), so that the gradient rules see the same ops as when they were
+// first recorded. Nested conds and loops stage themselves again.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fnc/Trace/Program.h"
+
+#include "fnc/API/Tape.h"
+#include "fnc/Error.h"
+
+#include <variant>
+
+namespace fnc::trace {
+
+namespace {
+
+[[noreturn]] void internal(const std::string &message) {
+  throw Error(ErrorKind::Internal,
+              "fnc: replaying a recorded program: " + message +
+                  " (please report this bug)");
+}
+
+template <typename Op> bool is(const OpRecord &op) {
+  return std::holds_alternative<Op>(op.op);
+}
+
+} // namespace
+
+Tensor ValueMap::get(int64_t id) const {
+  auto it = values_.find(id);
+  if (it != values_.end())
+    return it->second;
+  if (!source_ || source_ != activeRecorder())
+    internal("value %" + std::to_string(id) + " has no tensor");
+  DType dtype;
+  std::vector<int64_t> shape;
+  source_->typeOf(id, dtype, shape);
+  return makeSymbolic(dtype, std::move(shape), source_->token(), id, "value");
+}
+
+std::vector<Tensor> ValueMap::get(const std::vector<int64_t> &ids) const {
+  std::vector<Tensor> ts;
+  ts.reserve(ids.size());
+  for (int64_t id : ids)
+    ts.push_back(get(id));
+  return ts;
+}
+
+VariableRef ValueMap::variable(int64_t id) const {
+  auto it = variables_.find(id);
+  if (it != variables_.end())
+    return it->second;
+  if (!source_)
+    internal("variable %" + std::to_string(id) + " is unknown");
+  VariableRef ref = source_->variableRef(id);
+  if (!ref.uid)
+    internal("variable %" + std::to_string(id) + " is unknown");
+  return ref;
+}
+
+std::vector<Tensor> replay(const Program &program, ValueMap &map,
+                           const std::vector<Tensor> &args) {
+  Recorder *r = activeRecorder();
+  if (!r)
+    internal("no trace is active");
+  if (args.size() != program.args.size())
+    internal("the block takes " + std::to_string(program.args.size()) +
+             " arguments, not " + std::to_string(args.size()));
+  for (size_t i = 0; i < args.size(); ++i)
+    map.set(program.args[i], args[i]);
+  for (const Program::Step &step : program.steps) {
+    if (step.nested) {
+      step.nested->replay(map);
+      continue;
+    }
+    const OpRecord &op = step.op;
+    if (step.result >= 0) {
+      auto kept = map.residuals.find(step.result);
+      if (kept != map.residuals.end()) {
+        map.set(step.result, kept->second);
+        continue;
+      }
+    }
+    bool random = is<ops::RandomUniform>(op) || is<ops::RandomNormal>(op);
+    bool effect = is<ops::VarUpdate>(op) || is<ops::Print>(op);
+    bool variableOp = is<ops::VarRead>(op) || is<ops::VarUpdate>(op);
+    if (random && !map.effects)
+      throw Error(ErrorKind::Unimplemented,
+                  "fnc: the gradient would draw the random numbers of a "
+                  "staged region again; draw them outside fnc::cond and "
+                  "staged loops (or pass them in)");
+    if (effect && !map.effects)
+      continue; // a gradient does not repeat effects
+    OpRecord mapped{op.op, {}, op.dtype, op.shape};
+    std::vector<Tensor> inputs;
+    VariableRef variable;
+    for (size_t k = 0; k < op.operands.size(); ++k) {
+      if (variableOp && k == 0) {
+        variable = map.variable(op.operands[0]);
+        mapped.operands.push_back(
+            r->variableOf(variable.uid, variable.alias, variable.name));
+        continue;
+      }
+      inputs.push_back(map.get(op.operands[k]));
+      mapped.operands.push_back(r->valueOf(inputs.back(), "gradient"));
+    }
+    std::string error;
+    int64_t id = r->record(mapped, error);
+    if (id < 0)
+      internal(error);
+    if (step.result < 0)
+      continue;
+    Tensor out = makeSymbolic(op.dtype, op.shape, r->token(), id, "replay");
+    if (tape::anyActive() && isFloat(op.dtype)) {
+      if (is<ops::VarRead>(op)) {
+        tape::noteVariableRead(variable.uid, out);
+      } else if (!is<ops::BroadcastToShape>(op) && !random) {
+        // What the dispatch points report: the tensor operands.
+        std::vector<const Tensor *> pointers;
+        for (const Tensor &t : inputs)
+          pointers.push_back(&t);
+        tape::noteOp(op.op, pointers, out);
+      }
+    }
+    map.set(step.result, out);
+  }
+  return map.get(program.yields);
+}
+
+ValueMap RecordedTrace::map() const {
+  ValueMap m;
+  for (const auto &[tensor, id] : captures)
+    m.set(id, tensor);
+  for (const auto &[ref, id] : variables)
+    m.setVariable(id, ref);
+  return m;
+}
+
+} // namespace fnc::trace
