@@ -192,6 +192,13 @@ struct FunctionOptions {
   /// else $HOME/.cache/fnc); an empty string, none; else that directory.
   /// A trace whose code is in the cache skips the compiler.
   std::optional<std::string> cache_dir{};
+  /// Called under a gradient tape, the function runs a forward that also
+  /// returns the results of its matmuls and convolutions (residuals), and
+  /// its backward recomputes only the cheap ops between them. true: the
+  /// forward returns nothing extra and the backward recomputes it all
+  /// (less memory, about a third more FLOPs). Random draws and reads of
+  /// the variables the function updates are kept either way.
+  bool recompute_gradients = false;
 };
 
 /// Makes every fnc::Function run its callable eagerly (for debugging).

@@ -142,7 +142,7 @@ int64_t Recorder::record(const OpRecord &op, std::string &error) {
 
 NestedStep::~NestedStep() = default;
 
-void Program::note(const OpRecord &op, const Recorder &recorder) {
+void ProgramFacts::note(const OpRecord &op, const Recorder &recorder) {
   if (std::holds_alternative<ops::RandomUniform>(op.op) ||
       std::holds_alternative<ops::RandomNormal>(op.op))
     random = true;
@@ -160,7 +160,7 @@ void Program::note(const OpRecord &op, const Recorder &recorder) {
   }
 }
 
-void Program::absorb(const Program &nested) {
+void ProgramFacts::absorb(const ProgramFacts &nested) {
   random |= nested.random;
   prints |= nested.prints;
   updates.insert(updates.end(), nested.updates.begin(), nested.updates.end());
@@ -170,7 +170,7 @@ void Program::absorb(const Program &nested) {
       reads.push_back(ref);
 }
 
-bool Program::updatesAny(const std::vector<VariableRef> &vars) const {
+bool ProgramFacts::updatesAny(const std::vector<VariableRef> &vars) const {
   for (const VariableRef &v : vars)
     if (std::find(updates.begin(), updates.end(), v.uid) != updates.end())
       return true;

@@ -312,7 +312,7 @@ std::vector<Tensor> replayVjp(const Program &program,
 
 /// Why a region whose programs have `facts` cannot be differentiated by
 /// replaying them (empty: it can).
-std::string whyNoReplay(const Program &facts, const char *what) {
+std::string whyNoReplay(const trace::ProgramFacts &facts, const char *what) {
   if (facts.random)
     return std::string(what) +
            " draws random numbers, which its gradient cannot draw again "
@@ -345,9 +345,7 @@ std::shared_ptr<const tape::Region>
 condRegion(const Tensor &pred, std::shared_ptr<const CondStep> step) {
   auto region = std::make_shared<tape::Region>();
   region->op = "cond";
-  Program facts;
-  facts.absorb(*step->branches[0]);
-  facts.absorb(*step->branches[1]);
+  const trace::ProgramFacts &facts = step->facts;
   region->variables = facts.reads;
   region->whyNot = whyNoReplay(facts, "a branch");
   if (!region->whyNot.empty())
@@ -376,14 +374,14 @@ std::shared_ptr<Program> blockProgram(trace::Recorder &r,
 }
 
 /// Adds a staged region to the program around it (if one records).
-void addStep(trace::Recorder &r, Program *outer,
-             std::shared_ptr<const trace::NestedStep> step,
+void addStep(Program *outer, std::shared_ptr<trace::NestedStep> step,
              const std::vector<const Program *> &inner) {
+  for (const Program *p : inner)
+    step->facts.absorb(*p);
   if (!outer)
     return;
+  outer->absorb(step->facts);
   outer->steps.push_back({{}, -1, std::move(step)});
-  for (const Program *p : inner)
-    outer->absorb(*p);
 }
 } // namespace
 
@@ -441,7 +439,7 @@ std::vector<Tensor> condImpl(const Tensor &pred, const BranchFn &thenFn,
   step->branches[0] = thenProgram;
   step->branches[1] = elseProgram;
   step->results = results;
-  addStep(*r, outer, step, {thenProgram.get(), elseProgram.get()});
+  addStep(outer, step, {thenProgram.get(), elseProgram.get()});
   // A branch may return a value from outside unchanged: it is an input of
   // the region too.
   std::vector<Tensor> returned = thenOuts;
@@ -733,7 +731,7 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
     step->limit = r->valueOf(bounds->limit, op);
     step->delta = r->valueOf(bounds->delta, op);
   }
-  addStep(*r, outer, step, {condProgram.get(), bodyProgram.get()});
+  addStep(outer, step, {condProgram.get(), bodyProgram.get()});
 
   auto loop = std::make_shared<tape::Region>();
   loop->op = op;

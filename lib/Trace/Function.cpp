@@ -671,6 +671,8 @@ struct FunctionCore::State {
   std::optional<std::chrono::steady_clock::time_point> lastWarning;
   // The staged backward functions of calls under a gradient tape.
   std::vector<std::shared_ptr<struct BackwardFunction>> backwards;
+  // The forwards with residuals of concrete functions with effects.
+  std::vector<std::shared_ptr<struct ResidualForward>> residualForwards;
 
   std::vector<std::string> paramNames() const {
     // A generic callable's parameters are known per call: name as many as
@@ -971,10 +973,86 @@ ConcreteFunction FunctionCore::concrete(const CallKey &key,
 /// replays the forward's recorded program under a tape of its own
 /// (recomputation: the only residuals are the inputs); the callable that
 /// traced the forward is never called again.
+/// A value of a forward with effects that its backward cannot compute
+/// again: a random draw, or a read of a variable the forward updates.
+struct Residual {
+  int64_t id;        // in the forward's recorded program
+  uint64_t variable; // the variable read; 0 for a random draw
+  TensorSpec spec;
+};
+
+/// The residuals of a recorded forward: its random draws, its reads of the
+/// variables it updates and, with `products`, the results of its matmuls
+/// and convolutions (JAX's dots-saveable checkpoint policy). None when
+/// random draws or reads of updated variables sit inside staged control
+/// flow (the call then runs its callable eagerly).
+std::optional<std::vector<Residual>>
+residualsOf(const trace::RecordedTrace &recorded, bool products) {
+  const trace::Program &p = recorded.program;
+  std::vector<Residual> residuals;
+  for (const trace::Program::Step &step : p.steps) {
+    if (step.nested) {
+      const trace::ProgramFacts &f = step.nested->facts;
+      if (f.random || p.updatesAny(f.reads))
+        return std::nullopt;
+      continue;
+    }
+    const trace::OpRecord &op = step.op;
+    uint64_t variable = 0;
+    if (std::holds_alternative<trace::ops::VarRead>(op.op)) {
+      variable = recorded.variableUid(op.operands[0]);
+      if (std::find(p.updates.begin(), p.updates.end(), variable) ==
+          p.updates.end())
+        continue;
+    } else if (!std::holds_alternative<trace::ops::RandomUniform>(op.op) &&
+               !std::holds_alternative<trace::ops::RandomNormal>(op.op)) {
+      bool product = std::holds_alternative<trace::ops::Matmul>(op.op) ||
+                     std::holds_alternative<trace::ops::Conv2D>(op.op);
+      if (!products || !product || !isFloat(op.dtype))
+        continue;
+    }
+    residuals.push_back({step.result, variable, TensorSpec(op.shape, op.dtype)});
+  }
+  return residuals;
+}
+
+/// The forward of a concrete function with effects, as called under a
+/// tape: its recorded program replayed with its effects, returning its
+/// results and then its residuals (one trace per concrete function).
+struct ResidualForward {
+  std::shared_ptr<const ConcreteImpl> forward;
+  std::vector<Residual> residuals;
+  std::unique_ptr<FunctionCore> core;
+
+  static std::vector<Tensor> run(const void *self,
+                                 const std::vector<Tensor> &args) {
+    const auto &f = *static_cast<const ResidualForward *>(self);
+    const trace::RecordedTrace &recorded = *f.forward->recorded;
+    trace::ValueMap map = recorded.map();
+    map.effects = true;
+    std::vector<Tensor> outs = trace::replay(recorded.program, map, args);
+    for (const Residual &r : f.residuals)
+      outs.push_back(map.get(r.id));
+    return outs;
+  }
+
+  std::vector<Tensor> call(const std::vector<Tensor> &args) {
+    CallKey key;
+    for (size_t i = 0; i < args.size(); ++i) {
+      key.arg = static_cast<int32_t>(i);
+      key.spec(forward->inputs[i]);
+      key.tensors.push_back(&args[i]);
+    }
+    return core->call(key, {this, &run});
+  }
+};
+
 struct BackwardFunction {
   std::shared_ptr<const ConcreteImpl> forward;
   std::vector<bool> mask; // per input of the tape entry
   size_t argCount = 0;
+  /// Values of the forward it takes after the arguments.
+  std::vector<Residual> residuals;
   std::vector<Tensor> captured; // eager tensors the forward captured
   std::vector<uint64_t> variables;
   std::vector<Tensor> variableBuffers; // their aliases, for zeros
@@ -990,19 +1068,39 @@ struct BackwardFunction {
 
   std::vector<Tensor> body(const std::vector<Tensor> &tensors) const {
     std::vector<Tensor> args(tensors.begin(), tensors.begin() + argCount);
-    std::vector<Tensor> grads(tensors.begin() + argCount, tensors.end());
+    size_t gradsAt = argCount + residuals.size();
+    std::vector<Tensor> grads(tensors.begin() + gradsAt, tensors.end());
     std::vector<Tensor> watch;
     for (size_t i = 0; i < argCount; ++i)
       if (mask[i])
         watch.push_back(args[i]);
+    size_t maskedArgs = watch.size();
     watch.insert(watch.end(), captured.begin(), captured.end());
     const trace::RecordedTrace &recorded = *forward->recorded;
     trace::ValueMap map = recorded.map();
+    // A kept read of a variable stands for the variable: its gradient is
+    // the variable's.
+    std::vector<std::pair<size_t, size_t>> readOf; // watch index, variable
+    for (size_t k = 0; k < residuals.size(); ++k) {
+      const Tensor &value = tensors[argCount + k];
+      map.residuals[residuals[k].id] = value;
+      auto v = std::find(variables.begin(), variables.end(),
+                         residuals[k].variable);
+      if (residuals[k].variable && v != variables.end() &&
+          isFloat(value.dtype())) {
+        readOf.emplace_back(watch.size(), v - variables.begin());
+        watch.push_back(value);
+      }
+    }
     std::vector<Tensor> g = grad::vjp(
         [&] { return trace::replay(recorded.program, map, args); }, watch,
         variables, grads);
+    for (const auto &[at, v] : readOf) {
+      Tensor &sum = g[watch.size() + v];
+      if (g[at].defined())
+        sum = sum.defined() ? sum + g[at] : g[at];
+    }
     // In the entry's order: the arguments, then the hidden arguments.
-    size_t maskedArgs = watch.size() - captured.size();
     std::vector<size_t> order;
     for (size_t i = 0; i < maskedArgs; ++i)
       order.push_back(i);
@@ -1081,11 +1179,17 @@ std::vector<Tensor> FunctionCore::callUnderTape(const CallKey &key,
   std::vector<Tensor> inputs;
   for (size_t i = 0; i < argCount; ++i)
     inputs.push_back(*key.tensors[i]);
-  if (trace.hasEffects()) {
-    // A backward would run them again: run the callable eagerly instead,
-    // so that the tapes see its ops and its effects happen once.
+  // A forward with effects runs once, as a variant that also returns the
+  // values its backward cannot compute again (residuals). Where those sit
+  // inside staged control flow, the callable runs eagerly instead, so that
+  // the tapes see its ops and its effects happen once.
+  std::optional<std::vector<Residual>> residuals;
+  if (c->recorded)
+    residuals = residualsOf(*c->recorded, !s.options.recompute_gradients);
+  if (trace.hasEffects() && !residuals)
     return thunk.run(thunk.context, inputs);
-  }
+  if (residuals && residuals->empty())
+    residuals.reset(); // the plain forward serves
   // The tape entry's inputs: the arguments, then the hidden arguments (a
   // variable's as a fresh view of its buffer, read from the variable), then
   // the captured tensors the trace holds as constants.
@@ -1112,6 +1216,26 @@ std::vector<Tensor> FunctionCore::callUnderTape(const CallKey &key,
   if (!any)
     return c->run(key.tensors.data(), argCount);
 
+  std::shared_ptr<ResidualForward> withResiduals;
+  if (residuals) {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    for (const auto &f : s.residualForwards)
+      if (f->forward == c)
+        withResiduals = f;
+  }
+  if (residuals && !withResiduals) {
+    withResiduals = std::make_shared<ResidualForward>();
+    withResiduals->forward = c;
+    withResiduals->residuals = *residuals;
+    FunctionOptions options;
+    options.name = s.name + "_forward";
+    options.fast_math = s.options.fast_math;
+    withResiduals->core = std::make_unique<FunctionCore>(
+        options, std::vector<bool>(argCount, true));
+    std::lock_guard<std::mutex> lock(s.mutex);
+    s.residualForwards.push_back(withResiduals);
+  }
+
   std::shared_ptr<BackwardFunction> backward;
   {
     std::lock_guard<std::mutex> lock(s.mutex);
@@ -1124,6 +1248,8 @@ std::vector<Tensor> FunctionCore::callUnderTape(const CallKey &key,
     backward->forward = c;
     backward->mask = mask;
     backward->argCount = argCount;
+    if (residuals)
+      backward->residuals = *residuals;
     for (size_t j = 0; j < hidden.size(); ++j) {
       if (!mask[argCount + j])
         continue;
@@ -1137,6 +1263,8 @@ std::vector<Tensor> FunctionCore::callUnderTape(const CallKey &key,
       }
     }
     backward->specs = c->inputs;
+    for (const Residual &r : backward->residuals)
+      backward->specs.push_back(r.spec);
     backward->specs.insert(backward->specs.end(), c->outputs.begin(),
                            c->outputs.end());
     FunctionOptions options;
@@ -1148,18 +1276,27 @@ std::vector<Tensor> FunctionCore::callUnderTape(const CallKey &key,
   }
 
   tape::RegionScope region;
-  std::vector<Tensor> outs = c->run(key.tensors.data(), argCount);
+  std::vector<Tensor> outs, kept;
+  if (withResiduals) {
+    outs = withResiduals->call(
+        std::vector<Tensor>(inputs.begin(), inputs.begin() + argCount));
+    kept.assign(outs.end() - residuals->size(), outs.end());
+    outs.resize(outs.size() - residuals->size());
+  } else {
+    outs = c->run(key.tensors.data(), argCount);
+  }
   auto entry = std::make_shared<tape::Region>();
   entry->op = "function";
   // Non-float results get no gradient; the backward takes zeros for them.
   std::vector<std::pair<Shape, DType>> outputTypes;
   for (const Tensor &t : outs)
     outputTypes.emplace_back(t.shape(), t.dtype());
-  entry->backward = [backward, inputs, outputTypes](
+  entry->backward = [backward, inputs, kept, outputTypes](
                         const std::vector<Tensor> &captured,
                         const std::vector<Tensor> &resultGrads) {
     std::vector<Tensor> tensors(inputs.begin(),
                                 inputs.begin() + backward->argCount);
+    tensors.insert(tensors.end(), kept.begin(), kept.end());
     for (size_t k = 0; k < outputTypes.size(); ++k)
       tensors.push_back(k < resultGrads.size() && resultGrads[k].defined()
                             ? resultGrads[k]

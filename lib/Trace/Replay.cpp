@@ -79,16 +79,30 @@ std::vector<Tensor> replay(const Program &program, ValueMap &map,
       continue;
     }
     const OpRecord &op = step.op;
-    if (step.result >= 0) {
-      auto kept = map.residuals.find(step.result);
-      if (kept != map.residuals.end()) {
-        map.set(step.result, kept->second);
-        continue;
-      }
-    }
     bool random = is<ops::RandomUniform>(op) || is<ops::RandomNormal>(op);
     bool effect = is<ops::VarUpdate>(op) || is<ops::Print>(op);
     bool variableOp = is<ops::VarRead>(op) || is<ops::VarUpdate>(op);
+    // What the dispatch points report to the tapes: a float result of an
+    // op on tensors.
+    bool reported = isFloat(op.dtype) && !random && !is<ops::VarRead>(op) &&
+                    !is<ops::BroadcastToShape>(op);
+    if (step.result >= 0) {
+      auto kept = map.residuals.find(step.result);
+      if (kept != map.residuals.end()) {
+        // The forward's value: not computed again, but the tapes see the
+        // op on its inputs, for its gradient rule.
+        const Tensor &out = kept->second;
+        if (reported && tape::anyActive()) {
+          std::vector<Tensor> inputs = map.get(op.operands);
+          std::vector<const Tensor *> pointers;
+          for (const Tensor &t : inputs)
+            pointers.push_back(&t);
+          tape::noteOp(op.op, pointers, out);
+        }
+        map.set(step.result, out);
+        continue;
+      }
+    }
     if (random && !map.effects)
       throw Error(ErrorKind::Unimplemented,
                   "fnc: the gradient would draw the random numbers of a "
@@ -119,8 +133,7 @@ std::vector<Tensor> replay(const Program &program, ValueMap &map,
     if (tape::anyActive() && isFloat(op.dtype)) {
       if (is<ops::VarRead>(op)) {
         tape::noteVariableRead(variable.uid, out);
-      } else if (!is<ops::BroadcastToShape>(op) && !random) {
-        // What the dispatch points report: the tensor operands.
+      } else if (reported) {
         std::vector<const Tensor *> pointers;
         for (const Tensor &t : inputs)
           pointers.push_back(&t);

@@ -53,12 +53,13 @@ TEST(StagedGradientTest, OneEntryMatchesEagerForArgsCapturesAndVariables) {
   Tensor big = randomF64(rng, {64, 4}); // captured as a hidden argument
   Variable v(randomF64(rng, {4}), "v");
   Variable frozen(randomF64(rng, {4}), "frozen");
-  auto f = function([&](Tensor x, Tensor scale) {
+  auto body = [&](Tensor x, Tensor scale) {
     Tensor h = tanh(matmul(x, w) + v) * scale;
     Tensor extra = reduce_sum(big * h, {1}); // big is a hidden argument
     return std::make_tuple(reduce_sum(sin(h) * frozen), extra);
-  });
-  auto gradients = [&](const Tensor &x, const Tensor &scale) {
+  };
+  auto f = function(body);
+  auto gradientsOf = [&](auto &f, const Tensor &x, const Tensor &scale) {
     GradientTape tape;
     tape.watch(x);
     tape.watch(w);
@@ -66,6 +67,9 @@ TEST(StagedGradientTest, OneEntryMatchesEagerForArgsCapturesAndVariables) {
     auto [y, extra] = f(x, scale);
     Tensor loss = y + reduce_sum(extra) * 0.5;
     return tape.gradient(loss, std::make_tuple(x, w, big, v));
+  };
+  auto gradients = [&](const Tensor &x, const Tensor &scale) {
+    return gradientsOf(f, x, scale);
   };
   for (int call = 0; call < 3; ++call) {
     Tensor x = randomF64(rng, {64, 3}), scale = randomF64(rng, {});
@@ -85,9 +89,24 @@ TEST(StagedGradientTest, OneEntryMatchesEagerForArgsCapturesAndVariables) {
   std::string ir = backward[0].ir();
   EXPECT_NE(ir.find("fnc.cos"), std::string::npos) << ir; // d sin
   EXPECT_NE(ir.find("fnc.matmul"), std::string::npos) << ir;
-  EXPECT_EQ(backward[0].input_specs().size(), 4u); // x, scale, 2 gradients
+  // x, scale, the matmul's result kept by the forward (a residual), 2
+  // gradients.
+  EXPECT_EQ(backward[0].input_specs().size(), 5u);
   // x, w, big, v and frozen (a tape watches the variables a call reads).
   EXPECT_EQ(backward[0].output_specs().size(), 5u);
+
+  // recompute_gradients: the backward recomputes the matmul instead, with
+  // the same gradients.
+  FunctionOptions recompute;
+  recompute.recompute_gradients = true;
+  auto r = function(body, recompute);
+  Tensor x = randomF64(rng, {64, 3}), scale = randomF64(rng, {});
+  auto kept = gradientsOf(f, x, scale);
+  auto recomputed = gradientsOf(r, x, scale);
+  expectClose(std::get<0>(recomputed), std::get<0>(kept));
+  expectClose(std::get<3>(recomputed), std::get<3>(kept));
+  ASSERT_EQ(r.backward_concrete_functions().size(), 1u);
+  EXPECT_EQ(r.backward_concrete_functions()[0].input_specs().size(), 4u);
 }
 
 TEST(StagedGradientTest, UnwatchedCallsAddNoEntryAndNoBackward) {
@@ -134,7 +153,7 @@ TEST(StagedGradientTest, NestedTapesGiveSecondDerivatives) {
   expectClose(outer.gradient(dy, x), x * 6.0); // 6x
 }
 
-TEST(StagedGradientTest, SideEffectsRunOnceAndFallBackToEager) {
+TEST(StagedGradientTest, SideEffectsRunOnceAndStayCompiled) {
   Variable calls(Tensor(0.0), "calls");
   Variable w(Tensor({1.0, 2.0}), "w");
   auto f = function([&](Tensor x) {
@@ -149,7 +168,30 @@ TEST(StagedGradientTest, SideEffectsRunOnceAndFallBackToEager) {
   expectClose(std::get<0>(g), Tensor({1.0, 2.0}));
   expectClose(std::get<1>(g), x);
   EXPECT_EQ(calls.read_value().item<double>(), 1.0); // not repeated
-  EXPECT_TRUE(f.backward_concrete_functions().empty());
+  EXPECT_EQ(f.backward_concrete_functions().size(), 1u);
+}
+
+// The backward of a forward with random draws and reads of the variables
+// it updates uses the forward's values (residuals), not new ones.
+TEST(StagedGradientTest, RandomDrawsAndUpdatedReadsAreTheForwards) {
+  Variable scale(Tensor(1.0), "scale");
+  auto f = function([&](Tensor x) {
+    Tensor r = random_uniform({3}, 0.0, 1.0, DType::f64);
+    scale.assign_add(1.0);
+    Tensor y = reduce_sum(x * r * scale.read_value());
+    return std::make_tuple(y, r);
+  });
+  Tensor x = Tensor({3.0, 4.0, 5.0});
+  for (int round = 1; round <= 3; ++round) {
+    GradientTape tape;
+    tape.watch(x);
+    auto [y, r] = f(x);
+    scale.assign(Tensor(100.0)); // after the call: not what it read
+    Tensor g = tape.gradient(y, x);
+    expectClose(g, r * static_cast<double>(round + 1));
+    scale.assign(Tensor(static_cast<double>(round + 1)));
+  }
+  EXPECT_EQ(f.backward_concrete_functions().size(), 1u);
 }
 
 TEST(StagedGradientTest, IntegerResultsAndUnconnectedInputs) {

@@ -35,16 +35,30 @@ namespace fnc::trace {
 
 class ValueMap;
 
+/// What a recorded program does besides computing, itself and in the
+/// programs nested in it.
+struct ProgramFacts {
+  bool random = false;              // draws random numbers
+  bool prints = false;              // prints
+  std::vector<VariableRef> reads;   // the float variables it reads
+  std::vector<uint64_t> updates;    // the variables it updates
+  void note(const OpRecord &op, const Recorder &recorder);
+  void absorb(const ProgramFacts &nested);
+  bool updatesAny(const std::vector<VariableRef> &vars) const;
+};
+
 /// A staged cond or loop inside a program: replays itself (staged anew,
 /// with its own gradient) on the values of `map`, defining its results.
 class NestedStep {
 public:
   virtual ~NestedStep();
   virtual void replay(ValueMap &map) const = 0;
+  /// Those of its blocks' programs.
+  ProgramFacts facts;
 };
 
 /// The ops a trace or one of its blocks recorded, in order.
-struct Program {
+struct Program : ProgramFacts {
   struct Step {
     OpRecord op;         // unused by a nested step
     int64_t result = -1; // the op's result id; -1 for none
@@ -53,15 +67,6 @@ struct Program {
   std::vector<int64_t> args;
   std::vector<Step> steps;
   std::vector<int64_t> yields;
-
-  /// Facts of this program and those nested in it.
-  bool random = false;              // draws random numbers
-  bool prints = false;              // prints
-  std::vector<VariableRef> reads;   // the float variables it reads
-  std::vector<uint64_t> updates;    // the variables it updates
-  void note(const OpRecord &op, const Recorder &recorder);
-  void absorb(const Program &nested);
-  bool updatesAny(const std::vector<VariableRef> &vars) const;
 };
 
 /// Sets `recorder.program` for the scope's lifetime (null: records nothing
@@ -129,6 +134,13 @@ struct RecordedTrace {
   /// A map for replaying into another trace: the captures and variables
   /// known.
   ValueMap map() const;
+  /// The uid of the variable whose argument is `id` (0 if none is).
+  uint64_t variableUid(int64_t id) const {
+    for (const auto &[ref, vid] : variables)
+      if (vid == id)
+        return ref.uid;
+    return 0;
+  }
 };
 
 } // namespace fnc::trace
