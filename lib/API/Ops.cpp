@@ -294,8 +294,11 @@ Tensor fillFromShapeTensor(const Tensor &shapeTensor, const Tensor &value,
   if (!TensorAccess::impl(shapeTensor).symbolic())
     return fill(shape, value); // known sizes: the Shape overload checks them
   // Dispatch point: sizes read at run time.
-  return record(*recording(), trace::ops::BroadcastToShape{}, value.dtype(),
-                std::move(shape), {&value, &shapeTensor}, op);
+  Tensor out = record(*recording(), trace::ops::BroadcastToShape{},
+                      value.dtype(), std::move(shape), {&value, &shapeTensor},
+                      op);
+  return api::taped(std::move(out), {&value, &shapeTensor},
+                    [] { return trace::ops::BroadcastToShape{}; });
 }
 
 Tensor fillFromShapeTensor(const Tensor &shape, double value, DType dtype,

@@ -379,9 +379,19 @@ std::vector<Tensor> reduction(const trace::ops::Reduce &r,
     Tensor count = reduce_sum(mask, r.axes, /*keepdims=*/true);
     return {mask * gk / count};
   }
-  case ref::ReduceOp::Prod:
-    // Exact where x has no zeros.
-    return {broadcastLike(gk * keepReducedDims(out, r), x) / x};
+  case ref::ReduceOp::Prod: {
+    // The product of the others, exact with zeros: with none in the
+    // reduced slice, prod / x; with one, the product of the nonzeros at
+    // the zero and 0 elsewhere; with more, 0.
+    Tensor isZero = asFloatMask(equal(x, zeros_like(x)), x.dtype());
+    Tensor safe = x + isZero; // 1 where x is 0
+    Tensor nonzero = reduce_prod(safe, r.axes, /*keepdims=*/true);
+    Tensor zeros = reduce_sum(isZero, r.axes, /*keepdims=*/true);
+    Tensor none = asFloatMask(equal(zeros, zeros_like(zeros)), x.dtype());
+    Tensor one = asFloatMask(equal(zeros, ones_like(zeros)), x.dtype());
+    Tensor others = none * (nonzero / safe) + one * (nonzero * isZero);
+    return {broadcastLike(gk, x) * others};
+  }
   default:
     return {Tensor()};
   }
@@ -718,8 +728,27 @@ std::vector<Tensor> gradientsOf(const trace::OpAttrs &op,
           // x with row `index` replaced by value.
           return {api::setRow(g, in[1], zeros_like(in[2])), Tensor(),
                   gather(g, in[1], 0)};
+        else if constexpr (std::is_same_v<Op, ops::BroadcastToShape>)
+          // fill(shape(x), value): the value's gradient sums g.
+          return {unbroadcast(g, in[0].shape()), Tensor()};
+        else if constexpr (std::is_same_v<Op, ops::Range> ||
+                           std::is_same_v<Op, ops::Eye> ||
+                           std::is_same_v<Op, ops::ArgMax> ||
+                           std::is_same_v<Op, ops::OneHot> ||
+                           std::is_same_v<Op, ops::ShapeOf> ||
+                           std::is_same_v<Op, ops::RandomUniform> ||
+                           std::is_same_v<Op, ops::RandomNormal> ||
+                           std::is_same_v<Op, ops::VarRead> ||
+                           std::is_same_v<Op, ops::VarUpdate> ||
+                           std::is_same_v<Op, ops::Print>)
+          // No float tensor operand (a variable's read is a source of its
+          // own), or an integer result: no gradient flows.
+          return none();
         else
-          return none(); // not differentiable: no gradient flows
+          static_assert(sizeof(Op) == 0,
+                        "an op family without a gradient rule: add one to "
+                        "gradientsOf, or list it among those without "
+                        "float operands");
       },
       op);
 }

@@ -84,8 +84,7 @@ std::vector<Tensor> replay(const Program &program, ValueMap &map,
     bool variableOp = is<ops::VarRead>(op) || is<ops::VarUpdate>(op);
     // What the dispatch points report to the tapes: a float result of an
     // op on tensors.
-    bool reported = isFloat(op.dtype) && !random && !is<ops::VarRead>(op) &&
-                    !is<ops::BroadcastToShape>(op);
+    bool reported = isFloat(op.dtype) && !random && !is<ops::VarRead>(op);
     if (step.result >= 0) {
       auto kept = map.residuals.find(step.result);
       if (kept != map.residuals.end()) {

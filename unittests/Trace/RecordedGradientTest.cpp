@@ -264,3 +264,31 @@ TEST(RecordedGradientTest, NestedControlFlowMatchesFiniteDifferences) {
   expectNear(tape.gradient(y, x), numericX, 1e-6);
   expectNear(tape.gradient(y, v), numericV, 1e-6);
 }
+
+// reduce_prod's gradient is the product of the others, also with zeros in
+// the reduced slice (it divided by x: NaN and inf); and a value filled to a
+// shape known only at run time gets the sum of the gradient (it got none).
+TEST(RecordedGradientTest, ProductsWithZerosAndRunTimeFills) {
+  auto prodGrad = [](Tensor x) {
+    GradientTape tape;
+    tape.watch(x);
+    return tape.gradient(reduce_sum(reduce_prod(x, {1})), x);
+  };
+  // Rows: no zero, one zero, two zeros.
+  Tensor x(std::vector<double>{2, 3, 4, 2, 0, 5, 0, 3, 0}, {3, 3});
+  std::vector<double> expected = {12, 8, 6, 0, 10, 0, 0, 0, 0};
+  expectNear(prodGrad(x), expected);
+  expectNear(fnc::function(prodGrad)(x), expected);
+  FunctionOptions options;
+  options.input_signature = {TensorSpec({-1}, DType::f64),
+                             TensorSpec({}, DType::f64)};
+  auto fillGrad = fnc::function(
+      [](Tensor x, Tensor v) {
+        GradientTape tape;
+        tape.watch(v);
+        Tensor filled = fnc::fill(fnc::shape(x), v);
+        return tape.gradient(reduce_sum(filled * x), v);
+      },
+      options);
+  expectNear(fillGrad(Tensor({1.0, 2.0, 4.0}), Tensor(3.0)), {7});
+}
