@@ -451,27 +451,34 @@ std::vector<Tensor> condImpl(const Tensor &pred, const BranchFn &thenFn,
 namespace {
 
 /// Whether a staged loop can keep the history of its variables for its
-/// gradient: plain tensors of shapes known while tracing.
-bool canKeepHistory(const VarTypes &types, const std::vector<LoopVar> &kinds) {
+/// gradient: plain tensors that keep the shape of their initial values
+/// (dims unknown while tracing included), not ones whose shape invariants
+/// let their dims change across iterations.
+bool canKeepHistory(const VarTypes &types, const std::vector<LoopVar> &kinds,
+                    const LoopOptions &options) {
   for (LoopVar k : kinds)
     if (k != LoopVar::Tensor)
       return false;
-  for (const Shape &shape : types.shapes)
+  for (const Shape &shape : options.shape_invariants)
     for (int64_t d : shape)
-      if (shapes::isDynamic(d))
+      if (d == -1 || shapes::isDynamic(d))
         return false;
   return true;
 }
 
-/// Zeros of `trips` rows (an int64 scalar, at least 1 row) of `row`.
-Tensor rowsFor(const Tensor &trips, const Shape &row, DType dtype) {
+/// Zeros of `trips` rows (an int64 scalar, at least 1 row) of the shape of
+/// `like` (whose dims known while tracing are `row`).
+Tensor rowsFor(const Tensor &trips, const Tensor &like, const Shape &row,
+               DType dtype) {
   Tensor count = reshape(maximum(trips, fill({}, 1.0, DType::i64)), {1});
-  Tensor shape =
-      concat({count, constant(row, {static_cast<int64_t>(row.size())})}, 0);
-  Shape known = {shapes::kDynamic};
-  known.insert(known.end(), row.begin(), row.end());
-  api::noteShapeValues(shape, known);
-  return zeros(shape, dtype);
+  bool known = std::none_of(row.begin(), row.end(), shapes::isDynamic);
+  Tensor dims = known ? constant(row, {static_cast<int64_t>(row.size())})
+                      : shape(like, DType::i64);
+  Tensor rows = concat({count, dims}, 0);
+  Shape knownDims = {shapes::kDynamic};
+  knownDims.insert(knownDims.end(), row.begin(), row.end());
+  api::noteShapeValues(rows, knownDims);
+  return zeros(rows, dtype);
 }
 
 /// The trip count of a for_range from `start`: ceil((limit - start) /
@@ -498,7 +505,7 @@ std::vector<Tensor> recordHistory(std::shared_ptr<const Program> body,
   size_t n = init.size();
   std::vector<Tensor> rows;
   for (size_t k = 0; k < n; ++k)
-    rows.push_back(rowsFor(count, types.shapes[k], types.dtypes[k]));
+    rows.push_back(rowsFor(count, init[k], types.shapes[k], types.dtypes[k]));
   std::vector<Tensor> start = init;
   start.insert(start.end(), rows.begin(), rows.end());
   trace::ValueMap map(&r);
@@ -639,7 +646,8 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
   // second loop over the counted iterations, after the first. None of this
   // bookkeeping is part of the recorded program.
   Program *outer = r->program;
-  bool taped = tape::anyRecording() && canKeepHistory(types, kinds);
+  bool taped =
+      tape::anyRecording() && canKeepHistory(types, kinds, options);
   bool history = taped && bounds;
   size_t n = init.size();
   std::vector<Tensor> carried = init;
@@ -655,7 +663,8 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
     if (history) {
       Tensor trips = tripCount(init[0], *bounds);
       for (size_t k = 0; k < n; ++k) {
-        carried.push_back(rowsFor(trips, types.shapes[k], types.dtypes[k]));
+        carried.push_back(
+            rowsFor(trips, init[k], types.shapes[k], types.dtypes[k]));
         Shape rows = types.shapes[k];
         rows.insert(rows.begin(), shapes::kDynamic);
         carriedTypes.dtypes.push_back(types.dtypes[k]);
@@ -738,9 +747,9 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
   loop->variables = bodyProgram->reads;
   loop->whyNot = whyNoReplay(*bodyProgram, "its body");
   if (loop->whyNot.empty() && !taped)
-    loop->whyNot = "its loop variables are TensorArrays or have dims unknown "
-                   "while tracing (shape invariants), so no history of them "
-                   "is kept";
+    loop->whyNot = "its loop variables are TensorArrays or have shape "
+                   "invariants with unknown dims (their shapes may change "
+                   "across iterations), so no history of them is kept";
   if (loop->whyNot.empty()) {
     std::vector<Tensor> rows;
     if (history) {

@@ -697,7 +697,7 @@ TEST(GradientTest, LoopsWithoutHistorySayWhy) {
       },
       ErrorKind::Unimplemented,
       {"no gradient through this staged fnc::while_loop",
-       "dims unknown while tracing"});
+       "shape invariants with unknown dims"});
   // A body with side effects is differentiated from its record: the
   // gradient does not run them again.
   Variable steps(Tensor(0), "steps");

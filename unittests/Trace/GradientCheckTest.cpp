@@ -1,0 +1,415 @@
+//===- GradientCheckTest.cpp - Random staged programs, four gradients -----===//
+//
+// A generator of random float64 programs over an input x [B, 3], an
+// argument c [3], the variables v1 [3] and v2 [3, 3] and a captured eager
+// tensor k [3], that
+// reach every way a value enters a staged body: loop variables, captured
+// symbolic and eager tensors, variables read inside bodies and branches,
+// values returned unchanged from a branch or body, with conds and
+// for_range / while_loop nested two deep. Every callable captures the
+// program's environment by reference ([&]), and the environment is
+// poisoned (its tensors nulled) when the staged callable returns: a
+// callable run after its trace would throw.
+//
+// Each program's gradients with respect to x, c, k, v1 and v2 are computed
+// four ways: eagerly under a tape, staged with the tape inside the
+// function, staged and called under an outer tape (the forward compiled
+// once, the backward from its record), and by float64 central finite
+// differences of the eager program. Staged and eager must agree to 1e-9
+// (relative), finite differences to 1e-5. Half of the programs are staged
+// with an unknown batch (input_signature [-1, 3]). The callables must not
+// run after the first call traced them.
+//
+// Each program compiles four to five traces (about 2.5 s on 2 cores), so a
+// CI run checks 12; FNC_GRADCHECK_PROGRAMS=N runs N (docs/Testing.md has
+// the last long run), FNC_GRADCHECK_SEED picks the seed.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fnc/fnc.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <functional>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace fnc;
+
+namespace {
+
+constexpr int64_t kD = 3;
+
+/// What a program reads: the input x and the argument c, the values in
+/// scope (outer values, loop variables), the variables and the captured
+/// eager tensor k.
+struct Env {
+  Tensor x, c, k;
+  std::vector<Tensor> scope;
+  const Variable *v1 = nullptr, *v2 = nullptr;
+  int64_t *calls = nullptr; // callables run
+  void poison() {
+    x = Tensor();
+    c = Tensor();
+    k = Tensor();
+    for (Tensor &t : scope)
+      t = Tensor();
+  }
+};
+
+using Expr = std::function<Tensor(Env &)>;
+
+/// Builds random programs; `text` describes the one built last.
+class Generator {
+public:
+  Generator(uint32_t seed, const Tensor &x) : rng_(seed), x_(x) {}
+
+  Expr program() {
+    text.clear();
+    budget_ = 14;
+    return gen(0);
+  }
+  std::string text;
+
+private:
+  int pick(int n) { return static_cast<int>(rng_() % n); }
+
+  Expr leaf() {
+    int k = pick(8);
+    text += "s" + std::to_string(k);
+    return [k](Env &e) { return e.scope[k % e.scope.size()]; };
+  }
+
+  /// A predicate on x decided with a margin of 0.5 for this x, so that
+  /// finite differences never flip it.
+  Expr predicate() {
+    std::vector<double> w(kD);
+    for (double &d : w)
+      d = std::uniform_real_distribution<double>(-1, 1)(rng_);
+    Tensor weights(w, {kD});
+    double value = reduce_sum(x_ * weights).item<double>();
+    double threshold = value + (pick(2) ? 0.5 : -0.5);
+    text += "[x.w>" + std::to_string(threshold) + "]";
+    return [weights, threshold](Env &e) {
+      return reduce_sum(e.x * weights) > threshold;
+    };
+  }
+
+  Expr gen(int depth) {
+    if (--budget_ <= 0)
+      return leaf();
+    int choice = pick(depth < 2 ? 14 : 10);
+    switch (choice) {
+    case 0:
+    case 1:
+      return leaf();
+    case 2: {
+      int k = pick(4);
+      const char *names[] = {"tanh", "sin", "sigmoid", "sq"};
+      text += std::string(names[k]) + "(";
+      Expr a = gen(depth);
+      text += ")";
+      return [a, k](Env &e) {
+        Tensor t = a(e);
+        switch (k) {
+        case 0:
+          return tanh(t);
+        case 1:
+          return sin(t);
+        case 2:
+          return sigmoid(t);
+        default:
+          return pow(t, 2) * 0.5;
+        }
+      };
+    }
+    case 3:
+    case 4: {
+      int k = pick(3);
+      text += "(";
+      Expr a = gen(depth);
+      text += k == 0 ? " + " : k == 1 ? " * " : " - ";
+      Expr b = gen(depth);
+      text += ")";
+      return [a, b, k](Env &e) {
+        Tensor l = a(e), r = b(e);
+        return k == 0 ? l + r : k == 1 ? tanh(l * r) : l - r;
+      };
+    }
+    case 5: {
+      bool read = pick(2);
+      text += read ? "v1.read*(" : "v1*(";
+      Expr a = gen(depth);
+      text += ")";
+      return [a, read](Env &e) {
+        Tensor v = read ? e.v1->read_value() : Tensor(*e.v1);
+        return a(e) * v;
+      };
+    }
+    case 6: {
+      bool t = pick(2);
+      text += t ? "matmul(.,v2^T)(" : "matmul(.,v2)(";
+      Expr a = gen(depth);
+      text += ")";
+      return [a, t](Env &e) {
+        Tensor w = *e.v2;
+        return matmul(a(e), t ? transpose(w) : w) * 0.5;
+      };
+    }
+    case 7: {
+      bool captured = pick(2);
+      text += captured ? "k*(" : "c*(";
+      Expr a = gen(depth);
+      text += ")";
+      return [a, captured](Env &e) { return a(e) * (captured ? e.k : e.c); };
+    }
+    case 8: {
+      text += "rowsum(";
+      Expr a = gen(depth);
+      text += ")";
+      return [a](Env &e) {
+        Tensor t = a(e);
+        return t * tanh(reduce_sum(t, {1}, true));
+      };
+    }
+    case 9: {
+      text += "c";
+      return [](Env &e) { return e.c * 1.0 + e.x * 0.0 + e.c * 0.0; };
+    }
+    case 10:
+    case 11: {
+      text += "cond";
+      Expr p = predicate();
+      text += "{";
+      Expr a = pick(4) == 0 ? leaf() : gen(depth + 1); // may pass a value
+      text += " | ";
+      Expr b = pick(4) == 0 ? leaf() : gen(depth + 1);
+      text += "}";
+      return [p, a, b](Env &e) {
+        ++*e.calls;
+        return fnc::cond(
+            p(e),
+            [&] {
+              ++*e.calls;
+              return a(e);
+            },
+            [&] {
+              ++*e.calls;
+              return b(e);
+            });
+      };
+    }
+    default: {
+      bool useWhile = pick(2);
+      int trips = 1 + pick(3);
+      bool second = pick(2); // a second variable returned unchanged
+      bool nestedCond = pick(2);
+      text += std::string(useWhile ? "while" : "for") + std::to_string(trips) +
+              (second ? "+pass" : "") + "(";
+      Expr init = gen(depth);
+      text += "){";
+      Expr body = gen(depth + 1);
+      Expr inner = nestedCond ? predicate() : Expr();
+      text += "}";
+      return [init, body, inner, trips, useWhile, second](Env &e) {
+        ++*e.calls;
+        auto step = [&](const Tensor &s) {
+          ++*e.calls;
+          e.scope.push_back(s);
+          Tensor next = body(e);
+          e.scope.pop_back();
+          if (inner) // a cond on x inside the body
+            next = fnc::cond(
+                inner(e), [&] { return next; },
+                [&] { return next * 0.5 + s * 0.5; });
+          return next;
+        };
+        Tensor start = init(e);
+        if (useWhile) {
+          auto [i, s, t] = fnc::while_loop(
+              [&](const Tensor &i, const Tensor &, const Tensor &) {
+                return i < trips;
+              },
+              [&](const Tensor &i, const Tensor &s, const Tensor &) {
+                return std::make_tuple(i + 1, step(s), e.c * 1.0);
+              },
+              std::make_tuple(Tensor(0), start, e.c * 0.0));
+          (void)i;
+          return second ? s + t : s;
+        }
+        auto [s, t] = fnc::for_range(
+            Tensor(0), Tensor(trips), Tensor(1),
+            [&](const Tensor &, const Tensor &s, const Tensor &t) {
+              return std::make_tuple(step(s), second ? e.c : t);
+            },
+            std::make_tuple(start, e.c * 0.0));
+        return second ? s + t : s;
+      };
+    }
+    }
+  }
+
+  std::mt19937 rng_;
+  Tensor x_;
+  int budget_ = 0;
+};
+
+int fromEnvironment(const char *name, int fallback) {
+  const char *env = std::getenv(name);
+  return env && *env ? std::atoi(env) : fallback;
+}
+
+Tensor randomTensor(std::mt19937 &rng, const Shape &shape, double scale) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  std::vector<double> v(n);
+  for (double &d : v)
+    d = std::uniform_real_distribution<double>(-scale, scale)(rng);
+  return Tensor(v, shape);
+}
+
+GradientOptions zerosIfNone() {
+  GradientOptions options;
+  options.unconnected_gradients = UnconnectedGradients::Zero;
+  return options;
+}
+
+/// Gradients with respect to x, c, k, v1, v2.
+using Grads = std::vector<Tensor>;
+
+Grads underTape(const std::function<Tensor(Tensor, Tensor)> &f, Tensor x,
+                Tensor c, Tensor k, const Variable &v1, const Variable &v2) {
+  GradientTape tape(/*persistent=*/true);
+  tape.watch(x);
+  tape.watch(c);
+  tape.watch(k);
+  Tensor y = f(x, c);
+  Grads g = tape.gradient(y, std::vector<Tensor>{x, c, k}, zerosIfNone());
+  std::vector<Tensor> gv =
+      tape.gradient(y, std::vector<Variable>{v1, v2}, zerosIfNone());
+  g.insert(g.end(), gv.begin(), gv.end());
+  return g;
+}
+
+void expectClose(const Tensor &a, const std::vector<double> &b, double tol,
+                 const std::string &what) {
+  ASSERT_TRUE(a.defined()) << what;
+  std::vector<double> x = a.to_vector<double>();
+  ASSERT_EQ(x.size(), b.size()) << what;
+  for (size_t i = 0; i < x.size(); ++i)
+    ASSERT_NEAR(x[i], b[i], tol * (1 + std::abs(b[i])))
+        << what << " element " << i;
+}
+
+/// Central differences of `f` in each element of `t`, which `set` installs.
+std::vector<double> numeric(const Tensor &t,
+                            const std::function<void(const Tensor &)> &set,
+                            const std::function<double()> &f) {
+  const double h = 1e-6;
+  std::vector<double> v = t.to_vector<double>(), g(v.size());
+  for (size_t i = 0; i < v.size(); ++i) {
+    std::vector<double> up = v, down = v;
+    up[i] += h;
+    down[i] -= h;
+    set(Tensor(up, t.shape()));
+    double fu = f();
+    set(Tensor(down, t.shape()));
+    double fd = f();
+    g[i] = (fu - fd) / (2 * h);
+  }
+  set(t);
+  return g;
+}
+
+} // namespace
+
+TEST(GradientCheckTest, RandomStagedProgramsFourWays) {
+  int count = fromEnvironment("FNC_GRADCHECK_PROGRAMS", 12);
+  uint32_t seed = static_cast<uint32_t>(fromEnvironment("FNC_GRADCHECK_SEED", 33));
+  std::mt19937 rng(seed);
+  Variable v1(randomTensor(rng, {kD}, 1.0), "v1");
+  Variable v2(randomTensor(rng, {kD, kD}, 1.0), "v2");
+  for (int n = 0; n < count; ++n) {
+    int64_t batch = 1 + n % 3;
+    Tensor x = randomTensor(rng, {batch, kD}, 1.0);
+    Tensor c = randomTensor(rng, {kD}, 1.0);
+    Tensor k = randomTensor(rng, {kD}, 1.0);
+    Generator generator(seed * 7919u + n, x);
+    Expr expr = generator.program();
+    SCOPED_TRACE("program " + std::to_string(n) + ": " + generator.text);
+    int64_t calls = 0;
+    // The program as a callable: a fresh environment per call, poisoned
+    // when the call returns.
+    auto program = [&](Tensor xv, Tensor cv) {
+      Env env;
+      env.x = xv;
+      env.c = cv;
+      env.k = k;
+      env.v1 = &v1;
+      env.v2 = &v2;
+      env.calls = &calls;
+      env.scope = {xv, tanh(xv) * cv, xv * v1};
+      struct Poison {
+        Env &env;
+        ~Poison() { env.poison(); }
+      } poison{env};
+      return reduce_sum(expr(env));
+    };
+    FunctionOptions options;
+    if (n % 2)
+      options.input_signature = {TensorSpec({-1, kD}, DType::f64),
+                                 TensorSpec({kD}, DType::f64)};
+
+    Grads eager = underTape(program, x, c, k, v1, v2);
+    auto inner = fnc::function(
+        [&](Tensor xv, Tensor cv) {
+          GradientTape tape(/*persistent=*/true);
+          tape.watch(xv);
+          tape.watch(cv);
+          tape.watch(k);
+          Tensor y = program(xv, cv);
+          Grads g =
+              tape.gradient(y, std::vector<Tensor>{xv, cv, k}, zerosIfNone());
+          std::vector<Tensor> gv = tape.gradient(
+              y, std::vector<Variable>{v1, v2}, zerosIfNone());
+          return std::make_tuple(g[0], g[1], g[2], gv[0], gv[1]);
+        },
+        options);
+    auto staged = fnc::function(program, options);
+    auto [ix, ic, ik, iv1, iv2] = inner(x, c);
+    Grads innerGrads = {ix, ic, ik, iv1, iv2};
+    Grads outerGrads = underTape(staged, x, c, k, v1, v2);
+    // After the traces, no callable runs again.
+    int64_t traced = calls;
+    outerGrads = underTape(staged, x, c, k, v1, v2);
+    auto again = inner(x, c);
+    (void)again;
+    EXPECT_EQ(calls, traced) << "a callable ran after its trace";
+
+    auto value = [&] { return program(x, c).item<double>(); };
+    std::vector<std::vector<double>> fd = {
+        numeric(x, [&](const Tensor &t) { x = t; }, value),
+        numeric(c, [&](const Tensor &t) { c = t; }, value),
+        numeric(k, [&](const Tensor &t) { k = t; }, value),
+        numeric(v1.read_value(), [&](const Tensor &t) { v1.assign(t); }, value),
+        numeric(v2.read_value(), [&](const Tensor &t) { v2.assign(t); },
+                value)};
+    const char *names[] = {"x", "c", "k", "v1", "v2"};
+    for (size_t j = 0; j < 5; ++j) {
+      std::vector<double> e = eager[j].to_vector<double>();
+      expectClose(eager[j], fd[j], 1e-5,
+                  std::string("eager vs finite differences, d/d") + names[j]);
+      expectClose(innerGrads[j], e, 1e-9,
+                  std::string("tape inside vs eager, d/d") + names[j]);
+      expectClose(outerGrads[j], e, 1e-9,
+                  std::string("outer tape vs eager, d/d") + names[j]);
+    }
+    if (::testing::Test::HasFailure())
+      return;
+  }
+}
