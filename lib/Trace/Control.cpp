@@ -141,8 +141,15 @@ VarTypes loopTypes(const std::vector<Tensor> &init, const LoopOptions &options,
   size_t count = init.size() - hidden, tensors = 0;
   for (size_t i = 0; i < count; ++i) {
     // Dynamic-size TensorArrays grow along their first dim.
-    if (kindOf(i) == LoopVar::GrowingArray && !types.shapes[hidden + i].empty())
-      types.shapes[hidden + i][0] = shapes::kDynamic;
+    Shape &shape = types.shapes[hidden + i];
+    if (kindOf(i) == LoopVar::GrowingArray && !shape.empty())
+      shape[0] = shapes::kDynamic;
+    // An array with no elements yet whose element shape has dims known only
+    // at run time takes them at its first write (TensorArray.cpp).
+    if (kindOf(i) != LoopVar::Tensor && shapes::numElements(shape) == 0)
+      for (size_t d = 1; d < shape.size(); ++d)
+        if (shape[d] == 0)
+          shape[d] = shapes::kDynamic;
     tensors += kindOf(i) == LoopVar::Tensor;
   }
   const auto &inv = options.shape_invariants;
@@ -450,15 +457,12 @@ std::vector<Tensor> condImpl(const Tensor &pred, const BranchFn &thenFn,
 
 namespace {
 
-/// Whether a staged loop can keep the history of its variables for its
-/// gradient: plain tensors that keep the shape of their initial values
-/// (dims unknown while tracing included), not ones whose shape invariants
-/// let their dims change across iterations.
-bool canKeepHistory(const VarTypes &types, const std::vector<LoopVar> &kinds,
-                    const LoopOptions &options) {
-  for (LoopVar k : kinds)
-    if (k != LoopVar::Tensor)
-      return false;
+/// Whether a staged loop can keep the history its gradient needs: its
+/// tensors keep the shapes of their initial values (dims unknown while
+/// tracing included), unlike those whose shape invariants let their dims
+/// change across iterations. TensorArrays need no history (see
+/// loopBackward).
+bool canKeepHistory(const LoopOptions &options) {
   for (const Shape &shape : options.shape_invariants)
     for (int64_t d : shape)
       if (d == -1 || shapes::isDynamic(d))
@@ -495,27 +499,28 @@ const void *identity(const Tensor &t) { return &TensorAccess::impl(t); }
 
 /// The history of a loop whose trip count is known only once it has run:
 /// a second loop replays the recorded body `count` times from `init`,
-/// writing each iteration's variables into rows preallocated for `count`.
-/// Dead (and removed by the compiler) unless a gradient reaches the loop.
+/// writing the variables `kept` of each iteration into rows preallocated
+/// for `count`. Dead (and removed by the compiler) unless a gradient
+/// reaches the loop.
 std::vector<Tensor> recordHistory(std::shared_ptr<const Program> body,
                                   const std::vector<Tensor> &init,
+                                  const std::vector<size_t> &kept,
                                   const VarTypes &types, const Tensor &count) {
   tape::Suspended quiet; // the tapes see the loop, not its bookkeeping
   trace::Recorder &r = *api::recording();
   size_t n = init.size();
-  std::vector<Tensor> rows;
-  for (size_t k = 0; k < n; ++k)
-    rows.push_back(rowsFor(count, init[k], types.shapes[k], types.dtypes[k]));
   std::vector<Tensor> start = init;
-  start.insert(start.end(), rows.begin(), rows.end());
+  for (size_t k : kept)
+    start.push_back(
+        rowsFor(count, init[k], types.shapes[k], types.dtypes[k]));
   trace::ValueMap map(&r);
   std::vector<Tensor> out =
       forImpl(zeros({}, DType::i64), count, fill({}, 1.0, DType::i64),
               [&](const Tensor &i, const std::vector<Tensor> &v) {
                 std::vector<Tensor> vars(v.begin(), v.begin() + n);
                 std::vector<Tensor> next = trace::replay(*body, map, vars);
-                for (size_t k = 0; k < n; ++k)
-                  next.push_back(api::setRow(v[n + k], i, vars[k]));
+                for (size_t j = 0; j < kept.size(); ++j)
+                  next.push_back(api::setRow(v[n + j], i, vars[kept[j]]));
                 return next;
               },
               start, {}, {});
@@ -523,16 +528,21 @@ std::vector<Tensor> recordHistory(std::shared_ptr<const Program> body,
 }
 
 /// The gradient of a staged loop: a loop from the last iteration down to
-/// the first that replays the recorded body on the variables it saw
-/// (`history`, one row per iteration, `count` rows) under a tape of its
-/// own, carrying the gradients of the loop variables and accumulating those
-/// of the values the body captured and of the variables it read.
+/// the first that replays the recorded body on the variables it saw under
+/// a tape of its own, carrying the gradients of the loop variables and
+/// accumulating those of the values the body captured and of the variables
+/// it read. The variables `kept` come from `history` (one row per
+/// iteration, `count` rows); a TensorArray's from `finals`, the array the
+/// loop left: its elements are written once, so an iteration's reads find
+/// the same values there, and the gradient of a write does not depend on
+/// the array written to.
 std::function<std::vector<Tensor>(const std::vector<Tensor> &,
                                   const std::vector<Tensor> &)>
 loopBackward(std::shared_ptr<const Program> body, std::vector<Tensor> init,
+             std::vector<Tensor> finals, std::vector<size_t> kept,
              Tensor count, std::vector<Tensor> history,
              std::vector<VariableRef> variables) {
-  return [body, init, count, history,
+  return [body, init, finals, kept, count, history,
           variables](const std::vector<Tensor> &captured,
                      const std::vector<Tensor> &resultGrads) {
     size_t n = init.size(), c = captured.size(), nv = variables.size();
@@ -552,9 +562,9 @@ loopBackward(std::shared_ptr<const Program> body, std::vector<Tensor> init,
     std::vector<Tensor> out = forImpl(
         count - one, -one, -one,
         [&](const Tensor &i, const std::vector<Tensor> &g) {
-          std::vector<Tensor> vars, watched, yieldGrads(n);
-          for (size_t k = 0; k < n; ++k)
-            vars.push_back(gather(history[k], i, 0));
+          std::vector<Tensor> vars = finals, watched, yieldGrads(n);
+          for (size_t j = 0; j < kept.size(); ++j)
+            vars[kept[j]] = gather(history[j], i, 0);
           for (size_t f = 0; f < nf; ++f) {
             watched.push_back(vars[floats[f]]);
             yieldGrads[floats[f]] = g[f];
@@ -646,10 +656,15 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
   // second loop over the counted iterations, after the first. None of this
   // bookkeeping is part of the recorded program.
   Program *outer = r->program;
-  bool taped =
-      tape::anyRecording() && canKeepHistory(types, kinds, options);
+  bool taped = tape::anyRecording() && canKeepHistory(options);
   bool history = taped && bounds;
   size_t n = init.size();
+  // The variables whose history is kept: all but TensorArrays.
+  std::vector<size_t> kept;
+  for (size_t k = 0; k < n; ++k)
+    if (k < hidden || k - hidden >= kinds.size() ||
+        kinds[k - hidden] == LoopVar::Tensor)
+      kept.push_back(k);
   std::vector<Tensor> carried = init;
   VarTypes carriedTypes = types;
   std::vector<int64_t> initIds;
@@ -662,7 +677,7 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
     }
     if (history) {
       Tensor trips = tripCount(init[0], *bounds);
-      for (size_t k = 0; k < n; ++k) {
+      for (size_t k : kept) {
         carried.push_back(
             rowsFor(trips, init[k], types.shapes[k], types.dtypes[k]));
         Shape rows = types.shapes[k];
@@ -712,8 +727,9 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
       const Tensor &count = args[n];
       next.push_back(count + int64_t{1});
       if (history)
-        for (size_t k = 0; k < n; ++k)
-          next.push_back(api::setRow(args[n + 1 + k], count, vars[k]));
+        for (size_t j = 0; j < kept.size(); ++j)
+          next.push_back(
+              api::setRow(args[n + 1 + j], count, vars[kept[j]]));
     }
     bodyIds = idsOf(*r, next, op, "loop variable");
     like = args; // symbolic results take the carried types
@@ -747,19 +763,19 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
   loop->variables = bodyProgram->reads;
   loop->whyNot = whyNoReplay(*bodyProgram, "its body");
   if (loop->whyNot.empty() && !taped)
-    loop->whyNot = "its loop variables are TensorArrays or have shape "
-                   "invariants with unknown dims (their shapes may change "
-                   "across iterations), so no history of them is kept";
+    loop->whyNot = "its loop variables have shape invariants with unknown "
+                   "dims (their shapes may change across iterations), so no "
+                   "history of them is kept";
   if (loop->whyNot.empty()) {
     std::vector<Tensor> rows;
     if (history) {
       rows.assign(all.begin() + n + 1, all.end());
     } else {
       trace::ProgramScope bookkeeping(*r, nullptr);
-      rows = recordHistory(bodyProgram, init, types, all[n]);
+      rows = recordHistory(bodyProgram, init, kept, types, all[n]);
     }
-    loop->backward =
-        loopBackward(bodyProgram, init, all[n], rows, bodyProgram->reads);
+    loop->backward = loopBackward(bodyProgram, init, outs, kept, all[n], rows,
+                                  bodyProgram->reads);
   }
   // The body may return a value from outside unchanged: it is an input of
   // the region too.

@@ -14,7 +14,10 @@
 #include "fnc/TensorArray.h"
 
 #include "fnc/API/OpSupport.h"
+#include "fnc/Control.h"
 #include "fnc/Ops.h"
+
+#include <algorithm>
 
 namespace fnc {
 namespace detail {
@@ -87,6 +90,80 @@ void checkRange(const TensorArrayState &s, int64_t i, const char *op,
             (s.dynamic ? "" : "; use a bigger size or TensorArray::dynamic"));
 }
 
+bool hasUnknownDims(const std::optional<std::vector<int64_t>> &shape) {
+  return shape &&
+         std::any_of(shape->begin(), shape->end(), shapes::isDynamic);
+}
+
+/// Whether a value of `shape` fits the element shape `element` (equal where
+/// both are known).
+bool fitsElement(const std::vector<int64_t> &element,
+                 const std::vector<int64_t> &shape) {
+  if (element.size() != shape.size())
+    return false;
+  for (size_t i = 0; i < shape.size(); ++i)
+    if (!shapes::isDynamic(element[i]) && !shapes::isDynamic(shape[i]) &&
+        element[i] != shape[i])
+      return false;
+  return true;
+}
+
+/// `element` with its unknown dims taken from `shape` where known.
+std::vector<int64_t> refined(std::vector<int64_t> element,
+                             const std::vector<int64_t> &shape) {
+  for (size_t i = 0; i < element.size(); ++i)
+    if (shapes::isDynamic(element[i]))
+      element[i] = shape[i];
+  return element;
+}
+
+/// Zeros of `dims` (a 1-D int64 tensor) whose dims known while tracing are
+/// `known`.
+Tensor zerosOf(const Tensor &dims, std::vector<int64_t> known, DType dtype) {
+  api::noteShapeValues(dims, known);
+  return zeros(dims, dtype);
+}
+
+/// A tensor-form array's values [size, element...] for an element shape
+/// with dims unknown while tracing: zero of them until the first write
+/// conforms it to the values written (conform), typed with those dims
+/// unknown so that a loop can carry it.
+Tensor emptyValues(const TensorArrayState &s) {
+  std::vector<int64_t> known = {s.size}, dims = {s.size};
+  known.insert(known.end(), s.elementShape->begin(), s.elementShape->end());
+  for (int64_t d : *s.elementShape)
+    dims.push_back(shapes::isDynamic(d) ? 0 : d);
+  trace::Recorder *r = api::recording();
+  if (!r)
+    return zeros(dims, s.dtype);
+  // A symbolic copy of the dims: zeros of it take the type of `known`.
+  int64_t rank = static_cast<int64_t>(dims.size());
+  Tensor eager(dims, {rank});
+  Tensor shapeTensor = api::record(*r, trace::ops::Reshape{}, DType::i64,
+                                   {rank}, {&eager}, "shape");
+  return zerosOf(shapeTensor, known, s.dtype);
+}
+
+/// Before the first write of a tensor-form array whose element shape has
+/// unknown dims: values of the written value's dims (read at run time).
+/// Later writes keep them (a value of other dims is a run-time error of the
+/// write).
+void conform(TensorArrayState &s, const Tensor &value) {
+  Tensor rowDims = shape(value, DType::i64);
+  int64_t rank = static_cast<int64_t>(s.elementShape->size());
+  Tensor have = slice(shape(s.values, DType::i64), {1}, {rank});
+  Tensor fresh = logical_and(reduce_any(not_equal(rowDims, have)),
+                             logical_not(reduce_any(s.mask)));
+  std::vector<int64_t> known = {s.size};
+  known.insert(known.end(), s.elementShape->begin(), s.elementShape->end());
+  Tensor values = s.values, size = slice(shape(s.values, DType::i64), {0}, {1});
+  DType dtype = s.dtype;
+  s.values = fnc::cond(
+      fresh,
+      [&] { return zerosOf(concat({size, rowDims}, 0), known, dtype); },
+      [&] { return values; });
+}
+
 /// The state in tensor form (unwritten elements are zeros).
 std::shared_ptr<TensorArrayState> toTensorForm(const TensorArrayState &s,
                                                const char *op) {
@@ -103,11 +180,14 @@ std::shared_ptr<TensorArrayState> toTensorForm(const TensorArrayState &s,
   // compile).
   std::vector<int64_t> full = {s.size};
   full.insert(full.end(), s.elementShape->begin(), s.elementShape->end());
-  out->values = zeros(full, s.dtype);
+  bool unknown = hasUnknownDims(s.elementShape);
+  out->values = unknown ? emptyValues(s) : zeros(full, s.dtype);
   out->mask = zeros({s.size}, DType::i1);
   for (size_t i = 0; i < s.elements.size(); ++i)
     if (const Tensor &e = s.elements[i]; e.defined()) {
       Tensor index(static_cast<int64_t>(i));
+      if (unknown)
+        conform(*out, e);
       out->values = api::setRow(out->values, index, e);
       out->mask = api::setRow(out->mask, index, Tensor(true));
     }
@@ -130,8 +210,12 @@ void growFor(TensorArrayState &s, const Tensor &index) {
   Tensor len = lengthOf(s);
   Tensor pad = reshape(maximum(len, i + 1) - len, {1});
   const std::vector<int64_t> &element = *s.elementShape;
+  int64_t rank = static_cast<int64_t>(element.size());
   Tensor padShape = concat(
-      {pad, constant(element, {static_cast<int64_t>(element.size())})}, 0);
+      {pad, hasUnknownDims(s.elementShape)
+                ? slice(shape(s.values, DType::i64), {1}, {rank})
+                : constant(element, {rank})},
+      0);
   std::vector<int64_t> known = {shapes::kDynamic};
   known.insert(known.end(), element.begin(), element.end());
   api::noteShapeValues(padShape, known);
@@ -166,12 +250,16 @@ TensorArray::make(DType dtype, int64_t size, bool dynamic,
                 "fnc::TensorArray: the size must be >= 0, got " +
                     std::to_string(size));
   if (element_shape)
-    for (int64_t d : *element_shape)
-      if (d < 0)
+    for (int64_t &d : *element_shape) {
+      if (d == -1)
+        d = shapes::kDynamic;
+      if (d < 0 && !shapes::isDynamic(d))
         throw Error(ErrorKind::InvalidArgument,
                     "fnc::TensorArray: the element shape " +
                         shapes::toString(*element_shape) +
-                        " must be static (no unknown dims)");
+                        " has a negative dim; give sizes >= 0, or "
+                        "fnc::kUnknownDim for one known only at run time");
+    }
   auto s = std::make_shared<detail::TensorArrayState>();
   s->dtype = dtype;
   s->size = size;
@@ -211,13 +299,7 @@ TensorArray TensorArray::writeImpl(const Tensor *index,
                 "fnc::TensorArray::write: " + describe(s) + " cannot hold a " +
                     typeText(value.dtype(), value.shape()) +
                     " value; fnc::cast it to " + dtypeName(s.dtype));
-  for (int64_t d : value.shape())
-    if (d < 0)
-      throw Error(ErrorKind::InvalidArgument,
-                  "fnc::TensorArray::write: the value " +
-                      typeText(value.dtype(), value.shape()) +
-                      " has unknown dims; elements need a static shape");
-  if (s.elementShape && *s.elementShape != value.shape())
+  if (s.elementShape && !fitsElement(*s.elementShape, value.shape()))
     throw Error(ErrorKind::InvalidArgument,
                 "fnc::TensorArray::write: " + describe(s) +
                     " has elements of shape " +
@@ -229,7 +311,8 @@ TensorArray TensorArray::writeImpl(const Tensor *index,
 
   if (known && !s.tensorForm) {
     auto out = std::make_shared<TensorArrayState>(s);
-    out->elementShape = value.shape();
+    out->elementShape = s.elementShape ? refined(*s.elementShape, value.shape())
+                                       : value.shape();
     if (*known >= out->size) {
       out->size = *known + 1;
       out->elements.resize(out->size);
@@ -246,6 +329,8 @@ TensorArray TensorArray::writeImpl(const Tensor *index,
     return toTensorForm(shaped, "write");
   }();
   Tensor idx = index ? *index : Tensor(*known);
+  if (hasUnknownDims(out->elementShape))
+    conform(*out, value);
   if (out->dynamic)
     growFor(*out, idx);
   // One row each: updated in place once compiled (fnc.set_row).
@@ -305,9 +390,24 @@ Tensor TensorArray::stack() const {
   }
   std::vector<int64_t> one = {1};
   one.insert(one.end(), s.elementShape->begin(), s.elementShape->end());
+  Tensor written; // one written element: unwritten ones are zeros like it
+  for (const Tensor &e : s.elements)
+    if (e.defined())
+      written = e;
+  if (hasUnknownDims(s.elementShape) && !written.defined() &&
+      !s.elements.empty())
+    throw Error(ErrorKind::FailedPrecondition,
+                "fnc::TensorArray::stack: no element of " + describe(s) +
+                    " was written, so its element shape is unknown");
+  bool unknown = hasUnknownDims(s.elementShape);
+  auto row = [&](const Tensor &e) {
+    return unknown ? expand_dims(e, 0) : reshape(e, one);
+  };
   std::vector<Tensor> rows;
   for (const Tensor &e : s.elements)
-    rows.push_back(e.defined() ? reshape(e, one) : zeros(one, s.dtype));
+    rows.push_back(e.defined()         ? row(e)
+                   : written.defined() ? zeros_like(row(written))
+                                       : zeros(one, s.dtype));
   if (rows.empty()) {
     one[0] = 0;
     return zeros(one, s.dtype);
@@ -329,6 +429,14 @@ TensorArray TensorArray::fromLoopVars(const Tensor &values, const Tensor &mask,
   s->size = values.shape().at(0);
   s->elementShape =
       std::vector<int64_t>(values.shape().begin() + 1, values.shape().end());
+  // Eagerly, an array carried by a loop before its first write has no
+  // elements (emptyValues): its empty dims are the unknown ones.
+  if (!trace::isSymbolic(values) && !trace::isSymbolic(mask) &&
+      shapes::numElements(values.shape()) == 0 &&
+      !reduce_any(mask).item<bool>())
+    for (int64_t &d : *s->elementShape)
+      if (d == 0)
+        d = shapes::kDynamic;
   s->tensorForm = true;
   s->values = values;
   s->mask = mask;

@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <random>
 
 using namespace fnc;
 
@@ -291,4 +292,90 @@ TEST(RecordedGradientTest, ProductsWithZerosAndRunTimeFills) {
       },
       options);
   expectNear(fillGrad(Tensor({1.0, 2.0, 4.0}), Tensor(3.0)), {7});
+}
+
+namespace {
+
+/// The seeds' dynamic_rnn in C++: a tanh cell whose weights are Variables
+/// read inside the loop body, outputs accumulated in a TensorArray that
+/// the loop carries; the loss is on the stacked outputs and the last state.
+struct Rnn {
+  Variable wx, wh, b;
+  Tensor operator()(const Tensor &inputs, const Tensor &h0) const {
+    Tensor seq = transpose(inputs, {1, 0, 2}); // [T, B, D]
+    int64_t steps = seq.shape()[0];
+    // The batch is known only at run time under an input_signature.
+    TensorArray outputs(DType::f64, steps, {kUnknownDim, h0.shape()[1]});
+    auto [state, out] = fnc::for_range(
+        Tensor(0), Tensor(static_cast<int32_t>(steps)), Tensor(1),
+        [&](const Tensor &i, const Tensor &h, const TensorArray &ta) {
+          Tensor x = gather(seq, i, 0);
+          Tensor next = tanh(matmul(x, wx) + matmul(h, wh) + b);
+          return std::make_tuple(next, ta.write(i, next * ta.size() * 0.1));
+        },
+        std::make_tuple(h0, outputs));
+    Tensor stacked = transpose(out.stack(), {1, 0, 2});
+    // A read of an earlier element through the array, too.
+    return reduce_sum(stacked * stacked) + reduce_sum(state) +
+           reduce_sum(out.read(steps - 1));
+  }
+};
+
+} // namespace
+
+// Gradients through a loop that carries a TensorArray whose elements have
+// a batch dim unknown while tracing (input_signature with -1), with the tape
+// inside and outside the staged function, against eager and finite
+// differences.
+TEST(RecordedGradientTest, DynamicRnnThroughTensorArrays) {
+  std::mt19937_64 rng(9);
+  auto randomTensor = [&](const Shape &shape, double scale) {
+    int64_t n = 1;
+    for (int64_t d : shape)
+      n *= d;
+    std::vector<double> v(n);
+    for (double &d : v)
+      d = std::uniform_real_distribution<double>(-scale, scale)(rng);
+    return Tensor(v, shape);
+  };
+  const int64_t B = 2, T = 4, D = 3, H = 5;
+  Rnn rnn{Variable(randomTensor({D, H}, 0.5), "wx"),
+          Variable(randomTensor({H, H}, 0.5), "wh"),
+          Variable(randomTensor({H}, 0.1), "b")};
+  Tensor inputs = randomTensor({B, T, D}, 1.0), h0 = randomTensor({B, H}, 0.5);
+  auto gradients = [&](auto &&loss, Tensor in) {
+    GradientTape tape(/*persistent=*/true);
+    tape.watch(in);
+    Tensor y = loss(in, h0);
+    std::vector<Tensor> g = tape.gradient(
+        y, std::vector<Variable>{rnn.wx, rnn.wh, rnn.b});
+    g.push_back(tape.gradient(y, in));
+    return g;
+  };
+  std::vector<Tensor> eager = gradients(rnn, inputs);
+  FunctionOptions unknownBatch;
+  unknownBatch.input_signature = {TensorSpec({-1, T, D}, DType::f64),
+                                  TensorSpec({-1, H}, DType::f64)};
+  auto outerStaged = fnc::function(rnn, unknownBatch);
+  std::vector<Tensor> outer = gradients(outerStaged, inputs);
+  auto inner = fnc::function(
+      [&](Tensor in, Tensor h) {
+        std::vector<Tensor> g = gradients(
+            [&](Tensor a, Tensor) { return rnn(a, h); }, in);
+        return std::make_tuple(g[0], g[1], g[2], g[3]);
+      },
+      unknownBatch);
+  auto [g0, g1, g2, g3] = inner(inputs, h0);
+  std::vector<Tensor> staged = {g0, g1, g2, g3};
+  std::function<double(Tensor)> f = [&](Tensor in) {
+    return rnn(in, h0).item<double>();
+  };
+  std::vector<double> numeric = numericGradient(f, inputs);
+  expectNear(eager[3], numeric, 1e-6);
+  for (size_t k = 0; k < 4; ++k) {
+    SCOPED_TRACE(k);
+    expectNear(outer[k], eager[k].to_vector<double>());
+    expectNear(staged[k], eager[k].to_vector<double>());
+  }
+  EXPECT_NE(eager[0].to_vector<double>()[0], 0.0);
 }
