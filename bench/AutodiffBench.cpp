@@ -13,10 +13,14 @@
 // pass with softmax, staged against cblas_sgemm + fused loops. `dropout`
 // times seed 002's pattern (an nn model with two Dropout(0.2) layers whose
 // call is staged, differentiated by a tape outside it, batch 128, SGD)
-// against the same step with the tape inside the staged function.
+// against the same step with the tape inside the staged function. `rnn`
+// times an RNN train step (T=28, B=128, D=28, H=128, tanh cell whose
+// Variables are read in the staged loop body, outputs in a TensorArray,
+// MSE on the stacked outputs, SGD) and the peak memory of its backward for
+// longer sequences; bench/rnn-vs-torch.sh puts it beside PyTorch's nn.RNN.
 //
 //   ninja fnc-bench-autodiff && ./bin/fnc-bench-autodiff \
-//       [conv|inference|dropout]
+//       [conv|inference|dropout|rnn]
 //
 //===----------------------------------------------------------------------===//
 
@@ -357,7 +361,78 @@ void dropoutBench() {
               tOuter / tInner, call.backward_concrete_functions().size());
 }
 
+/// A train step of a tanh RNN over `steps` time steps: the cell's
+/// variables read inside the staged loop body, the outputs in a
+/// TensorArray, the loss on them, the gradients from a tape, SGD.
+struct RnnStep {
+  Variable wx, wh, b;
+  Tensor operator()(const Tensor &x, const Tensor &target) const {
+    GradientTape tape;
+    Tensor seq = transpose(x, {1, 0, 2}); // [T, B, D]
+    int64_t steps = seq.shape()[0], batch = seq.shape()[1];
+    int64_t hidden = wh.shape()[0];
+    TensorArray outputs(DType::f32, steps, {batch, hidden});
+    auto [h, out] = fnc::for_range(
+        Tensor(0), Tensor(static_cast<int32_t>(steps)), Tensor(1),
+        [&](const Tensor &i, const Tensor &h, const TensorArray &ta) {
+          Tensor next =
+              tanh(matmul(gather(seq, i, 0), wx) + matmul(h, wh) + b);
+          return std::make_tuple(next, ta.write(i, next));
+        },
+        std::make_tuple(zeros({batch, hidden}), outputs));
+    (void)h;
+    Tensor stacked = transpose(out.stack(), {1, 0, 2});
+    Tensor loss = reduce_mean(square(stacked - target));
+    std::vector<Variable> vars = {wx, wh, b};
+    std::vector<Tensor> grads = tape.gradient(loss, vars);
+    for (size_t k = 0; k < vars.size(); ++k)
+      vars[k].assign_sub(grads[k] * kLr);
+    return loss;
+  }
+};
+
+void rnnBench() {
+  constexpr int64_t T = 28, B = 128, D = 28, H = 128;
+  std::mt19937 rng(11);
+  RnnStep rnn{Variable(Tensor(randomVector(rng, D * H, 0.1f), {D, H})),
+              Variable(Tensor(randomVector(rng, H * H, 0.1f), {H, H})),
+              Variable(zeros({H}))};
+  auto step = fnc::function(rnn);
+  Tensor x(randomVector(rng, B * T * D, 1.f), {B, T, D});
+  Tensor target(randomVector(rng, B * T * H, 0.5f), {B, T, H});
+  float first = step(x, target).item<float>();
+  double best = 1e30;
+  for (int round = 0; round < 3; ++round)
+    best = std::min(best, medianMs([&] { step(x, target); }, 20));
+  float last = step(x, target).item<float>();
+  std::printf("RNN train step, T=%lld B=%lld D=%lld H=%lld, tanh, SGD "
+              "(best median of 3 rounds of 20): %.3f ms (loss %.5f -> "
+              "%.5f)\n",
+              (long long)T, (long long)B, (long long)D, (long long)H, best,
+              first, last);
+  std::printf("RESULT impl=fnc step_ms=%.4f\n", best);
+  // The backward keeps one state per iteration (and the TensorArray holds
+  // one output per iteration): memory linear in T.
+  std::printf("Peak memory of longer sequences (same B, H):\n");
+  long before = peakRssKiB();
+  for (int64_t steps : {280, 1400}) {
+    Tensor xs(randomVector(rng, B * steps * D, 1.f), {B, steps, D});
+    Tensor ts(randomVector(rng, B * steps * H, 0.5f), {B, steps, H});
+    step(xs, ts);
+    long peak = peakRssKiB();
+    std::printf("  T=%5lld: peak RSS +%7ld KiB over T=28 (inputs and "
+                "targets %lld KiB; one [B, H] state is %lld KiB)\n",
+                (long long)steps, peak - before,
+                (long long)(B * steps * (D + H) * 4 / 1024),
+                (long long)(B * H * 4 / 1024));
+  }
+}
+
 int main(int argc, char **argv) {
+  if (argc > 1 && std::string(argv[1]) == "rnn") {
+    rnnBench();
+    return 0;
+  }
   if (argc > 1 && std::string(argv[1]) == "dropout") {
     dropoutBench();
     return 0;

@@ -136,6 +136,12 @@ private:
   std::vector<Tensor> gradients(const Tensor &target,
                                 const std::vector<Source> &sources,
                                 const GradientOptions &options);
+  /// The gradients of the targets weighted by their seeds (pairs of a
+  /// target and a tensor of its dtype and shape; null targets skipped).
+  std::vector<Tensor>
+  propagate(const std::vector<std::pair<Tensor, Tensor>> &seeds,
+            const std::vector<Source> &sources,
+            const GradientOptions &options);
 
   std::unique_ptr<detail::TapeState> state_;
 };

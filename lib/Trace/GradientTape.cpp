@@ -303,14 +303,25 @@ std::vector<Tensor> GradientTape::gradients(const Tensor &target,
                "; give one weight per element of the target");
   }
   s.used = true;
-  Paused paused(s);
-  if (!seed.defined())
+  if (!seed.defined()) {
+    Paused paused(s);
     seed = ones_like(target);
+  }
+  return propagate({{target, seed}}, sources, options);
+}
 
+std::vector<Tensor>
+GradientTape::propagate(const std::vector<std::pair<Tensor, Tensor>> &seeds,
+                        const std::vector<Source> &sources,
+                        const GradientOptions &options) {
+  TapeState &s = *state_;
+  Paused paused(s);
   std::unordered_map<const void *, Tensor> grads;
   // Gradients of variables read inside staged regions, by uid.
   std::unordered_map<uint64_t, Tensor> variableGrads;
-  accumulate(grads, target, seed);
+  for (const auto &[target, seed] : seeds)
+    if (target.defined() && seed.defined() && isFloat(target.dtype()))
+      accumulate(grads, target, seed);
   for (auto e = s.entries.rbegin(); e != s.entries.rend(); ++e) {
     std::vector<Tensor> outputGrads;
     bool any = false;
@@ -397,25 +408,22 @@ struct TapeAccess {
     for (const Tensor &t : watch)
       tape.watch(t);
     std::vector<Tensor> outs = f();
-    // The gradient of sum_k <out_k, grad_k> is the vector-Jacobian product.
-    Tensor target;
-    for (size_t k = 0; k < outs.size() && k < outputGrads.size(); ++k) {
-      if (!outputGrads[k].defined() || !outs[k].defined() ||
-          !isFloat(outs[k].dtype()))
-        continue;
-      Tensor term = reduce_sum(outs[k] * outputGrads[k]);
-      if (target.defined() && term.dtype() != target.dtype())
-        term = cast(term, target.dtype());
-      target = target.defined() ? target + term : term;
-    }
-    if (!target.defined())
+    // Each output seeded with its gradient: no product of the two is
+    // formed, so the ops that only computed the outputs are dead code.
+    std::vector<std::pair<Tensor, Tensor>> seeds;
+    for (size_t k = 0; k < outs.size() && k < outputGrads.size(); ++k)
+      if (outputGrads[k].defined() && outs[k].defined() &&
+          isFloat(outs[k].dtype()))
+        seeds.emplace_back(outs[k], outputGrads[k]);
+    if (seeds.empty())
       return std::vector<Tensor>(watch.size() + variables.size());
     std::vector<GradientTape::Source> sources;
     for (const Tensor &t : watch)
       sources.push_back(GradientTape::sourceOf(t));
     for (uint64_t id : variables)
       sources.push_back({nullptr, nullptr, id});
-    return tape.gradients(target, sources, {});
+    tape.state_->used = true;
+    return tape.propagate(seeds, sources, {});
   }
 };
 

@@ -724,10 +724,13 @@ std::vector<Tensor> gradientsOf(const trace::OpAttrs &op,
           // the input gives only its shape.
           return {Tensor(), avg_pool2d(g, o.ksize, o.strides,
                                        o.samePadding ? "SAME" : "VALID")};
-        } else if constexpr (std::is_same_v<Op, ops::SetRow>)
-          // x with row `index` replaced by value.
-          return {api::setRow(g, in[1], zeros_like(in[2])), Tensor(),
-                  gather(g, in[1], 0)};
+        } else if constexpr (std::is_same_v<Op, ops::SetRow>) {
+          // x with row `index` replaced by value. The row is read before
+          // it is zeroed, so that the zeroing updates g in place (a staged
+          // loop carries g: the other order copies it every iteration).
+          Tensor row = gather(g, in[1], 0);
+          return {api::setRow(g, in[1], zeros_like(in[2])), Tensor(), row};
+        }
         else if constexpr (std::is_same_v<Op, ops::BroadcastToShape>)
           // fill(shape(x), value): the value's gradient sums g.
           return {unbroadcast(g, in[0].shape()), Tensor()};
