@@ -1554,6 +1554,15 @@ ConcreteFunction::operator()(const std::vector<Tensor> &args) const {
                       TensorSpec(args[i].shape(), args[i].dtype()).str() +
                       "; call the fnc::Function instead to trace a new "
                       "concrete function");
+    // Not a silent zero: no tape entry is made for a concrete function.
+    if (isFloat(args[i].dtype()) && tape::watchedByAny(args[i]))
+      throw Error(ErrorKind::Unimplemented,
+                  "fnc::ConcreteFunction `" + c.name + "`: argument `" +
+                      spec.name + "` (#" + std::to_string(i) +
+                      ") is watched by a GradientTape, but calls of a "
+                      "concrete function (or of one loaded by fnc::load) "
+                      "are not differentiable yet; call the fnc::Function "
+                      "under the tape, or put the tape inside it");
     ptrs.push_back(&args[i]);
   }
   return c.run(ptrs.data(), ptrs.size());

@@ -379,3 +379,17 @@ TEST(RecordedGradientTest, DynamicRnnThroughTensorArrays) {
   }
   EXPECT_NE(eager[0].to_vector<double>()[0], 0.0);
 }
+
+// A concrete function makes no tape entry: a watched argument is an error,
+// not a silent zero gradient.
+TEST(RecordedGradientTest, ConcreteFunctionsUnderATapeSaySo) {
+  auto f = fnc::function([](Tensor x) { return reduce_sum(x * x); });
+  Tensor x({1.0, 2.0});
+  ConcreteFunction c = f.get_concrete_function(x);
+  GradientTape tape;
+  EXPECT_NO_THROW(c({x})); // not watched: a plain call
+  tape.watch(x);
+  fnc::testing::expectError([&] { c({x}); }, ErrorKind::Unimplemented,
+              {"concrete function", "not differentiable yet",
+               "call the fnc::Function"});
+}
