@@ -35,6 +35,9 @@ export FNC_EAGER_KERNELS=blocking
 # The agreement tests' random programs: fewer than the 1000 of test.sh
 # (each compiles twice, slower under ASan).
 export FNC_AGREEMENT_PROGRAMS=120
+# The gradient checker's (GradientCheckTest): 8 of the 12 of test.sh, each
+# poisoning what its callables captured by reference after the trace.
+export FNC_GRADCHECK_PROGRAMS=8
 
 echo "sanitize: ASan+UBSan build in $asan"
 configure_asan "$asan"

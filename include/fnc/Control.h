@@ -121,8 +121,8 @@ template <typename T> std::vector<LoopVar> loopVarKinds(const T &vars) {
     return {};
 }
 
-/// A branch owning a copy of `fn` (a gradient tape may run it again to
-/// differentiate a staged cond).
+/// A branch calling `fn` (a copy): called once per trace; gradients come
+/// from what it recorded (fnc/Trace/Program.h), not from calling it again.
 template <typename Fn> BranchFn branch(Fn fn) {
   using R = std::decay_t<std::invoke_result_t<Fn &>>;
   return [fn = std::move(fn)]() mutable -> std::vector<Tensor> {
@@ -172,8 +172,8 @@ template <typename CondFn, typename BodyFn, typename T>
 T while_loop(CondFn cond_fn, BodyFn body_fn, const T &loop_vars,
              const LoopOptions &options = {}) {
   using Codec = detail::ResultCodec<T>;
-  // The callables own copies of what they use: a gradient tape may run the
-  // body again to differentiate a staged loop.
+  // The callables are called once per trace; gradients replay what they
+  // recorded.
   std::vector<Tensor> out = detail::whileImpl(
       [cond_fn, loop_vars](const std::vector<Tensor> &v) mutable -> Tensor {
         T vars = detail::rebuildLike(std::vector<Tensor>(v), loop_vars);

@@ -835,8 +835,7 @@ std::vector<Tensor> forImpl(
   return std::vector<Tensor>(out.begin() + 1, out.end());
 }
 namespace {
-/// The branches from `k` on, as nested conds; the branches it builds own
-/// what they use (a gradient tape may run them again).
+/// The branches from `k` on, as nested conds.
 std::vector<Tensor>
 switchFrom(const Tensor &index,
            const std::shared_ptr<const std::vector<BranchFn>> &branches,
