@@ -26,7 +26,9 @@
 // index) has a size known only at run time: size() is fnc::kUnknownDim and
 // stack() has an unknown first dim; each growth copies the array once (a
 // fixed size, an upper bound, avoids that). The element shape must be known
-// (given, or from a first write) before a loop carries the array. Errors
+// (given, or from a first write) before a loop carries the array; a dim of
+// it given as fnc::kUnknownDim (a batch known only at run time) is taken
+// from the first value written, read at run time. Errors
 // (fnc::Error): a dtype or element shape that differs (InvalidArgument), an
 // index outside [0, size) known at trace time or eagerly (OutOfRange),
 // reading an element never written when that is known

@@ -146,8 +146,6 @@ void ProgramFacts::note(const OpRecord &op, const Recorder &recorder) {
   if (std::holds_alternative<ops::RandomUniform>(op.op) ||
       std::holds_alternative<ops::RandomNormal>(op.op))
     random = true;
-  else if (std::holds_alternative<ops::Print>(op.op))
-    prints = true;
   else if (std::holds_alternative<ops::VarUpdate>(op.op))
     updates.push_back(recorder.variableRef(op.operands[0]).uid);
   else if (std::holds_alternative<ops::VarRead>(op.op) && isFloat(op.dtype)) {
@@ -162,7 +160,6 @@ void ProgramFacts::note(const OpRecord &op, const Recorder &recorder) {
 
 void ProgramFacts::absorb(const ProgramFacts &nested) {
   random |= nested.random;
-  prints |= nested.prints;
   updates.insert(updates.end(), nested.updates.begin(), nested.updates.end());
   for (const VariableRef &ref : nested.reads)
     if (std::none_of(reads.begin(), reads.end(),

@@ -278,14 +278,6 @@ std::vector<uint64_t> uidsOf(const std::vector<VariableRef> &vars) {
   return uids;
 }
 
-/// The ids of `ts` in `r` (visible tensors of its trace).
-std::vector<int64_t> idsIn(trace::Recorder &r, const std::vector<Tensor> &ts) {
-  std::vector<int64_t> ids;
-  for (const Tensor &t : ts)
-    ids.push_back(r.valueOf(t, "gradient"));
-  return ids;
-}
-
 /// The vector-Jacobian product of a recorded block: replays `program` on
 /// `args` under a tape watching `watch` (values of the block's arguments)
 /// and `captured` (values from outside the block, which the program uses by
@@ -300,7 +292,7 @@ std::vector<Tensor> replayVjp(const Program &program,
                               const std::vector<Tensor> &yieldGrads) {
   trace::Recorder *r = api::recording();
   trace::ValueMap map(r);
-  std::vector<int64_t> ids = idsIn(*r, captured);
+  std::vector<int64_t> ids = idsOf(*r, captured, "gradient", "value");
   for (size_t j = 0; j < captured.size(); ++j)
     map.set(ids[j], captured[j]);
   std::vector<Tensor> all = watch;
@@ -376,7 +368,7 @@ condRegion(const Tensor &pred, std::shared_ptr<const CondStep> step) {
 std::shared_ptr<Program> blockProgram(trace::Recorder &r,
                                       const std::vector<Tensor> &args) {
   auto p = std::make_shared<Program>();
-  p->args = idsIn(r, args);
+  p->args = idsOf(r, args, "gradient", "value");
   return p;
 }
 

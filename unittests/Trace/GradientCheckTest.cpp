@@ -26,6 +26,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FiniteDifferences.h"
+
 #include "fnc/fnc.h"
 
 #include <gtest/gtest.h>
@@ -39,6 +41,7 @@
 #include <vector>
 
 using namespace fnc;
+using fnc::testing::randomTensor;
 
 namespace {
 
@@ -78,6 +81,14 @@ public:
 private:
   int pick(int n) { return static_cast<int>(rng_() % n); }
 
+  /// A subexpression written as `head(...)` in the description.
+  Expr wrapped(const std::string &head, int depth) {
+    text += head + "(";
+    Expr a = gen(depth);
+    text += ")";
+    return a;
+  }
+
   Expr leaf() {
     int k = pick(8);
     text += "s" + std::to_string(k);
@@ -110,9 +121,7 @@ private:
     case 2: {
       int k = pick(4);
       const char *names[] = {"tanh", "sin", "sigmoid", "sq"};
-      text += std::string(names[k]) + "(";
-      Expr a = gen(depth);
-      text += ")";
+      Expr a = wrapped(names[k], depth);
       return [a, k](Env &e) {
         Tensor t = a(e);
         switch (k) {
@@ -142,9 +151,7 @@ private:
     }
     case 5: {
       bool read = pick(2);
-      text += read ? "v1.read*(" : "v1*(";
-      Expr a = gen(depth);
-      text += ")";
+      Expr a = wrapped(read ? "v1.read*" : "v1*", depth);
       return [a, read](Env &e) {
         Tensor v = read ? e.v1->read_value() : Tensor(*e.v1);
         return a(e) * v;
@@ -152,9 +159,7 @@ private:
     }
     case 6: {
       bool t = pick(2);
-      text += t ? "matmul(.,v2^T)(" : "matmul(.,v2)(";
-      Expr a = gen(depth);
-      text += ")";
+      Expr a = wrapped(t ? "matmul(.,v2^T)" : "matmul(.,v2)", depth);
       return [a, t](Env &e) {
         Tensor w = *e.v2;
         return matmul(a(e), t ? transpose(w) : w) * 0.5;
@@ -162,15 +167,11 @@ private:
     }
     case 7: {
       bool captured = pick(2);
-      text += captured ? "k*(" : "c*(";
-      Expr a = gen(depth);
-      text += ")";
+      Expr a = wrapped(captured ? "k*" : "c*", depth);
       return [a, captured](Env &e) { return a(e) * (captured ? e.k : e.c); };
     }
     case 8: {
-      text += "rowsum(";
-      Expr a = gen(depth);
-      text += ")";
+      Expr a = wrapped("rowsum", depth);
       return [a](Env &e) {
         Tensor t = a(e);
         return t * tanh(reduce_sum(t, {1}, true));
@@ -263,16 +264,6 @@ int fromEnvironment(const char *name, int fallback) {
   return env && *env ? std::atoi(env) : fallback;
 }
 
-Tensor randomTensor(std::mt19937 &rng, const Shape &shape, double scale) {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  std::vector<double> v(n);
-  for (double &d : v)
-    d = std::uniform_real_distribution<double>(-scale, scale)(rng);
-  return Tensor(v, shape);
-}
-
 GradientOptions zerosIfNone() {
   GradientOptions options;
   options.unconnected_gradients = UnconnectedGradients::Zero;
@@ -304,26 +295,6 @@ void expectClose(const Tensor &a, const std::vector<double> &b, double tol,
   for (size_t i = 0; i < x.size(); ++i)
     ASSERT_NEAR(x[i], b[i], tol * (1 + std::abs(b[i])))
         << what << " element " << i;
-}
-
-/// Central differences of `f` in each element of `t`, which `set` installs.
-std::vector<double> numeric(const Tensor &t,
-                            const std::function<void(const Tensor &)> &set,
-                            const std::function<double()> &f) {
-  const double h = 1e-6;
-  std::vector<double> v = t.to_vector<double>(), g(v.size());
-  for (size_t i = 0; i < v.size(); ++i) {
-    std::vector<double> up = v, down = v;
-    up[i] += h;
-    down[i] -= h;
-    set(Tensor(up, t.shape()));
-    double fu = f();
-    set(Tensor(down, t.shape()));
-    double fd = f();
-    g[i] = (fu - fd) / (2 * h);
-  }
-  set(t);
-  return g;
 }
 
 } // namespace
@@ -393,11 +364,11 @@ TEST(GradientCheckTest, RandomStagedProgramsFourWays) {
 
     auto value = [&] { return program(x, c).item<double>(); };
     std::vector<std::vector<double>> fd = {
-        numeric(x, [&](const Tensor &t) { x = t; }, value),
-        numeric(c, [&](const Tensor &t) { c = t; }, value),
-        numeric(k, [&](const Tensor &t) { k = t; }, value),
-        numeric(v1.read_value(), [&](const Tensor &t) { v1.assign(t); }, value),
-        numeric(v2.read_value(), [&](const Tensor &t) { v2.assign(t); },
+        fnc::testing::centralDifferences(x, [&](const Tensor &t) { x = t; }, value),
+        fnc::testing::centralDifferences(c, [&](const Tensor &t) { c = t; }, value),
+        fnc::testing::centralDifferences(k, [&](const Tensor &t) { k = t; }, value),
+        fnc::testing::centralDifferences(v1.read_value(), [&](const Tensor &t) { v1.assign(t); }, value),
+        fnc::testing::centralDifferences(v2.read_value(), [&](const Tensor &t) { v2.assign(t); },
                 value)};
     const char *names[] = {"x", "c", "k", "v1", "v2"};
     for (size_t j = 0; j < 5; ++j) {

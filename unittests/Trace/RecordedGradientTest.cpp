@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FiniteDifferences.h"
 #include "Support/ExpectError.h"
 #include "fnc/fnc.h"
 
@@ -33,15 +34,10 @@ void expectNear(const Tensor &a, const std::vector<double> &b,
 
 /// Central finite differences of the scalar f at x (float64).
 std::vector<double> numericGradient(const std::function<double(Tensor)> &f,
-                                    const Tensor &x, double h = 1e-6) {
-  std::vector<double> v = x.to_vector<double>(), g(v.size());
-  for (size_t i = 0; i < v.size(); ++i) {
-    std::vector<double> up = v, down = v;
-    up[i] += h;
-    down[i] -= h;
-    g[i] = (f(Tensor(up, x.shape())) - f(Tensor(down, x.shape()))) / (2 * h);
-  }
-  return g;
+                                    const Tensor &x) {
+  Tensor at = x;
+  return fnc::testing::centralDifferences(
+      x, [&](const Tensor &t) { at = t; }, [&] { return f(at); });
 }
 
 } // namespace
@@ -144,8 +140,6 @@ TEST(RecordedGradientTest, CallablesRunOnlyWhileTracing) {
     tape.watch(x);
     Tensor y = reduce_sum(step(x, Tensor({0.1, 0.2})));
     std::vector<Tensor> g = tape.gradient(y, std::vector<Tensor>{x});
-    Tensor gw = GradientTape().gradient(y, w); // another tape: nothing
-    (void)gw;
     run_functions_eagerly(true);
     std::vector<double> numeric = numericGradient(loss, x);
     run_functions_eagerly(false);
@@ -328,15 +322,9 @@ struct Rnn {
 // inside and outside the staged function, against eager and finite
 // differences.
 TEST(RecordedGradientTest, DynamicRnnThroughTensorArrays) {
-  std::mt19937_64 rng(9);
+  std::mt19937 rng(9);
   auto randomTensor = [&](const Shape &shape, double scale) {
-    int64_t n = 1;
-    for (int64_t d : shape)
-      n *= d;
-    std::vector<double> v(n);
-    for (double &d : v)
-      d = std::uniform_real_distribution<double>(-scale, scale)(rng);
-    return Tensor(v, shape);
+    return fnc::testing::randomTensor(rng, shape, scale);
   };
   const int64_t B = 2, T = 4, D = 3, H = 5;
   Rnn rnn{Variable(randomTensor({D, H}, 0.5), "wx"),

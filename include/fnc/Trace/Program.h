@@ -39,7 +39,6 @@ class ValueMap;
 /// programs nested in it.
 struct ProgramFacts {
   bool random = false;              // draws random numbers
-  bool prints = false;              // prints
   std::vector<VariableRef> reads;   // the float variables it reads
   std::vector<uint64_t> updates;    // the variables it updates
   void note(const OpRecord &op, const Recorder &recorder);
