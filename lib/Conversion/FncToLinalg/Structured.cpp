@@ -383,10 +383,13 @@ struct MatmulLowering : public OpConversionPattern<MatmulOp> {
     RankedTensorType type = op.getType();
     int64_t batch = type.getRank() - 2, lr = lt.getRank(), rr = rt.getRank();
 
-    // Sizes: batch dims broadcast; m from lhs, n from rhs; k must agree.
+    // Sizes: batch dims broadcast (numpy's rule at run time: a batch dim
+    // unknown while compiling that is 1 stretches); m from lhs, n from rhs;
+    // k must agree.
     SmallVector<int64_t> batchShape(type.getShape().drop_back(2));
     BroadcastSizes bs = broadcastSizes(rewriter, loc, batchShape, {lhs, rhs},
-                                       {lr - 2, rr - 2});
+                                       {lr - 2, rr - 2}, /*allowStretch=*/true,
+                                       /*unknownDimsAgree=*/false);
     SmallVector<OpFoldResult> sizes = bs.sizes;
     sizes.push_back(tensor::getMixedSize(rewriter, loc, lhs, lr - 2));
     sizes.push_back(tensor::getMixedSize(rewriter, loc, rhs, rr - 1));
@@ -418,18 +421,19 @@ struct MatmulLowering : public OpConversionPattern<MatmulOp> {
       outExprs.push_back(d(i));
     outExprs.push_back(d(batch));
     outExprs.push_back(d(batch + 2));
-    SmallVector<AffineMap> maps = {
-        operandMap(lt, d(batch), d(batch + 1)),
-        operandMap(rt, d(batch + 1), d(batch + 2)),
-        AffineMap::get(loops, 0, outExprs, ctx)};
+    AffineMap outMap = AffineMap::get(loops, 0, outExprs, ctx);
     SmallVector<utils::IteratorType> iterators(loops,
                                                utils::IteratorType::parallel);
     iterators[batch + 1] = utils::IteratorType::reduction;
     bool fp = isa<FloatType>(type.getElementType());
 
-    Value result = guardedBy(
-        rewriter, loc, outOfBounds, type, sizes,
-        [&](OpBuilder &b, Location l) -> Value {
+    auto matmul = [&](OpBuilder &b, Location l, Value lhs, Value rhs) {
+          SmallVector<AffineMap> maps = {
+              operandMap(cast<RankedTensorType>(lhs.getType()), d(batch),
+                         d(batch + 1)),
+              operandMap(cast<RankedTensorType>(rhs.getType()), d(batch + 1),
+                         d(batch + 2)),
+              outMap};
           Value init = filledTensor(b, l, type, sizes, 0);
           return linalg::GenericOp::create(
                      b, l, type, ValueRange{lhs, rhs}, init, maps, iterators,
@@ -442,6 +446,31 @@ struct MatmulLowering : public OpConversionPattern<MatmulOp> {
                                     nb, nl, a[2],
                                     arith::MulIOp::create(nb, nl, a[0], a[1]));
                        linalg::YieldOp::create(nb, nl, r);
+                     })
+              .getResult(0);
+    };
+    // A batch dim of 1 at run time against a larger one: the operand is
+    // copied to the full batch first (the slow path, as for elementwise ops).
+    auto stretched = [&](OpBuilder &b, Location l) -> Value {
+      Value x = lhs, y = rhs;
+      if (!bs.stretched[0].empty())
+        x = stretchOperand(b, l, lhs, type, sizes, bs.stretched[0]);
+      if (!bs.stretched[1].empty())
+        y = stretchOperand(b, l, rhs, type, sizes, bs.stretched[1]);
+      return matmul(b, l, x, y);
+    };
+    Value result = guardedBy(
+        rewriter, loc, outOfBounds, type, sizes,
+        [&](OpBuilder &b, Location l) -> Value {
+          if (!bs.stretch)
+            return matmul(b, l, lhs, rhs);
+          return scf::IfOp::create(
+                     b, l, bs.stretch,
+                     [&](OpBuilder &tb, Location tl) {
+                       scf::YieldOp::create(tb, tl, stretched(tb, tl));
+                     },
+                     [&](OpBuilder &eb, Location el) {
+                       scf::YieldOp::create(eb, el, matmul(eb, el, lhs, rhs));
                      })
               .getResult(0);
         });
