@@ -519,6 +519,52 @@ std::vector<Tensor> recordHistory(std::shared_ptr<const Program> body,
   return std::vector<Tensor>(out.begin() + n, out.end());
 }
 
+/// The loop's variables (all of them, `hidden` included) at iteration `i`
+/// of a loop whose shapes may change across iterations, which keeps no
+/// history: the recorded body replayed `i` times from `init`, in a staged
+/// loop of its own whose variables have the loop's (relaxed) types. O(i)
+/// work per iteration of the backward: the price of shapes that change.
+std::vector<Tensor> stateByReplay(const Program &body,
+                                  const std::vector<Tensor> &init,
+                                  const std::vector<Tensor> &captured,
+                                  const VarTypes &types,
+                                  const std::vector<LoopVar> &kinds,
+                                  size_t hidden, const Tensor &i) {
+  tape::Suspended quiet; // bookkeeping: the tapes see the body's replay
+  trace::Recorder &r = *api::recording();
+  trace::ValueMap map(&r);
+  std::vector<int64_t> ids = idsOf(r, captured, "gradient", "value");
+  for (size_t j = 0; j < captured.size(); ++j)
+    map.set(ids[j], captured[j]);
+  // Every variable is a user variable of the replaying loop: the hidden
+  // ones (a for_range's counter) are plain tensors of fixed shape.
+  std::vector<LoopVar> all;
+  LoopOptions options;
+  for (size_t k = 0; k < init.size(); ++k) {
+    LoopVar kind = k < hidden || k - hidden >= kinds.size()
+                       ? LoopVar::Tensor
+                       : kinds[k - hidden];
+    all.push_back(kind);
+    if (kind == LoopVar::Tensor)
+      options.shape_invariants.push_back(types.shapes[k]);
+  }
+  Tensor zero = zeros({}, i.dtype()), one = fill({}, 1.0, i.dtype());
+  return forImpl(
+      zero, i, one,
+      [&](const Tensor &, const std::vector<Tensor> &v) {
+        return trace::replay(body, map, v);
+      },
+      init, options, all);
+}
+
+/// How the backward of a loop whose shapes may change finds its
+/// variables (stateByReplay).
+struct ReplayedStates {
+  VarTypes types;
+  std::vector<LoopVar> kinds;
+  size_t hidden = 0;
+};
+
 /// The gradient of a staged loop: a loop from the last iteration down to
 /// the first that replays the recorded body on the variables it saw under
 /// a tape of its own, carrying the gradients of the loop variables and
@@ -527,16 +573,19 @@ std::vector<Tensor> recordHistory(std::shared_ptr<const Program> body,
 /// iteration, `count` rows); a TensorArray's from `finals`, the array the
 /// loop left: its elements are written once, so an iteration's reads find
 /// the same values there, and the gradient of a write does not depend on
-/// the array written to.
+/// the array written to. A loop whose shapes may change keeps no history
+/// (`replayed`): each iteration's variables are computed again from the
+/// initial ones, and the carried gradients change shape with them.
 std::function<std::vector<Tensor>(const std::vector<Tensor> &,
                                   const std::vector<Tensor> &)>
 loopBackward(std::shared_ptr<const Program> body, std::vector<Tensor> init,
              std::vector<Tensor> finals, std::vector<size_t> kept,
              Tensor count, std::vector<Tensor> history,
-             std::vector<VariableRef> variables) {
-  return [body, init, finals, kept, count, history,
-          variables](const std::vector<Tensor> &captured,
-                     const std::vector<Tensor> &resultGrads) {
+             std::vector<VariableRef> variables,
+             std::optional<ReplayedStates> replayed) {
+  return [body, init, finals, kept, count, history, variables,
+          replayed](const std::vector<Tensor> &captured,
+                    const std::vector<Tensor> &resultGrads) {
     size_t n = init.size(), c = captured.size(), nv = variables.size();
     std::vector<size_t> floats;
     for (size_t k = 0; k < n; ++k)
@@ -550,12 +599,24 @@ loopBackward(std::shared_ptr<const Program> body, std::vector<Tensor> init,
       carriedGrads.push_back(zeros_like(t));
     for (const VariableRef &v : variables)
       carriedGrads.push_back(zerosOf(v));
+    // The carried gradients of variables whose shapes may change change
+    // with them.
+    LoopOptions options;
+    if (replayed) {
+      for (size_t k : floats)
+        options.shape_invariants.push_back(replayed->types.shapes[k]);
+      for (size_t j = nf; j < carriedGrads.size(); ++j)
+        options.shape_invariants.push_back(carriedGrads[j].shape());
+    }
     Tensor one = fill({}, 1.0, count.dtype());
     std::vector<Tensor> out = forImpl(
         count - one, -one, -one,
         [&](const Tensor &i, const std::vector<Tensor> &g) {
           std::vector<Tensor> vars = finals, watched, yieldGrads(n);
-          for (size_t j = 0; j < kept.size(); ++j)
+          if (replayed)
+            vars = stateByReplay(*body, init, captured, replayed->types,
+                                 replayed->kinds, replayed->hidden, i);
+          for (size_t j = 0; j < kept.size() && !replayed; ++j)
             vars[kept[j]] = gather(history[j], i, 0);
           for (size_t f = 0; f < nf; ++f) {
             watched.push_back(vars[floats[f]]);
@@ -563,11 +624,17 @@ loopBackward(std::shared_ptr<const Program> body, std::vector<Tensor> init,
           }
           std::vector<Tensor> grads =
               replayVjp(*body, vars, watched, captured, variables, yieldGrads);
-          for (size_t j = nf; j < nf + c + nv; ++j)
+          for (size_t j = nf; j < nf + c + nv; ++j) {
             grads[j] = g[j] + grads[j];
+            // Computed from values whose dims are unknown while tracing,
+            // an accumulated gradient takes back the dims it is carried
+            // with.
+            if (replayed)
+              grads[j] = grad::conformTo(grads[j], carriedGrads[j].shape());
+          }
           return grads;
         },
-        carriedGrads, {}, {});
+        carriedGrads, options, {});
     // An initial value's gradient is the carried one after the first
     // iteration; a captured value's, what the iterations accumulated.
     std::vector<Tensor> grads;
@@ -648,8 +715,9 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
   // second loop over the counted iterations, after the first. None of this
   // bookkeeping is part of the recorded program.
   Program *outer = r->program;
-  bool taped = tape::anyRecording() && canKeepHistory(options);
-  bool history = taped && bounds;
+  bool taped = tape::anyRecording();
+  bool keep = canKeepHistory(options);
+  bool history = taped && keep && bounds;
   size_t n = init.size();
   // The variables whose history is kept: all but TensorArrays.
   std::vector<size_t> kept;
@@ -754,20 +822,19 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
   loop->op = op;
   loop->variables = bodyProgram->reads;
   loop->whyNot = whyNoReplay(*bodyProgram, "its body");
-  if (loop->whyNot.empty() && !taped)
-    loop->whyNot = "its loop variables have shape invariants with unknown "
-                   "dims (their shapes may change across iterations), so no "
-                   "history of them is kept";
-  if (loop->whyNot.empty()) {
+  if (loop->whyNot.empty() && taped) {
     std::vector<Tensor> rows;
+    std::optional<ReplayedStates> replayed;
     if (history) {
       rows.assign(all.begin() + n + 1, all.end());
-    } else {
+    } else if (keep) {
       trace::ProgramScope bookkeeping(*r, nullptr);
       rows = recordHistory(bodyProgram, init, kept, types, all[n]);
+    } else {
+      replayed = ReplayedStates{types, kinds, hidden};
     }
     loop->backward = loopBackward(bodyProgram, init, outs, kept, all[n], rows,
-                                  bodyProgram->reads);
+                                  bodyProgram->reads, std::move(replayed));
   }
   // The body may return a value from outside unchanged: it is an input of
   // the region too.

@@ -26,6 +26,19 @@
 
 namespace fnc::grad {
 
+Tensor conformTo(const Tensor &t, const Shape &shape) {
+  bool fits = t.rank() == static_cast<int64_t>(shape.size());
+  for (size_t d = 0; fits && d < shape.size(); ++d)
+    fits = shapes::isDynamic(shape[d]) || t.shape()[d] == shape[d];
+  if (fits || std::count_if(shape.begin(), shape.end(), shapes::isDynamic) > 1)
+    return t;
+  Shape target = shape;
+  for (int64_t &d : target)
+    if (shapes::isDynamic(d))
+      d = -1;
+  return reshape(t, target);
+}
+
 namespace {
 
 using ref::BinaryOp;
@@ -319,16 +332,31 @@ std::pair<Tensor, Tensor> binaryGradient(const Tensor &x, const Tensor &y,
     return {};
 }
 
+/// d, what an elementwise rule made of g, but g where g is 0: a zero
+/// gradient stays zero where the derivative is not finite (0 * inf is
+/// NaN). Eagerly an op that no path to the result uses is not
+/// differentiated at all; staged, the values that lead only to the branch
+/// a cond did not take, or to a loop variable the loop drops, get zero
+/// gradients, which must not turn into NaN on the way back (a tanh of NaN,
+/// a log of 0 before them). Not for rules whose derivative is always
+/// finite (masks, +-1).
+Tensor zeroStaysZero(const Tensor &d, const Tensor &g) {
+  return d.defined() ? select(g == 0.0, g, d) : d;
+}
+
 std::vector<Tensor> unary(const trace::ops::Unary &op,
                           const std::vector<Tensor> &in, const Tensor &out,
                           const Tensor &g) {
+  Tensor d;
   switch (op.kind) {
 #define FNC_UNARY_OP(KIND, CLASS, API, DTYPES, DIFFERENTIABLE)                 \
   case UnaryOp::KIND:                                                          \
-    return {unaryGradient<UnaryOp::KIND, DIFFERENTIABLE>(in[0], out, g)};
+    d = unaryGradient<UnaryOp::KIND, DIFFERENTIABLE>(in[0], out, g);           \
+    break;
 #include "fnc/Dialect/Fnc/IR/FncOpTable.inc"
   }
-  return {Tensor()};
+  bool finite = op.kind == UnaryOp::Neg || op.kind == UnaryOp::Relu;
+  return {finite ? d : zeroStaysZero(d, g)};
 }
 
 std::vector<Tensor> binary(const trace::ops::Binary &op,
@@ -344,6 +372,9 @@ std::vector<Tensor> binary(const trace::ops::Binary &op,
   default: // comparisons: a bool result carries no gradient
     return {Tensor(), Tensor()};
   }
+  if (op.kind != BinaryOp::Add && op.kind != BinaryOp::Sub &&
+      op.kind != BinaryOp::Maximum && op.kind != BinaryOp::Minimum)
+    d = {zeroStaysZero(d.first, g), zeroStaysZero(d.second, g)};
   return {d.first.defined() ? unbroadcast(d.first, in[0].shape()) : Tensor(),
           d.second.defined() ? unbroadcast(d.second, in[1].shape()) : Tensor()};
 }
@@ -406,9 +437,11 @@ std::vector<Tensor> matmulRule(const std::vector<Tensor> &in, const Tensor &g) {
 std::vector<Tensor> softmaxRule(const trace::ops::Softmax &s, const Tensor &out,
                                 const Tensor &g) {
   std::vector<int64_t> axis = {s.axis};
-  if (s.log)
-    return {g - exp(out) * reduce_sum(g, axis, /*keepdims=*/true)};
-  return {out * (g - reduce_sum(g * out, axis, /*keepdims=*/true))};
+  Tensor d = s.log ? g - exp(out) * reduce_sum(g, axis, /*keepdims=*/true)
+                   : out * (g - reduce_sum(g * out, axis, /*keepdims=*/true));
+  // A row whose gradient is all 0 stays 0 (zeroStaysZero, row by row: a
+  // 0 in a row with other values still gets a gradient).
+  return {select(reduce_all(g == 0.0, axis, /*keepdims=*/true), g, d)};
 }
 
 /// Zeros of t's dtype and shape but `size` along `axis`, where `size` (an
@@ -439,9 +472,17 @@ std::vector<Tensor> sliceRule(const trace::ops::Slice &s, const Tensor &x,
   for (size_t d = 0; d < xs.size(); ++d) {
     int64_t offset = s.offsets[d], stride = s.strides[d];
     if (!shapes::isDynamic(xs[d])) {
-      int64_t span = gs[d] == 0 ? 0 : (gs[d] - 1) * stride + 1;
+      // The slice's size is known where x's is, also when g's type (from
+      // values of a loop whose shapes may change) does not say it.
+      int64_t count = gs[d];
+      if (shapes::isDynamic(count))
+        count = s.sizes[d] != shapes::kSliceToEnd
+                    ? s.sizes[d]
+                    : std::max<int64_t>(0, (xs[d] - offset + stride - 1) /
+                                               stride);
+      int64_t span = count == 0 ? 0 : (count - 1) * stride + 1;
       paddings.push_back({offset, xs[d] - offset - span});
-      interior.push_back(gs[d] == 0 ? 0 : stride - 1);
+      interior.push_back(count == 0 ? 0 : stride - 1);
       continue;
     }
     if (stride != 1)
@@ -565,29 +606,59 @@ std::vector<Tensor> conv2dRule(const trace::ops::Conv2D &c,
   return {dx, dw};
 }
 
-/// The gradients of the operands of a concat: slices of g. An operand whose
-/// size along the axis is unknown while tracing must be the last one (its
-/// slice runs to the end); other unknown dims are taken whole.
+/// The gradients of the operands of a concat: slices of g. One operand
+/// may have a size along the axis unknown while tracing: those before it
+/// are sliced from the start, it and those after it from the end (a
+/// strided_slice with negative bounds, resolved at run time). Other
+/// unknown dims are taken whole.
 std::vector<Tensor> concatRule(const trace::ops::Concat &c,
                                const std::vector<Tensor> &in, const Tensor &g) {
+  size_t unknownAt = in.size();
+  for (size_t k = 0; k < in.size(); ++k) {
+    if (!shapes::isDynamic(in[k].shape()[c.axis]))
+      continue;
+    if (unknownAt != in.size())
+      noRule("concat",
+             "of " + describe(in[k]) + " (operand #" + std::to_string(k) +
+                 ") after another operand of unknown size along the axis; "
+                 "give the function an input_signature with known dims");
+    unknownAt = k;
+  }
   std::vector<Tensor> grads;
-  int64_t offset = 0;
+  int64_t offset = 0, rank = g.rank(), axis = c.axis;
+  int64_t suffix = 0; // the sizes after operand k, once past the unknown one
+  for (size_t k = unknownAt + 1; k < in.size(); ++k)
+    suffix += in[k].shape()[axis];
   for (size_t k = 0; k < in.size(); ++k) {
     const Tensor &t = in[k];
-    int64_t along = t.shape()[c.axis];
-    if (shapes::isDynamic(along) && k + 1 < in.size())
-      noRule("concat",
-             "of " + describe(t) + " (operand #" + std::to_string(k) +
-                 "), whose size along the axis is unknown while tracing, "
-                 "before another operand; give the function an "
-                 "input_signature with known dims");
-    std::vector<int64_t> begin(t.rank(), 0), size;
-    for (int64_t d : t.shape())
-      size.push_back(sizeOrToEnd(d));
-    begin[c.axis] = offset;
+    int64_t along = t.shape()[axis];
+    if (!isFloat(t.dtype())) {
+      grads.push_back(Tensor());
+    } else if (k < unknownAt) {
+      std::vector<int64_t> begin(t.rank(), 0), size;
+      for (int64_t d : t.shape())
+        size.push_back(sizeOrToEnd(d));
+      begin[axis] = offset;
+      grads.push_back(slice(g, begin, size));
+    } else {
+      // [offset, end - suffix) for the unknown operand, [end - suffix -
+      // along, end - suffix) after it.
+      int64_t after = k == unknownAt ? suffix : suffix - along;
+      std::vector<int64_t> begin(rank, 0), end(rank, 0), strides(rank, 1);
+      int64_t beginMask = ((int64_t{1} << rank) - 1) & ~(int64_t{1} << axis);
+      int64_t endMask = beginMask;
+      begin[axis] = k == unknownAt ? offset : -(after + along);
+      if (after == 0)
+        endMask |= int64_t{1} << axis;
+      else
+        end[axis] = -after;
+      Tensor part = strided_slice(g, begin, end, strides, beginMask, endMask);
+      grads.push_back(conformTo(part, t.shape()));
+      if (k > unknownAt)
+        suffix -= along;
+    }
     if (!shapes::isDynamic(along))
       offset += along;
-    grads.push_back(isFloat(t.dtype()) ? slice(g, begin, size) : Tensor());
   }
   return grads;
 }

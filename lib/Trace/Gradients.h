@@ -27,6 +27,13 @@ std::vector<Tensor> gradientsOf(const trace::OpAttrs &op,
                                 const std::vector<Tensor> &inputs,
                                 const Tensor &output, const Tensor &g);
 
+/// `t` (a gradient) with the static type `shape` of the value it is the
+/// gradient of, where the ops that computed it could not tell (dims of
+/// values from loops whose shapes may change): reshaped where `shape` knows
+/// a dim `t` does not, which it can when `shape` has at most one unknown
+/// dim; else `t` as it is.
+Tensor conformTo(const Tensor &t, const std::vector<int64_t> &shape);
+
 /// The vector-Jacobian product of `f`: runs f() under a tape of its own
 /// that watches `watch`, and returns the gradients of
 /// sum_k <f()[k], outputGrads[k]> with respect to each of `watch`, then to

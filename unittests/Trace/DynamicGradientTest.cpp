@@ -242,6 +242,12 @@ TEST(DynamicGradientTest, ShapeOpsWithUnknownBatch) {
       },
       {-1, 3}, {2, 3}, {-1, 3}, rng);
   checkWithUnknownBatch(
+      "concat along the batch, known operands after it (sliced from the end)",
+      [](const Tensor &x, const Tensor &p) {
+        return concat({p, x * x, p * 3.0, sin(p)}, 0);
+      },
+      {-1, 3}, {2, 3}, {-1, 3}, rng);
+  checkWithUnknownBatch(
       "gather along a known axis",
       [](const Tensor &x, const Tensor &p) {
         return gather(x, Tensor{2, 0, 2, 1}, 1) * p;
@@ -444,8 +450,8 @@ TEST(DynamicGradientTest, RulesThatNeedADimSayWhich) {
         return concat({x, x}, 0);
       },
       {-1, 3}, zeros({2, 3}),
-      {"no gradient through fnc::concat of float32[?,3] (operand #0)",
-       "before another operand"});
+      {"no gradient through fnc::concat of float32[?,3] (operand #1)",
+       "after another operand of unknown size along the axis"});
   expectGradientError(
       [](const Tensor &x) {
         return gather(x, Tensor{0, 1}, 1);

@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <functional>
 #include <random>
 
@@ -154,6 +155,113 @@ TEST(RecordedGradientTest, CallablesRunOnlyWhileTracing) {
   }
   EXPECT_EQ(bodyCalls, tracedBody);
   EXPECT_EQ(functionCalls, tracedFunction);
+}
+
+// A loop whose variables change shape (declared by shape invariants with
+// unknown dims): the TF1 idiom of growing the outputs with concat, and a
+// state that alternates between two shapes. No history fits them; the
+// backward recomputes each iteration's variables from the initial ones.
+// It was an Unimplemented error.
+TEST(RecordedGradientTest, LoopsWhoseShapesChange) {
+  Variable w(Tensor({0.5, -1.5}), "w");
+  auto grow = [&](Tensor x, Tensor n) {
+    GradientTape tape(/*persistent=*/true);
+    tape.watch(x);
+    LoopOptions options;
+    options.shape_invariants = {Shape{2}, Shape{kUnknownDim, 2}};
+    auto [h, outs] = fnc::while_loop(
+        [&](const Tensor &, const Tensor &o) {
+          return shape(o, DType::i64)[0] < n;
+        },
+        [&](const Tensor &h, const Tensor &o) {
+          Tensor next = tanh(h * w + x);
+          return std::make_tuple(next, concat({o, reshape(next, {1, 2})}, 0));
+        },
+        std::make_tuple(x, reshape(x, {1, 2})), options);
+    Tensor loss = reduce_sum(outs * outs) + reduce_sum(h);
+    std::vector<Tensor> g = tape.gradient(loss, std::vector<Tensor>{x});
+    return std::make_tuple(g[0], tape.gradient(loss, w));
+  };
+  Tensor x({0.3, -0.7}), n(int64_t{4});
+  auto [ex, ew] = grow(x, n);
+  auto staged = fnc::function(grow);
+  auto [sx, sw] = staged(x, n);
+  expectNear(sx, ex.to_vector<double>());
+  expectNear(sw, ew.to_vector<double>());
+  // Against finite differences (eager forward, float64).
+  std::function<double(Tensor)> loss = [&](Tensor at) {
+    Tensor h = at, outs = reshape(at, {1, 2});
+    for (int i = 1; i < 4; ++i) {
+      h = tanh(h * w + at);
+      outs = concat({outs, reshape(h, {1, 2})}, 0);
+    }
+    return (reduce_sum(outs * outs) + reduce_sum(h)).item<double>();
+  };
+  expectNear(sx, numericGradient(loss, x), 1e-6);
+
+  // Two values swapped each iteration: shapes [2] and [3] alternate.
+  auto swap = fnc::function([](Tensor a, Tensor b) {
+    GradientTape tape;
+    tape.watch({a, b});
+    LoopOptions options;
+    options.shape_invariants = {Shape{kUnknownDim}, Shape{kUnknownDim}};
+    auto [u, v] = fnc::for_range(
+        Tensor(0), Tensor(3), Tensor(1),
+        [](const Tensor &, const Tensor &u, const Tensor &v) {
+          return std::make_tuple(v * 2.0, exp(u));
+        },
+        std::make_tuple(a, b), options);
+    return tape.gradient(reduce_sum(u) + reduce_sum(v * v),
+                         std::vector<Tensor>{a, b});
+  });
+  Tensor a({0.1, 0.2}), b({-0.3, 0.4, 0.5});
+  // u3 = 2 exp(2 b), v3 = exp(2 exp(a)): d/db = 4 exp(2b), d/da = 2 v3^2 * 2 exp(a).
+  std::vector<Tensor> g = swap(a, b);
+  std::vector<double> da, db;
+  for (double ai : a.to_vector<double>()) {
+    double v3 = std::exp(2 * std::exp(ai));
+    da.push_back(2 * v3 * v3 * 2 * std::exp(ai));
+  }
+  for (double bi : b.to_vector<double>())
+    db.push_back(4 * std::exp(2 * bi));
+  expectNear(g[0], da);
+  expectNear(g[1], db);
+}
+
+// Values that lead only to a branch not taken, or to a loop variable the
+// loop drops, get zero gradients staged; the ops before them must keep
+// those zero where their derivative is not finite (0 * inf is NaN).
+// Eagerly they are on no path and the gradient is exact. Both were NaN.
+TEST(RecordedGradientTest, ZeroGradientsStayZero) {
+  auto branch = [](Tensor x, Tensor p) {
+    GradientTape tape;
+    tape.watch(x);
+    Tensor t = log(x); // d/dx = 1/x: inf at 0
+    Tensor y = fnc::cond(
+        p > 0.0f, [&] { return t * 2.0f; }, [&] { return x * 3.0f; });
+    return tape.gradient(reduce_sum(y), x);
+  };
+  Tensor x({0.0f, 1.0f}), no(-1.0f);
+  EXPECT_EQ(branch(x, no).to_vector<float>(), (std::vector<float>{3, 3}));
+  EXPECT_EQ(fnc::function(branch)(x, no).to_vector<float>(),
+            (std::vector<float>{3, 3}));
+  // (u, w) -> (w, u * u) three times from (a, a): u ends as a * a, while
+  // the dropped w overflows to inf: its zero gradient meets 2u = inf.
+  auto loop = [](Tensor a) {
+    GradientTape tape;
+    tape.watch(a);
+    auto [u, w] = fnc::for_range(
+        Tensor(0), Tensor(3), Tensor(1),
+        [](const Tensor &, const Tensor &u, const Tensor &w) {
+          return std::make_tuple(w, u * u);
+        },
+        std::make_tuple(a, a));
+    (void)w;
+    return tape.gradient(reduce_sum(u), a);
+  };
+  Tensor a(-1e30f);
+  EXPECT_EQ(loop(a).item<float>(), -2e30f);
+  EXPECT_EQ(fnc::function(loop)(a).item<float>(), -2e30f);
 }
 
 // Variables read in a loop body of a function called under an outer tape.
