@@ -29,6 +29,8 @@ enum class ErrorKind {
   FailedPrecondition,
   /// The operation is valid but not implemented for these arguments.
   Unimplemented,
+  /// A file or a named entity (a saved variable) that does not exist.
+  NotFound,
   /// A bug in fnc itself; please report it.
   Internal,
 };
@@ -44,6 +46,8 @@ inline const char *errorKindName(ErrorKind kind) {
     return "FailedPrecondition";
   case ErrorKind::Unimplemented:
     return "Unimplemented";
+  case ErrorKind::NotFound:
+    return "NotFound";
   case ErrorKind::Internal:
     return "Internal";
   }

@@ -64,9 +64,10 @@ InputFile::InputFile(const char *op, std::string path)
                 std::string(op_) + ": the path is empty");
   fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd_ < 0)
-    throw Error(ErrorKind::InvalidArgument, std::string(op_) +
-                                                ": cannot read '" + path_ +
-                                                "': " + systemError(errno));
+    throw Error(errno == ENOENT ? ErrorKind::NotFound
+                                : ErrorKind::InvalidArgument,
+                std::string(op_) + ": cannot read '" + path_ +
+                    "': " + systemError(errno));
   struct stat st;
   std::string problem;
   if (::fstat(fd_, &st) != 0)

@@ -17,10 +17,12 @@
 #include "fnc/Trace/SavedModule.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <set>
+#include <unistd.h>
 
 namespace fnc {
 
@@ -164,9 +166,11 @@ LoadedFunction load(const std::string &path, const LoadOptions &options) {
   trace::LoadedModule module;
   std::string error;
   if (!trace::loadSavedModule(path, options.cache_dir, module, error))
-    io::fail(error.find("does not compile") == std::string::npos
-                 ? ErrorKind::InvalidArgument
-                 : ErrorKind::Unimplemented,
+    io::fail(error.find("does not compile") != std::string::npos
+                 ? ErrorKind::Unimplemented
+             : ::access(path.c_str(), F_OK) != 0 && errno == ENOENT
+                 ? ErrorKind::NotFound
+                 : ErrorKind::InvalidArgument,
              op, path, error);
 
   auto state = std::make_shared<LoadedFunction::State>();
@@ -340,7 +344,7 @@ Variable LoadedFunction::variable(const std::string &name) const {
       return v;
     names += (names.empty() ? "`" : ", `") + n + "`";
   }
-  throw Error(ErrorKind::InvalidArgument,
+  throw Error(ErrorKind::NotFound,
               "fnc::LoadedFunction `" + s.name + "`: no variable `" + name +
                   "`; " +
                   (names.empty() ? std::string("the file has none")

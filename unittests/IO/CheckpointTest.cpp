@@ -140,7 +140,7 @@ TEST(CheckpointTest, ListErrors) {
       [&] {
         restore_variables(dir / "none.npz", {{"v", v}});
       },
-      ErrorKind::InvalidArgument,
+      ErrorKind::NotFound,
       {"fnc::restore_variables", "none.npz", "No such file or directory"});
   writeBytes(path, "garbage");
   expectError(

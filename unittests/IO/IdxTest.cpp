@@ -166,7 +166,7 @@ TEST(IdxTest, CorruptFiles) {
             {"truncated IDX data: expected 4294967295 bytes, found 3"});
 
   expectError(
-      [&] { data::load_idx(dir / "missing.gz"); }, ErrorKind::InvalidArgument,
+      [&] { data::load_idx(dir / "missing.gz"); }, ErrorKind::NotFound,
       {"fnc::data::load_idx", "missing.gz", "No such file or directory"});
   expectError([&] { data::load_idx(dir.path()); }, ErrorKind::InvalidArgument,
               {"it is a directory"});

@@ -310,8 +310,7 @@ TEST(NpyTest, ReadsWhatNumpyWrites) {
 
 TEST(NpyTest, MissingAndSpecialFiles) {
   TempDir dir;
-  expectError([&] { load_npy(dir / "missing.npy"); },
-              ErrorKind::InvalidArgument,
+  expectError([&] { load_npy(dir / "missing.npy"); }, ErrorKind::NotFound,
               {"fnc::load_npy", "missing.npy", "No such file or directory"});
   expectError([&] { load_npy(dir.path()); }, ErrorKind::InvalidArgument,
               {"fnc::load_npy", "it is a directory"});

@@ -203,8 +203,7 @@ TEST(NpzTest, SaveErrors) {
 
 TEST(NpzTest, LoadErrors) {
   TempDir dir;
-  expectError([&] { load_npz(dir / "missing.npz"); },
-              ErrorKind::InvalidArgument,
+  expectError([&] { load_npz(dir / "missing.npz"); }, ErrorKind::NotFound,
               {"fnc::load_npz", "missing.npz", "No such file or directory"});
   expectError([&] { load_npz(dir.path()); }, ErrorKind::InvalidArgument,
               {"it is a directory"});

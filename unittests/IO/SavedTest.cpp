@@ -397,7 +397,7 @@ std::string replaced(std::string text, const std::string &from,
 TEST(SavedTest, BadFilesAreClearErrors) {
   TempDir dir;
   std::string text = savedText(dir);
-  expectError([&] { load(dir / "missing.mlir"); }, ErrorKind::InvalidArgument,
+  expectError([&] { load(dir / "missing.mlir"); }, ErrorKind::NotFound,
               {"fnc::load", "missing.mlir", "cannot read"});
   // Truncated anywhere: in the IR, in the resources.
   for (size_t cut : {text.size() / 4, text.size() / 2, text.size() - 40})
@@ -440,7 +440,7 @@ TEST(SavedTest, BadCallsAndSaves) {
                "a0: float32 Tensor, shape=(64,)"});
   expectError([&] { g(); }, ErrorKind::InvalidArgument,
               {"no saved signature accepts ()"});
-  expectError([&] { g.variable("w"); }, ErrorKind::InvalidArgument,
+  expectError([&] { g.variable("w"); }, ErrorKind::NotFound,
               {"no variable `w`; the file has `v`"});
   LoadedFunction empty;
   EXPECT_FALSE(empty.defined());
