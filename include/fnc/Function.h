@@ -576,6 +576,9 @@ public:
   /// Checks a call that runs the callable directly against the
   /// input_signature (throws InvalidArgument as a staged call would).
   void checkDirectCall(const CallKey &key) const;
+  /// Rethrows `e`, raised by the callable run directly: inside a trace,
+  /// with a line naming this function (as tracing it would).
+  [[noreturn]] void rethrowFromDirectCall(const Error &e) const;
 
   /// Dispatches `key` (tracing on a miss) and runs it.
   std::vector<Tensor> call(const CallKey &key, const TraceThunk &thunk);
@@ -611,6 +614,14 @@ template <typename F, typename = void> struct CallableTraits {
   static constexpr bool kFixed = false;
 };
 template <typename R, typename... A> struct CallableTraits<R (*)(A...)> {
+  static_assert(
+      !(... || (std::is_lvalue_reference_v<A> &&
+                !std::is_const_v<std::remove_reference_t<A>>)),
+      "fnc::function: a parameter of the staged callable is a non-const "
+      "reference (such as fnc::Tensor &); take it by value or by const "
+      "reference (fnc::Tensor x, const fnc::Tensor &x): a traced call "
+      "passes symbolic tensors, and what the callable assigns to them "
+      "would not reach the caller's variables");
   static constexpr bool kFixed = true;
   using Result = R;
   using Params = std::tuple<std::decay_t<A>...>;
@@ -696,7 +707,11 @@ struct Caller<F, R, std::tuple<Ps...>> {
       CallKey key;
       encode(key, args...);
       core.checkDirectCall(key);
-      return (*fn)(args...);
+      try {
+        return (*fn)(args...);
+      } catch (const Error &e) {
+        core.rethrowFromDirectCall(e);
+      }
     }
     CallKey key;
     encode(key, args...);

@@ -488,6 +488,18 @@ size_t traceStackLimit() {
   return limit;
 }
 
+/// Throws `e` with a line saying which function was being traced (each
+/// enclosing one adds its own, innermost first), as tf.function's "in user
+/// code" does, unless the message names the function already.
+[[noreturn]] static void throwWhileTracing(const Error &e,
+                                           const std::string &name) {
+  std::string message = e.what();
+  if (message.find("`" + name + "`") != std::string::npos)
+    throw e;
+  throw Error(e.kind(),
+              message + "\n  (while tracing fnc::function `" + name + "`)");
+}
+
 TracedFunction traceAndCompile(const TraceRequest &request) {
   const std::string &name = request.name;
   // Frame addresses, not a local's: under ASan a local may live on a fake
@@ -527,7 +539,12 @@ TracedFunction traceAndCompile(const TraceRequest &request) {
     tape::Suspended outerTapes;
     RecorderScope scope(&recorder);
     ProgramScope program(recorder, &recorded->program);
-    std::vector<Tensor> outs = request.body(symbolic);
+    std::vector<Tensor> outs;
+    try {
+      outs = request.body(symbolic);
+    } catch (const Error &e) {
+      throwWhileTracing(e, name);
+    }
     for (size_t i = 0; i < outs.size(); ++i) {
       if (!outs[i].defined())
         throw Error(ErrorKind::InvalidArgument,
@@ -754,6 +771,12 @@ bool FunctionCore::runCallableDirectly() {
 }
 
 bool FunctionCore::underTape() { return tape::anyRecording(); }
+
+void FunctionCore::rethrowFromDirectCall(const Error &e) const {
+  if (trace::activeRecorder())
+    trace::throwWhileTracing(e, state_->name);
+  throw e;
+}
 
 void FunctionCore::checkDirectCall(const CallKey &key) const {
   const State &s = *state_;

@@ -120,10 +120,24 @@ TEST(FunctionTest, EagerErrorsAreTheSameWhileTracing) {
     f(Tensor{1.f, 2.f}, Tensor{1.f, 2.f, 3.f});
     ADD_FAILURE() << "no error";
   } catch (const Error &e) {
-    EXPECT_EQ(e.message(), eager);
+    // The eager message, then the function being traced.
+    EXPECT_EQ(e.message().substr(0, eager.size()), eager);
+    EXPECT_EQ(e.message().substr(eager.size()),
+              "\n  (while tracing fnc::function `function`)");
   }
   expectError([&] { f(Tensor{1.f}, Tensor{1}); }, ErrorKind::InvalidArgument,
               {"fnc::add", "different dtypes", "fnc::cast"});
+  // Nested functions: each one being traced adds its line, innermost first.
+  FunctionOptions innerOptions, outerOptions;
+  innerOptions.name = "inner";
+  outerOptions.name = "outer";
+  auto inner = fnc::function(
+      [](Tensor x) { return matmul(x, x); }, innerOptions);
+  auto outer = fnc::function(
+      [&](Tensor x) { return inner(x) * 2.f; }, outerOptions);
+  expectError([&] { outer(Tensor{1.f, 2.f}); }, ErrorKind::InvalidArgument,
+              {"fnc::matmul", "\n  (while tracing fnc::function `inner`)\n"
+                              "  (while tracing fnc::function `outer`)"});
   // The failed traces cached nothing.
   EXPECT_EQ(f.tracing_count(), 0);
   EXPECT_EQ(f(Tensor{1.f}, Tensor{2.f}).to_vector<float>(),
