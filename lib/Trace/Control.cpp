@@ -530,7 +530,8 @@ std::vector<Tensor> stateByReplay(const Program &body,
                                   const VarTypes &types,
                                   const std::vector<LoopVar> &kinds,
                                   size_t hidden, const Tensor &i) {
-  tape::Suspended quiet; // bookkeeping: the tapes see the body's replay
+  // Bookkeeping, not differentiated: the gradient comes from replayVjp.
+  tape::Suspended quiet;
   trace::Recorder &r = *api::recording();
   trace::ValueMap map(&r);
   std::vector<int64_t> ids = idsOf(r, captured, "gradient", "value");
