@@ -624,11 +624,14 @@ std::vector<Tensor> concatRule(const trace::ops::Concat &c,
                  "give the function an input_signature with known dims");
     unknownAt = k;
   }
+  int64_t rank = g.rank(), axis = c.axis;
+  // after[k]: the size along the axis of the operands after k (known for
+  // the unknown operand and those after it).
+  std::vector<int64_t> after(in.size(), 0);
+  for (size_t k = in.size() - 1; k > unknownAt && k < in.size(); --k)
+    after[k - 1] = after[k] + in[k].shape()[axis];
   std::vector<Tensor> grads;
-  int64_t offset = 0, rank = g.rank(), axis = c.axis;
-  int64_t suffix = 0; // the sizes after operand k, once past the unknown one
-  for (size_t k = unknownAt + 1; k < in.size(); ++k)
-    suffix += in[k].shape()[axis];
+  int64_t offset = 0; // the size of the operands before k, up to unknownAt
   for (size_t k = 0; k < in.size(); ++k) {
     const Tensor &t = in[k];
     int64_t along = t.shape()[axis];
@@ -641,23 +644,20 @@ std::vector<Tensor> concatRule(const trace::ops::Concat &c,
       begin[axis] = offset;
       grads.push_back(slice(g, begin, size));
     } else {
-      // [offset, end - suffix) for the unknown operand, [end - suffix -
-      // along, end - suffix) after it.
-      int64_t after = k == unknownAt ? suffix : suffix - along;
+      // [offset, end - after) for the unknown operand, [end - after -
+      // along, end - after) for those after it.
       std::vector<int64_t> begin(rank, 0), end(rank, 0), strides(rank, 1);
       int64_t beginMask = ((int64_t{1} << rank) - 1) & ~(int64_t{1} << axis);
       int64_t endMask = beginMask;
-      begin[axis] = k == unknownAt ? offset : -(after + along);
-      if (after == 0)
+      begin[axis] = k == unknownAt ? offset : -(after[k] + along);
+      if (after[k] == 0)
         endMask |= int64_t{1} << axis;
       else
-        end[axis] = -after;
+        end[axis] = -after[k];
       Tensor part = strided_slice(g, begin, end, strides, beginMask, endMask);
       grads.push_back(conformTo(part, t.shape()));
-      if (k > unknownAt)
-        suffix -= along;
     }
-    if (!shapes::isDynamic(along))
+    if (k < unknownAt)
       offset += along;
   }
   return grads;
