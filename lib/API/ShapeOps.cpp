@@ -2,11 +2,13 @@
 //
 // transpose, reshape, broadcast_to, expand_dims, squeeze, slice, pad,
 // concat, gather and one_hot: validate, shape rule, kernel (reshape-like ops
-// share the operand's buffer).
+// share the operand's buffer); and the gradient's sumToShape / broadcastLike.
 //
 //===----------------------------------------------------------------------===//
 
 #include "fnc/API/OpSupport.h"
+
+#include <algorithm>
 
 namespace fnc {
 
@@ -256,5 +258,47 @@ Tensor one_hot(const Tensor &indices, int64_t depth, double on, double off,
   ref::oneHot(arrayOf(indices), a, on, off, out);
   return wrap(std::move(out));
 }
+
+namespace api {
+
+Tensor sumToShape(const Tensor &g, const Tensor &x) {
+  const char *op = "sum_to_shape";
+  const Shape &gs = g.shape(), &xs = x.shape(); // rejects null handles
+  checked(shapes::broadcastTo(xs, gs), op, {&g, &x});
+  trace::Recorder *r = recording();
+  auto known = [](const Shape &s) {
+    return std::none_of(s.begin(), s.end(), shapes::isDynamic);
+  };
+  if (!r || (known(gs) && known(xs))) {
+    int64_t lead = static_cast<int64_t>(gs.size() - xs.size());
+    std::vector<int64_t> axes;
+    for (int64_t i = 0; i < static_cast<int64_t>(gs.size()); ++i)
+      if (i < lead || (xs[i - lead] == 1 && gs[i] != 1))
+        axes.push_back(i);
+    return axes.empty() ? g : reshape(reduce_sum(g, axes), xs);
+  }
+  // Dispatch point: the sums are decided at run time.
+  Tensor s = shape(x, DType::i64);
+  Tensor out = record(*r, trace::ops::SumToShape{}, g.dtype(), xs, {&g, &s},
+                      op);
+  return taped(std::move(out), {&g, &s},
+               [] { return trace::ops::SumToShape{}; });
+}
+
+Tensor broadcastLike(const Tensor &value, const Tensor &like) {
+  const Shape &ls = like.shape();
+  checked(shapes::broadcastTo(value.shape(), ls), "broadcast_to", {&value});
+  trace::Recorder *r = recording();
+  if (!r || std::none_of(ls.begin(), ls.end(), shapes::isDynamic))
+    return broadcast_to(value, ls);
+  // Dispatch point: sizes read at run time.
+  Tensor s = shape(like, DType::i64);
+  Tensor out = record(*r, trace::ops::BroadcastToShape{}, value.dtype(), ls,
+                      {&value, &s}, "broadcast_to");
+  return taped(std::move(out), {&value, &s},
+               [] { return trace::ops::BroadcastToShape{}; });
+}
+
+} // namespace api
 
 } // namespace fnc

@@ -163,7 +163,7 @@ public:
   llvm::Expected<TensorValue> evalLinalgOp(Operation *op,
                                            const std::vector<TensorValue> &in);
   /// transpose, reshape, broadcast_to, shape_of, broadcast_to_shape,
-  /// expand_dims, squeeze.
+  /// sum_to_shape, expand_dims, squeeze.
   llvm::Expected<TensorValue>
   evalShapeOp(Operation *op, const std::vector<TensorValue> &in, Frame &frame);
   llvm::Expected<TensorValue> evalShapeOf(Operation *op,
@@ -171,6 +171,9 @@ public:
   llvm::Expected<TensorValue>
   evalBroadcastToShape(Operation *op, const TensorValue &input,
                        const TensorValue &shapeOperand);
+  llvm::Expected<TensorValue> evalSumToShape(Operation *op,
+                                             const TensorValue &input,
+                                             const TensorValue &shapeOperand);
   /// set_row, slice, concat, gather, one_hot.
   llvm::Expected<TensorValue>
   evalIndexingOp(Operation *op, const std::vector<TensorValue> &in);

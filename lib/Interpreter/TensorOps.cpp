@@ -127,7 +127,7 @@ Expected<TensorValue> Interpreter::Impl::evalTensorOp(
       .Case<MatmulOp, Conv2DOp, MaxPool2DOp, AvgPool2DOp, MaxPool2DGradOp,
             AvgPool2DGradOp>([&](auto) { return evalLinalgOp(op, in); })
       .Case<TransposeOp, ReshapeOp, BroadcastToOp, ShapeOfOp,
-            BroadcastToShapeOp, ExpandDimsOp, SqueezeOp>(
+            BroadcastToShapeOp, SumToShapeOp, ExpandDimsOp, SqueezeOp>(
           [&](auto) { return evalShapeOp(op, in, frame); })
       .Case<SetRowOp, SliceOp, StridedSliceOp, StridedSliceGradOp, PadOp,
             ConcatOp, GatherOp, OneHotOp>(
@@ -224,6 +224,7 @@ Expected<TensorValue> Interpreter::Impl::evalShapeOp(
       .Case([&](BroadcastToShapeOp) {
         return evalBroadcastToShape(op, in[0], in[1]);
       })
+      .Case([&](SumToShapeOp) { return evalSumToShape(op, in[0], in[1]); })
       .Case([&](ExpandDimsOp e) {
         return check(
             op, interp::expandDims(in[0], static_cast<int64_t>(e.getAxis())));
@@ -280,6 +281,40 @@ Interpreter::Impl::evalBroadcastToShape(Operation *op, const TensorValue &input,
   if (Error err = checkSize(op, shape))
     return std::move(err);
   return check(op, interp::broadcastTo(input, shape));
+}
+
+Expected<TensorValue>
+Interpreter::Impl::evalSumToShape(Operation *op, const TensorValue &input,
+                                  const TensorValue &shapeOperand) {
+  RankedTensorType type = resultType(op);
+  const ::fnc::Shape &in = input.shape();
+  int64_t rank = type.getRank();
+  int64_t lead = static_cast<int64_t>(in.size()) - rank;
+  ::fnc::Shape shape;
+  std::vector<int64_t> axes;
+  for (int64_t i = 0; i < lead; ++i)
+    axes.push_back(i);
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t size;
+    std::string error;
+    if (!interp::readInt(shapeOperand, i, size, error))
+      return opError(op, "the shape operand: " + error);
+    int64_t d = in[lead + i];
+    if ((size != 1 && size != d) ||
+        (!type.isDynamicDim(i) && type.getDimSize(i) != size))
+      return opError(op, "dynamic dimension mismatch: " + llvm::Twine(size) +
+                             " vs " + llvm::Twine(d));
+    if (size == 1 && d != 1)
+      axes.push_back(lead + i);
+    shape.push_back(size);
+  }
+  if (axes.empty())
+    return input;
+  Expected<TensorValue> sum =
+      check(op, interp::reduce(ReduceOp::Sum, input, axes, false));
+  if (!sum)
+    return sum.takeError();
+  return check(op, interp::reshape(*sum, shape));
 }
 
 Expected<TensorValue>

@@ -54,30 +54,35 @@ bool knownShape(const Shape &shape) {
   return std::none_of(shape.begin(), shape.end(), shapes::isDynamic);
 }
 
-/// g, of a broadcast result's shape, summed back to `shape` (numpy's
-/// broadcasting in reverse). A dim unknown while tracing is taken as not
-/// broadcast. The sum drops the reduced dims (a keepdims reduction over a
-/// leading dim compiles to slower code) and the stretched 1s come back as
-/// expand_dims.
-Tensor unbroadcast(const Tensor &g, const Shape &shape) {
-  const Shape &gs = g.shape();
-  if (gs == shape)
+/// g, of a broadcast result's shape, summed back to the shape of x (numpy's
+/// broadcasting in reverse). The sums known while tracing drop the reduced
+/// dims (a keepdims reduction over a leading dim compiles to slower code)
+/// and the stretched 1s come back as expand_dims. A dim of x unknown while
+/// tracing may be 1 at run time where g's is not (a loop value whose shape
+/// changes, a slice): fnc.sum_to_shape decides those at run time.
+Tensor unbroadcast(const Tensor &g, const Tensor &x) {
+  const Shape &gs = g.shape(), &shape = x.shape();
+  if (gs == shape && knownShape(shape))
     return g;
   int64_t lead = static_cast<int64_t>(gs.size() - shape.size());
   std::vector<int64_t> axes, ones;
+  bool unknown = false;
   for (int64_t i = 0; i < lead; ++i)
     axes.push_back(i);
-  for (size_t i = 0; i < shape.size(); ++i)
+  for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == 1 && gs[lead + i] != 1) {
       axes.push_back(lead + static_cast<int64_t>(i));
       ones.push_back(static_cast<int64_t>(i));
     }
-  if (axes.empty())
-    return g;
-  Tensor r = reduce_sum(g, axes);
-  for (int64_t i : ones) // ascending: each lands at its final position
-    r = expand_dims(r, i);
-  return r;
+    unknown |= shapes::isDynamic(shape[i]) && gs[lead + i] != 1;
+  }
+  Tensor r = g;
+  if (!axes.empty()) {
+    r = reduce_sum(g, axes);
+    for (int64_t i : ones) // ascending: each lands at its final position
+      r = expand_dims(r, i);
+  }
+  return unknown ? api::sumToShape(r, x) : r;
 }
 
 /// x with the last two dims swapped.
@@ -375,8 +380,8 @@ std::vector<Tensor> binary(const trace::ops::Binary &op,
   if (op.kind != BinaryOp::Add && op.kind != BinaryOp::Sub &&
       op.kind != BinaryOp::Maximum && op.kind != BinaryOp::Minimum)
     d = {zeroStaysZero(d.first, g), zeroStaysZero(d.second, g)};
-  return {d.first.defined() ? unbroadcast(d.first, in[0].shape()) : Tensor(),
-          d.second.defined() ? unbroadcast(d.second, in[1].shape()) : Tensor()};
+  return {d.first.defined() ? unbroadcast(d.first, in[0]) : Tensor(),
+          d.second.defined() ? unbroadcast(d.second, in[1]) : Tensor()};
 }
 
 //===----------------------------------------------------------------------===//
@@ -430,8 +435,8 @@ std::vector<Tensor> reduction(const trace::ops::Reduce &r,
 
 std::vector<Tensor> matmulRule(const std::vector<Tensor> &in, const Tensor &g) {
   const Tensor &a = in[0], &b = in[1];
-  return {unbroadcast(matmul(g, transposeLast2(b)), a.shape()),
-          unbroadcast(matmul(transposeLast2(a), g), b.shape())};
+  return {unbroadcast(matmul(g, transposeLast2(b)), a),
+          unbroadcast(matmul(transposeLast2(a), g), b)};
 }
 
 std::vector<Tensor> softmaxRule(const trace::ops::Softmax &s, const Tensor &out,
@@ -747,8 +752,8 @@ std::vector<Tensor> gradientsOf(const trace::OpAttrs &op,
           return softmaxRule(o, out, g);
         else if constexpr (std::is_same_v<Op, ops::Select>)
           return {Tensor(),
-                  unbroadcast(select(in[0], g, zeros_like(g)), in[1].shape()),
-                  unbroadcast(select(in[0], zeros_like(g), g), in[2].shape())};
+                  unbroadcast(select(in[0], g, zeros_like(g)), in[1]),
+                  unbroadcast(select(in[0], zeros_like(g), g), in[2])};
         else if constexpr (std::is_same_v<Op, ops::Cast>)
           return {isFloat(in[0].dtype()) ? cast(g, in[0].dtype()) : Tensor()};
         else if constexpr (std::is_same_v<Op, ops::Transpose>) {
@@ -759,7 +764,7 @@ std::vector<Tensor> gradientsOf(const trace::OpAttrs &op,
         } else if constexpr (std::is_same_v<Op, ops::Reshape>)
           return {reshapeTo(g, in[0].shape(), "reshape")};
         else if constexpr (std::is_same_v<Op, ops::BroadcastTo>)
-          return {unbroadcast(g, in[0].shape())};
+          return {unbroadcast(g, in[0])};
         else if constexpr (std::is_same_v<Op, ops::ExpandDims>)
           return {squeeze(g, {o.axis})};
         else if constexpr (std::is_same_v<Op, ops::Squeeze>)
@@ -804,7 +809,10 @@ std::vector<Tensor> gradientsOf(const trace::OpAttrs &op,
         }
         else if constexpr (std::is_same_v<Op, ops::BroadcastToShape>)
           // fill(shape(x), value): the value's gradient sums g.
-          return {unbroadcast(g, in[0].shape()), Tensor()};
+          return {unbroadcast(g, in[0]), Tensor()};
+        else if constexpr (std::is_same_v<Op, ops::SumToShape>)
+          // Linear in g; the shape operand has no gradient.
+          return {api::broadcastLike(g, in[0]), Tensor()};
         else if constexpr (std::is_same_v<Op, ops::Range> ||
                            std::is_same_v<Op, ops::Eye> ||
                            std::is_same_v<Op, ops::ArgMax> ||

@@ -391,6 +391,7 @@ public:
     for (int64_t i = 0; i < rank; ++i) {
       if (!type.isDynamicDim(i))
         continue;
+      bool stretches = false;
       for (Value v : operands) {
         ArrayRef<int64_t> vs = dimSymbols(v);
         int64_t j = i - (rank - static_cast<int64_t>(vs.size()));
@@ -399,12 +400,16 @@ public:
         twoUnknown |= symbols[i] != 0;
         if (symbols[i] && symbols[i] != vs[j]) {
           meet = true;
-          freshMeet |= !argumentSymbols_.contains(symbols[i]) ||
+          bool fresh = !argumentSymbols_.contains(symbols[i]) ||
                        !argumentSymbols_.contains(vs[j]);
+          freshMeet |= fresh;
+          stretches |= fresh;
         }
         symbols[i] = vs[j];
       }
-      if (!symbols[i])
+      // Where a dim that may be 1 at run time meets another, the result's
+      // size is the larger: neither symbol.
+      if (!symbols[i] || stretches)
         symbols[i] = ++lastSymbol_;
     }
     dimSymbols_[result] = std::move(symbols);
@@ -416,6 +421,35 @@ public:
     Operation *op = result.getDefiningOp();
     if (op && twoUnknown && !freshMeet)
       op->setAttr(mlir::fnc::kSameUnknownDims, UnitAttr::get(op->getContext()));
+  }
+
+  /// Marks `result`, fnc.sum_to_shape of `input` to the shape tensor
+  /// `shape`, kSameUnknownDims where no unknown dim of the shape can be 1
+  /// against a larger unknown dim of the input: their symbols are equal, or
+  /// the shape's is an argument's, which is not 1 in any call this trace
+  /// serves once unknownDimsMeet is set. Its dims are the shape's.
+  void noteSumToShape(Value input, Value shape, Value result) {
+    auto known = shapeSymbols_.find(shape);
+    if (!result || known == shapeSymbols_.end())
+      return;
+    ArrayRef<int64_t> in = dimSymbols(input), to = known->second;
+    size_t lead = in.size() - to.size();
+    bool same = true, needsExactOnes = false;
+    for (size_t i = 0; i < to.size(); ++i) {
+      int64_t from = in[lead + i];
+      if (!to[i] || !from || from == to[i])
+        continue;
+      if (argumentSymbols_.contains(to[i]))
+        needsExactOnes = true;
+      else
+        same = false;
+    }
+    if (same) {
+      unknownDimsMeet |= needsExactOnes;
+      result.getDefiningOp()->setAttr(mlir::fnc::kSameUnknownDims,
+                                      UnitAttr::get(result.getContext()));
+    }
+    dimSymbols_[result].assign(to.begin(), to.end());
   }
 
   /// Gives `result` the symbols of `input`'s dims it keeps: result dim i
@@ -653,6 +687,12 @@ public:
               return mark(mlir::fnc::SetRowOp::create(b, loc_, type, in(0),
                                                       in(1), in(2)));
             },
+            [&](const ops::SumToShape &) -> Value {
+              Value r = mark(mlir::fnc::SumToShapeOp::create(b, loc_, type,
+                                                             in(0), in(1)));
+              noteSumToShape(in(0), in(1), r);
+              return r;
+            },
             [&](const ops::ExpandDims &e) -> Value {
               // The new dim (known: 1) is the result's only one that no
               // input dim gives.
@@ -799,9 +839,13 @@ public:
       int64_t li = i - (rank - static_cast<int64_t>(l.size())),
               ri = i - (rank - static_cast<int64_t>(r.size()));
       int64_t ls = li >= 0 ? l[li] : 0, rs = ri >= 0 ? r[ri] : 0;
-      if (ls && rs && ls != rs)
-        unknownDimsMeet = true;
       symbols[i] = ls ? ls : rs;
+      if (ls && rs && ls != rs) {
+        unknownDimsMeet = true;
+        // One may be 1 at run time: the size is the other's, or larger.
+        if (!argumentSymbols_.contains(ls) || !argumentSymbols_.contains(rs))
+          symbols[i] = ++lastSymbol_;
+      }
     }
     symbols[rank - 2] = l[l.size() - 2];
     symbols[rank - 1] = r.back();

@@ -34,6 +34,15 @@
 // Shapes as values: shape_of and broadcast_to_shape (zeros(shape(x))).
 // RUN: fnc-run %s --entry=shape_values --input=2x3xf32=1,2,3,4,5,6 --input=3xi64=2,1,3 | FileCheck %s --check-prefix=SV
 // RUN: fnc-run %s --interpret --entry=shape_values --input=2x3xf32=1,2,3,4,5,6 --input=3xi64=2,1,3 | FileCheck %s --check-prefix=SV
+// sum_to_shape: the shape decides at run time which dims are summed; a
+// shape the input is not a broadcast of is an error.
+// RUN: fnc-run %s --entry=sum_to_shape --input=2x3xf32=1,2,3,4,5,6 --input=2xi64=1,3 | FileCheck %s --check-prefix=SUM1
+// RUN: fnc-run %s --interpret --entry=sum_to_shape --input=2x3xf32=1,2,3,4,5,6 --input=2xi64=1,3 | FileCheck %s --check-prefix=SUM1
+// RUN: fnc-run %s --entry=sum_to_shape --input=2x3xf32=1,2,3,4,5,6 --input=2xi64=2,1 | FileCheck %s --check-prefix=SUM2
+// RUN: fnc-run %s --interpret --entry=sum_to_shape --input=2x3xf32=1,2,3,4,5,6 --input=2xi64=2,1 | FileCheck %s --check-prefix=SUM2
+// RUN: fnc-run %s --entry=sum_to_shape --input=2x3xf32=1,2,3,4,5,6 --input=2xi64=2,3 | FileCheck %s --check-prefix=SUMNONE
+// RUN: not fnc-run %s --entry=sum_to_shape --input=2x3xf32=1,2,3,4,5,6 --input=2xi64=3,3 2>&1 | FileCheck %s --check-prefix=SUMBAD
+// RUN: not fnc-run %s --interpret --entry=sum_to_shape --input=2x3xf32=1,2,3,4,5,6 --input=2xi64=3,3 2>&1 | FileCheck %s --check-prefix=SUMBAD
 
 // SHAPE: fnc.Tensor(
 // SHAPE-NEXT: {{\[\[}}1 4]
@@ -152,6 +161,19 @@ func.func @shape_values(%x: tensor<?x?xf32>, %s: tensor<3xi64>) -> (tensor<2xi32
   %r = fnc.reshape %x : tensor<?x?xf32> -> tensor<?x1x3xf32>
   %b = fnc.broadcast_to_shape %r, %s : tensor<?x1x3xf32>, tensor<3xi64> -> tensor<?x?x3xf32>
   return %shape, %z, %b : tensor<2xi32>, tensor<?x?xf32>, tensor<?x?x3xf32>
+}
+
+// SUM1: fnc.Tensor({{\[\[}}5. 7. 9.]], shape=(1, 3), dtype=float32)
+// SUM2: fnc.Tensor(
+// SUM2-NEXT: {{\[\[}} 6.]
+// SUM2-NEXT:  [15.]], shape=(2, 1), dtype=float32)
+// SUMNONE: fnc.Tensor(
+// SUMNONE-NEXT: {{\[\[}}1. 2. 3.]
+// SUMNONE-NEXT:  [4. 5. 6.]], shape=(2, 3), dtype=float32)
+// SUMBAD: dynamic dimension mismatch: 3 vs 2
+func.func @sum_to_shape(%g: tensor<?x?xf32>, %s: tensor<2xi64>) -> tensor<?x?xf32> {
+  %0 = fnc.sum_to_shape %g, %s : tensor<?x?xf32>, tensor<2xi64> -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
 }
 
 // STRETCH: fnc.Tensor(

@@ -396,6 +396,66 @@ TEST(RecordedGradientTest, ProductsWithZerosAndRunTimeFills) {
   expectNear(fillGrad(Tensor({1.0, 2.0, 4.0}), Tensor(3.0)), {7});
 }
 
+// A dim unknown while tracing that is 1 at run time broadcasts in the
+// forward; its gradient must be summed back over it (fnc.sum_to_shape),
+// not passed through at the broadcast size (a gradient of the wrong shape,
+// or a reshape error, before).
+TEST(RecordedGradientTest, UnknownDimsOfOneSumBack) {
+  auto expectSame = [](const Tensor &got, const Tensor &want) {
+    ASSERT_TRUE(got.defined());
+    EXPECT_EQ(got.shape(), want.shape());
+    expectNear(got, cast(want, DType::f64).to_vector<double>());
+  };
+  Tensor c(std::vector<double>{1, -2, 3, 0.5, 4, -1}, {2, 3});
+  // A loop value whose invariant is [?, ?]: [1, 1] here, times [2, 3].
+  auto loopValue = [&](Tensor x) {
+    GradientTape tape;
+    tape.watch(x);
+    LoopOptions options;
+    options.shape_invariants = {Shape{kUnknownDim, kUnknownDim}};
+    Tensor v = fnc::for_range(
+        Tensor(0), Tensor(2), Tensor(1),
+        [](const Tensor &, const Tensor &v) { return v * 1.5; },
+        reshape(x, {1, 1}), options);
+    Tensor y = v * c + v;
+    return tape.gradient(reduce_sum(y * y), x);
+  };
+  Tensor x({0.7});
+  expectSame(fnc::function(loopValue)(x), loopValue(x));
+
+  // An argument of unknown size under an input_signature, 1 in this call,
+  // against a [3]: d/dx sum((x * k)^2) sums over the stretched dim.
+  FunctionOptions options;
+  options.input_signature = {TensorSpec({-1}, DType::f64)};
+  auto argument = [](Tensor x) {
+    GradientTape tape;
+    tape.watch(x);
+    Tensor k({1.0, 2.0, -3.0});
+    Tensor y = x * k;
+    return tape.gradient(reduce_sum(y * y), x);
+  };
+  auto stagedArgument = fnc::function(argument, options);
+  for (Tensor a : {Tensor({0.5}), Tensor({0.5, -1.0, 2.0})})
+    expectSame(stagedArgument(a), argument(a));
+
+  // The batch dims of a matmul: [1, 2, 3] (a loop value of unknown
+  // shape) times [4, 3, 2].
+  Tensor b = reshape(cast(range(0, 24), DType::f64) * 0.1, {4, 3, 2});
+  auto batched = [&](Tensor a) {
+    GradientTape tape;
+    tape.watch(a);
+    LoopOptions loop;
+    loop.shape_invariants = {Shape{kUnknownDim, 2, 3}};
+    Tensor v = fnc::for_range(
+        Tensor(0), Tensor(1), Tensor(1),
+        [](const Tensor &, const Tensor &v) { return tanh(v); }, a, loop);
+    Tensor y = matmul(v, b);
+    return tape.gradient(reduce_sum(y * y), a);
+  };
+  Tensor a = reshape(cast(range(0, 6), DType::f64) * 0.2 - 0.5, {1, 2, 3});
+  expectSame(fnc::function(batched)(a), batched(a));
+}
+
 namespace {
 
 /// The seeds' dynamic_rnn in C++: a tanh cell whose weights are Variables

@@ -125,6 +125,18 @@ Tensor stridedSlice(const Tensor &x, const shapes::SliceSpec &spec,
 Tensor stridedSliceGrad(const Tensor &x, const Tensor &grad,
                         const shapes::SliceSpec &spec);
 
+/// `g`, a broadcast (numpy's rule) of a tensor shaped like `x`, summed back
+/// to x's shape. Where the sizes are known (eagerly, or all of them while
+/// tracing) that is reduce_sum and reshape; while tracing with unknown dims
+/// it is `fnc.sum_to_shape` of `fnc::shape(x)`, which sums over a dim
+/// where x's is 1 at run time. Only x's shape is read. Reported to the
+/// tapes: linear in `g`, whose gradient is broadcastLike(gradient, g).
+Tensor sumToShape(const Tensor &g, const Tensor &x);
+
+/// `value` broadcast (numpy's rule) to the shape of `like`, read at run time
+/// where it is unknown while tracing (`fnc.broadcast_to_shape`).
+Tensor broadcastLike(const Tensor &value, const Tensor &like);
+
 /// The recorder of the trace active on this thread, or null when eager.
 inline trace::Recorder *recording() { return trace::activeRecorder(); }
 

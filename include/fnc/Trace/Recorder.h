@@ -161,6 +161,7 @@ struct RandomNormal {
 // Shapes as values (fnc::shape, fnc::zeros(fnc::shape(x))).
 struct ShapeOf {};          // result dtype i32 or i64
 struct BroadcastToShape {}; // value, shape tensor
+struct SumToShape {};       // a broadcast of the shape, shape tensor
 struct SetRow {};           // input, index (0-d integer), a row of input
 } // namespace ops
 
@@ -171,7 +172,8 @@ using OpAttrs = std::variant<
     ops::StridedSlice, ops::StridedSliceGrad, ops::Pad, ops::Concat,
     ops::Gather, ops::OneHot, ops::Reduce, ops::ArgMax, ops::Softmax,
     ops::VarRead, ops::VarUpdate, ops::Print, ops::RandomUniform,
-    ops::RandomNormal, ops::ShapeOf, ops::BroadcastToShape, ops::SetRow>;
+    ops::RandomNormal, ops::ShapeOf, ops::BroadcastToShape, ops::SetRow,
+    ops::SumToShape>;
 
 /// One op to record: what it is, its operands (value ids) and the result
 /// type computed by the shared shape rules (unused by VarUpdate and Print).

@@ -118,7 +118,7 @@ Value combine(OpBuilder &b, Location loc, Operation *op, Value x, Value acc,
       b.getContext(), fastMath ? arith::FastMathFlags::reassoc
                                : arith::FastMathFlags::none);
   bool fp = isa<FloatType>(x.getType());
-  if (isa<SumOp, MeanOp>(op))
+  if (isa<SumOp, MeanOp, SumToShapeOp>(op))
     return fp ? (Value)arith::AddFOp::create(b, loc, x, acc, fmf)
               : (Value)arith::AddIOp::create(b, loc, x, acc);
   if (isa<ProdOp>(op))
@@ -139,7 +139,8 @@ Value reduce(OpBuilder &b, Location loc, Operation *op, Value input,
              ArrayRef<int64_t> axes, bool keepDims, RankedTensorType type,
              bool fastMath) {
   Type element = type.getElementType();
-  bool wide = !fastMath && element.isF32() && isa<SumOp, MeanOp, ProdOp>(op);
+  bool wide = !fastMath && element.isF32() &&
+              isa<SumOp, MeanOp, ProdOp, SumToShapeOp>(op);
   RankedTensorType accType = wide ? type.clone(b.getF64Type()) : type;
   Value init = initConstant(b, loc, op, accType.getElementType());
   Value result =
@@ -229,6 +230,122 @@ struct ReduceLowering : public OpConversionPattern<OpTy> {
                      ? (Value)arith::DivFOp::create(nb, nl, s[0], divisor)
                      : (Value)arith::DivSIOp::create(nb, nl, s[0], divisor);
         });
+  }
+
+  bool fastMath;
+};
+
+/// fnc.sum_to_shape: the sums known while compiling (leading dims, dims of
+/// static size 1 in the result only), then, for each dim of the result
+/// unknown while compiling that may be 1 where the input's is not, an
+/// scf.if that sums over it when the shape holds 1 there (and raises
+/// DimensionMismatch unless the sizes are equal). Dims the trace proved
+/// equal (kSameUnknownDims) need neither.
+struct SumToShapeLowering : public OpConversionPattern<SumToShapeOp> {
+  SumToShapeLowering(MLIRContext *ctx, bool fastMath)
+      : OpConversionPattern<SumToShapeOp>(ctx), fastMath(fastMath) {}
+
+  LogicalResult
+  matchAndRewrite(SumToShapeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    Value r = adaptor.getInput();
+    auto inType = cast<RankedTensorType>(r.getType());
+    int64_t rank = type.getRank(), lead = inType.getRank() - rank;
+    bool same = op->hasAttr(kSameUnknownDims);
+    SmallVector<int64_t> ones, leading;
+    for (int64_t i = 0; i < lead; ++i)
+      leading.push_back(i);
+    for (int64_t i = 0; i < rank; ++i)
+      if (type.getDimSize(i) == 1 && inType.getDimSize(lead + i) != 1)
+        ones.push_back(lead + i);
+    if (!ones.empty())
+      r = sum(rewriter, loc, op, r, ones, /*keepDims=*/true);
+    if (!leading.empty())
+      r = sum(rewriter, loc, op, r, leading, /*keepDims=*/false);
+    Value source;
+    if (auto shapeOf = op.getShape().getDefiningOp<ShapeOfOp>())
+      source = rewriter.getRemappedValue(shapeOf.getInput());
+    for (int64_t i = 0; i < rank; ++i) {
+      auto rType = cast<RankedTensorType>(r.getType());
+      OpFoldResult d = tensor::getMixedSize(rewriter, loc, r, i);
+      if (!type.isDynamicDim(i)) {
+        // A static size: 1 is summed already, another is the input's.
+        if (type.getDimSize(i) != 1)
+          checkSize(rewriter, loc, d, rewriter.getIndexAttr(type.getDimSize(i)),
+                    ErrorCode::DimensionMismatch);
+        continue;
+      }
+      if (rType.getDimSize(i) == 1 || (same && rType.isDynamicDim(i)))
+        continue;
+      Value t;
+      if (source) {
+        t = getValueOrCreateConstantIndexOp(
+            rewriter, loc, tensor::getMixedSize(rewriter, loc, source, i));
+      } else {
+        Value element = tensor::ExtractOp::create(
+            rewriter, loc, adaptor.getShape(),
+            ValueRange{indexConstant(rewriter, loc, i)});
+        t = arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(),
+                                       element);
+      }
+      Value dv = getValueOrCreateConstantIndexOp(rewriter, loc, d);
+      Value one = indexConstant(rewriter, loc, 1);
+      auto eq = [&](Value a, Value b) {
+        return arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                     a, b);
+      };
+      auto ne = [&](Value a, Value b) {
+        return arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne,
+                                     a, b);
+      };
+      Value stretched = arith::AndIOp::create(rewriter, loc, eq(t, one),
+                                              ne(dv, one));
+      Value mismatch = arith::AndIOp::create(rewriter, loc, ne(t, one),
+                                             ne(t, dv));
+      raiseErrorIf(rewriter, loc, mismatch, ErrorCode::DimensionMismatch, t,
+                   dv);
+      SmallVector<int64_t> shape(rType.getShape());
+      shape[i] = ShapedType::kDynamic;
+      auto branchType = rType.clone(shape);
+      Value input = r;
+      r = scf::IfOp::create(
+              rewriter, loc, stretched,
+              [&](OpBuilder &b, Location l) {
+                Value s = sum(b, l, op, input, {i},
+                              /*keepDims=*/true);
+                scf::YieldOp::create(
+                    b, l, ValueRange{tensor::CastOp::create(b, l, branchType, s)
+                                         .getResult()});
+              },
+              [&](OpBuilder &b, Location l) {
+                Value whole = input;
+                if (whole.getType() != branchType)
+                  whole = tensor::CastOp::create(b, l, branchType, whole);
+                scf::YieldOp::create(b, l, ValueRange{whole});
+              })
+              .getResult(0);
+    }
+    if (r.getType() != type)
+      r = tensor::CastOp::create(rewriter, loc, type, r);
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+
+  /// `input` summed over `axes`, with its element type.
+  Value sum(OpBuilder &b, Location loc, SumToShapeOp op, Value input,
+            ArrayRef<int64_t> axes, bool keepDims) const {
+    auto inType = cast<RankedTensorType>(input.getType());
+    SmallVector<int64_t> shape;
+    for (int64_t d = 0; d < inType.getRank(); ++d) {
+      if (!llvm::is_contained(axes, d))
+        shape.push_back(inType.getDimSize(d));
+      else if (keepDims)
+        shape.push_back(1);
+    }
+    return reduce(b, loc, op, input, axes, keepDims, inType.clone(shape),
+                  fastMath);
   }
 
   bool fastMath;
@@ -718,6 +835,7 @@ void lowering::populateStructuredPatterns(RewritePatternSet &patterns,
   patterns.add<ReduceLowering<SumOp>, ReduceLowering<MeanOp>,
                ReduceLowering<MaxOp>, ReduceLowering<MinOp>,
                ReduceLowering<ProdOp>, SoftmaxLowering<SoftmaxOp>,
-               SoftmaxLowering<LogSoftmaxOp>>(ctx, fastMath);
+               SoftmaxLowering<LogSoftmaxOp>, SumToShapeLowering>(ctx,
+                                                                  fastMath);
   patterns.add<ArgmaxLowering, MatmulLowering, Conv2DLowering>(ctx);
 }

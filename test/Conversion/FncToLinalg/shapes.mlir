@@ -149,6 +149,37 @@ func.func @broadcast_to_shape_of(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
 
 // -----
 
+// sum_to_shape: a dim unknown while compiling is summed over in an scf.if
+// when the shape holds 1 there and the input does not; leading dims and
+// static 1s are summed unconditionally. Dims the trace proved equal
+// (fnc.same_unknown_dims) need no test.
+// CHECK-LABEL: func @sum_to_shape
+func.func @sum_to_shape(%g: tensor<4x?x3xf32>, %s: tensor<2xi64>) -> tensor<?x1xf32> {
+  // CHECK: linalg.generic
+  // CHECK-SAME: iterator_types = ["parallel", "parallel", "reduction"]
+  // CHECK: linalg.generic
+  // CHECK-SAME: iterator_types = ["reduction", "parallel", "parallel"]
+  // CHECK: %[[ONE:.*]] = arith.andi
+  // CHECK: scf.if %[[ONE]] -> (tensor<?x1xf32>) {
+  // CHECK:   linalg.generic
+  // CHECK-SAME: iterator_types = ["reduction", "parallel"]
+  // CHECK: } else {
+  %0 = fnc.sum_to_shape %g, %s : tensor<4x?x3xf32>, tensor<2xi64> -> tensor<?x1xf32>
+  return %0 : tensor<?x1xf32>
+}
+
+// CHECK-LABEL: func @sum_to_shape_same
+func.func @sum_to_shape_same(%g: tensor<?x3xf32>, %x: tensor<?x3xf32>) -> tensor<?x3xf32> {
+  // CHECK-NOT: scf.if
+  // CHECK-NOT: linalg.generic
+  // CHECK: return
+  %s = fnc.shape_of %x : tensor<?x3xf32> -> tensor<2xi64>
+  %0 = fnc.sum_to_shape %g, %s {fnc.same_unknown_dims} : tensor<?x3xf32>, tensor<2xi64> -> tensor<?x3xf32>
+  return %0 : tensor<?x3xf32>
+}
+
+// -----
+
 // gather reads params at a checked, clamped index.
 // CHECK-LABEL: func @gather
 // CHECK-SAME: (%[[CTX:[^:]*]]: memref<3xi64>

@@ -364,6 +364,27 @@ func.func @fold_shape_of(%x: tensor<2x3xf32>, %d: tensor<?x3xf32>) -> (tensor<2x
 
 // -----
 
+// sum_to_shape folds away where nothing is summed: static equal types,
+// the input's own shape, or unknown dims the trace proved equal. Otherwise
+// it stays (the shape may hold 1 at run time).
+// CHECK-LABEL: func @fold_sum_to_shape
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<2x3xf32>, %[[G:[^:]*]]: tensor<?x3xf32>, %[[Y:[^:]*]]: tensor<?x3xf32>)
+func.func @fold_sum_to_shape(%x: tensor<2x3xf32>, %g: tensor<?x3xf32>, %y: tensor<?x3xf32>) -> (tensor<2x3xf32>, tensor<?x3xf32>, tensor<?x3xf32>, tensor<?x3xf32>) {
+  %sx = fnc.shape_of %x : tensor<2x3xf32> -> tensor<2xi64>
+  %0 = fnc.sum_to_shape %x, %sx : tensor<2x3xf32>, tensor<2xi64> -> tensor<2x3xf32>
+  %sg = fnc.shape_of %g : tensor<?x3xf32> -> tensor<2xi64>
+  %1 = fnc.sum_to_shape %g, %sg : tensor<?x3xf32>, tensor<2xi64> -> tensor<?x3xf32>
+  %sy = fnc.shape_of %y : tensor<?x3xf32> -> tensor<2xi64>
+  %2 = fnc.sum_to_shape %g, %sy {fnc.same_unknown_dims} : tensor<?x3xf32>, tensor<2xi64> -> tensor<?x3xf32>
+  // CHECK: %[[SY:.*]] = fnc.shape_of %[[Y]]
+  // CHECK: %[[KEPT:.*]] = fnc.sum_to_shape %[[G]], %[[SY]] :
+  %3 = fnc.sum_to_shape %g, %sy : tensor<?x3xf32>, tensor<2xi64> -> tensor<?x3xf32>
+  // CHECK: return %[[X]], %[[G]], %[[G]], %[[KEPT]]
+  return %0, %1, %2, %3 : tensor<2x3xf32>, tensor<?x3xf32>, tensor<?x3xf32>, tensor<?x3xf32>
+}
+
+// -----
+
 // The ops added through the op table fold with their scalar definitions:
 // round halves to even, softplus does not overflow, atan2 picks the
 // quadrant; maximum orders -0.0 below +0.0 and sign keeps a zero's sign.

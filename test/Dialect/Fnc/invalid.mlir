@@ -828,6 +828,30 @@ func.func @broadcast_to_shape_dtype(%a: tensor<f32>, %s: tensor<2xi32>) {
 
 // -----
 
+func.func @sum_to_shape_length(%a: tensor<2x3xf32>, %s: tensor<3xi32>) {
+  // expected-error @+1 {{'fnc.sum_to_shape' op the shape operand 'tensor<3xi32>' must have one element per dimension of the result 'tensor<?x3xf32>'}}
+  %0 = fnc.sum_to_shape %a, %s : tensor<2x3xf32>, tensor<3xi32> -> tensor<?x3xf32>
+  return
+}
+
+// -----
+
+func.func @sum_to_shape_rule(%a: tensor<2x3xf32>, %s: tensor<2xi32>) {
+  // expected-error @+1 {{'fnc.sum_to_shape' op cannot broadcast shape [?, 4] to [2, 3]; each dimension must match or be 1}}
+  %0 = fnc.sum_to_shape %a, %s : tensor<2x3xf32>, tensor<2xi32> -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @sum_to_shape_dtype(%a: tensor<2x3xf32>, %s: tensor<1xi32>) {
+  // expected-error @+1 {{'fnc.sum_to_shape' op cannot change the element type ('f32' to 'f64'); use fnc.cast}}
+  %0 = fnc.sum_to_shape %a, %s : tensor<2x3xf32>, tensor<1xi32> -> tensor<3xf64>
+  return
+}
+
+// -----
+
 func.func @set_row_rank(%a: tensor<f32>, %i: tensor<i32>, %v: tensor<f32>) {
   // expected-error @+1 {{'fnc.set_row' op the input must have rank >= 1 (rows along dim 0)}}
   %0 = fnc.set_row %a[%i], %v : tensor<f32>, tensor<i32>, tensor<f32>

@@ -148,6 +148,11 @@ func.func @shapes(%a: tensor<2x3xf32>, %d: tensor<?x4xf32>, %n: index,
   // CHECK: fnc.broadcast_to_shape %{{.*}}, %{{.*}} : tensor<2x3xf32>, tensor<2xi64> -> tensor<?x3xf32>
   %as = fnc.shape_of %a : tensor<2x3xf32> -> tensor<2xi64>
   %zz = fnc.broadcast_to_shape %a, %as : tensor<2x3xf32>, tensor<2xi64> -> tensor<?x3xf32>
+  // CHECK: fnc.sum_to_shape %{{.*}}, %{{.*}} : tensor<?x4xf32>, tensor<2xi32> -> tensor<?x4xf32>
+  %st = fnc.sum_to_shape %z, %s : tensor<?x4xf32>, tensor<2xi32> -> tensor<?x4xf32>
+  // CHECK: fnc.sum_to_shape %{{.*}}, %{{.*}} : tensor<2x3xf32>, tensor<1xi64> -> tensor<?xf32>
+  %one = fnc.constant dense<3> : tensor<1xi64>
+  %st1 = fnc.sum_to_shape %a, %one : tensor<2x3xf32>, tensor<1xi64> -> tensor<?xf32>
   // CHECK: fnc.expand_dims %{{.*}} axis -1 : tensor<2x3xf32>
   %5 = fnc.expand_dims %a axis -1 : tensor<2x3xf32>
   // CHECK: fnc.squeeze %{{.*}} axes [0, 2] : tensor<1x3x1xf32>

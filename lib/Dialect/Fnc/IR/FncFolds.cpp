@@ -403,6 +403,19 @@ OpFoldResult BroadcastToShapeOp::fold(FoldAdaptor adaptor) {
   return {};
 }
 
+OpFoldResult SumToShapeOp::fold(FoldAdaptor) {
+  // Nothing to sum: the types are equal, and so are the sizes where they
+  // are dynamic (the trace knows it, or the shape says so).
+  if (getInput().getType() != getType())
+    return {};
+  if (getType().hasStaticShape() || (*this)->hasAttr(kSameUnknownDims))
+    return getInput();
+  if (auto shapeOf = getShape().getDefiningOp<ShapeOfOp>())
+    if (shapeOf.getInput() == getInput())
+      return getInput();
+  return {};
+}
+
 OpFoldResult SliceOp::fold(FoldAdaptor) {
   if (getInput().getType() != getType())
     return {};

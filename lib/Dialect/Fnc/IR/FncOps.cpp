@@ -360,6 +360,18 @@ LogicalResult BroadcastToShapeOp::verify() {
   return verifyBroadcast(*this, getInput().getType(), getType());
 }
 
+LogicalResult SumToShapeOp::verify() {
+  if (getShape().getType().getDimSize(0) != getType().getRank())
+    return emitOpError("the shape operand ")
+           << getShape().getType() << " must have one element per dimension "
+           << "of the result " << getType();
+  RankedTensorType in = getInput().getType(), out = getType();
+  if (in.getElementType() != out.getElementType())
+    return verifyBroadcast(*this, in, out); // names the element types
+  // The input is a broadcast of the result.
+  return verifyBroadcast(*this, out, in);
+}
+
 LogicalResult ExpandDimsOp::inferReturnTypes(MLIRContext *,
                                              std::optional<Location> loc,
                                              Adaptor adaptor,

@@ -767,6 +767,46 @@ def Fnc_BroadcastToShapeOp : Fnc_Op<"broadcast_to_shape", [Pure]> {
   let hasFolder = 1;
 }
 
+def Fnc_SumToShapeOp : Fnc_Op<"sum_to_shape", [Pure]> {
+  let summary = "Sums a broadcast tensor back to a shape held in a tensor";
+  let cppApiNote =
+      "Staged by the gradient of a broadcasting op (`fnc::GradientTape`, " #
+      "`fnc::grad`) whose operand has a dim unknown while tracing that may " #
+      "be 1 at run time.";
+  let description = [{
+    The reverse of `fnc.broadcast_to_shape`: `input`, a broadcast (numpy's
+    rule) of a tensor of the shape that the 1-D integer tensor `shape`
+    holds, summed back to that shape: over its leading dims and over every
+    dim where the shape holds 1 and the input does not. It is TensorFlow's
+    `BroadcastGradientArgs` followed by `reduce_sum` and `reshape`: the
+    gradient of a broadcast operand whose size is read at run time (a
+    loop value whose shape changes, a slice with unknown bounds may be 1
+    in one call and not in the next). The shape's length is the result's
+    rank; a shape the input is not a broadcast of is a run-time error.
+
+    A trace sets `fnc.same_unknown_dims` where it knows that the input's
+    unknown dims equal the shape's unknown dims at the same positions (never
+    1 against a larger size): those need no run-time test, and with equal
+    types the op folds away.
+
+    ```mlir
+    func.func @f(%g: tensor<?x3xf32>, %x: tensor<?x3xf32>)
+        -> tensor<?x3xf32> {
+      %s = fnc.shape_of %x : tensor<?x3xf32> -> tensor<2xi64>
+      %dx = fnc.sum_to_shape %g, %s
+          : tensor<?x3xf32>, tensor<2xi64> -> tensor<?x3xf32>
+      return %dx : tensor<?x3xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Fnc_Tensor:$input, 1DTensorOf<[Fnc_Integer]>:$shape);
+  let results = (outs Fnc_Tensor:$result);
+  let assemblyFormat = "$input `,` $shape attr-dict `:` type($input) `,` "
+                       "type($shape) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
 def Fnc_ExpandDimsOp : Fnc_Op<"expand_dims", [Pure, InferTypeOpAdaptor]> {
   let summary = "Inserts a dimension of size 1";
   let cppApi = ["expand_dims"];
