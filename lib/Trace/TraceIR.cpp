@@ -737,7 +737,7 @@ public:
                   b, loc_, type, in(0), in(1), arr(s.spec.begin),
                   arr(s.spec.end), arr(s.spec.strides), bools(s.spec.shrink)));
               // The input's shape: its dims, unknown ones included.
-              ArrayRef<int64_t> symbols = dimSymbols(in(0));
+              SmallVector<int64_t> symbols(dimSymbols(in(0)));
               dimSymbols_[r].assign(symbols.begin(), symbols.end());
               return r;
             },
@@ -832,7 +832,8 @@ public:
   /// The batch dims of a matmul broadcast like an elementwise op's; its
   /// result takes m from `lhs` and n from `rhs`.
   void noteMatmul(Value lhs, Value rhs, Value result) {
-    ArrayRef<int64_t> l = dimSymbols(lhs), r = dimSymbols(rhs);
+    // Copies: looking up the second may grow the map under the first.
+    SmallVector<int64_t> l(dimSymbols(lhs)), r(dimSymbols(rhs));
     int64_t rank = cast<RankedTensorType>(result.getType()).getRank();
     SmallVector<int64_t> symbols(rank, 0);
     for (int64_t i = 0; i < rank - 2; ++i) {
