@@ -143,18 +143,23 @@ int64_t Recorder::record(const OpRecord &op, std::string &error) {
 NestedStep::~NestedStep() = default;
 
 void ProgramFacts::note(const OpRecord &op, const Recorder &recorder) {
+  bool variableOp = std::holds_alternative<ops::VarUpdate>(op.op) ||
+                    std::holds_alternative<ops::VarRead>(op.op);
+  note(op, variableOp ? recorder.variableRef(op.operands[0]) : VariableRef{});
+}
+
+void ProgramFacts::note(const OpRecord &op, const VariableRef &ref) {
   if (std::holds_alternative<ops::RandomUniform>(op.op) ||
       std::holds_alternative<ops::RandomNormal>(op.op))
     random = true;
   else if (std::holds_alternative<ops::VarUpdate>(op.op))
-    updates.push_back(recorder.variableRef(op.operands[0]).uid);
+    updates.push_back(ref.uid);
   else if (std::holds_alternative<ops::VarRead>(op.op) && isFloat(op.dtype)) {
-    VariableRef ref = recorder.variableRef(op.operands[0]);
     bool seen = std::any_of(reads.begin(), reads.end(), [&](const auto &r) {
       return r.uid == ref.uid;
     });
     if (!seen)
-      reads.push_back(std::move(ref));
+      reads.push_back(ref);
   }
 }
 

@@ -13,6 +13,7 @@
 #include "fnc/IO/Files.h"
 #include "fnc/JIT/Engine.h"
 #include "fnc/Trace/ConcreteAccess.h"
+#include "fnc/Trace/ImportTrace.h"
 #include "fnc/Trace/Recorder.h"
 #include "fnc/Trace/SavedModule.h"
 
@@ -204,14 +205,25 @@ LoadedFunction load(const std::string &path, const LoadOptions &options) {
                                                 : e.argNames[i]);
     for (size_t i = 0; i < e.outputDTypes.size(); ++i)
       outputs.emplace_back(specShape(e.outputShapes[i]), e.outputDTypes[i]);
+    std::vector<trace::VariableRef> hidden;
     for (size_t g : e.hiddenGlobals) {
       e.parts.hiddenArgs.push_back(buffers[g]);
       e.parts.hiddenVariables.push_back(uids[g]);
       e.parts.hiddenNames.push_back(names[g]);
+      hidden.push_back({uids[g], buffers[g], names[g]});
+    }
+    // Its gradient replays the program read back from its IR.
+    auto recorded = std::make_shared<trace::RecordedTrace>();
+    std::string why;
+    if (!trace::importTrace(e.parts.fncText, hidden,
+                            trace::stagedControlSteps(), *recorded, why)) {
+      recorded.reset();
+      why = "the loaded function has no gradient: " + why;
     }
     state->functions.push_back(ConcreteAccess::make(
         e.name, e.results, std::move(inputs), std::move(outputs),
-        std::make_unique<trace::CompiledTrace>(std::move(e.parts))));
+        std::make_unique<trace::CompiledTrace>(std::move(e.parts)),
+        std::move(recorded), std::move(why)));
     state->structures.push_back(e.results);
   }
   LoadedFunction loaded;

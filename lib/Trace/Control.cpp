@@ -16,6 +16,7 @@
 #include "fnc/API/OpSupport.h"
 #include "fnc/API/Tape.h"
 #include "fnc/Ops.h"
+#include "fnc/Trace/ImportTrace.h"
 #include "fnc/Trace/Program.h"
 
 #include <algorithm>
@@ -678,6 +679,40 @@ struct LoopStep final : trace::NestedStep {
   }
 };
 
+/// The nested steps of a program read back from IR (fnc::load): a cond as
+/// traced, a loop as a while_loop (a for_range's counter is one of its
+/// variables there).
+class ControlSteps final : public trace::StepFactory {
+public:
+  std::shared_ptr<trace::NestedStep>
+  cond(int64_t pred, std::shared_ptr<const Program> thenBranch,
+       std::shared_ptr<const Program> elseBranch,
+       std::vector<int64_t> results) const override {
+    auto step = std::make_shared<CondStep>();
+    step->pred = pred;
+    step->branches[0] = std::move(thenBranch);
+    step->branches[1] = std::move(elseBranch);
+    step->results = std::move(results);
+    return step;
+  }
+  std::shared_ptr<trace::NestedStep>
+  loop(std::vector<int64_t> inits, std::shared_ptr<const Program> condition,
+       std::shared_ptr<const Program> body, std::vector<int64_t> results,
+       const std::vector<uint8_t> &kinds,
+       std::vector<std::vector<int64_t>> invariants) const override {
+    auto step = std::make_shared<LoopStep>();
+    step->op = "while_loop";
+    for (uint8_t k : kinds)
+      step->kinds.push_back(static_cast<LoopVar>(k));
+    step->options.shape_invariants = std::move(invariants);
+    step->cond = std::move(condition);
+    step->body = std::move(body);
+    step->inits = std::move(inits);
+    step->results = std::move(results);
+    return step;
+  }
+};
+
 /// whileImpl; `hidden` leading loop variables are the loop's own. `bounds`,
 /// for a for_range, give the trip count before the loop runs, which sizes
 /// the history a tape needs up front.
@@ -795,10 +830,13 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
     bodyIds = idsOf(*r, next, op, "loop variable");
     like = args; // symbolic results take the carried types
   }
+  std::vector<uint8_t> carriedKinds(carried.size(), 0);
+  for (size_t k = hidden; k < n && k - hidden < kinds.size(); ++k)
+    carriedKinds[k] = static_cast<uint8_t>(kinds[k - hidden]);
   std::vector<int64_t> results;
   std::string error;
-  if (!r->buildWhile(initIds, condBlock, condId, bodyBlock, bodyIds, results,
-                     error))
+  if (!r->buildWhile(initIds, condBlock, condId, bodyBlock, bodyIds,
+                     carriedKinds, results, error))
     throw Error(ErrorKind::Internal, std::string("fnc::") + op + ": " + error);
   std::vector<Tensor> all = symbolicResults(*r, results, like, op);
   std::vector<Tensor> outs(all.begin(), all.begin() + n);
@@ -922,4 +960,10 @@ std::vector<Tensor> switchImpl(const Tensor &index,
 }
 
 } // namespace detail
+
+const trace::StepFactory &trace::stagedControlSteps() {
+  static const detail::ControlSteps steps;
+  return steps;
+}
+
 } // namespace fnc

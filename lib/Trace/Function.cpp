@@ -410,6 +410,14 @@ struct ConcreteImpl {
   std::unique_ptr<trace::CompiledTrace> trace;
   // What the trace recorded: its gradient replays it.
   std::shared_ptr<const trace::RecordedTrace> recorded;
+  // The staged functions of its calls under a gradient tape (made on first
+  // use): a backward per set of differentiated inputs, and the forward that
+  // also returns the residuals.
+  mutable std::mutex gradientMutex;
+  mutable std::vector<std::shared_ptr<struct BackwardFunction>> backwards;
+  mutable std::shared_ptr<struct ResidualForward> residualForward;
+  // Why `recorded` is null for a loaded function (fnc::load).
+  std::string notDifferentiable;
   // When it last served a call (FunctionOptions::max_traces evicts the
   // least recent).
   mutable std::atomic<uint64_t> lastUse{0};
@@ -686,10 +694,6 @@ struct FunctionCore::State {
   // span) and when it last warned (at most once per span).
   std::deque<std::chrono::steady_clock::time_point> recentTraces;
   std::optional<std::chrono::steady_clock::time_point> lastWarning;
-  // The staged backward functions of calls under a gradient tape.
-  std::vector<std::shared_ptr<struct BackwardFunction>> backwards;
-  // The forwards with residuals of concrete functions with effects.
-  std::vector<std::shared_ptr<struct ResidualForward>> residualForwards;
 
   std::vector<std::string> paramNames() const {
     // A generic callable's parameters are known per call: name as many as
@@ -1043,14 +1047,15 @@ residualsOf(const trace::RecordedTrace &recorded, bool products) {
 /// tape: its recorded program replayed with its effects, returning its
 /// results and then its residuals (one trace per concrete function).
 struct ResidualForward {
-  std::shared_ptr<const ConcreteImpl> forward;
+  std::shared_ptr<const trace::RecordedTrace> recorded;
+  std::vector<TensorSpec> inputs;
   std::vector<Residual> residuals;
   std::unique_ptr<FunctionCore> core;
 
   static std::vector<Tensor> run(const void *self,
                                  const std::vector<Tensor> &args) {
     const auto &f = *static_cast<const ResidualForward *>(self);
-    const trace::RecordedTrace &recorded = *f.forward->recorded;
+    const trace::RecordedTrace &recorded = *f.recorded;
     trace::ValueMap map = recorded.map();
     map.effects = true;
     std::vector<Tensor> outs = trace::replay(recorded.program, map, args);
@@ -1063,7 +1068,7 @@ struct ResidualForward {
     CallKey key;
     for (size_t i = 0; i < args.size(); ++i) {
       key.arg = static_cast<int32_t>(i);
-      key.spec(forward->inputs[i]);
+      key.spec(inputs[i]);
       key.tensors.push_back(&args[i]);
     }
     return core->call(key, {this, &run});
@@ -1071,7 +1076,7 @@ struct ResidualForward {
 };
 
 struct BackwardFunction {
-  std::shared_ptr<const ConcreteImpl> forward;
+  std::shared_ptr<const trace::RecordedTrace> recorded;
   std::vector<bool> mask; // per input of the tape entry
   size_t argCount = 0;
   /// Values of the forward it takes after the arguments.
@@ -1099,8 +1104,7 @@ struct BackwardFunction {
         watch.push_back(args[i]);
     size_t maskedArgs = watch.size();
     watch.insert(watch.end(), captured.begin(), captured.end());
-    const trace::RecordedTrace &recorded = *forward->recorded;
-    trace::ValueMap map = recorded.map();
+    trace::ValueMap map = recorded->map();
     // A kept read of a variable stands for the variable: its gradient is
     // the variable's.
     std::vector<std::pair<size_t, size_t>> readOf; // watch index, variable
@@ -1116,7 +1120,7 @@ struct BackwardFunction {
       }
     }
     std::vector<Tensor> g = grad::vjp(
-        [&] { return trace::replay(recorded.program, map, args); }, watch,
+        [&] { return trace::replay(recorded->program, map, args); }, watch,
         variables, grads);
     for (const auto &[at, v] : readOf) {
       Tensor &sum = g[watch.size() + v];
@@ -1193,24 +1197,49 @@ const void *identity(const Tensor &t) {
 
 } // namespace
 
+/// How a concrete function is called under a tape: the names and options
+/// of its staged forward and backward, and what runs when its residuals
+/// sit inside staged control flow (the callable eagerly, for a
+/// fnc::Function; an error, for a concrete function called directly).
+struct TapedCall {
+  const std::string &name;
+  bool fastMath, recompute;
+  std::function<std::vector<Tensor>(const std::vector<Tensor> &)> eager;
+};
+
+/// A call of `c` on `args` whose inputs a tape may watch: one tape entry
+/// whose backward is `c`'s staged backward function.
+std::vector<Tensor> tapedCall(const std::shared_ptr<const ConcreteImpl> &c,
+                              const TapedCall &how, const Tensor *const *args,
+                              size_t argCount);
+
 std::vector<Tensor> FunctionCore::callUnderTape(const CallKey &key,
                                                 const TraceThunk &thunk) {
   State &s = *state_;
   std::shared_ptr<ConcreteImpl> c = lookupOrTrace(s, key, thunk, false);
+  TapedCall call{s.name, s.options.fast_math, s.options.recompute_gradients,
+                 [&](const std::vector<Tensor> &inputs) {
+                   return thunk.run(thunk.context, inputs);
+                 }};
+  return tapedCall(c, call, key.tensors.data(), key.tensors.size());
+}
+
+std::vector<Tensor> tapedCall(const std::shared_ptr<const ConcreteImpl> &c,
+                              const TapedCall &how, const Tensor *const *args,
+                              size_t argCount) {
   const trace::CompiledTrace &trace = *c->trace;
-  size_t argCount = key.tensors.size();
   std::vector<Tensor> inputs;
   for (size_t i = 0; i < argCount; ++i)
-    inputs.push_back(*key.tensors[i]);
+    inputs.push_back(*args[i]);
   // A forward with effects runs once, as a variant that also returns the
   // values its backward cannot compute again (residuals). Where those sit
   // inside staged control flow, the callable runs eagerly instead, so that
   // the tapes see its ops and its effects happen once.
   std::optional<std::vector<Residual>> residuals;
   if (c->recorded)
-    residuals = residualsOf(*c->recorded, !s.options.recompute_gradients);
-  if (trace.hasEffects() && !residuals)
-    return thunk.run(thunk.context, inputs);
+    residuals = residualsOf(*c->recorded, !how.recompute);
+  if (trace.hasEffects() && c->recorded && !residuals)
+    return how.eager(inputs);
   if (residuals && residuals->empty())
     residuals.reset(); // the plain forward serves
   // The tape entry's inputs: the arguments, then the hidden arguments (a
@@ -1237,38 +1266,40 @@ std::vector<Tensor> FunctionCore::callUnderTape(const CallKey &key,
     any |= mask[i];
   }
   if (!any)
-    return c->run(key.tensors.data(), argCount);
+    return c->run(args, argCount);
+  if (!c->recorded)
+    throw Error(ErrorKind::Unimplemented,
+                "fnc: the gradient of `" + how.name + "`: " +
+                    (c->notDifferentiable.empty()
+                         ? std::string("it has no recorded program")
+                         : c->notDifferentiable) +
+                    "; call it outside the GradientTape, or stop watching "
+                    "its inputs");
 
+  std::unique_lock<std::mutex> lock(c->gradientMutex);
   std::shared_ptr<ResidualForward> withResiduals;
-  if (residuals) {
-    std::lock_guard<std::mutex> lock(s.mutex);
-    for (const auto &f : s.residualForwards)
-      if (f->forward == c)
-        withResiduals = f;
-  }
-  if (residuals && !withResiduals) {
-    withResiduals = std::make_shared<ResidualForward>();
-    withResiduals->forward = c;
-    withResiduals->residuals = *residuals;
+  if (residuals && !c->residualForward) {
+    auto f = std::make_shared<ResidualForward>();
+    f->recorded = c->recorded;
+    f->inputs = c->inputs;
+    f->residuals = *residuals;
     FunctionOptions options;
-    options.name = s.name + "_forward";
-    options.fast_math = s.options.fast_math;
-    withResiduals->core = std::make_unique<FunctionCore>(
+    options.name = how.name + "_forward";
+    options.fast_math = how.fastMath;
+    f->core = std::make_unique<FunctionCore>(
         options, std::vector<bool>(argCount, true));
-    std::lock_guard<std::mutex> lock(s.mutex);
-    s.residualForwards.push_back(withResiduals);
+    c->residualForward = std::move(f);
   }
+  if (residuals)
+    withResiduals = c->residualForward;
 
   std::shared_ptr<BackwardFunction> backward;
-  {
-    std::lock_guard<std::mutex> lock(s.mutex);
-    for (const auto &b : s.backwards)
-      if (b->forward == c && b->mask == mask)
-        backward = b;
-  }
+  for (const auto &b : c->backwards)
+    if (b->mask == mask)
+      backward = b;
   if (!backward) {
     backward = std::make_shared<BackwardFunction>();
-    backward->forward = c;
+    backward->recorded = c->recorded;
     backward->mask = mask;
     backward->argCount = argCount;
     if (residuals)
@@ -1291,12 +1322,12 @@ std::vector<Tensor> FunctionCore::callUnderTape(const CallKey &key,
     backward->specs.insert(backward->specs.end(), c->outputs.begin(),
                            c->outputs.end());
     FunctionOptions options;
-    options.name = s.name + "_backward";
+    options.name = how.name + "_backward";
     backward->core = std::make_unique<FunctionCore>(
         options, std::vector<bool>(backward->specs.size(), true));
-    std::lock_guard<std::mutex> lock(s.mutex);
-    s.backwards.push_back(backward);
+    c->backwards.push_back(backward);
   }
+  lock.unlock();
 
   tape::RegionScope region;
   std::vector<Tensor> outs, kept;
@@ -1306,7 +1337,7 @@ std::vector<Tensor> FunctionCore::callUnderTape(const CallKey &key,
     kept.assign(outs.end() - residuals->size(), outs.end());
     outs.resize(outs.size() - residuals->size());
   } else {
-    outs = c->run(key.tensors.data(), argCount);
+    outs = c->run(args, argCount);
   }
   auto entry = std::make_shared<tape::Region>();
   entry->op = "function";
@@ -1351,7 +1382,11 @@ std::vector<ConcreteFunction> FunctionCore::backwardConcreteFunctions() const {
   std::vector<std::shared_ptr<BackwardFunction>> backwards;
   {
     std::lock_guard<std::mutex> lock(state_->mutex);
-    backwards = state_->backwards;
+    for (const auto &c : state_->concretes) {
+      std::lock_guard<std::mutex> gradients(c->gradientMutex);
+      backwards.insert(backwards.end(), c->backwards.begin(),
+                       c->backwards.end());
+    }
   }
   std::vector<ConcreteFunction> r;
   for (const auto &b : backwards)
@@ -1577,18 +1612,25 @@ ConcreteFunction::operator()(const std::vector<Tensor> &args) const {
                       TensorSpec(args[i].shape(), args[i].dtype()).str() +
                       "; call the fnc::Function instead to trace a new "
                       "concrete function");
-    // Not a silent zero: no tape entry is made for a concrete function.
-    if (isFloat(args[i].dtype()) && tape::watchedByAny(args[i]))
-      throw Error(ErrorKind::Unimplemented,
-                  "fnc::ConcreteFunction `" + c.name + "`: argument `" +
-                      spec.name + "` (#" + std::to_string(i) +
-                      ") is watched by a GradientTape, but calls of a "
-                      "concrete function (or of one loaded by fnc::load) "
-                      "are not differentiable yet; call the fnc::Function "
-                      "under the tape, or put the tape inside it");
     ptrs.push_back(&args[i]);
   }
-  return c.run(ptrs.data(), ptrs.size());
+  if (!tape::anyRecording())
+    return c.run(ptrs.data(), ptrs.size());
+  // Under a tape: one entry whose backward replays the recorded program
+  // (for a loaded function, the one read back from its IR).
+  detail::TapedCall how{c.name, c.trace->fastMath(), false,
+                [&](const std::vector<Tensor> &) -> std::vector<Tensor> {
+                  throw Error(
+                      ErrorKind::Unimplemented,
+                      "fnc::ConcreteFunction `" + c.name +
+                          "`: called under a GradientTape, it would have to "
+                          "run its C++ callable eagerly (it draws random "
+                          "numbers, or reads a variable it updates, inside "
+                          "staged control flow), and a concrete function "
+                          "has none; call the fnc::Function under the tape, "
+                          "or put the tape inside it");
+                }};
+  return detail::tapedCall(impl_, how, ptrs.data(), ptrs.size());
 }
 
 std::string ConcreteFunction::signature() const {
@@ -1607,8 +1649,12 @@ detail::ConcreteAccess::view(const ConcreteFunction &f) {
 ConcreteFunction detail::ConcreteAccess::make(
     std::string name, std::string results, std::vector<TensorSpec> inputs,
     std::vector<TensorSpec> outputs,
-    std::unique_ptr<trace::CompiledTrace> trace) {
+    std::unique_ptr<trace::CompiledTrace> trace,
+    std::shared_ptr<const trace::RecordedTrace> recorded,
+    std::string whyNoGradient) {
   auto impl = std::make_shared<ConcreteImpl>();
+  impl->recorded = std::move(recorded);
+  impl->notDifferentiable = std::move(whyNoGradient);
   impl->name = std::move(name);
   impl->results = std::move(results);
   for (size_t i = 0; i < inputs.size(); ++i) {

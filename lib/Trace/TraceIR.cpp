@@ -225,6 +225,7 @@ public:
   bool buildWhile(const std::vector<int64_t> &inits, int64_t condBlock,
                   int64_t condValue, int64_t bodyBlock,
                   const std::vector<int64_t> &bodyYields,
+                  const std::vector<uint8_t> &kinds,
                   std::vector<int64_t> &results, std::string &error) override {
     diagText_.clear();
     Block *cb = blocks_[condBlock], *bb = blocks_[bodyBlock];
@@ -252,6 +253,10 @@ public:
     auto op = mlir::fnc::WhileOp::create(*builder_, loc_, types, iv);
     op.getCondRegion().push_back(cb);
     op.getBodyRegion().push_back(bb);
+    if (llvm::any_of(kinds, [](uint8_t k) { return k != 0; })) {
+      SmallVector<int8_t> values(kinds.begin(), kinds.end());
+      op->setAttr("fnc.loop_kinds", builder_->getDenseI8ArrayAttr(values));
+    }
     if (!verifyRegionOp(op, error))
       return false;
     results.clear();

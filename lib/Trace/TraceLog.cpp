@@ -339,14 +339,16 @@ public:
   bool buildWhile(const std::vector<int64_t> &inits, int64_t condBlock,
                   int64_t condValue, int64_t bodyBlock,
                   const std::vector<int64_t> &bodyYields,
+                  const std::vector<uint8_t> &kinds,
                   std::vector<int64_t> &results, std::string &) override {
     log_.tag('W'), log_.ints(inits), log_.i64(condBlock), log_.i64(condValue);
     log_.i64(bodyBlock), log_.ints(bodyYields);
+    log_.ints(std::vector<int64_t>(kinds.begin(), kinds.end()));
     steps_.push_back([=](Replay &r) {
       std::vector<int64_t> ids;
       if (!r.ir.buildWhile(r.map(inits), r.blocks[condBlock],
                            r.values[condValue], r.blocks[bodyBlock],
-                           r.map(bodyYields), ids, r.error))
+                           r.map(bodyYields), kinds, ids, r.error))
         return false;
       for (int64_t id : ids)
         r.define(id);

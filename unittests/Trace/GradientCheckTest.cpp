@@ -15,7 +15,10 @@
 // four ways: eagerly under a tape, staged with the tape inside the
 // function, staged and called under an outer tape (the forward compiled
 // once, the backward from its record), and by float64 central finite
-// differences of the eager program. Staged and eager must agree to 1e-9
+// differences of the eager program; and, for every third program, a fifth
+// time (but for k, a constant of the file there) saved, loaded by
+// fnc::load and called under a tape, whose backward replays the program
+// read back from the IR. Staged and eager must agree to 1e-9
 // (relative), finite differences to 1e-5. Half of the programs are staged
 // with an unknown batch (input_signature [-1, 3]). The callables must not
 // run after the first call traced them.
@@ -28,17 +31,21 @@
 
 #include "FiniteDifferences.h"
 
+#include "fnc/Saved.h"
 #include "fnc/fnc.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <memory>
 #include <random>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 using namespace fnc;
 using fnc::testing::randomTensor;
@@ -362,6 +369,36 @@ TEST(GradientCheckTest, RandomStagedProgramsFourWays) {
     (void)again;
     EXPECT_EQ(calls, traced) << "a callable ran after its trace";
 
+    // Saved and loaded (every third program: two more compiles): no
+    // callable exists there, the gradient replays the program read back
+    // from the IR (k is a constant of the file there).
+    bool viaFile = n % 3 == 0;
+    Grads loadedGrads;
+    if (viaFile) {
+      std::string path = ::testing::TempDir() + "gradcheck-" +
+                         std::to_string(::getpid()) + ".mlir";
+      save(path, staged);
+      LoadedFunction loaded = load(path);
+      std::remove(path.c_str());
+      GradientTape tape(/*persistent=*/true);
+      tape.watch(x);
+      tape.watch(c);
+      Tensor y = loaded(x, c)[0];
+      loadedGrads = tape.gradient(y, std::vector<Tensor>{x, c}, zerosIfNone());
+      loadedGrads.push_back(Tensor()); // k
+      // (A variable the program does not read is not in the file.)
+      for (const Variable *v : {&v1, &v2}) {
+        bool saved = false;
+        for (const auto &[name, lv] : loaded.variables())
+          if (name == v->name()) {
+            loadedGrads.push_back(tape.gradient(y, lv, zerosIfNone()));
+            saved = true;
+          }
+        if (!saved)
+          loadedGrads.push_back(zeros_like(v->read_value()));
+      }
+    }
+
     auto value = [&] { return program(x, c).item<double>(); };
     std::vector<std::vector<double>> fd = {
         fnc::testing::centralDifferences(x, [&](const Tensor &t) { x = t; }, value),
@@ -379,6 +416,9 @@ TEST(GradientCheckTest, RandomStagedProgramsFourWays) {
                   std::string("tape inside vs eager, d/d") + names[j]);
       expectClose(outerGrads[j], e, 1e-9,
                   std::string("outer tape vs eager, d/d") + names[j]);
+      if (viaFile && j != 2)
+        expectClose(loadedGrads[j], e, 1e-9,
+                    std::string("loaded function vs eager, d/d") + names[j]);
     }
     if (::testing::Test::HasFailure())
       return;

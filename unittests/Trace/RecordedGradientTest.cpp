@@ -536,16 +536,36 @@ TEST(RecordedGradientTest, DynamicRnnThroughTensorArrays) {
   EXPECT_NE(eager[0].to_vector<double>()[0], 0.0);
 }
 
-// A concrete function makes no tape entry: a watched argument is an error,
-// not a silent zero gradient.
-TEST(RecordedGradientTest, ConcreteFunctionsUnderATapeSaySo) {
-  auto f = fnc::function([](Tensor x) { return reduce_sum(x * x); });
+// A concrete function called under a tape is one entry whose backward
+// replays its recorded program, as a call of its fnc::Function is (it was
+// an error). One whose gradient would need its callable run eagerly (a
+// random draw inside a staged loop) says so.
+TEST(RecordedGradientTest, ConcreteFunctionsUnderATape) {
+  Variable w(Tensor({0.5, -1.0}), "w");
+  auto f = fnc::function([&](Tensor x) { return reduce_sum(x * x * w); });
   Tensor x({1.0, 2.0});
   ConcreteFunction c = f.get_concrete_function(x);
+  {
+    GradientTape tape(/*persistent=*/true);
+    EXPECT_NO_THROW(c({x})); // not watched: a plain call
+    tape.watch(x);
+    Tensor y = c({x})[0];
+    expectNear(tape.gradient(y, x), {2 * 1.0 * 0.5, 2 * 2.0 * -1.0});
+    expectNear(tape.gradient(y, w), {1.0, 4.0});
+  }
+  auto noisy = fnc::function([](Tensor x) {
+    return fnc::for_range(
+        Tensor(0), Tensor(2), Tensor(1),
+        [](const Tensor &, const Tensor &a) {
+          return a * random_uniform({2}, 0.5, 1.5, DType::f64);
+        },
+        x);
+  });
+  ConcreteFunction n = noisy.get_concrete_function(x);
   GradientTape tape;
-  EXPECT_NO_THROW(c({x})); // not watched: a plain call
   tape.watch(x);
-  fnc::testing::expectError([&] { c({x}); }, ErrorKind::Unimplemented,
-              {"concrete function", "not differentiable yet",
-               "call the fnc::Function"});
+  fnc::testing::expectError(
+      [&] { n({x}); }, ErrorKind::Unimplemented,
+      {"fnc::ConcreteFunction", "draws random numbers",
+       "call the fnc::Function under the tape"});
 }

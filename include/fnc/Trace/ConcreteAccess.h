@@ -18,6 +18,7 @@
 
 namespace fnc::trace {
 class CompiledTrace;
+struct RecordedTrace;
 } // namespace fnc::trace
 
 namespace fnc::detail {
@@ -37,10 +38,14 @@ struct ConcreteAccess {
 
   /// A concrete function called `name` that runs `trace` on tensors of
   /// `inputs` (their names are the parameters') and returns `outputs`.
-  static ConcreteFunction make(std::string name, std::string results,
-                               std::vector<TensorSpec> inputs,
-                               std::vector<TensorSpec> outputs,
-                               std::unique_ptr<trace::CompiledTrace> trace);
+  /// Under a gradient tape its backward replays `recorded`; without one,
+  /// such a call is an error that gives `whyNoGradient`.
+  static ConcreteFunction
+  make(std::string name, std::string results, std::vector<TensorSpec> inputs,
+       std::vector<TensorSpec> outputs,
+       std::unique_ptr<trace::CompiledTrace> trace,
+       std::shared_ptr<const trace::RecordedTrace> recorded,
+       std::string whyNoGradient);
 
   /// The eager tensor whose buffer is `v`'s value (updated in place by the
   /// compiled code it is passed to; never handed to users).

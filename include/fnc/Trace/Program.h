@@ -42,6 +42,8 @@ struct ProgramFacts {
   std::vector<VariableRef> reads;   // the float variables it reads
   std::vector<uint64_t> updates;    // the variables it updates
   void note(const OpRecord &op, const Recorder &recorder);
+  /// note() of an op whose variable operand (if any) is `variable`.
+  void note(const OpRecord &op, const VariableRef &variable);
   void absorb(const ProgramFacts &nested);
   bool updatesAny(const std::vector<VariableRef> &vars) const;
 };

@@ -238,9 +238,13 @@ public:
                          std::vector<int64_t> &results, std::string &error) = 0;
   /// A `fnc.while` on `inits`: `condBlock` ends with `fnc.condition
   /// condValue` forwarding its arguments, `bodyBlock` with `fnc.yield`.
+  /// `kinds`: empty, or per loop variable what it is (a fnc::LoopVar:
+  /// 0 a tensor, 1 or 2 part of a fixed-size or growing TensorArray),
+  /// kept on the op (`fnc.loop_kinds`) for a gradient of the IR read back.
   virtual bool buildWhile(const std::vector<int64_t> &inits, int64_t condBlock,
                           int64_t condValue, int64_t bodyBlock,
                           const std::vector<int64_t> &bodyYields,
+                          const std::vector<uint8_t> &kinds,
                           std::vector<int64_t> &results,
                           std::string &error) = 0;
 

@@ -81,6 +81,7 @@ public:
   virtual bool buildWhile(const std::vector<int64_t> &inits, int64_t condBlock,
                           int64_t condValue, int64_t bodyBlock,
                           const std::vector<int64_t> &bodyYields,
+                          const std::vector<uint8_t> &kinds,
                           std::vector<int64_t> &results,
                           std::string &error) = 0;
   /// Returns `results` and verifies the module.

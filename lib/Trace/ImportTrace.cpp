@@ -1,0 +1,598 @@
+//===- ImportTrace.cpp - A recorded program read back from fnc IR ---------===//
+//
+// fnc/Trace/ImportTrace.h. The inverse of TraceIR's builder: each op the
+// builder makes from an OpRecord is read back as that OpRecord. The ops the
+// builder makes of one record (argmin, reduce_any, reduce_all) come back as
+// the ops they are made of, whose gradients compose to the same. Values
+// the builder only uses to size a result (a random draw's dims read from a
+// shape tensor) are read through to that tensor.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fnc/Trace/ImportTrace.h"
+
+#include "fnc/Dialect/Fnc/IR/DTypes.h"
+#include "fnc/Dialect/Fnc/IR/FncOps.h"
+#include "fnc/Pipelines/Pipelines.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cstdlib>
+#include <cstring>
+
+using namespace mlir;
+
+namespace fnc::trace {
+
+StepFactory::~StepFactory() = default;
+
+namespace {
+
+/// An eager tensor holding the value of `attr` (dtype `dtype`).
+Tensor tensorOf(DenseElementsAttr attr, DType dtype) {
+  auto type = cast<RankedTensorType>(attr.getType());
+  std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
+  size_t n = type.getNumElements();
+  size_t bytes = n * sizeOf(dtype);
+  void *buffer = std::malloc(bytes ? bytes : 1);
+  auto fillWith = [&](auto values, auto *out) {
+    size_t i = 0;
+    for (auto v : values)
+      out[i++] = v;
+  };
+  switch (dtype) {
+  case DType::f32:
+    fillWith(attr.getValues<float>(), static_cast<float *>(buffer));
+    break;
+  case DType::f64:
+    fillWith(attr.getValues<double>(), static_cast<double *>(buffer));
+    break;
+  case DType::i32:
+    fillWith(attr.getValues<int32_t>(), static_cast<int32_t *>(buffer));
+    break;
+  case DType::i64:
+    fillWith(attr.getValues<int64_t>(), static_cast<int64_t *>(buffer));
+    break;
+  case DType::i1:
+    fillWith(attr.getValues<bool>(), static_cast<uint8_t *>(buffer));
+    break;
+  }
+  return adoptBuffer(dtype, std::move(shape),
+                     std::shared_ptr<void>(buffer, std::free));
+}
+
+/// `value` as an attribute of the element type `type`.
+Attribute fillValue(Type type, const llvm::APFloat &value) {
+  if (auto f = dyn_cast<FloatType>(type))
+    return FloatAttr::get(f, value.convertToDouble());
+  return IntegerAttr::get(type, static_cast<int64_t>(value.convertToDouble()));
+}
+
+std::optional<int64_t> seedOf(std::optional<uint64_t> seed) {
+  if (!seed)
+    return std::nullopt;
+  return static_cast<int64_t>(*seed);
+}
+
+class Importer {
+public:
+  Importer(const std::vector<VariableRef> &hidden, const StepFactory &steps,
+           RecordedTrace &out, std::string &error)
+      : hidden_(hidden), steps_(steps), out_(out), error_(error) {}
+
+  bool function(func::FuncOp fn) {
+    Block &body = fn.front();
+    size_t args = body.getNumArguments();
+    if (hidden_.size() > args)
+      return fail(fn, "it has fewer arguments than bound variables");
+    size_t first = args - hidden_.size();
+    for (size_t i = 0; i < args; ++i) {
+      BlockArgument arg = body.getArgument(i);
+      int64_t id = fresh(arg);
+      if (i < first) {
+        out_.program.args.push_back(id);
+        continue;
+      }
+      if (!isa<mlir::fnc::VariableType>(arg.getType()))
+        return fail(fn, "bound argument #" + std::to_string(i) +
+                            " is not a !fnc.variable");
+      variables_[arg] = hidden_[i - first];
+    }
+    if (!block(body, out_.program))
+      return false;
+    auto ret = cast<func::ReturnOp>(body.getTerminator());
+    return idsOf(ret.getOperands(), out_.program.yields, ret);
+  }
+
+private:
+  const std::vector<VariableRef> &hidden_;
+  const StepFactory &steps_;
+  RecordedTrace &out_;
+  std::string &error_;
+  llvm::DenseMap<Value, int64_t> ids_;
+  llvm::DenseMap<Value, VariableRef> variables_;
+  // The id of each variable argument once used, and of each captured
+  // tensor once read.
+  llvm::DenseMap<Value, int64_t> variableIds_, capturedIds_;
+  int64_t next_ = 1;
+
+  int64_t fresh(Value v) { return ids_[v] = next_++; }
+
+  bool fail(Operation *op, const std::string &why) {
+    error_ = "`" + op->getName().getStringRef().str() + "`: " + why;
+    return false;
+  }
+
+  bool idsOf(ValueRange values, std::vector<int64_t> &ids, Operation *user) {
+    for (Value v : values) {
+      auto it = ids_.find(v);
+      if (it == ids_.end())
+        return fail(user, "an operand is not a tensor the program computes");
+      ids.push_back(it->second);
+    }
+    return true;
+  }
+
+  /// The id of the variable argument `v`.
+  int64_t variableId(Value v) {
+    auto [it, added] = variableIds_.try_emplace(v, 0);
+    if (added) {
+      it->second = ids_[v];
+      out_.variables.emplace_back(variables_[v], it->second);
+    }
+    return it->second;
+  }
+
+  bool block(Block &b, Program &p) {
+    for (Operation &op : b.without_terminator())
+      if (!this->op(op, p))
+        return false;
+    return true;
+  }
+
+  /// Appends `record` (operands `operands`, result `op`'s only one, if
+  /// any) to `p`.
+  bool record(Operation *op, OpAttrs attrs, ValueRange operands, Program &p,
+              const VariableRef &variable = {}) {
+    OpRecord r{std::move(attrs), {}, DType::f32, {}};
+    if (!idsOf(operands, r.operands, op))
+      return false;
+    int64_t result = -1;
+    if (op->getNumResults() == 1) {
+      auto type = cast<RankedTensorType>(op->getResult(0).getType());
+      std::optional<DType> dtype = mlir::fnc::dtypeOf(type.getElementType());
+      if (!dtype)
+        return fail(op, "its result has no fnc dtype");
+      r.dtype = *dtype;
+      r.shape.assign(type.getShape().begin(), type.getShape().end());
+      result = fresh(op->getResult(0));
+    }
+    p.note(r, variable);
+    p.steps.push_back({std::move(r), result, nullptr});
+    return true;
+  }
+
+  /// The shape tensor whose elements give the dynamic dims `dims` of a
+  /// result (tensor.extract + arith.index_cast of each), or null.
+  Value shapeOfDims(OperandRange dims) {
+    Value shape;
+    for (Value d : dims) {
+      auto cast = d.getDefiningOp<arith::IndexCastOp>();
+      auto extract =
+          cast ? cast.getIn().getDefiningOp<tensor::ExtractOp>() : nullptr;
+      if (!extract || (shape && extract.getTensor() != shape))
+        return {};
+      shape = extract.getTensor();
+    }
+    return shape;
+  }
+
+  /// A random draw: its shape tensor operand, if it has unknown dims.
+  bool random(Operation *op, OpAttrs attrs, OperandRange dims, Program &p) {
+    if (dims.empty())
+      return record(op, std::move(attrs), {}, p);
+    Value shape = shapeOfDims(dims);
+    if (!shape)
+      return fail(op, "its dims are not read from one shape tensor");
+    return record(op, std::move(attrs), shape, p);
+  }
+
+  /// The program of a region's only block; `args` its arguments' ids.
+  std::shared_ptr<Program> region(Region &r, std::vector<int64_t> *args) {
+    auto p = std::make_shared<Program>();
+    Block &b = r.front();
+    for (BlockArgument a : b.getArguments()) {
+      int64_t id = fresh(a);
+      if (args)
+        args->push_back(id);
+    }
+    p->args = args ? *args : std::vector<int64_t>{};
+    if (!block(b, *p))
+      return nullptr;
+    return p;
+  }
+
+  bool nested(std::shared_ptr<NestedStep> step,
+              std::initializer_list<const Program *> inner, Program &p) {
+    for (const Program *q : inner)
+      step->facts.absorb(*q);
+    p.absorb(step->facts);
+    p.steps.push_back({{}, -1, std::move(step)});
+    return true;
+  }
+
+  bool cond(mlir::fnc::CondOp op, Program &p) {
+    std::vector<int64_t> pred;
+    if (!idsOf(op.getPred(), pred, op))
+      return false;
+    std::shared_ptr<Program> branches[2];
+    Region *regions[2] = {&op.getThenRegion(), &op.getElseRegion()};
+    for (int k = 0; k < 2; ++k) {
+      branches[k] = region(*regions[k], nullptr);
+      if (!branches[k])
+        return false;
+      Operation *yield = regions[k]->front().getTerminator();
+      if (!idsOf(yield->getOperands(), branches[k]->yields, yield))
+        return false;
+    }
+    std::vector<int64_t> results;
+    for (Value r : op.getResults())
+      results.push_back(fresh(r));
+    return nested(steps_.cond(pred[0], branches[0], branches[1], results),
+                  {branches[0].get(), branches[1].get()}, p);
+  }
+
+  bool loop(mlir::fnc::WhileOp op, Program &p) {
+    std::vector<int64_t> inits;
+    if (!idsOf(op.getInits(), inits, op))
+      return false;
+    std::vector<int64_t> condArgs, bodyArgs;
+    std::shared_ptr<Program> condition = region(op.getCondRegion(), &condArgs);
+    if (!condition)
+      return false;
+    auto c = cast<mlir::fnc::ConditionOp>(
+        op.getCondRegion().front().getTerminator());
+    if (c.getArgs() != op.getCondRegion().front().getArguments())
+      return fail(op, "its condition does not forward its arguments "
+                      "unchanged");
+    if (!idsOf(c.getCondition(), condition->yields, c))
+      return false;
+    std::shared_ptr<Program> body = region(op.getBodyRegion(), &bodyArgs);
+    if (!body)
+      return false;
+    Operation *yield = op.getBodyRegion().front().getTerminator();
+    if (!idsOf(yield->getOperands(), body->yields, yield))
+      return false;
+    // What each loop variable is (TensorArrays are carried as their values
+    // and written mask), as the trace noted it.
+    std::vector<uint8_t> kinds(op.getInits().size(), 0);
+    if (auto noted = op->getAttrOfType<DenseI8ArrayAttr>("fnc.loop_kinds")) {
+      if (noted.size() != static_cast<int64_t>(kinds.size()))
+        return fail(op, "fnc.loop_kinds does not have one entry per loop "
+                        "variable");
+      for (size_t k = 0; k < kinds.size(); ++k)
+        kinds[k] = static_cast<uint8_t>(noted[k]);
+    }
+    // Tensor loop variables whose type is more general than their initial
+    // value's (cast to it) change shape across iterations: shape
+    // invariants.
+    std::vector<std::vector<int64_t>> invariants;
+    bool relaxed = false;
+    Block &bodyBlock = op.getBodyRegion().front();
+    for (size_t k = 0; k < kinds.size(); ++k) {
+      if (kinds[k] != 0)
+        continue;
+      Value init = op.getInits()[k];
+      if (auto c = init.getDefiningOp<tensor::CastOp>())
+        init = c.getSource();
+      ArrayRef<int64_t> shape =
+          cast<RankedTensorType>(bodyBlock.getArgument(k).getType()).getShape();
+      relaxed |= cast<RankedTensorType>(init.getType()).getShape() != shape;
+      invariants.emplace_back(shape.begin(), shape.end());
+    }
+    if (!relaxed)
+      invariants.clear();
+    std::vector<int64_t> results;
+    for (Value r : op.getResults())
+      results.push_back(fresh(r));
+    return nested(steps_.loop(inits, condition, body, results, kinds,
+                              std::move(invariants)),
+                  {condition.get(), body.get()}, p);
+  }
+
+  bool constant(Operation *op, Attribute value) {
+    auto dense = dyn_cast<DenseElementsAttr>(value);
+    auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!type)
+      return true; // an index, used to read a dim: read through
+    std::optional<DType> dtype = mlir::fnc::dtypeOf(type.getElementType());
+    if (!dense || !dtype)
+      return fail(op, "only inline constants of fnc dtypes are supported");
+    int64_t id = fresh(op->getResult(0));
+    out_.captures.emplace_back(tensorOf(dense, *dtype), id);
+    return true;
+  }
+
+  bool op(Operation &operation, Program &p) {
+    Operation *o = &operation;
+    namespace f = mlir::fnc;
+    auto in = [&](unsigned i) { return o->getOperand(i); };
+    auto vec = [](ArrayRef<int64_t> a) {
+      return std::vector<int64_t>(a.begin(), a.end());
+    };
+    auto same = [](f::Padding padding) { return padding == f::Padding::same; };
+    auto spec = [&](auto s) {
+      shapes::SliceSpec r{
+          vec(s.getBegin()), vec(s.getEnd()), vec(s.getStrides()), {}};
+      for (bool b : s.getShrink())
+        r.shrink.push_back(b);
+      return r;
+    };
+#define FNC_BINARY_OP(KIND, CLASS, ...)                                        \
+  if (isa<f::CLASS>(o))                                                        \
+    return record(o, ops::Binary{ref::BinaryOp::KIND}, o->getOperands(), p);
+#define FNC_UNARY_OP(KIND, CLASS, ...)                                         \
+  if (isa<f::CLASS>(o))                                                        \
+    return record(o, ops::Unary{ref::UnaryOp::KIND}, o->getOperands(), p);
+#define FNC_REDUCE_OP(KIND, CLASS, ...)                                        \
+  if (auto r = dyn_cast<f::CLASS>(o))                                          \
+    return record(                                                             \
+        o,                                                                     \
+        ops::Reduce{ref::ReduceOp::KIND, vec(r.getAxes()), r.getKeepdims()},   \
+        r.getInput(), p);
+#include "fnc/Dialect/Fnc/IR/FncOpTable.inc"
+    if (auto c = dyn_cast<f::CompareOp>(o)) {
+      switch (c.getPredicate()) {
+#define FNC_COMPARE_OP(KIND, PREDICATE, ...)                                   \
+  case f::ComparePredicate::PREDICATE:                                         \
+    return record(o, ops::Binary{ref::BinaryOp::KIND}, o->getOperands(), p);
+#include "fnc/Dialect/Fnc/IR/FncOpTable.inc"
+      }
+      return fail(o, "unknown predicate");
+    }
+    return llvm::TypeSwitch<Operation *, bool>(o)
+        .Case([&](f::ConstantOp c) { return constant(c, c.getValue()); })
+        .Case([&](arith::ConstantOp c) { return constant(c, c.getValue()); })
+        // Reads of a dim: used only through shapeOfDims.
+        .Case<tensor::ExtractOp, arith::IndexCastOp>([](auto) { return true; })
+        .Case([&](f::FillOp fill) {
+          if (!fill.getDynamicDims().empty())
+            return fail(o, "a fill with unknown dims has no recorded form");
+          // fnc::fill records a broadcast of its captured scalar.
+          auto type = cast<RankedTensorType>(fill.getType());
+          std::optional<DType> dtype = f::dtypeOf(type.getElementType());
+          if (!dtype)
+            return fail(o, "its result has no fnc dtype");
+          auto scalarType = RankedTensorType::get({}, type.getElementType());
+          Tensor scalar =
+              tensorOf(DenseElementsAttr::get(
+                           scalarType, fillValue(scalarType.getElementType(),
+                                                 fill.getValue())),
+                       *dtype);
+          int64_t id = next_++;
+          out_.captures.emplace_back(scalar, id);
+          OpRecord r{ops::BroadcastTo{}, {id}, *dtype, vec(type.getShape())};
+          p.steps.push_back({r, fresh(fill.getResult()), nullptr});
+          return true;
+        })
+        .Case([&](f::RangeOp r) {
+          return record(o,
+                        ops::Range{r.getStart().convertToDouble(),
+                                   r.getLimit().convertToDouble(),
+                                   r.getDelta().convertToDouble()},
+                        {}, p);
+        })
+        .Case([&](f::EyeOp) { return record(o, ops::Eye{}, {}, p); })
+        .Case([&](f::CastOp) { return record(o, ops::Cast{}, in(0), p); })
+        .Case([&](f::SelectOp) {
+          return record(o, ops::Select{}, o->getOperands(), p);
+        })
+        .Case([&](f::MatmulOp) {
+          return record(o, ops::Matmul{}, o->getOperands(), p);
+        })
+        .Case([&](f::Conv2DOp c) {
+          return record(o,
+                        ops::Conv2D{vec(c.getStrides()), same(c.getPadding())},
+                        o->getOperands(), p);
+        })
+        .Case<f::MaxPool2DOp, f::AvgPool2DOp>([&](auto q) {
+          return record(o,
+                        ops::Pool2D{isa<f::MaxPool2DOp>(o), vec(q.getKsize()),
+                                    vec(q.getStrides()), same(q.getPadding())},
+                        o->getOperands(), p);
+        })
+        .Case<f::MaxPool2DGradOp, f::AvgPool2DGradOp>([&](auto q) {
+          return record(o,
+                        ops::Pool2DGrad{isa<f::MaxPool2DGradOp>(o),
+                                        vec(q.getKsize()), vec(q.getStrides()),
+                                        same(q.getPadding())},
+                        o->getOperands(), p);
+        })
+        .Case([&](f::TransposeOp t) {
+          return record(o, ops::Transpose{vec(t.getPerm())}, in(0), p);
+        })
+        .Case([&](f::ReshapeOp) { return record(o, ops::Reshape{}, in(0), p); })
+        .Case([&](f::BroadcastToOp b) {
+          if (!b.getDynamicDims().empty())
+            return fail(o, "a broadcast to unknown dims has no recorded form");
+          return record(o, ops::BroadcastTo{}, in(0), p);
+        })
+        .Case([&](f::ShapeOfOp) { return record(o, ops::ShapeOf{}, in(0), p); })
+        .Case([&](f::BroadcastToShapeOp) {
+          return record(o, ops::BroadcastToShape{}, o->getOperands(), p);
+        })
+        .Case([&](f::SumToShapeOp) {
+          return record(o, ops::SumToShape{}, o->getOperands(), p);
+        })
+        .Case([&](f::SetRowOp) {
+          return record(o, ops::SetRow{}, o->getOperands(), p);
+        })
+        .Case([&](f::ExpandDimsOp e) {
+          return record(o, ops::ExpandDims{int64_t(e.getAxis())}, in(0), p);
+        })
+        .Case([&](f::SqueezeOp s) {
+          return record(o, ops::Squeeze{vec(s.getAxes())}, in(0), p);
+        })
+        .Case([&](f::SliceOp s) {
+          return record(o,
+                        ops::Slice{vec(s.getOffsets()), vec(s.getSizes()),
+                                   vec(s.getStrides())},
+                        in(0), p);
+        })
+        .Case([&](f::StridedSliceOp s) {
+          return record(o, ops::StridedSlice{spec(s)}, in(0), p);
+        })
+        .Case([&](f::StridedSliceGradOp s) {
+          return record(o, ops::StridedSliceGrad{spec(s)}, o->getOperands(), p);
+        })
+        .Case([&](f::PadOp q) {
+          return record(o,
+                        ops::Pad{vec(q.getLow()), vec(q.getHigh()),
+                                 vec(q.getInterior()),
+                                 q.getValue().convertToDouble()},
+                        in(0), p);
+        })
+        .Case([&](f::ConcatOp c) {
+          return record(o, ops::Concat{int64_t(c.getAxis())}, o->getOperands(),
+                        p);
+        })
+        .Case([&](f::GatherOp g) {
+          return record(o, ops::Gather{int64_t(g.getAxis())}, o->getOperands(),
+                        p);
+        })
+        .Case([&](f::OneHotOp h) {
+          return record(o,
+                        ops::OneHot{int64_t(h.getDepth()), int64_t(h.getAxis()),
+                                    h.getOn().convertToDouble(),
+                                    h.getOff().convertToDouble()},
+                        in(0), p);
+        })
+        .Case([&](f::ArgmaxOp a) {
+          return record(o, ops::ArgMax{int64_t(a.getAxis()), false}, in(0), p);
+        })
+        .Case([&](f::SoftmaxOp s) {
+          return record(o, ops::Softmax{int64_t(s.getAxis()), false}, in(0), p);
+        })
+        .Case([&](f::LogSoftmaxOp s) {
+          return record(o, ops::Softmax{int64_t(s.getAxis()), true}, in(0), p);
+        })
+        .Case([&](f::VarReadOp r) {
+          Value v = r.getVariable();
+          auto ref = variables_.find(v);
+          if (ref == variables_.end())
+            return fail(o, "it reads a variable that is no bound argument");
+          if (ref->second.uid == 0) {
+            // A captured tensor: its value, the same at every read.
+            auto [it, added] = capturedIds_.try_emplace(v, 0);
+            if (added) {
+              it->second = next_++;
+              out_.captures.emplace_back(ref->second.alias, it->second);
+            }
+            ids_[r.getResult()] = it->second;
+            return true;
+          }
+          int64_t id = variableId(v);
+          OpRecord rec{ops::VarRead{}, {id}, DType::f32, {}};
+          auto type = cast<RankedTensorType>(r.getType());
+          rec.dtype = *f::dtypeOf(type.getElementType());
+          rec.shape = vec(type.getShape());
+          p.note(rec, ref->second);
+          p.steps.push_back({rec, fresh(r.getResult()), nullptr});
+          return true;
+        })
+        .Case<f::VarAssignOp, f::VarAssignAddOp, f::VarAssignSubOp>(
+            [&](auto a) {
+              Value v = a.getVariable();
+              auto ref = variables_.find(v);
+              if (ref == variables_.end() || ref->second.uid == 0)
+                return fail(o, "it updates no bound variable");
+              auto mode = isa<f::VarAssignOp>(o) ? ops::VarUpdate::Mode::Assign
+                          : isa<f::VarAssignAddOp>(o)
+                              ? ops::VarUpdate::Mode::Add
+                              : ops::VarUpdate::Mode::Sub;
+              std::vector<int64_t> value;
+              if (!idsOf(a.getValue(), value, o))
+                return false;
+              OpRecord rec{ops::VarUpdate{mode},
+                           {variableId(v), value[0]},
+                           DType::f32,
+                           {}};
+              p.note(rec, ref->second);
+              p.steps.push_back({rec, -1, nullptr});
+              return true;
+            })
+        .Case([&](f::PrintOp q) {
+          return record(o, ops::Print{q.getFormat().str()}, q.getInputs(), p);
+        })
+        // A check of the compiled code; nothing for the program.
+        .Case([&](f::CheckNumericsOp) { return true; })
+        // The trace relaxes a loop's initial values and next values to
+        // its variables' types (their shape invariants); the program uses
+        // the values.
+        .Case([&](tensor::CastOp c) {
+          std::vector<int64_t> source;
+          if (!idsOf(c.getSource(), source, o))
+            return false;
+          ids_[c.getResult()] = source[0];
+          return true;
+        })
+        .Case([&](f::RandomUniformOp r) {
+          return random(o,
+                        ops::RandomUniform{r.getMin().convertToDouble(),
+                                           r.getMax().convertToDouble(),
+                                           seedOf(r.getSeed())},
+                        r.getDynamicDims(), p);
+        })
+        .Case([&](f::RandomNormalOp r) {
+          return random(o,
+                        ops::RandomNormal{r.getMean().convertToDouble(),
+                                          r.getStddev().convertToDouble(),
+                                          seedOf(r.getSeed())},
+                        r.getDynamicDims(), p);
+        })
+        .Case([&](f::CondOp c) { return cond(c, p); })
+        .Case([&](f::WhileOp w) { return loop(w, p); })
+        .Default([&](Operation *) {
+          return fail(o, "this op has no recorded form, so its gradient "
+                         "cannot be replayed");
+        });
+  }
+};
+
+} // namespace
+
+bool importTrace(const std::string &fncText,
+                 const std::vector<VariableRef> &hidden,
+                 const StepFactory &steps, RecordedTrace &out,
+                 std::string &error) {
+  DialectRegistry registry;
+  mlir::fnc::registerPipelineDialects(registry);
+  MLIRContext context(registry, MLIRContext::Threading::DISABLED);
+  ScopedDiagnosticHandler quiet(&context,
+                                [](Diagnostic &) { return success(); });
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(fncText, &context);
+  if (!module) {
+    error = "its IR does not parse again";
+    return false;
+  }
+  func::FuncOp entry;
+  for (auto fn : module->getOps<func::FuncOp>())
+    if (fn.isPublic() && !fn.isExternal())
+      entry = fn;
+  if (!entry || entry.getBody().getBlocks().size() != 1) {
+    error = "its IR holds no function of one block";
+    return false;
+  }
+  return Importer(hidden, steps, out, error).function(entry);
+}
+
+} // namespace fnc::trace
