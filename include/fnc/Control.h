@@ -45,6 +45,8 @@
 
 namespace fnc {
 
+class TensorArray;
+
 /// Options of while_loop and for_range.
 struct LoopOptions {
   /// Empty, or one shape per tensor loop variable (flattened, in order;
@@ -121,6 +123,36 @@ template <typename T> std::vector<LoopVar> loopVarKinds(const T &vars) {
     return {};
 }
 
+/// The TensorArrays among loop variables `vars` (their codec's arrays()).
+template <typename C, typename = void> struct HasArrays : std::false_type {};
+template <typename C>
+struct HasArrays<C, std::void_t<decltype(&C::arrays)>> : std::true_type {};
+template <typename T> std::vector<TensorArray *> arraysOf(T &vars) {
+  std::vector<TensorArray *> out;
+  if constexpr (HasArrays<ResultCodec<T>>::value)
+    ResultCodec<T>::arrays(vars, out);
+  return out;
+}
+
+/// TensorArrays without an element shape before a loop (tf.TensorArray's
+/// default: the first write decides it). Eagerly the loop runs its first
+/// iterations as they come (lackElementShapes is false once one wrote);
+/// in a trace, probeLoopBody traces the body once into a block that is
+/// dropped (no op of it is run, and effects recorded there never happen),
+/// and adoptElementShapes takes the shapes it wrote.
+bool lackElementShapes(const std::vector<TensorArray *> &arrays);
+bool tracingLoop();
+void probeLoopBody(const std::function<void()> &body);
+void adoptElementShapes(const std::vector<TensorArray *> &arrays,
+                        const std::vector<TensorArray *> &probed);
+/// Eagerly: whether the loop condition `c` holds (checked as a staged
+/// loop checks it); whether a for_range from `start` runs an iteration,
+/// and its next index.
+bool eagerLoopCondition(const Tensor &c, const char *op);
+bool forRangeRuns(const Tensor &start, const Tensor &limit,
+                  const Tensor &delta);
+Tensor forRangeNext(const Tensor &start, const Tensor &delta);
+
 /// A branch calling `fn` (a copy): called once per trace; gradients come
 /// from what it recorded (fnc/Trace/Program.h), not from calling it again.
 template <typename Fn> BranchFn branch(Fn fn) {
@@ -169,9 +201,27 @@ auto switch_case(const Tensor &index, Fn first, Fns... rest) {
 /// While `cond_fn(vars)` (a scalar bool) is true, `vars = body_fn(vars)`;
 /// returns the final vars (staged as fnc.while in a trace).
 template <typename CondFn, typename BodyFn, typename T>
-T while_loop(CondFn cond_fn, BodyFn body_fn, const T &loop_vars,
+T while_loop(CondFn cond_fn, BodyFn body_fn, const T &loop_vars_in,
              const LoopOptions &options = {}) {
   using Codec = detail::ResultCodec<T>;
+  T loop_vars = loop_vars_in;
+  std::vector<TensorArray *> arrays = detail::arraysOf(loop_vars);
+  if (detail::lackElementShapes(arrays)) {
+    if (detail::tracingLoop()) {
+      T probed = loop_vars;
+      detail::probeLoopBody(
+          [&] { probed = T(detail::invokeLoop(body_fn, loop_vars)); });
+      detail::adoptElementShapes(arrays, detail::arraysOf(probed));
+    } else {
+      // Eagerly: the iterations before the first write, as they come.
+      do {
+        if (!detail::eagerLoopCondition(
+                detail::invokeLoop(cond_fn, loop_vars), "while_loop"))
+          return loop_vars;
+        loop_vars = T(detail::invokeLoop(body_fn, loop_vars));
+      } while (detail::lackElementShapes(detail::arraysOf(loop_vars)));
+    }
+  }
   // The callables are called once per trace; gradients replay what they
   // recorded.
   std::vector<Tensor> out = detail::whileImpl(
@@ -195,11 +245,30 @@ T while_loop(CondFn cond_fn, BodyFn body_fn, const T &loop_vars,
 /// cast to start's dtype). Staged as fnc.while in a trace.
 template <typename BodyFn, typename T>
 T for_range(const Tensor &start, const Tensor &limit, const Tensor &delta,
-            BodyFn body_fn, const T &loop_vars,
+            BodyFn body_fn, const T &loop_vars_in,
             const LoopOptions &options = {}) {
   using Codec = detail::ResultCodec<T>;
+  T loop_vars = loop_vars_in;
+  std::vector<TensorArray *> arrays = detail::arraysOf(loop_vars);
+  Tensor first = start;
+  if (detail::lackElementShapes(arrays)) {
+    if (detail::tracingLoop()) {
+      T probed = loop_vars;
+      detail::probeLoopBody(
+          [&] { probed = T(detail::invokeLoop(body_fn, loop_vars, start)); });
+      detail::adoptElementShapes(arrays, detail::arraysOf(probed));
+    } else {
+      // Eagerly: the iterations before the first write, as they come.
+      do {
+        if (!detail::forRangeRuns(first, limit, delta))
+          return loop_vars;
+        loop_vars = T(detail::invokeLoop(body_fn, loop_vars, first));
+        first = detail::forRangeNext(first, delta);
+      } while (detail::lackElementShapes(detail::arraysOf(loop_vars)));
+    }
+  }
   std::vector<Tensor> out = detail::forImpl(
-      start, limit, delta,
+      first, limit, delta,
       [body_fn, loop_vars](const Tensor &i,
                            const std::vector<Tensor> &v) mutable {
         T vars = detail::rebuildLike(std::vector<Tensor>(v), loop_vars);

@@ -25,10 +25,11 @@
 // dynamic array in tensor form (carried by a loop, or written at a symbolic
 // index) has a size known only at run time: size() is fnc::kUnknownDim and
 // stack() has an unknown first dim; each growth copies the array once (a
-// fixed size, an upper bound, avoids that). The element shape must be known
-// (given, or from a first write) before a loop carries the array; a dim of
-// it given as fnc::kUnknownDim (a batch known only at run time) is taken
-// from the first value written, read at run time. Errors
+// fixed size, an upper bound, avoids that). Without an element shape, the
+// first write decides it, inside a loop too (tf.TensorArray's default; in a
+// trace the body is traced once more to learn it, see fnc/Control.h); a dim
+// given as fnc::kUnknownDim (a batch known only at run time) is taken from
+// the first value written, read at run time. Errors
 // (fnc::Error): a dtype or element shape that differs (InvalidArgument), an
 // index outside [0, size) known at trace time or eagerly (OutOfRange),
 // reading an element never written when that is known
@@ -129,6 +130,7 @@ template <> struct LoopElem<Tensor> {
   static void kinds(const Tensor &, std::vector<LoopVar> &out) {
     out.push_back(LoopVar::Tensor);
   }
+  static void arrays(Tensor &, std::vector<TensorArray *> &) {}
 };
 template <> struct LoopElem<TensorArray> {
   static constexpr size_t kCount = 2;
@@ -148,6 +150,9 @@ template <> struct LoopElem<TensorArray> {
   static void kinds(const TensorArray &a, std::vector<LoopVar> &out) {
     out.insert(out.end(), 2,
                a.dynamic_size() ? LoopVar::GrowingArray : LoopVar::Array);
+  }
+  static void arrays(TensorArray &a, std::vector<TensorArray *> &out) {
+    out.push_back(&a);
   }
 };
 
@@ -171,6 +176,9 @@ template <typename... Ts> struct MixedTupleCodec {
     std::apply([&](const Ts &...e) { (LoopElem<Ts>::kinds(e, out), ...); },
                t);
     return out;
+  }
+  static void arrays(std::tuple<Ts...> &t, std::vector<TensorArray *> &out) {
+    std::apply([&](Ts &...e) { (LoopElem<Ts>::arrays(e, out), ...); }, t);
   }
 
 private:
@@ -211,6 +219,9 @@ template <> struct ResultCodec<TensorArray> {
     std::vector<LoopVar> out;
     LoopElem<TensorArray>::kinds(a, out);
     return out;
+  }
+  static void arrays(TensorArray &a, std::vector<TensorArray *> &out) {
+    out.push_back(&a);
   }
 };
 // Tuples whose first TensorArray is element 0, 1 or 2 (more specialized

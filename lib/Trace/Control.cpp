@@ -498,7 +498,9 @@ const void *identity(const Tensor &t) { return &TensorAccess::impl(t); }
 std::vector<Tensor> recordHistory(std::shared_ptr<const Program> body,
                                   const std::vector<Tensor> &init,
                                   const std::vector<size_t> &kept,
-                                  const VarTypes &types, const Tensor &count) {
+                                  const VarTypes &types,
+                                  const std::vector<LoopVar> &kinds,
+                                  size_t hidden, const Tensor &count) {
   tape::Suspended quiet; // the tapes see the loop, not its bookkeeping
   trace::Recorder &r = *api::recording();
   size_t n = init.size();
@@ -506,6 +508,11 @@ std::vector<Tensor> recordHistory(std::shared_ptr<const Program> body,
   for (size_t k : kept)
     start.push_back(
         rowsFor(count, init[k], types.shapes[k], types.dtypes[k]));
+  // The replaying loop's variables are what the loop's are (a growing
+  // TensorArray grows there too), then the rows.
+  std::vector<LoopVar> all(start.size(), LoopVar::Tensor);
+  for (size_t k = hidden; k < n && k - hidden < kinds.size(); ++k)
+    all[k] = kinds[k - hidden];
   trace::ValueMap map(&r);
   std::vector<Tensor> out =
       forImpl(zeros({}, DType::i64), count, fill({}, 1.0, DType::i64),
@@ -516,7 +523,7 @@ std::vector<Tensor> recordHistory(std::shared_ptr<const Program> body,
                   next.push_back(api::setRow(v[n + j], i, vars[kept[j]]));
                 return next;
               },
-              start, {}, {});
+              start, {}, all);
   return std::vector<Tensor>(out.begin() + n, out.end());
 }
 
@@ -868,7 +875,8 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
       rows.assign(all.begin() + n + 1, all.end());
     } else if (keep) {
       trace::ProgramScope bookkeeping(*r, nullptr);
-      rows = recordHistory(bodyProgram, init, kept, types, all[n]);
+      rows = recordHistory(bodyProgram, init, kept, types, kinds, hidden,
+                           all[n]);
     } else {
       replayed = ReplayedStates{types, kinds, hidden};
     }
@@ -932,6 +940,49 @@ std::vector<Tensor> forImpl(
       vars, "for_range", options, kinds, 1, Bounds{lim, del});
   return std::vector<Tensor>(out.begin() + 1, out.end());
 }
+bool tracingLoop() { return api::recording() != nullptr; }
+
+void probeLoopBody(const std::function<void()> &body) {
+  trace::Recorder &r = *api::recording();
+  // Nothing of the probe reaches the program, the tapes or the effects
+  // count; its block is never put in an op, and the trace drops it
+  // (TraceIR::finish).
+  tape::Suspended quiet;
+  trace::ProgramScope none(r, nullptr);
+  int64_t effects = r.effectsRecorded;
+  {
+    std::vector<Tensor> noArgs;
+    BlockScope scope(r, VarTypes{}, noArgs, "");
+    body();
+  }
+  r.effectsRecorded = effects;
+}
+
+bool eagerLoopCondition(const Tensor &c, const char *op) {
+  requireScalar(c, op, "the loop condition", true);
+  return c.item<bool>();
+}
+
+bool forRangeRuns(const Tensor &start, const Tensor &limit,
+                  const Tensor &delta) {
+  requireScalar(start, "for_range", "start", false);
+  requireScalar(limit, "for_range", "limit", false);
+  requireScalar(delta, "for_range", "delta", false);
+  double s = api::arrayOf(start).getDouble(0);
+  double l = api::arrayOf(limit).getDouble(0);
+  double d = api::arrayOf(delta).getDouble(0);
+  if (d == 0)
+    throw Error(ErrorKind::InvalidArgument,
+                "fnc::for_range: delta must not be 0");
+  return d > 0 ? s < l : s > l;
+}
+
+Tensor forRangeNext(const Tensor &start, const Tensor &delta) {
+  return add(start, delta.dtype() == start.dtype()
+                        ? delta
+                        : cast(delta, start.dtype()));
+}
+
 namespace {
 /// The branches from `k` on, as nested conds.
 std::vector<Tensor>

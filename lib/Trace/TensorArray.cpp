@@ -443,4 +443,29 @@ TensorArray TensorArray::fromLoopVars(const Tensor &values, const Tensor &mask,
   return TensorArray(std::move(s));
 }
 
+namespace detail {
+
+bool lackElementShapes(const std::vector<TensorArray *> &arrays) {
+  return std::any_of(arrays.begin(), arrays.end(), [](const TensorArray *a) {
+    return a->defined() && !a->element_shape();
+  });
+}
+
+void adoptElementShapes(const std::vector<TensorArray *> &arrays,
+                        const std::vector<TensorArray *> &probed) {
+  for (size_t k = 0; k < arrays.size() && k < probed.size(); ++k) {
+    TensorArray &a = *arrays[k];
+    if (!a.defined() || a.element_shape() || !probed[k]->defined() ||
+        !probed[k]->element_shape())
+      continue; // never written: the loop says what it lacks
+    // Not written yet (else it would have an element shape): a fresh array
+    // of the same size, with the shape the body writes.
+    std::vector<int64_t> shape = *probed[k]->element_shape();
+    a = a.dynamic_size() ? TensorArray::dynamic(a.dtype(), a.size(), shape)
+                         : TensorArray(a.dtype(), a.size(), shape);
+  }
+}
+
+} // namespace detail
+
 } // namespace fnc

@@ -90,9 +90,15 @@ public:
   }
 
   ~TraceIRImpl() override {
-    // Blocks of a trace that failed inside fnc::cond / a loop body were never
-    // moved into an op: drop their uses first, then delete them.
-    // (Blocks inside them go with them, so find the detached ones first.)
+    dropDetachedBlocks();
+    module_ = nullptr;
+  }
+
+  /// Deletes the blocks never moved into an op: those of a trace that failed
+  /// inside fnc::cond / a loop body, and a loop body's probe for the element
+  /// shapes of its TensorArrays (Control.h); no block is built after. Their
+  /// uses go first.
+  void dropDetachedBlocks() {
     std::vector<Block *> detached;
     for (Block *b : blocks_)
       if (!b->getParent())
@@ -101,7 +107,8 @@ public:
       b->dropAllReferences();
     for (Block *b : detached)
       delete b;
-    module_ = nullptr;
+    // (Blocks of ops inside the deleted ones went with them.)
+    blocks_.clear();
   }
 
   RankedTensorType tensorType(DType dtype, const std::vector<int64_t> &shape) {
@@ -937,6 +944,7 @@ public:
   bool finish(const std::vector<int64_t> &results,
               std::string &error) override {
     diagText_.clear();
+    dropDetachedBlocks();
     SmallVector<Value> vals;
     for (int64_t id : results)
       vals.push_back(values_[id]);

@@ -282,6 +282,64 @@ TEST(TensorArrayTest, DynamicSizeInStagedLoops) {
               {"row index 2 is out of range [0, 2)", "TensorArray"});
 }
 
+// tf.TensorArray's default, as in the tf.function guide: no element shape
+// before the loop, the first write decides it (fixed and dynamic size). Eagerly and staged (the
+// body traced once more into a block that is dropped: its effects happen
+// once per iteration), with an unknown batch, in for_range and while_loop,
+// and differentiated.
+TEST(TensorArrayTest, ElementShapeFromTheFirstWrite) {
+  Variable steps(Tensor(int64_t{0}), "steps");
+  auto accumulate = [&](Tensor x, Tensor n) {
+    TensorArray ta(DType::f64, 5);
+    auto [state, out] = for_range(
+        Tensor(0), n, Tensor(1),
+        [&](const Tensor &i, const Tensor &s, const TensorArray &a) {
+          steps.assign_add(int64_t{1});
+          Tensor next = tanh(s * 1.5 + 0.25);
+          return std::make_tuple(next, a.write(i, next));
+        },
+        std::make_tuple(x, ta));
+    auto [j, again] = while_loop(
+        [&](const Tensor &i, const TensorArray &) { return i < 2; },
+        [&](const Tensor &i, const TensorArray &a) {
+          return std::make_tuple(i + 1, a.write(i, cast(i, DType::f64)));
+        },
+        std::make_tuple(Tensor(0), TensorArray::dynamic(DType::f64)));
+    (void)j;
+    return reduce_sum(out.stack()) + reduce_sum(state) +
+           reduce_sum(again.stack());
+  };
+  auto gradient = [&](Tensor x, Tensor n) {
+    GradientTape tape;
+    tape.watch(x);
+    return tape.gradient(accumulate(x, n), x);
+  };
+  Tensor x({{0.5, -1.0}, {2.0, 0.1}, {-0.3, 0.7}}), n(3);
+  Tensor eager = accumulate(x, n), eagerGrad = gradient(x, n);
+  EXPECT_EQ(steps.read_value().item<int64_t>(), 6); // two eager runs
+  FunctionOptions options;
+  options.input_signature = {TensorSpec({kUnknownDim, 2}, DType::f64),
+                             TensorSpec({}, DType::i32)};
+  auto staged = fnc::function(accumulate, options);
+  auto stagedGradient = fnc::function(gradient, options);
+  EXPECT_NEAR(staged(x, n).item<double>(), eager.item<double>(), 1e-12);
+  EXPECT_EQ(steps.read_value().item<int64_t>(), 9); // once per iteration
+  Tensor g = stagedGradient(x, n);
+  std::vector<double> a = g.to_vector<double>(), b = eagerGrad.to_vector<double>();
+  ASSERT_EQ(g.shape(), eagerGrad.shape());
+  for (size_t i = 0; i < a.size(); ++i)
+    EXPECT_NEAR(a[i], b[i], 1e-12) << i;
+  // Under an outer tape too, and for another batch and trip count.
+  Tensor x1({{0.2, 0.4}});
+  GradientTape tape;
+  tape.watch(x1);
+  Tensor y = staged(x1, Tensor(5));
+  std::vector<double> outer = tape.gradient(y, x1).to_vector<double>(),
+                      expected = gradient(x1, Tensor(5)).to_vector<double>();
+  for (size_t i = 0; i < outer.size(); ++i)
+    EXPECT_NEAR(outer[i], expected[i], 1e-12) << i;
+}
+
 TEST(TensorArrayTest, Errors) {
   TensorArray ta(DType::f32, 2);
   TensorArray a = ta.write(0, Tensor({1.f, 2.f}));
@@ -330,13 +388,14 @@ TEST(TensorArrayTest, Errors) {
               {"read before it was written"});
 
   // Unsupported staged uses say what to do.
-  auto noShape = fnc::function([](Tensor n) {
+  // A loop that never writes its array cannot tell its element shape.
+  auto neverWritten = fnc::function([](Tensor n) {
     return for_range(
-               0, n, 1, [](Tensor i, TensorArray t) { return t.write(i, i); },
+               0, n, 1, [](Tensor, TensorArray t) { return t; },
                TensorArray(DType::i32, 4))
         .stack();
   });
-  expectError([&] { noShape(Tensor(2)); }, ErrorKind::InvalidArgument,
+  expectError([&] { neverWritten(Tensor(2)); }, ErrorKind::InvalidArgument,
               {"no element shape", "element_shape"});
   auto wrongShapeInLoop = fnc::function([](Tensor n) {
     return for_range(
