@@ -10,6 +10,7 @@
 
 #include "fnc/Tools/CompileMain.h"
 #include "fnc/AOT/Compiler.h"
+#include "fnc/Pipelines/ParseGuard.h"
 #include "fnc/Pipelines/Pipelines.h"
 #include "fnc/Tools/ErrorHandlers.h"
 
@@ -187,7 +188,7 @@ int fnc::tools::compileMain(int argc, char **argv) {
     return fail("cannot open '" + input + "': " + file.getError().message());
   sourceMgr.AddNewSourceBuffer(std::move(*file), llvm::SMLoc());
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
+      mlir::fnc::parseModule(sourceMgr, mlir::ParserConfig(&context));
   if (!module)
     return fail("cannot parse '" + input + "' (the errors are above)");
 

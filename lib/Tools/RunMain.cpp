@@ -12,6 +12,7 @@
 #include "fnc/IO/Npy.h"
 #include "fnc/Interpreter/Interpreter.h"
 #include "fnc/JIT/Engine.h"
+#include "fnc/Pipelines/ParseGuard.h"
 #include "fnc/Pipelines/Pipelines.h"
 #include "fnc/Runtime/Runtime.h"
 #include "fnc/Tools/ErrorHandlers.h"
@@ -566,7 +567,7 @@ parseModule(const std::string &path, mlir::MLIRContext &context,
   sourceMgr->AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   mlir::ParserConfig parserConfig(&context);
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, parserConfig);
+      mlir::fnc::parseModule(sourceMgr, parserConfig);
   if (!module)
     return llvm::createStringError(
         firstError.empty() ? "cannot parse '" + path + "'" : firstError);

@@ -12,6 +12,7 @@
 #include "fnc/Dialect/Fnc/IR/DTypes.h"
 #include "fnc/Dialect/Fnc/IR/FncOps.h"
 #include "fnc/JIT/Engine.h"
+#include "fnc/Pipelines/ParseGuard.h"
 #include "fnc/Pipelines/Pipelines.h"
 #include "fnc/Saved.h"
 #include "fnc/Trace/Bytes.h"
@@ -612,7 +613,7 @@ bool loadSavedModule(const std::string &path,
   sources.AddNewSourceBuffer(std::move(*file), llvm::SMLoc());
   // Verified below, once the format version is known to be this one.
   ParserConfig config(ctx, /*verifyAfterParse=*/false);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sources, config);
+  OwningOpRef<ModuleOp> module = mlir::fnc::parseModule(sources, config);
   if (!module) {
     error = "the file does not parse (is it truncated, or not a saved "
             "function?):\n" +

@@ -9,6 +9,8 @@
 #ifndef FNC_TEST_FUZZ_PARSEINPUT_H
 #define FNC_TEST_FUZZ_PARSEINPUT_H
 
+#include "fnc/Pipelines/ParseGuard.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -26,7 +28,7 @@ parseFuzzInput(mlir::MLIRContext &context, const uint8_t *data, size_t size) {
           "fuzz.mlir"),
       llvm::SMLoc());
   mlir::ParserConfig config(&context);
-  return mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, config);
+  return mlir::fnc::parseModule(sourceMgr, config);
 }
 
 #endif // FNC_TEST_FUZZ_PARSEINPUT_H

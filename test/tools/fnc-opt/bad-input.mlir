@@ -23,3 +23,16 @@
 // RUN: fnc-opt %S/Inputs/bad-type.mlir > /dev/null 2>&1 || test $? -eq 1
 // RUN: not fnc-opt %S/Inputs/does-not-exist.mlir 2>&1 | FileCheck %s --check-prefix=MISSING
 // MISSING: does-not-exist.mlir
+
+// A bad integer list after linalg.transpose's `permutation =` or
+// linalg.broadcast's / linalg.reduce's `dimensions =` crashes MLIR 22's own
+// parsers; fnc-opt and fnc-run refuse it first (fnc/Pipelines/ParseGuard.h).
+// RUN: not fnc-opt %S/Inputs/bad-linalg-transpose.mlir 2>&1 | FileCheck %s --check-prefix=TRANSPOSE
+// TRANSPOSE: bad-linalg-transpose.mlir:2:92: error: custom op 'linalg.transpose' expected a list of integers such as [1, 0] after `permutation =`
+// RUN: not fnc-opt < %S/Inputs/bad-linalg-broadcast.mlir 2>&1 | FileCheck %s --check-prefix=BROADCAST
+// BROADCAST: <stdin>:5:21: error: custom op 'linalg.broadcast' expected a list of integers
+// RUN: not fnc-opt %S/Inputs/bad-linalg-reduce.mlir 2>&1 | FileCheck %s --check-prefix=REDUCE
+// REDUCE: bad-linalg-reduce.mlir:2:86: error: custom op 'linalg.reduce' expected a list of integers
+// RUN: not fnc-run %S/Inputs/bad-linalg-reduce.mlir 2>&1 | FileCheck %s --check-prefix=RUN-REDUCE
+// RUN-REDUCE: fnc-run: error: {{.*}}bad-linalg-reduce.mlir:2:86: custom op 'linalg.reduce' expected a list of integers
+// RUN: fnc-opt %S/Inputs/bad-linalg-reduce.mlir > /dev/null 2>&1 || test $? -eq 1
