@@ -149,10 +149,10 @@ struct Object {
     return rest.take_until([](char c) { return c == '\0'; });
   }
 
-  /// True for a section that occupies memory at run time.
-  static bool loaded(const Elf64_Shdr &s) {
-    return (s.sh_flags & SHF_ALLOC) && s.sh_size > 0;
-  }
+  /// True for a section that occupies memory at run time. An empty one
+  /// (the global of a zero-size constant) gets an address too: code refers
+  /// to its symbols.
+  static bool loaded(const Elf64_Shdr &s) { return s.sh_flags & SHF_ALLOC; }
   static bool isEHFrame(const Elf64_Shdr &s) {
     return s.sh_type == SHT_X86_64_UNWIND;
   }
@@ -368,7 +368,8 @@ llvm::Error LinkedCode::Impl::link(const ObjectFiles &buffers) {
                      std::strerror(errno));
   for (const Object &o : objects)
     for (size_t i = 0; i < o.sectionCount; ++i)
-      if (Object::loaded(o.sections[i]) && Object::isEHFrame(o.sections[i])) {
+      if (Object::loaded(o.sections[i]) && Object::isEHFrame(o.sections[i]) &&
+          o.sections[i].sh_size > 0) {
         uint8_t *frames = memory + o.offsets[i];
         size_t bytes = o.sections[i].sh_size;
         llvm::RTDyldMemoryManager::registerEHFramesInProcess(frames, bytes);

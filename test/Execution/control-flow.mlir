@@ -6,6 +6,9 @@
 // RUN: fnc-run %s --entry=pick --input=i1=true --input=3xf32=1,2,3 | FileCheck %s --check-prefix=TRUE
 // RUN: fnc-run %s --entry=pick --input=i1=false --input=3xf32=1,2,3 | FileCheck %s --check-prefix=FALSE
 // RUN: fnc-run %s --interpret --entry=pick --input=i1=false --input=3xf32=1,2,3 | FileCheck %s --check-prefix=FALSE
+// RUN: fnc-run %s --entry=pick_empty --input=i1=false --input=1x3xf32=1,2,3 | FileCheck %s --check-prefix=EMPTY
+// RUN: fnc-run %s --interpret --entry=pick_empty --input=i1=false --input=1x3xf32=1,2,3 | FileCheck %s --check-prefix=EMPTY
+// RUN: fnc-run %s --entry=pick_empty --input=i1=true --input=1x3xf32=1,2,3 | FileCheck %s --check-prefix=NONEMPTY
 
 // n! with a loop carrying (i, acc).
 // FACT: fnc.Tensor(3628800, shape=(), dtype=int64)
@@ -64,4 +67,20 @@ func.func @pick(%p: tensor<i1>, %x: tensor<3xf32>) -> tensor<3xf32> {
     fnc.yield %n : tensor<3xf32>
   }
   return %r : tensor<3xf32>
+}
+
+// A zero-size constant from a branch (a staged cond's zeros for the draws
+// of the other branch): its global lies in an empty section, which the JIT
+// must place too ("a relocation refers to a section that is not loaded").
+// EMPTY: fnc.Tensor([], shape=(0, 3), dtype=float32)
+// NONEMPTY: fnc.Tensor({{\[\[}}1. 2. 3.]], shape=(1, 3), dtype=float32)
+func.func @pick_empty(%p: tensor<i1>, %x: tensor<?x3xf32>) -> tensor<?x3xf32> {
+  %c = fnc.constant dense<> : tensor<0x3xf32>
+  %r = fnc.cond %p : tensor<i1> -> tensor<?x3xf32> {
+    fnc.yield %x : tensor<?x3xf32>
+  } else {
+    %cc = tensor.cast %c : tensor<0x3xf32> to tensor<?x3xf32>
+    fnc.yield %cc : tensor<?x3xf32>
+  }
+  return %r : tensor<?x3xf32>
 }
