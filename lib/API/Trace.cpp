@@ -134,25 +134,36 @@ int64_t Recorder::record(const OpRecord &op, std::string &error) {
   if (id >= 0 && program) {
     bool noResult = std::holds_alternative<ops::VarUpdate>(op.op) ||
                     std::holds_alternative<ops::Print>(op.op);
-    program->steps.push_back({op, noResult ? -1 : id, nullptr});
-    program->note(op, *this);
+    bool variableOp = std::holds_alternative<ops::VarUpdate>(op.op) ||
+                      std::holds_alternative<ops::VarRead>(op.op);
+    program->add(op, noResult ? -1 : id,
+                 variableOp ? variableRef(op.operands[0]) : VariableRef{});
   }
   return id;
 }
 
 NestedStep::~NestedStep() = default;
 
-void ProgramFacts::note(const OpRecord &op, const Recorder &recorder) {
-  bool variableOp = std::holds_alternative<ops::VarUpdate>(op.op) ||
-                    std::holds_alternative<ops::VarRead>(op.op);
-  note(op, variableOp ? recorder.variableRef(op.operands[0]) : VariableRef{});
+void Program::add(OpRecord op, int64_t result, const VariableRef &variable) {
+  note(op, variable);
+  if (std::holds_alternative<ops::RandomUniform>(op.op) ||
+      std::holds_alternative<ops::RandomNormal>(op.op))
+    draws.push_back(result);
+  steps.push_back({std::move(op), result, nullptr});
+}
+
+void Program::add(std::shared_ptr<NestedStep> step,
+                  std::initializer_list<const Program *> inner) {
+  for (const Program *p : inner)
+    step->facts.absorb(*p);
+  absorb(step->facts);
+  for (const NestedStep::Drawn &d : step->draws)
+    draws.push_back(d.id);
+  steps.push_back({{}, -1, std::move(step)});
 }
 
 void ProgramFacts::note(const OpRecord &op, const VariableRef &ref) {
-  if (std::holds_alternative<ops::RandomUniform>(op.op) ||
-      std::holds_alternative<ops::RandomNormal>(op.op))
-    random = true;
-  else if (std::holds_alternative<ops::VarUpdate>(op.op))
+  if (std::holds_alternative<ops::VarUpdate>(op.op))
     updates.push_back(ref.uid);
   else if (std::holds_alternative<ops::VarRead>(op.op) && isFloat(op.dtype)) {
     bool seen = std::any_of(reads.begin(), reads.end(), [&](const auto &r) {

@@ -268,6 +268,13 @@ whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
           const LoopOptions &options, const std::vector<LoopVar> &kinds,
           size_t hidden, const std::optional<Bounds> &bounds = std::nullopt);
 
+std::vector<Tensor> condStaged(const Tensor &pred, const BranchFn &thenFn,
+                               const BranchFn &elseFn,
+                               std::vector<Tensor> *drawn);
+
+/// Values for the ids of a program's draws, from the forward (residuals).
+using Residuals = std::unordered_map<int64_t, Tensor>;
+
 Tensor zerosOf(const VariableRef &v) {
   return zeros(v.alias.shape(), v.alias.dtype());
 }
@@ -284,15 +291,18 @@ std::vector<uint64_t> uidsOf(const std::vector<VariableRef> &vars) {
 /// and `captured` (values from outside the block, which the program uses by
 /// their ids), and returns the gradients of sum_k <yield_k, yieldGrads[k]>
 /// with respect to `watch`, then `captured`, then the variables: zeros
-/// where none flows.
+/// where none flows. The program's random draws take the forward's values,
+/// `residuals`.
 std::vector<Tensor> replayVjp(const Program &program,
                               const std::vector<Tensor> &args,
                               const std::vector<Tensor> &watch,
                               const std::vector<Tensor> &captured,
                               const std::vector<VariableRef> &variables,
-                              const std::vector<Tensor> &yieldGrads) {
+                              const std::vector<Tensor> &yieldGrads,
+                              const Residuals &residuals = {}) {
   trace::Recorder *r = api::recording();
   trace::ValueMap map(r);
+  map.residuals = residuals;
   std::vector<int64_t> ids = idsOf(*r, captured, "gradient", "value");
   for (size_t j = 0; j < captured.size(); ++j)
     map.set(ids[j], captured[j]);
@@ -316,7 +326,8 @@ std::string whyNoReplay(const trace::ProgramFacts &facts, const char *what) {
   if (facts.random)
     return std::string(what) +
            " draws random numbers, which its gradient cannot draw again "
-           "(draw them before the region and pass them in)";
+           "(a staged loop keeps no draws: draw them before the loop and "
+           "pass them in)";
   if (facts.updatesAny(facts.reads))
     return std::string(what) +
            " updates a variable it also reads, so the values it read are "
@@ -324,25 +335,53 @@ std::string whyNoReplay(const trace::ProgramFacts &facts, const char *what) {
   return "";
 }
 
-/// A staged cond inside a recorded program: staged again on replay.
+/// The ids of the random draws made in `branches`, in the order a cond
+/// returns them: the then branch's, then the else branch's.
+std::vector<int64_t>
+branchDraws(const std::shared_ptr<const Program> (&branches)[2]) {
+  std::vector<int64_t> ids = branches[0]->draws;
+  ids.insert(ids.end(), branches[1]->draws.begin(), branches[1]->draws.end());
+  return ids;
+}
+
+/// A staged cond inside a recorded program: staged again on replay. Its
+/// random draws are the forward's where the map has them as residuals
+/// (a backward), else drawn again (the forward replayed with its effects).
 struct CondStep final : trace::NestedStep {
   int64_t pred = -1;
   std::shared_ptr<const Program> branches[2];
   std::vector<int64_t> results;
   void replay(trace::ValueMap &map) const override {
-    std::vector<Tensor> outs = condImpl(
+    bool given = !draws.empty();
+    for (const Drawn &d : draws)
+      given = given && map.residuals.count(d.id);
+    std::vector<int64_t> inner = branchDraws(branches);
+    if (given)
+      for (size_t k = 0; k < draws.size(); ++k)
+        map.residuals[inner[k]] = map.residuals.at(draws[k].id);
+    std::vector<Tensor> drawn;
+    std::vector<Tensor> outs = condStaged(
         map.get(pred), [&] { return trace::replay(*branches[0], map, {}); },
-        [&] { return trace::replay(*branches[1], map, {}); });
+        [&] { return trace::replay(*branches[1], map, {}); }, &drawn);
     for (size_t i = 0; i < results.size(); ++i)
       map.set(results[i], outs[i]);
+    for (size_t k = 0; k < draws.size(); ++k) {
+      if (given)
+        map.set(draws[k].id, map.residuals.at(draws[k].id));
+      else if (k < drawn.size())
+        map.set(draws[k].id, drawn[k]);
+    }
   }
 };
 
 /// The gradient of a staged cond: a cond on the same predicate whose
 /// branches replay the recorded forward branch under a tape and return the
 /// gradients of the values it captured and of the variables it read.
+/// The random draws its branches made, `drawn`, are the cond's extra
+/// results: the backward's branches take them as residuals.
 std::shared_ptr<const tape::Region>
-condRegion(const Tensor &pred, std::shared_ptr<const CondStep> step) {
+condRegion(const Tensor &pred, std::shared_ptr<const CondStep> step,
+           const std::vector<Tensor> &drawn) {
   auto region = std::make_shared<tape::Region>();
   region->op = "cond";
   const trace::ProgramFacts &facts = step->facts;
@@ -351,12 +390,17 @@ condRegion(const Tensor &pred, std::shared_ptr<const CondStep> step) {
   if (!region->whyNot.empty())
     return region;
   std::vector<VariableRef> variables = facts.reads;
-  region->backward = [pred, step,
-                      variables](const std::vector<Tensor> &captured,
+  Residuals residuals;
+  std::vector<int64_t> inner = branchDraws(step->branches);
+  for (size_t k = 0; k < inner.size() && k < drawn.size(); ++k)
+    residuals[inner[k]] = drawn[k];
+  region->backward = [pred, step, variables,
+                      residuals](const std::vector<Tensor> &captured,
                                  const std::vector<Tensor> &resultGrads) {
     auto differentiate = [&](const Program &branch) -> BranchFn {
       return [&] {
-        return replayVjp(branch, {}, {}, captured, variables, resultGrads);
+        return replayVjp(branch, {}, {}, captured, variables, resultGrads,
+                         residuals);
       };
     };
     return condImpl(pred, differentiate(*step->branches[0]),
@@ -375,18 +419,33 @@ std::shared_ptr<Program> blockProgram(trace::Recorder &r,
 
 /// Adds a staged region to the program around it (if one records).
 void addStep(Program *outer, std::shared_ptr<trace::NestedStep> step,
-             const std::vector<const Program *> &inner) {
+             std::initializer_list<const Program *> inner) {
+  if (outer) {
+    outer->add(std::move(step), inner);
+    return;
+  }
   for (const Program *p : inner)
     step->facts.absorb(*p);
-  if (!outer)
-    return;
-  outer->absorb(step->facts);
-  outer->steps.push_back({{}, -1, std::move(step)});
 }
-} // namespace
 
-std::vector<Tensor> condImpl(const Tensor &pred, const BranchFn &thenFn,
-                             const BranchFn &elseFn) {
+/// Zeros standing for a draw of `r`'s value `id` where it was not made (the
+/// other branch of a cond): its shape, with dims unknown while tracing 0.
+Tensor notDrawn(trace::Recorder &r, int64_t id) {
+  DType dtype;
+  std::vector<int64_t> shape;
+  r.typeOf(id, dtype, shape);
+  for (int64_t &d : shape)
+    d = std::max<int64_t>(d, 0);
+  return zeros(shape, dtype);
+}
+
+/// condImpl; `drawn`, if given, receives the random draws its branches
+/// made (branchDraws' order). A staged cond returns them after its results,
+/// each branch returning zeros for the other's: a gradient must reuse
+/// them, not draw again. (Unused, they are removed by the compiler.)
+std::vector<Tensor> condStaged(const Tensor &pred, const BranchFn &thenFn,
+                               const BranchFn &elseFn,
+                               std::vector<Tensor> *drawn) {
   requireScalar(pred, "cond", "the predicate", true);
   trace::Recorder *r = api::recording();
   if (!r || !trace::isSymbolic(pred)) {
@@ -419,17 +478,33 @@ std::vector<Tensor> condImpl(const Tensor &pred, const BranchFn &thenFn,
       elseOuts = elseFn();
     }
     elseIds = idsOf(*r, elseOuts, "cond", "result");
+    checkBranches(thenOuts, elseOuts);
+    thenProgram->yields = thenIds;
+    elseProgram->yields = elseIds;
+    // The then branch's draws, where the else branch runs.
+    trace::ProgramScope bookkeeping(*r, nullptr);
+    for (int64_t id : thenProgram->draws)
+      elseIds.push_back(r->valueOf(notDrawn(*r, id), "cond"));
   }
-  checkBranches(thenOuts, elseOuts);
-  thenProgram->yields = thenIds;
-  elseProgram->yields = elseIds;
+  size_t n = thenOuts.size();
+  thenIds.insert(thenIds.end(), thenProgram->draws.begin(),
+                 thenProgram->draws.end());
+  {
+    // The else branch's draws, where the then branch runs: zeros from
+    // before the cond.
+    trace::ProgramScope bookkeeping(*r, nullptr);
+    for (int64_t id : elseProgram->draws)
+      thenIds.push_back(r->valueOf(notDrawn(*r, id), "cond"));
+  }
+  elseIds.insert(elseIds.end(), elseProgram->draws.begin(),
+                 elseProgram->draws.end());
   std::vector<int64_t> results;
   std::string error;
   if (!r->buildCond(predId, thenBlock, thenIds, elseBlock, elseIds, results,
                     error))
     throw Error(ErrorKind::Internal, "fnc::cond: " + error);
   std::vector<Tensor> outs;
-  for (size_t i = 0; i < results.size(); ++i)
+  for (size_t i = 0; i < n; ++i)
     outs.push_back(trace::makeSymbolic(
         thenOuts[i].dtype(),
         commonShape(thenOuts[i].shape(), elseOuts[i].shape()), r->token(),
@@ -438,14 +513,31 @@ std::vector<Tensor> condImpl(const Tensor &pred, const BranchFn &thenFn,
   step->pred = predId;
   step->branches[0] = thenProgram;
   step->branches[1] = elseProgram;
-  step->results = results;
+  step->results.assign(results.begin(), results.begin() + n);
+  std::vector<Tensor> draws;
+  std::vector<int64_t> inner = branchDraws(step->branches);
+  for (size_t k = 0; k < inner.size(); ++k) {
+    trace::NestedStep::Drawn d{results[n + k], DType::f32, {}};
+    r->typeOf(inner[k], d.dtype, d.shape);
+    draws.push_back(
+        trace::makeSymbolic(d.dtype, d.shape, r->token(), d.id, "cond"));
+    step->draws.push_back(std::move(d));
+  }
   addStep(outer, step, {thenProgram.get(), elseProgram.get()});
   // A branch may return a value from outside unchanged: it is an input of
   // the region too.
   std::vector<Tensor> returned = thenOuts;
   returned.insert(returned.end(), elseOuts.begin(), elseOuts.end());
-  region.end(condRegion(pred, step), returned, outs);
+  region.end(condRegion(pred, step, draws), returned, outs);
+  if (drawn)
+    *drawn = std::move(draws);
   return outs;
+}
+} // namespace
+
+std::vector<Tensor> condImpl(const Tensor &pred, const BranchFn &thenFn,
+                             const BranchFn &elseFn) {
+  return condStaged(pred, thenFn, elseFn, nullptr);
 }
 
 namespace {
@@ -693,13 +785,14 @@ class ControlSteps final : public trace::StepFactory {
 public:
   std::shared_ptr<trace::NestedStep>
   cond(int64_t pred, std::shared_ptr<const Program> thenBranch,
-       std::shared_ptr<const Program> elseBranch,
-       std::vector<int64_t> results) const override {
+       std::shared_ptr<const Program> elseBranch, std::vector<int64_t> results,
+       std::vector<trace::NestedStep::Drawn> draws) const override {
     auto step = std::make_shared<CondStep>();
     step->pred = pred;
     step->branches[0] = std::move(thenBranch);
     step->branches[1] = std::move(elseBranch);
     step->results = std::move(results);
+    step->draws = std::move(draws);
     return step;
   }
   std::shared_ptr<trace::NestedStep>
@@ -716,6 +809,7 @@ public:
     step->body = std::move(body);
     step->inits = std::move(inits);
     step->results = std::move(results);
+    step->facts.random = !step->cond->draws.empty() || !step->body->draws.empty();
     return step;
   }
 };
@@ -862,12 +956,17 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
     step->limit = r->valueOf(bounds->limit, op);
     step->delta = r->valueOf(bounds->delta, op);
   }
+  // A loop keeps no draws: its gradient would have to draw them again.
+  step->facts.random =
+      !condProgram->draws.empty() || !bodyProgram->draws.empty();
   addStep(outer, step, {condProgram.get(), bodyProgram.get()});
 
   auto loop = std::make_shared<tape::Region>();
   loop->op = op;
   loop->variables = bodyProgram->reads;
-  loop->whyNot = whyNoReplay(*bodyProgram, "its body");
+  trace::ProgramFacts bodyFacts = *bodyProgram;
+  bodyFacts.random = step->facts.random;
+  loop->whyNot = whyNoReplay(bodyFacts, "its body");
   if (loop->whyNot.empty() && taped) {
     std::vector<Tensor> rows;
     std::optional<ReplayedStates> replayed;

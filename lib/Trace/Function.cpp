@@ -1008,11 +1008,12 @@ struct Residual {
   TensorSpec spec;
 };
 
-/// The residuals of a recorded forward: its random draws, its reads of the
-/// variables it updates and, with `products`, the results of its matmuls
-/// and convolutions (JAX's dots-saveable checkpoint policy). None when
-/// random draws or reads of updated variables sit inside staged control
-/// flow (the call then runs its callable eagerly).
+/// The residuals of a recorded forward: its random draws (those made in
+/// staged conds are the conds' extra results), its reads of the variables
+/// it updates and, with `products`, the results of its matmuls and
+/// convolutions (JAX's dots-saveable checkpoint policy). None when random
+/// draws sit inside staged loops or reads of updated variables inside
+/// staged control flow (the call then runs its callable eagerly).
 std::optional<std::vector<Residual>>
 residualsOf(const trace::RecordedTrace &recorded, bool products) {
   const trace::Program &p = recorded.program;
@@ -1022,6 +1023,8 @@ residualsOf(const trace::RecordedTrace &recorded, bool products) {
       const trace::ProgramFacts &f = step.nested->facts;
       if (f.random || p.updatesAny(f.reads))
         return std::nullopt;
+      for (const trace::NestedStep::Drawn &d : step.nested->draws)
+        residuals.push_back({d.id, 0, TensorSpec(d.shape, d.dtype)});
       continue;
     }
     const trace::OpRecord &op = step.op;
@@ -1625,8 +1628,9 @@ ConcreteFunction::operator()(const std::vector<Tensor> &args) const {
                       "fnc::ConcreteFunction `" + c.name +
                           "`: called under a GradientTape, it would have to "
                           "run its C++ callable eagerly (it draws random "
-                          "numbers, or reads a variable it updates, inside "
-                          "staged control flow), and a concrete function "
+                          "numbers inside a staged loop, or reads a variable "
+                          "it updates inside staged control flow), and a "
+                          "concrete function "
                           "has none; call the fnc::Function under the tape, "
                           "or put the tape inside it");
                 }};

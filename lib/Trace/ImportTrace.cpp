@@ -176,8 +176,7 @@ private:
       r.shape.assign(type.getShape().begin(), type.getShape().end());
       result = fresh(op->getResult(0));
     }
-    p.note(r, variable);
-    p.steps.push_back({std::move(r), result, nullptr});
+    p.add(std::move(r), result, variable);
     return true;
   }
 
@@ -221,14 +220,6 @@ private:
     return p;
   }
 
-  bool nested(std::shared_ptr<NestedStep> step,
-              std::initializer_list<const Program *> inner, Program &p) {
-    for (const Program *q : inner)
-      step->facts.absorb(*q);
-    p.absorb(step->facts);
-    p.steps.push_back({{}, -1, std::move(step)});
-    return true;
-  }
 
   bool cond(mlir::fnc::CondOp op, Program &p) {
     std::vector<int64_t> pred;
@@ -247,8 +238,34 @@ private:
     std::vector<int64_t> results;
     for (Value r : op.getResults())
       results.push_back(fresh(r));
-    return nested(steps_.cond(pred[0], branches[0], branches[1], results),
-                  {branches[0].get(), branches[1].get()}, p);
+    // The trace returns the branches' random draws after the cond's own
+    // results (the then branch's, then the else branch's; each branch
+    // yields zeros for the other's). A module without them (saved before)
+    // has a cond whose draws a gradient cannot get back.
+    size_t drawCount = branches[0]->draws.size() + branches[1]->draws.size();
+    size_t n = results.size() - std::min(drawCount, results.size());
+    bool exported = drawCount <= results.size();
+    for (int k = 0, at = 0; k < 2 && exported; ++k)
+      for (size_t j = 0; j < branches[k]->draws.size(); ++j, ++at)
+        exported = branches[k]->yields[n + at] == branches[k]->draws[j];
+    std::vector<NestedStep::Drawn> draws;
+    if (exported) {
+      for (size_t i = n; i < results.size(); ++i) {
+        auto type = cast<RankedTensorType>(op.getResult(i).getType());
+        ArrayRef<int64_t> shape = type.getShape();
+        draws.push_back({results[i],
+                         *mlir::fnc::dtypeOf(type.getElementType()),
+                         {shape.begin(), shape.end()}});
+      }
+      results.resize(n);
+      for (auto &b : branches)
+        b->yields.resize(n);
+    }
+    std::shared_ptr<NestedStep> step = steps_.cond(
+        pred[0], branches[0], branches[1], results, std::move(draws));
+    step->facts.random = !exported;
+    p.add(std::move(step), {branches[0].get(), branches[1].get()});
+    return true;
   }
 
   bool loop(mlir::fnc::WhileOp op, Program &p) {
@@ -304,9 +321,10 @@ private:
     std::vector<int64_t> results;
     for (Value r : op.getResults())
       results.push_back(fresh(r));
-    return nested(steps_.loop(inits, condition, body, results, kinds,
-                              std::move(invariants)),
-                  {condition.get(), body.get()}, p);
+    p.add(steps_.loop(inits, condition, body, results, kinds,
+                      std::move(invariants)),
+          {condition.get(), body.get()});
+    return true;
   }
 
   bool constant(Operation *op, Attribute value) {
@@ -505,8 +523,7 @@ private:
           auto type = cast<RankedTensorType>(r.getType());
           rec.dtype = *f::dtypeOf(type.getElementType());
           rec.shape = vec(type.getShape());
-          p.note(rec, ref->second);
-          p.steps.push_back({rec, fresh(r.getResult()), nullptr});
+          p.add(rec, fresh(r.getResult()), ref->second);
           return true;
         })
         .Case<f::VarAssignOp, f::VarAssignAddOp, f::VarAssignSubOp>(
@@ -526,8 +543,7 @@ private:
                            {variableId(v), value[0]},
                            DType::f32,
                            {}};
-              p.note(rec, ref->second);
-              p.steps.push_back({rec, -1, nullptr});
+              p.add(rec, -1, ref->second);
               return true;
             })
         .Case([&](f::PrintOp q) {

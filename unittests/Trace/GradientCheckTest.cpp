@@ -6,7 +6,10 @@
 // reach every way a value enters a staged body: loop variables, captured
 // symbolic and eager tensors, variables read inside bodies and branches,
 // values returned unchanged from a branch or body, with conds and
-// for_range / while_loop nested two deep. Every callable captures the
+// for_range / while_loop nested two deep; outside loop bodies, also random
+// draws (multiplicative noise, each of its own seed; the streams are reset
+// before every evaluation, so eager, staged and finite differences see the
+// same numbers, and a backward must reuse the forward's). Every callable captures the
 // program's environment by reference ([&]), and the environment is
 // poisoned (its tensors nulled) when the staged callable returns: a
 // callable run after its trace would throw.
@@ -53,6 +56,7 @@ using fnc::testing::randomTensor;
 namespace {
 
 constexpr int64_t kD = 3;
+constexpr uint64_t kDrawSeed = 2026;
 
 /// What a program reads: the input x and the argument c, the values in
 /// scope (outer values, loop variables), the variables and the captured
@@ -126,10 +130,13 @@ private:
     case 1:
       return leaf();
     case 2: {
-      int k = pick(4);
-      const char *names[] = {"tanh", "sin", "sigmoid", "sq"};
+      // Outside loops, also multiplicative noise (dropout's shape): a
+      // draw of its own seed, the same values in every evaluation.
+      int k = pick(loops_ ? 4 : 5);
+      const char *names[] = {"tanh", "sin", "sigmoid", "sq", "noise"};
+      int64_t seed = k == 4 ? ++draws_ : 0;
       Expr a = wrapped(names[k], depth);
-      return [a, k](Env &e) {
+      return [a, k, seed](Env &e) {
         Tensor t = a(e);
         switch (k) {
         case 0:
@@ -138,8 +145,11 @@ private:
           return sin(t);
         case 2:
           return sigmoid(t);
-        default:
+        case 3:
           return pow(t, 2) * 0.5;
+        default:
+          return t * random_uniform(fnc::shape(t), 0.5, 1.5, DType::f64,
+                                    seed);
         }
       };
     }
@@ -220,7 +230,9 @@ private:
               (second ? "+pass" : "") + "(";
       Expr init = gen(depth);
       text += "){";
+      ++loops_;
       Expr body = gen(depth + 1);
+      --loops_;
       Expr inner = nestedCond ? predicate() : Expr();
       text += "}";
       return [init, body, inner, trips, useWhile, second](Env &e) {
@@ -264,6 +276,8 @@ private:
   std::mt19937 rng_;
   Tensor x_;
   int budget_ = 0;
+  int loops_ = 0;     // loop bodies around the expression being built
+  int64_t draws_ = 0; // seeds given to draws
 };
 
 int fromEnvironment(const char *name, int fallback) {
@@ -332,6 +346,7 @@ TEST(GradientCheckTest, RandomStagedProgramsFourWays) {
       env.v2 = &v2;
       env.calls = &calls;
       env.scope = {xv, tanh(xv) * cv, xv * v1};
+      set_random_seed(kDrawSeed); // eagerly: each evaluation draws the same
       struct Poison {
         Env &env;
         ~Poison() { env.poison(); }
@@ -359,12 +374,20 @@ TEST(GradientCheckTest, RandomStagedProgramsFourWays) {
         },
         options);
     auto staged = fnc::function(program, options);
+    // Staged draws are reproducible from a reset of the streams.
+    auto reseeded = [](auto &f) {
+      return [&f](Tensor xv, Tensor cv) {
+        set_random_seed(kDrawSeed);
+        return f(xv, cv);
+      };
+    };
+    set_random_seed(kDrawSeed);
     auto [ix, ic, ik, iv1, iv2] = inner(x, c);
     Grads innerGrads = {ix, ic, ik, iv1, iv2};
-    Grads outerGrads = underTape(staged, x, c, k, v1, v2);
+    Grads outerGrads = underTape(reseeded(staged), x, c, k, v1, v2);
     // After the traces, no callable runs again.
     int64_t traced = calls;
-    outerGrads = underTape(staged, x, c, k, v1, v2);
+    outerGrads = underTape(reseeded(staged), x, c, k, v1, v2);
     auto again = inner(x, c);
     (void)again;
     EXPECT_EQ(calls, traced) << "a callable ran after its trace";
@@ -383,6 +406,7 @@ TEST(GradientCheckTest, RandomStagedProgramsFourWays) {
       GradientTape tape(/*persistent=*/true);
       tape.watch(x);
       tape.watch(c);
+      set_random_seed(kDrawSeed);
       Tensor y = loaded(x, c)[0];
       loadedGrads = tape.gradient(y, std::vector<Tensor>{x, c}, zerosIfNone());
       loadedGrads.push_back(Tensor()); // k

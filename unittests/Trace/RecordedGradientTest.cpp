@@ -569,3 +569,91 @@ TEST(RecordedGradientTest, ConcreteFunctionsUnderATape) {
       {"fnc::ConcreteFunction", "draws random numbers",
        "call the fnc::Function under the tape"});
 }
+
+// Random draws inside a staged cond's branches (TF1's dropout under
+// tf.cond(training, ...)): the backward reuses the forward's draws, with
+// the tape inside the function, over a staged call (which stays compiled:
+// the callable runs once, to trace) and over a loaded function; in either
+// branch, in a cond nested in a branch, with a batch unknown while tracing.
+// Each branch returns, beside its value, the gradient that value must
+// have: the loss's gradient has to equal it.
+TEST(RecordedGradientTest, RandomDrawsInsideCondBranches) {
+  int traced = 0;
+  auto model = [&](Tensor x, Tensor p, Tensor q) {
+    ++traced;
+    return fnc::cond(
+        p,
+        [&] {
+          Tensor m = random_uniform(fnc::shape(x), 0.5, 1.5, DType::f64);
+          return std::vector<Tensor>{x * m, m};
+        },
+        [&] {
+          return fnc::cond(
+              q,
+              [&] { return std::vector<Tensor>{x, ones_like(x)}; },
+              [&] {
+                Tensor n = random_normal(fnc::shape(x), 0, 1, DType::f64);
+                return std::vector<Tensor>{sin(x) * n, cos(x) * n};
+              });
+        });
+  };
+  FunctionOptions options;
+  options.name = "noisy";
+  options.input_signature = {TensorSpec({kUnknownDim, 3}, DType::f64),
+                             TensorSpec({}, DType::i1),
+                             TensorSpec({}, DType::i1)};
+  auto inside = fnc::function(
+      [&](Tensor x, Tensor p, Tensor q) {
+        GradientTape tape;
+        tape.watch(x);
+        std::vector<Tensor> y = model(x, p, q);
+        return std::vector<Tensor>{tape.gradient(reduce_sum(y[0]), x), y[1]};
+      },
+      options);
+  auto staged = fnc::function(model, options);
+  std::mt19937 rng(5);
+  Tensor x = fnc::testing::randomTensor(rng, {4, 3}, 1.0);
+  const bool cases[][2] = {{true, false}, {false, true}, {false, false}};
+  for (const auto &[p, q] : cases) {
+    SCOPED_TRACE(std::string("p ") + (p ? "true" : "false") + ", q " +
+                 (q ? "true" : "false"));
+    Tensor tp(p), tq(q);
+    std::vector<Tensor> in = inside(x, tp, tq);
+    expectNear(in[0], cast(in[1], DType::f64).to_vector<double>());
+    GradientTape tape;
+    tape.watch(x);
+    std::vector<Tensor> out = staged(x, tp, tq);
+    expectNear(tape.gradient(reduce_sum(out[0]), x),
+               out[1].to_vector<double>());
+  }
+  EXPECT_EQ(traced, 2) << "a callable ran after its trace";
+
+  // The same program saved and loaded: no callable exists any more.
+  std::string path = ::testing::TempDir() + "cond-draws.mlir";
+  save(path, staged);
+  LoadedFunction loaded = load(path);
+  for (const auto &[p, q] : cases) {
+    GradientTape tape;
+    tape.watch(x);
+    std::vector<Tensor> out = loaded(x, Tensor(p), Tensor(q));
+    expectNear(tape.gradient(reduce_sum(out[0]), x),
+               out[1].to_vector<double>());
+  }
+  EXPECT_EQ(traced, 2);
+
+  // Draws inside a staged loop are not kept: its gradient says so.
+  auto loop = fnc::function([](Tensor x) {
+    GradientTape tape;
+    tape.watch(x);
+    Tensor y = fnc::for_range(
+        Tensor(0), Tensor(2), Tensor(1),
+        [](const Tensor &, const Tensor &a) {
+          return a * random_uniform({3}, 0.5, 1.5, DType::f64);
+        },
+        x);
+    return tape.gradient(reduce_sum(y), x);
+  });
+  fnc::testing::expectError([&] { loop(Tensor({1.0, 2.0, 3.0})); },
+                            ErrorKind::Unimplemented,
+                            {"its body draws random numbers"});
+}

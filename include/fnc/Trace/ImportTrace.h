@@ -30,11 +30,13 @@ namespace fnc::trace {
 class StepFactory {
 public:
   virtual ~StepFactory();
-  /// A fnc.cond on `pred`; the branches take no arguments.
+  /// A fnc.cond on `pred`; the branches take no arguments. `draws`: its
+  /// results after `results`, the random draws of the then branch, then
+  /// those of the else branch (the branches' Program::draws).
   virtual std::shared_ptr<NestedStep>
   cond(int64_t pred, std::shared_ptr<const Program> thenBranch,
-       std::shared_ptr<const Program> elseBranch,
-       std::vector<int64_t> results) const = 0;
+       std::shared_ptr<const Program> elseBranch, std::vector<int64_t> results,
+       std::vector<NestedStep::Drawn> draws) const = 0;
   /// A fnc.while on `inits`: `condition` yields the predicate, `body` the
   /// next values. `kinds`: per loop variable, a fnc::LoopVar (empty: all
   /// tensors). `invariants`: empty, or the shapes of the tensor loop

@@ -26,6 +26,7 @@
 #include "fnc/Trace/Recorder.h"
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -38,11 +39,13 @@ class ValueMap;
 /// What a recorded program does besides computing, itself and in the
 /// programs nested in it.
 struct ProgramFacts {
-  bool random = false;              // draws random numbers
+  /// Draws random numbers that a gradient cannot get back: inside a staged
+  /// loop (a program's own draws, and those its conds export, are values
+  /// the forward can hand to the backward: Program::draws).
+  bool random = false;
   std::vector<VariableRef> reads;   // the float variables it reads
   std::vector<uint64_t> updates;    // the variables it updates
-  void note(const OpRecord &op, const Recorder &recorder);
-  /// note() of an op whose variable operand (if any) is `variable`.
+  /// Notes an op whose variable operand (if any) is `variable`.
   void note(const OpRecord &op, const VariableRef &variable);
   void absorb(const ProgramFacts &nested);
   bool updatesAny(const std::vector<VariableRef> &vars) const;
@@ -56,6 +59,15 @@ public:
   virtual void replay(ValueMap &map) const = 0;
   /// Those of its blocks' programs.
   ProgramFacts facts;
+  /// A result that holds random numbers drawn inside (a staged cond
+  /// returns its branches' draws after its own results, so that its
+  /// gradient, and the backward of a function around it, reuse them).
+  struct Drawn {
+    int64_t id;
+    DType dtype;
+    std::vector<int64_t> shape;
+  };
+  std::vector<Drawn> draws;
 };
 
 /// The ops a trace or one of its blocks recorded, in order.
@@ -68,6 +80,17 @@ struct Program : ProgramFacts {
   std::vector<int64_t> args;
   std::vector<Step> steps;
   std::vector<int64_t> yields;
+  /// Its values that are random draws: its random ops' results and the
+  /// draws its nested steps return. A replay that must not draw again
+  /// takes them from ValueMap::residuals.
+  std::vector<int64_t> draws;
+
+  /// Appends an op (`variable`: its variable operand's, if any) whose
+  /// result is `result` (-1: none).
+  void add(OpRecord op, int64_t result, const VariableRef &variable);
+  /// Appends a nested step whose blocks' programs are `inner`.
+  void add(std::shared_ptr<NestedStep> step,
+           std::initializer_list<const Program *> inner);
 };
 
 /// Sets `recorder.program` for the scope's lifetime (null: records nothing
