@@ -176,6 +176,7 @@ void ProgramFacts::note(const OpRecord &op, const VariableRef &ref) {
 
 void ProgramFacts::absorb(const ProgramFacts &nested) {
   random |= nested.random;
+  drawsNeedTape |= nested.drawsNeedTape;
   updates.insert(updates.end(), nested.updates.begin(), nested.updates.end());
   for (const VariableRef &ref : nested.reads)
     if (std::none_of(reads.begin(), reads.end(),

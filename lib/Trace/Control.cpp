@@ -262,11 +262,17 @@ struct Bounds {
   Tensor limit, delta;
 };
 
+/// The types of a loop body's random draws, which a for_range under a tape
+/// keeps one row per iteration, so that its gradient reuses them.
+using DrawTypes = VarTypes;
+
 std::vector<Tensor>
 whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
           const std::vector<Tensor> &init, const char *op,
           const LoopOptions &options, const std::vector<LoopVar> &kinds,
-          size_t hidden, const std::optional<Bounds> &bounds = std::nullopt);
+          size_t hidden, const std::optional<Bounds> &bounds = std::nullopt,
+          const DrawTypes *drawTypes = nullptr,
+          std::vector<Tensor> *drawRowsOut = nullptr);
 
 std::vector<Tensor> condStaged(const Tensor &pred, const BranchFn &thenFn,
                                const BranchFn &elseFn,
@@ -676,15 +682,16 @@ struct ReplayedStates {
 /// the same values there, and the gradient of a write does not depend on
 /// the array written to. A loop whose shapes may change keeps no history
 /// (`replayed`): each iteration's variables are computed again from the
-/// initial ones, and the carried gradients change shape with them.
+/// initial ones, and the carried gradients change shape with them. The
+/// body's random draws come from `drawRows` (one row per iteration).
 std::function<std::vector<Tensor>(const std::vector<Tensor> &,
                                   const std::vector<Tensor> &)>
 loopBackward(std::shared_ptr<const Program> body, std::vector<Tensor> init,
              std::vector<Tensor> finals, std::vector<size_t> kept,
              Tensor count, std::vector<Tensor> history,
-             std::vector<VariableRef> variables,
+             std::vector<Tensor> drawRows, std::vector<VariableRef> variables,
              std::optional<ReplayedStates> replayed) {
-  return [body, init, finals, kept, count, history, variables,
+  return [body, init, finals, kept, count, history, drawRows, variables,
           replayed](const std::vector<Tensor> &captured,
                     const std::vector<Tensor> &resultGrads) {
     size_t n = init.size(), c = captured.size(), nv = variables.size();
@@ -723,8 +730,11 @@ loopBackward(std::shared_ptr<const Program> body, std::vector<Tensor> init,
             watched.push_back(vars[floats[f]]);
             yieldGrads[floats[f]] = g[f];
           }
-          std::vector<Tensor> grads =
-              replayVjp(*body, vars, watched, captured, variables, yieldGrads);
+          Residuals drawn;
+          for (size_t k = 0; k < drawRows.size(); ++k)
+            drawn[body->draws[k]] = gather(drawRows[k], i, 0);
+          std::vector<Tensor> grads = replayVjp(
+              *body, vars, watched, captured, variables, yieldGrads, drawn);
           for (size_t j = nf; j < nf + c + nv; ++j) {
             grads[j] = g[j] + grads[j];
             // Computed from values whose dims are unknown while tracing,
@@ -761,20 +771,43 @@ struct LoopStep final : trace::NestedStep {
   std::shared_ptr<const Program> cond, body;
   std::vector<int64_t> inits, results;
   int64_t limit = -1, delta = -1; // a for_range's
+  /// Its draws are the rows of its body's draws (a for_range traced under
+  /// a tape): where the map has them (a backward), iteration i's draws are
+  /// row i; else (the forward replayed) they are drawn and kept again.
   void replay(trace::ValueMap &map) const override {
     std::optional<Bounds> bounds;
     if (limit >= 0)
       bounds = Bounds{map.get(limit), map.get(delta)};
+    bool given = !draws.empty() && limit >= 0;
+    for (const Drawn &d : draws)
+      given = given && map.residuals.count(d.id);
+    std::vector<Tensor> rows;
+    for (size_t k = 0; given && k < draws.size(); ++k)
+      rows.push_back(map.residuals.at(draws[k].id));
+    Tensor start = map.get(inits[0]), step = bounds ? bounds->delta : Tensor();
+    std::vector<Tensor> drawn;
     std::vector<Tensor> outs = whileLoop(
         [&](const std::vector<Tensor> &v) {
           return trace::replay(*cond, map, v)[0];
         },
         [&](const std::vector<Tensor> &v) {
+          if (given) {
+            // The for_range's counter is its first variable.
+            Tensor i = floor_div(v[0] - start, step);
+            for (size_t k = 0; k < rows.size(); ++k)
+              map.residuals[body->draws[k]] = gather(rows[k], i, 0);
+          }
           return trace::replay(*body, map, v);
         },
-        map.get(inits), op, options, kinds, hidden, bounds);
+        map.get(inits), op, options, kinds, hidden, bounds, nullptr, &drawn);
     for (size_t i = 0; i < results.size(); ++i)
       map.set(results[i], outs[i]);
+    for (size_t k = 0; k < draws.size(); ++k) {
+      if (given)
+        map.set(draws[k].id, rows[k]);
+      else if (k < drawn.size())
+        map.set(draws[k].id, drawn[k]);
+    }
   }
 };
 
@@ -821,7 +854,9 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
                               const std::vector<Tensor> &init, const char *op,
                               const LoopOptions &options,
                               const std::vector<LoopVar> &kinds, size_t hidden,
-                              const std::optional<Bounds> &bounds) {
+                              const std::optional<Bounds> &bounds,
+                              const DrawTypes *drawTypes,
+                              std::vector<Tensor> *drawRowsOut) {
   for (size_t i = hidden; i < init.size(); ++i)
     if (!init[i].defined())
       throw Error(ErrorKind::InvalidArgument,
@@ -856,6 +891,8 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
   bool keep = canKeepHistory(options);
   bool history = taped && keep && bounds;
   size_t n = init.size();
+  // The body's random draws, kept as rows too (when known: see below).
+  size_t nd = history && drawTypes ? drawTypes->dtypes.size() : 0;
   // The variables whose history is kept: all but TensorArrays.
   std::vector<size_t> kept;
   for (size_t k = 0; k < n; ++k)
@@ -865,6 +902,7 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
   std::vector<Tensor> carried = init;
   VarTypes carriedTypes = types;
   std::vector<int64_t> initIds;
+  Tensor trips;
   {
     trace::ProgramScope bookkeeping(*r, nullptr);
     if (taped) {
@@ -872,21 +910,33 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
       carriedTypes.dtypes.push_back(DType::i64);
       carriedTypes.shapes.push_back({});
     }
+    auto addRows = [&](const Tensor &like, const Shape &row, DType dtype) {
+      carried.push_back(rowsFor(trips, like, row, dtype));
+      Shape rows = row;
+      rows.insert(rows.begin(), shapes::kDynamic);
+      carriedTypes.dtypes.push_back(dtype);
+      carriedTypes.shapes.push_back(rows);
+    };
     if (history) {
-      Tensor trips = tripCount(init[0], *bounds);
-      for (size_t k : kept) {
-        carried.push_back(
-            rowsFor(trips, init[k], types.shapes[k], types.dtypes[k]));
-        Shape rows = types.shapes[k];
-        rows.insert(rows.begin(), shapes::kDynamic);
-        carriedTypes.dtypes.push_back(types.dtypes[k]);
-        carriedTypes.shapes.push_back(rows);
+      trips = tripCount(init[0], *bounds);
+      for (size_t k : kept)
+        addRows(init[k], types.shapes[k], types.dtypes[k]);
+      // A draw's dims unknown while tracing are 0 here: its rows are
+      // allocated at the first iteration, which knows them.
+      for (size_t k = 0; k < nd; ++k) {
+        Shape known = drawTypes->shapes[k];
+        for (int64_t &d : known)
+          d = std::max<int64_t>(d, 0);
+        addRows(init[0], known, drawTypes->dtypes[k]);
+        carriedTypes.shapes.back() = drawTypes->shapes[k];
+        carriedTypes.shapes.back().insert(carriedTypes.shapes.back().begin(),
+                                          shapes::kDynamic);
       }
     }
     initIds = idsOf(*r, carried, op, "loop variable");
   }
   std::shared_ptr<Program> condProgram, bodyProgram;
-  tape::RegionScope region;
+  std::optional<tape::RegionScope> region(std::in_place);
   int64_t condBlock, bodyBlock, condId;
   std::vector<int64_t> bodyIds;
   {
@@ -919,6 +969,13 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
     checkLoopVars(types, next, op, hidden, invariants);
     bodyProgram->yields = idsOf(*r, next, op, "loop variable");
     userNext = next;
+    if (history && drawTypes && bodyProgram->draws.size() != nd)
+      throw Error(ErrorKind::Internal,
+                  std::string("fnc::") + op +
+                      ": the replayed body drew " +
+                      std::to_string(bodyProgram->draws.size()) +
+                      " times, the traced one " + std::to_string(nd) +
+                      " (please report this bug)");
     if (taped) {
       trace::ProgramScope bookkeeping(*r, nullptr);
       const Tensor &count = args[n];
@@ -927,9 +984,51 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
         for (size_t j = 0; j < kept.size(); ++j)
           next.push_back(
               api::setRow(args[n + 1 + j], count, vars[kept[j]]));
+      for (size_t k = 0; k < nd; ++k) {
+        Tensor drawn = trace::makeSymbolic(
+            drawTypes->dtypes[k], drawTypes->shapes[k], r->token(),
+            bodyProgram->draws[k], op);
+        Tensor rows = args[n + 1 + kept.size() + k];
+        const Shape &shape = drawTypes->shapes[k];
+        if (std::any_of(shape.begin(), shape.end(), shapes::isDynamic))
+          rows = condImpl(
+              count == int64_t{0},
+              [&] {
+                return std::vector<Tensor>{
+                    rowsFor(trips, drawn, shape, drawn.dtype())};
+              },
+              [&] { return std::vector<Tensor>{rows}; })[0];
+        next.push_back(api::setRow(rows, count, drawn));
+      }
     }
     bodyIds = idsOf(*r, next, op, "loop variable");
     like = args; // symbolic results take the carried types
+  }
+  // A for_range under a tape keeps its body's draws, whose number and
+  // types it knows now: it is staged again, from the recorded programs
+  // (the callables do not run again), with rows for them; this attempt's
+  // blocks are dropped.
+  if (history && !drawTypes && !bodyProgram->draws.empty() &&
+      condProgram->draws.empty()) {
+    region.reset(); // the tapes forget this attempt
+    DrawTypes found;
+    for (int64_t id : bodyProgram->draws) {
+      DType dtype;
+      Shape shape;
+      r->typeOf(id, dtype, shape);
+      found.dtypes.push_back(dtype);
+      found.shapes.push_back(shape);
+    }
+    trace::ValueMap map(r);
+    map.effects = true; // the forward: its draws and effects happen
+    return whileLoop(
+        [&](const std::vector<Tensor> &v) {
+          return trace::replay(*condProgram, map, v)[0];
+        },
+        [&](const std::vector<Tensor> &v) {
+          return trace::replay(*bodyProgram, map, v);
+        },
+        init, op, options, kinds, hidden, bounds, &found, drawRowsOut);
   }
   std::vector<uint8_t> carriedKinds(carried.size(), 0);
   for (size_t k = hidden; k < n && k - hidden < kinds.size(); ++k)
@@ -941,6 +1040,9 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
     throw Error(ErrorKind::Internal, std::string("fnc::") + op + ": " + error);
   std::vector<Tensor> all = symbolicResults(*r, results, like, op);
   std::vector<Tensor> outs(all.begin(), all.begin() + n);
+  size_t drawsAt = n + 1 + kept.size();
+  std::vector<Tensor> drawRows(all.begin() + std::min(drawsAt, all.size()),
+                               all.end());
 
   auto step = std::make_shared<LoopStep>();
   step->op = op;
@@ -956,9 +1058,14 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
     step->limit = r->valueOf(bounds->limit, op);
     step->delta = r->valueOf(bounds->delta, op);
   }
-  // A loop keeps no draws: its gradient would have to draw them again.
-  step->facts.random =
-      !condProgram->draws.empty() || !bodyProgram->draws.empty();
+  // The rows of the draws it kept are draws of the program around it; a
+  // loop that kept none has no gradient (it would have to draw again).
+  for (size_t k = 0; k < nd; ++k)
+    step->draws.push_back({results[drawsAt + k], drawRows[k].dtype(),
+                           drawRows[k].shape()});
+  step->facts.random = !condProgram->draws.empty() ||
+                       (!bodyProgram->draws.empty() && nd == 0);
+  step->facts.drawsNeedTape = nd > 0;
   addStep(outer, step, {condProgram.get(), bodyProgram.get()});
 
   auto loop = std::make_shared<tape::Region>();
@@ -971,7 +1078,7 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
     std::vector<Tensor> rows;
     std::optional<ReplayedStates> replayed;
     if (history) {
-      rows.assign(all.begin() + n + 1, all.end());
+      rows.assign(all.begin() + n + 1, all.begin() + drawsAt);
     } else if (keep) {
       trace::ProgramScope bookkeeping(*r, nullptr);
       rows = recordHistory(bodyProgram, init, kept, types, kinds, hidden,
@@ -979,14 +1086,17 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
     } else {
       replayed = ReplayedStates{types, kinds, hidden};
     }
-    loop->backward = loopBackward(bodyProgram, init, outs, kept, all[n], rows,
-                                  bodyProgram->reads, std::move(replayed));
+    loop->backward =
+        loopBackward(bodyProgram, init, outs, kept, all[n], rows, drawRows,
+                     bodyProgram->reads, std::move(replayed));
   }
   // The body may return a value from outside unchanged: it is an input of
   // the region too.
   std::vector<Tensor> inputs = init;
   inputs.insert(inputs.end(), userNext.begin(), userNext.end());
-  region.end(loop, inputs, outs);
+  region->end(loop, inputs, outs);
+  if (drawRowsOut)
+    *drawRowsOut = std::move(drawRows);
   return outs;
 }
 

@@ -39,10 +39,15 @@ class ValueMap;
 /// What a recorded program does besides computing, itself and in the
 /// programs nested in it.
 struct ProgramFacts {
-  /// Draws random numbers that a gradient cannot get back: inside a staged
-  /// loop (a program's own draws, and those its conds export, are values
-  /// the forward can hand to the backward: Program::draws).
+  /// Draws random numbers that a gradient cannot get back (a program's own
+  /// draws, and those its nested steps return, are values the forward can
+  /// hand to the backward: Program::draws): in a staged loop that keeps no
+  /// history (a while_loop, a loop whose shapes change, a for_range traced
+  /// without a tape).
   bool random = false;
+  /// Has a staged loop that keeps its draws only because a tape recorded
+  /// it: a forward replayed without a tape would not keep them.
+  bool drawsNeedTape = false;
   std::vector<VariableRef> reads;   // the float variables it reads
   std::vector<uint64_t> updates;    // the variables it updates
   /// Notes an op whose variable operand (if any) is `variable`.
