@@ -12,6 +12,7 @@
 #include "fnc/Trace/Program.h"
 
 #include <algorithm>
+#include <atomic>
 
 namespace fnc {
 
@@ -144,11 +145,16 @@ int64_t Recorder::record(const OpRecord &op, std::string &error) {
 
 NestedStep::~NestedStep() = default;
 
+int64_t syntheticId() {
+  static std::atomic<int64_t> next{-2};
+  return next.fetch_sub(1);
+}
+
 void Program::add(OpRecord op, int64_t result, const VariableRef &variable) {
   note(op, variable);
   if (std::holds_alternative<ops::RandomUniform>(op.op) ||
       std::holds_alternative<ops::RandomNormal>(op.op))
-    draws.push_back(result);
+    draws.push_back({result, op.dtype, op.shape});
   steps.push_back({std::move(op), result, nullptr});
 }
 
@@ -157,8 +163,7 @@ void Program::add(std::shared_ptr<NestedStep> step,
   for (const Program *p : inner)
     step->facts.absorb(*p);
   absorb(step->facts);
-  for (const NestedStep::Drawn &d : step->draws)
-    draws.push_back(d.id);
+  draws.insert(draws.end(), step->draws.begin(), step->draws.end());
   steps.push_back({{}, -1, std::move(step)});
 }
 
@@ -176,7 +181,6 @@ void ProgramFacts::note(const OpRecord &op, const VariableRef &ref) {
 
 void ProgramFacts::absorb(const ProgramFacts &nested) {
   random |= nested.random;
-  drawsNeedTape |= nested.drawsNeedTape;
   updates.insert(updates.end(), nested.updates.begin(), nested.updates.end());
   for (const VariableRef &ref : nested.reads)
     if (std::none_of(reads.begin(), reads.end(),

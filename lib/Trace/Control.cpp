@@ -272,7 +272,7 @@ whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
           const LoopOptions &options, const std::vector<LoopVar> &kinds,
           size_t hidden, const std::optional<Bounds> &bounds = std::nullopt,
           const DrawTypes *drawTypes = nullptr,
-          std::vector<Tensor> *drawRowsOut = nullptr);
+          std::vector<Tensor> *drawRowsOut = nullptr, bool keepDraws = false);
 
 std::vector<Tensor> condStaged(const Tensor &pred, const BranchFn &thenFn,
                                const BranchFn &elseFn,
@@ -341,13 +341,15 @@ std::string whyNoReplay(const trace::ProgramFacts &facts, const char *what) {
   return "";
 }
 
-/// The ids of the random draws made in `branches`, in the order a cond
-/// returns them: the then branch's, then the else branch's.
-std::vector<int64_t>
+using trace::Drawn;
+
+/// The random draws made in `branches`, in the order a cond returns them:
+/// the then branch's, then the else branch's.
+std::vector<Drawn>
 branchDraws(const std::shared_ptr<const Program> (&branches)[2]) {
-  std::vector<int64_t> ids = branches[0]->draws;
-  ids.insert(ids.end(), branches[1]->draws.begin(), branches[1]->draws.end());
-  return ids;
+  std::vector<Drawn> all = branches[0]->draws;
+  all.insert(all.end(), branches[1]->draws.begin(), branches[1]->draws.end());
+  return all;
 }
 
 /// A staged cond inside a recorded program: staged again on replay. Its
@@ -361,10 +363,10 @@ struct CondStep final : trace::NestedStep {
     bool given = !draws.empty();
     for (const Drawn &d : draws)
       given = given && map.residuals.count(d.id);
-    std::vector<int64_t> inner = branchDraws(branches);
+    std::vector<Drawn> inner = branchDraws(branches);
     if (given)
       for (size_t k = 0; k < draws.size(); ++k)
-        map.residuals[inner[k]] = map.residuals.at(draws[k].id);
+        map.residuals[inner[k].id] = map.residuals.at(draws[k].id);
     std::vector<Tensor> drawn;
     std::vector<Tensor> outs = condStaged(
         map.get(pred), [&] { return trace::replay(*branches[0], map, {}); },
@@ -374,7 +376,7 @@ struct CondStep final : trace::NestedStep {
     for (size_t k = 0; k < draws.size(); ++k) {
       if (given)
         map.set(draws[k].id, map.residuals.at(draws[k].id));
-      else if (k < drawn.size())
+      else if (k < drawn.size() && drawn[k].defined())
         map.set(draws[k].id, drawn[k]);
     }
   }
@@ -397,9 +399,10 @@ condRegion(const Tensor &pred, std::shared_ptr<const CondStep> step,
     return region;
   std::vector<VariableRef> variables = facts.reads;
   Residuals residuals;
-  std::vector<int64_t> inner = branchDraws(step->branches);
+  std::vector<Drawn> inner = branchDraws(step->branches);
   for (size_t k = 0; k < inner.size() && k < drawn.size(); ++k)
-    residuals[inner[k]] = drawn[k];
+    if (drawn[k].defined())
+      residuals[inner[k].id] = drawn[k];
   region->backward = [pred, step, variables,
                       residuals](const std::vector<Tensor> &captured,
                                  const std::vector<Tensor> &resultGrads) {
@@ -434,21 +437,21 @@ void addStep(Program *outer, std::shared_ptr<trace::NestedStep> step,
     step->facts.absorb(*p);
 }
 
-/// Zeros standing for a draw of `r`'s value `id` where it was not made (the
-/// other branch of a cond): its shape, with dims unknown while tracing 0.
-Tensor notDrawn(trace::Recorder &r, int64_t id) {
-  DType dtype;
-  std::vector<int64_t> shape;
-  r.typeOf(id, dtype, shape);
-  for (int64_t &d : shape)
-    d = std::max<int64_t>(d, 0);
-  return zeros(shape, dtype);
+/// Zeros standing for a draw where it was not made (the other branch of a
+/// cond): its shape, with dims unknown while tracing 0.
+Tensor notDrawn(const Drawn &d) {
+  Shape shape = d.shape;
+  for (int64_t &n : shape)
+    n = std::max<int64_t>(n, 0);
+  return zeros(shape, d.dtype);
 }
 
 /// condImpl; `drawn`, if given, receives the random draws its branches
 /// made (branchDraws' order). A staged cond returns them after its results,
 /// each branch returning zeros for the other's: a gradient must reuse
-/// them, not draw again. (Unused, they are removed by the compiler.)
+/// them, not draw again. (Unused, they are removed by the compiler.) A
+/// draw with a synthetic id (rows a loop did not keep) is no value here:
+/// the cond gives it a synthetic id too, and a null tensor in `drawn`.
 std::vector<Tensor> condStaged(const Tensor &pred, const BranchFn &thenFn,
                                const BranchFn &elseFn,
                                std::vector<Tensor> *drawn) {
@@ -489,21 +492,25 @@ std::vector<Tensor> condStaged(const Tensor &pred, const BranchFn &thenFn,
     elseProgram->yields = elseIds;
     // The then branch's draws, where the else branch runs.
     trace::ProgramScope bookkeeping(*r, nullptr);
-    for (int64_t id : thenProgram->draws)
-      elseIds.push_back(r->valueOf(notDrawn(*r, id), "cond"));
+    for (const Drawn &d : thenProgram->draws)
+      if (d.id >= 0)
+        elseIds.push_back(r->valueOf(notDrawn(d), "cond"));
   }
   size_t n = thenOuts.size();
-  thenIds.insert(thenIds.end(), thenProgram->draws.begin(),
-                 thenProgram->draws.end());
+  for (const Drawn &d : thenProgram->draws)
+    if (d.id >= 0)
+      thenIds.push_back(d.id);
   {
     // The else branch's draws, where the then branch runs: zeros from
     // before the cond.
     trace::ProgramScope bookkeeping(*r, nullptr);
-    for (int64_t id : elseProgram->draws)
-      thenIds.push_back(r->valueOf(notDrawn(*r, id), "cond"));
+    for (const Drawn &d : elseProgram->draws)
+      if (d.id >= 0)
+        thenIds.push_back(r->valueOf(notDrawn(d), "cond"));
   }
-  elseIds.insert(elseIds.end(), elseProgram->draws.begin(),
-                 elseProgram->draws.end());
+  for (const Drawn &d : elseProgram->draws)
+    if (d.id >= 0)
+      elseIds.push_back(d.id);
   std::vector<int64_t> results;
   std::string error;
   if (!r->buildCond(predId, thenBlock, thenIds, elseBlock, elseIds, results,
@@ -521,12 +528,16 @@ std::vector<Tensor> condStaged(const Tensor &pred, const BranchFn &thenFn,
   step->branches[1] = elseProgram;
   step->results.assign(results.begin(), results.begin() + n);
   std::vector<Tensor> draws;
-  std::vector<int64_t> inner = branchDraws(step->branches);
-  for (size_t k = 0; k < inner.size(); ++k) {
-    trace::NestedStep::Drawn d{results[n + k], DType::f32, {}};
-    r->typeOf(inner[k], d.dtype, d.shape);
-    draws.push_back(
-        trace::makeSymbolic(d.dtype, d.shape, r->token(), d.id, "cond"));
+  size_t at = n;
+  for (Drawn d : branchDraws(step->branches)) {
+    if (d.id < 0) {
+      d.id = trace::syntheticId();
+      draws.emplace_back();
+    } else {
+      d.id = results[at++];
+      draws.push_back(
+          trace::makeSymbolic(d.dtype, d.shape, r->token(), d.id, "cond"));
+    }
     step->draws.push_back(std::move(d));
   }
   addStep(outer, step, {thenProgram.get(), elseProgram.get()});
@@ -732,7 +743,7 @@ loopBackward(std::shared_ptr<const Program> body, std::vector<Tensor> init,
           }
           Residuals drawn;
           for (size_t k = 0; k < drawRows.size(); ++k)
-            drawn[body->draws[k]] = gather(drawRows[k], i, 0);
+            drawn[body->draws[k].id] = gather(drawRows[k], i, 0);
           std::vector<Tensor> grads = replayVjp(
               *body, vars, watched, captured, variables, yieldGrads, drawn);
           for (size_t j = nf; j < nf + c + nv; ++j) {
@@ -795,11 +806,12 @@ struct LoopStep final : trace::NestedStep {
             // The for_range's counter is its first variable.
             Tensor i = floor_div(v[0] - start, step);
             for (size_t k = 0; k < rows.size(); ++k)
-              map.residuals[body->draws[k]] = gather(rows[k], i, 0);
+              map.residuals[body->draws[k].id] = gather(rows[k], i, 0);
           }
           return trace::replay(*body, map, v);
         },
-        map.get(inits), op, options, kinds, hidden, bounds, nullptr, &drawn);
+        map.get(inits), op, options, kinds, hidden, bounds, nullptr, &drawn,
+        map.effects);
     for (size_t i = 0; i < results.size(); ++i)
       map.set(results[i], outs[i]);
     for (size_t k = 0; k < draws.size(); ++k) {
@@ -819,7 +831,7 @@ public:
   std::shared_ptr<trace::NestedStep>
   cond(int64_t pred, std::shared_ptr<const Program> thenBranch,
        std::shared_ptr<const Program> elseBranch, std::vector<int64_t> results,
-       std::vector<trace::NestedStep::Drawn> draws) const override {
+       std::vector<Drawn> draws) const override {
     auto step = std::make_shared<CondStep>();
     step->pred = pred;
     step->branches[0] = std::move(thenBranch);
@@ -856,7 +868,8 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
                               const std::vector<LoopVar> &kinds, size_t hidden,
                               const std::optional<Bounds> &bounds,
                               const DrawTypes *drawTypes,
-                              std::vector<Tensor> *drawRowsOut) {
+                              std::vector<Tensor> *drawRowsOut,
+                              bool keepDraws) {
   for (size_t i = hidden; i < init.size(); ++i)
     if (!init[i].defined())
       throw Error(ErrorKind::InvalidArgument,
@@ -891,8 +904,12 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
   bool keep = canKeepHistory(options);
   bool history = taped && keep && bounds;
   size_t n = init.size();
-  // The body's random draws, kept as rows too (when known: see below).
-  size_t nd = history && drawTypes ? drawTypes->dtypes.size() : 0;
+  // The body's random draws, kept as rows too (once known: see below)
+  // under a tape or where a gradient will want them (`keepDraws`: the
+  // forward of a staged call under a tape).
+  bool rowsOfDraws = (taped || keepDraws) && keep && bounds;
+  size_t nd = rowsOfDraws && drawTypes ? drawTypes->dtypes.size() : 0;
+  bool counted = taped || nd > 0;
   // The variables whose history is kept: all but TensorArrays.
   std::vector<size_t> kept;
   for (size_t k = 0; k < n; ++k)
@@ -905,7 +922,7 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
   Tensor trips;
   {
     trace::ProgramScope bookkeeping(*r, nullptr);
-    if (taped) {
+    if (counted) {
       carried.push_back(zeros({}, DType::i64));
       carriedTypes.dtypes.push_back(DType::i64);
       carriedTypes.shapes.push_back({});
@@ -917,10 +934,12 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
       carriedTypes.dtypes.push_back(dtype);
       carriedTypes.shapes.push_back(rows);
     };
-    if (history) {
+    if (history || nd > 0)
       trips = tripCount(init[0], *bounds);
+    if (history)
       for (size_t k : kept)
         addRows(init[k], types.shapes[k], types.dtypes[k]);
+    {
       // A draw's dims unknown while tracing are 0 here: its rows are
       // allocated at the first iteration, which knows them.
       for (size_t k = 0; k < nd; ++k) {
@@ -969,14 +988,14 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
     checkLoopVars(types, next, op, hidden, invariants);
     bodyProgram->yields = idsOf(*r, next, op, "loop variable");
     userNext = next;
-    if (history && drawTypes && bodyProgram->draws.size() != nd)
+    if (nd > 0 && bodyProgram->draws.size() != nd)
       throw Error(ErrorKind::Internal,
                   std::string("fnc::") + op +
                       ": the replayed body drew " +
                       std::to_string(bodyProgram->draws.size()) +
                       " times, the traced one " + std::to_string(nd) +
                       " (please report this bug)");
-    if (taped) {
+    if (counted) {
       trace::ProgramScope bookkeeping(*r, nullptr);
       const Tensor &count = args[n];
       next.push_back(count + int64_t{1});
@@ -987,8 +1006,8 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
       for (size_t k = 0; k < nd; ++k) {
         Tensor drawn = trace::makeSymbolic(
             drawTypes->dtypes[k], drawTypes->shapes[k], r->token(),
-            bodyProgram->draws[k], op);
-        Tensor rows = args[n + 1 + kept.size() + k];
+            bodyProgram->draws[k].id, op);
+        Tensor rows = args[n + 1 + (history ? kept.size() : 0) + k];
         const Shape &shape = drawTypes->shapes[k];
         if (std::any_of(shape.begin(), shape.end(), shapes::isDynamic))
           rows = condImpl(
@@ -1008,16 +1027,14 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
   // types it knows now: it is staged again, from the recorded programs
   // (the callables do not run again), with rows for them; this attempt's
   // blocks are dropped.
-  if (history && !drawTypes && !bodyProgram->draws.empty() &&
-      condProgram->draws.empty()) {
+  bool drawsKeepable = keep && bounds && !bodyProgram->draws.empty() &&
+                       condProgram->draws.empty();
+  if (rowsOfDraws && drawsKeepable && !drawTypes) {
     region.reset(); // the tapes forget this attempt
     DrawTypes found;
-    for (int64_t id : bodyProgram->draws) {
-      DType dtype;
-      Shape shape;
-      r->typeOf(id, dtype, shape);
-      found.dtypes.push_back(dtype);
-      found.shapes.push_back(shape);
+    for (const Drawn &d : bodyProgram->draws) {
+      found.dtypes.push_back(d.dtype);
+      found.shapes.push_back(d.shape);
     }
     trace::ValueMap map(r);
     map.effects = true; // the forward: its draws and effects happen
@@ -1028,7 +1045,8 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
         [&](const std::vector<Tensor> &v) {
           return trace::replay(*bodyProgram, map, v);
         },
-        init, op, options, kinds, hidden, bounds, &found, drawRowsOut);
+        init, op, options, kinds, hidden, bounds, &found, drawRowsOut,
+        keepDraws);
   }
   std::vector<uint8_t> carriedKinds(carried.size(), 0);
   for (size_t k = hidden; k < n && k - hidden < kinds.size(); ++k)
@@ -1040,7 +1058,7 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
     throw Error(ErrorKind::Internal, std::string("fnc::") + op + ": " + error);
   std::vector<Tensor> all = symbolicResults(*r, results, like, op);
   std::vector<Tensor> outs(all.begin(), all.begin() + n);
-  size_t drawsAt = n + 1 + kept.size();
+  size_t drawsAt = n + (counted ? 1 : 0) + (history ? kept.size() : 0);
   std::vector<Tensor> drawRows(all.begin() + std::min(drawsAt, all.size()),
                                all.end());
 
@@ -1058,14 +1076,22 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
     step->limit = r->valueOf(bounds->limit, op);
     step->delta = r->valueOf(bounds->delta, op);
   }
-  // The rows of the draws it kept are draws of the program around it; a
-  // loop that kept none has no gradient (it would have to draw again).
+  // The rows of the draws it kept are draws of the program around it;
+  // traced without a tape, it keeps them when replayed for a gradient,
+  // under synthetic ids. A while_loop or a loop whose shapes change keeps
+  // none: it has no gradient (it would have to draw again).
   for (size_t k = 0; k < nd; ++k)
     step->draws.push_back({results[drawsAt + k], drawRows[k].dtype(),
                            drawRows[k].shape()});
-  step->facts.random = !condProgram->draws.empty() ||
-                       (!bodyProgram->draws.empty() && nd == 0);
-  step->facts.drawsNeedTape = nd > 0;
+  if (nd == 0 && drawsKeepable)
+    for (const Drawn &d : bodyProgram->draws) {
+      Shape rows = d.shape;
+      rows.insert(rows.begin(), shapes::kDynamic);
+      step->draws.push_back({trace::syntheticId(), d.dtype, rows});
+    }
+  step->facts.random =
+      (!bodyProgram->draws.empty() || !condProgram->draws.empty()) &&
+      !drawsKeepable;
   addStep(outer, step, {condProgram.get(), bodyProgram.get()});
 
   auto loop = std::make_shared<tape::Region>();

@@ -1021,9 +1021,9 @@ residualsOf(const trace::RecordedTrace &recorded, bool products) {
   for (const trace::Program::Step &step : p.steps) {
     if (step.nested) {
       const trace::ProgramFacts &f = step.nested->facts;
-      if (f.random || f.drawsNeedTape || p.updatesAny(f.reads))
+      if (f.random || p.updatesAny(f.reads))
         return std::nullopt;
-      for (const trace::NestedStep::Drawn &d : step.nested->draws)
+      for (const trace::Drawn &d : step.nested->draws)
         residuals.push_back({d.id, 0, TensorSpec(d.shape, d.dtype)});
       continue;
     }

@@ -247,8 +247,8 @@ private:
     bool exported = drawCount <= results.size();
     for (int k = 0, at = 0; k < 2 && exported; ++k)
       for (size_t j = 0; j < branches[k]->draws.size(); ++j, ++at)
-        exported = branches[k]->yields[n + at] == branches[k]->draws[j];
-    std::vector<NestedStep::Drawn> draws;
+        exported = branches[k]->yields[n + at] == branches[k]->draws[j].id;
+    std::vector<Drawn> draws;
     if (exported) {
       for (size_t i = n; i < results.size(); ++i) {
         auto type = cast<RankedTensorType>(op.getResult(i).getType());

@@ -553,13 +553,18 @@ TEST(RecordedGradientTest, ConcreteFunctionsUnderATape) {
     expectNear(tape.gradient(y, x), {2 * 1.0 * 0.5, 2 * 2.0 * -1.0});
     expectNear(tape.gradient(y, w), {1.0, 4.0});
   }
+  // A while_loop keeps no rows of its draws: without a callable to run
+  // eagerly, the concrete function says so.
   auto noisy = fnc::function([](Tensor x) {
-    return fnc::for_range(
-        Tensor(0), Tensor(2), Tensor(1),
-        [](const Tensor &, const Tensor &a) {
-          return a * random_uniform({2}, 0.5, 1.5, DType::f64);
+    auto [i, a] = fnc::while_loop(
+        [](const Tensor &i, const Tensor &) { return i < 2; },
+        [](const Tensor &i, const Tensor &a) {
+          return std::make_tuple(
+              i + 1, a * random_uniform({2}, 0.5, 1.5, DType::f64));
         },
-        x);
+        std::make_tuple(Tensor(0), x));
+    (void)i;
+    return a;
   });
   ConcreteFunction n = noisy.get_concrete_function(x);
   GradientTape tape;
@@ -648,8 +653,9 @@ TEST(RecordedGradientTest, RandomDrawsInsideCondBranches) {
 // backward reuses row i at iteration i; also with a batch unknown while
 // tracing (the rows are allocated at the first iteration), a cond drawing
 // inside the body, a loop in a loop and a loop in a cond. The loop carries
-// (a, p) -> (a * m, p * m), so d sum(a) / d a0 must be p. A while_loop,
-// which keeps no rows of its draws, refuses.
+// (a, p) -> (a * m, p * m), so d sum(a) / d a0 must be p. Over a staged
+// call the forward, replayed for the tape, keeps the rows its trace did not.
+// A while_loop, which keeps no rows of its draws, refuses.
 TEST(RecordedGradientTest, RandomDrawsInsideForRangeBodies) {
   enum Shape { Plain, CondInBody, LoopInLoop, LoopInCond };
   auto noise = [](const Tensor &like) {
@@ -717,13 +723,27 @@ TEST(RecordedGradientTest, RandomDrawsInsideForRangeBodies) {
       }
       EXPECT_EQ(traced, 1);
     }
-    // Over a staged call (which runs its callable eagerly under the tape:
-    // its trace kept no rows) the gradient is right too.
-    auto staged = fnc::function([&](Tensor xv) { return model(xv, shape); });
+    // Over a staged call: its trace kept no rows (no tape), its forward
+    // replayed for the tape keeps them, and the callable does not run
+    // again; over its concrete function likewise.
+    int traced = 0;
+    auto staged = fnc::function([&](Tensor xv) {
+      ++traced;
+      return model(xv, shape);
+    });
+    for (int call = 0; call < 2; ++call) {
+      GradientTape tape;
+      tape.watch(x);
+      std::vector<Tensor> y = staged(x);
+      expectNear(tape.gradient(reduce_sum(y[0]), x),
+                 y[1].to_vector<double>());
+    }
+    ConcreteFunction concrete = staged.get_concrete_function(x);
     GradientTape tape;
     tape.watch(x);
-    std::vector<Tensor> y = staged(x);
+    std::vector<Tensor> y = concrete(x);
     expectNear(tape.gradient(reduce_sum(y[0]), x), y[1].to_vector<double>());
+    EXPECT_EQ(traced, 1);
   }
 
   auto whileLoop = fnc::function([&](Tensor xv) {

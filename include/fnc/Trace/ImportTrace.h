@@ -36,7 +36,7 @@ public:
   virtual std::shared_ptr<NestedStep>
   cond(int64_t pred, std::shared_ptr<const Program> thenBranch,
        std::shared_ptr<const Program> elseBranch, std::vector<int64_t> results,
-       std::vector<NestedStep::Drawn> draws) const = 0;
+       std::vector<Drawn> draws) const = 0;
   /// A fnc.while on `inits`: `condition` yields the predicate, `body` the
   /// next values. `kinds`: per loop variable, a fnc::LoopVar (empty: all
   /// tensors). `invariants`: empty, or the shapes of the tensor loop

@@ -36,18 +36,29 @@ namespace fnc::trace {
 
 class ValueMap;
 
+/// A value holding random numbers drawn in a program: a random op's result,
+/// the draws of a cond's branches (returned after its results), the rows of
+/// a for_range body's draws (one per iteration).
+struct Drawn {
+  int64_t id;
+  DType dtype;
+  std::vector<int64_t> shape;
+};
+
+/// An id no recorder gives (negative, unique in the process): for a value a
+/// replay defines that the recording lacks, such as the rows of the draws
+/// of a for_range traced without a tape, which the loop keeps only when it
+/// is replayed for a gradient (the forward of a staged call under a tape).
+int64_t syntheticId();
+
 /// What a recorded program does besides computing, itself and in the
 /// programs nested in it.
 struct ProgramFacts {
   /// Draws random numbers that a gradient cannot get back (a program's own
   /// draws, and those its nested steps return, are values the forward can
-  /// hand to the backward: Program::draws): in a staged loop that keeps no
-  /// history (a while_loop, a loop whose shapes change, a for_range traced
-  /// without a tape).
+  /// hand to the backward: Program::draws): in a while_loop or a loop whose
+  /// shapes change, which keep no rows of them.
   bool random = false;
-  /// Has a staged loop that keeps its draws only because a tape recorded
-  /// it: a forward replayed without a tape would not keep them.
-  bool drawsNeedTape = false;
   std::vector<VariableRef> reads;   // the float variables it reads
   std::vector<uint64_t> updates;    // the variables it updates
   /// Notes an op whose variable operand (if any) is `variable`.
@@ -64,14 +75,10 @@ public:
   virtual void replay(ValueMap &map) const = 0;
   /// Those of its blocks' programs.
   ProgramFacts facts;
-  /// A result that holds random numbers drawn inside (a staged cond
-  /// returns its branches' draws after its own results, so that its
-  /// gradient, and the backward of a function around it, reuse them).
-  struct Drawn {
-    int64_t id;
-    DType dtype;
-    std::vector<int64_t> shape;
-  };
+  /// Its results that hold random numbers drawn inside, for its gradient and
+  /// the backward of a function around it to reuse: a staged cond returns
+  /// its branches' draws after its own results; a for_range the rows of its
+  /// body's (synthetic ids where its trace did not keep them).
   std::vector<Drawn> draws;
 };
 
@@ -88,7 +95,7 @@ struct Program : ProgramFacts {
   /// Its values that are random draws: its random ops' results and the
   /// draws its nested steps return. A replay that must not draw again
   /// takes them from ValueMap::residuals.
-  std::vector<int64_t> draws;
+  std::vector<Drawn> draws;
 
   /// Appends an op (`variable`: its variable operand's, if any) whose
   /// result is `result` (-1: none).
