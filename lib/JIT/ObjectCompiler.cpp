@@ -13,9 +13,11 @@
 #include "mlir/ExecutionEngine/OptUtils.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Analysis/LoopInfo.h"
 #include "llvm/ExecutionEngine/Orc/CompileUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/Constants.h"
+#include "llvm/IR/Dominators.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/MCSubtargetInfo.h"
@@ -90,11 +92,43 @@ fnc::jit::createTargetMachine(const CodeTarget &target, unsigned optLevel) {
   return builder->createTargetMachine();
 }
 
+/// Moves the allocas of constant size that no loop repeats into the entry
+/// block of their function, where C compilers put them and LLVM expects
+/// them (SROA promotes them to registers there). MLIR lowers a buffer
+/// promoted to the stack to an alloca where the buffer was allocated, and
+/// LLVM 22's SLP vectorizer miscompiles code around such an alloca in the
+/// middle of a function: with two matmuls reading one transposed 3x3
+/// matrix from one (znver4, O3), it moved a masked gather of the matrix
+/// above the store of its last element, and the products came out wrong
+/// without an error. In the entry block the same code is right (and the
+/// buffer lives in registers).
+static void hoistAllocas(llvm::Module &module) {
+  for (llvm::Function &f : module) {
+    if (f.isDeclaration())
+      continue;
+    llvm::DominatorTree dominators(f);
+    llvm::LoopInfo loops(dominators);
+    llvm::BasicBlock &entry = f.getEntryBlock();
+    llvm::SmallVector<llvm::AllocaInst *> moved;
+    for (llvm::BasicBlock &block : f) {
+      if (&block == &entry || loops.getLoopFor(&block))
+        continue;
+      for (llvm::Instruction &inst : block)
+        if (auto *alloca = llvm::dyn_cast<llvm::AllocaInst>(&inst))
+          if (llvm::isa<llvm::Constant>(alloca->getArraySize()))
+            moved.push_back(alloca);
+    }
+    for (llvm::AllocaInst *alloca : moved)
+      alloca->moveBefore(entry.getFirstInsertionPt());
+  }
+}
+
 llvm::Error fnc::jit::optimizeModule(llvm::Module &module,
                                      llvm::TargetMachine &tm,
                                      unsigned optLevel) {
   module.setDataLayout(tm.createDataLayout());
   module.setTargetTriple(tm.getTargetTriple());
+  hoistAllocas(module);
   auto optimize = mlir::makeOptimizingTransformer(optLevel, 0, &tm);
   return optimize(&module);
 }
