@@ -844,17 +844,36 @@ public:
   loop(std::vector<int64_t> inits, std::shared_ptr<const Program> condition,
        std::shared_ptr<const Program> body, std::vector<int64_t> results,
        const std::vector<uint8_t> &kinds,
-       std::vector<std::vector<int64_t>> invariants) const override {
+       std::vector<std::vector<int64_t>> invariants, int64_t limit,
+       int64_t delta) const override {
     auto step = std::make_shared<LoopStep>();
-    step->op = "while_loop";
-    for (uint8_t k : kinds)
-      step->kinds.push_back(static_cast<LoopVar>(k));
+    bool range = limit >= 0 && delta >= 0;
+    // A for_range's counter is its own (hidden) variable.
+    step->op = range ? "for_range" : "while_loop";
+    step->hidden = range ? 1 : 0;
+    for (size_t k = step->hidden; k < kinds.size(); ++k)
+      step->kinds.push_back(static_cast<LoopVar>(kinds[k]));
+    if (range && !invariants.empty())
+      invariants.erase(invariants.begin());
     step->options.shape_invariants = std::move(invariants);
     step->cond = std::move(condition);
     step->body = std::move(body);
     step->inits = std::move(inits);
     step->results = std::move(results);
-    step->facts.random = !step->cond->draws.empty() || !step->body->draws.empty();
+    step->limit = range ? limit : -1;
+    step->delta = range ? delta : -1;
+    // As traced without a tape: a for_range keeps its draws when replayed
+    // for a gradient (synthetic ids name the rows); a while_loop cannot.
+    bool keepable = range && canKeepHistory(step->options) &&
+                    step->cond->draws.empty();
+    if (keepable)
+      for (const Drawn &d : step->body->draws) {
+        Shape rows = d.shape;
+        rows.insert(rows.begin(), shapes::kDynamic);
+        step->draws.push_back({trace::syntheticId(), d.dtype, rows});
+      }
+    step->facts.random = !keepable && (!step->cond->draws.empty() ||
+                                       !step->body->draws.empty());
     return step;
   }
 };
@@ -1024,9 +1043,10 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
     like = args; // symbolic results take the carried types
   }
   // A for_range under a tape keeps its body's draws, whose number and
-  // types it knows now: it is staged again, from the recorded programs
-  // (the callables do not run again), with rows for them; this attempt's
-  // blocks are dropped.
+  // types it knows now: it is staged again with rows for them, its
+  // callables run a second time while tracing (the values they capture are
+  // the tapes' own tensors, which a replay of the record would not give),
+  // and this attempt's blocks are dropped.
   bool drawsKeepable = keep && bounds && !bodyProgram->draws.empty() &&
                        condProgram->draws.empty();
   if (rowsOfDraws && drawsKeepable && !drawTypes) {
@@ -1036,17 +1056,8 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
       found.dtypes.push_back(d.dtype);
       found.shapes.push_back(d.shape);
     }
-    trace::ValueMap map(r);
-    map.effects = true; // the forward: its draws and effects happen
-    return whileLoop(
-        [&](const std::vector<Tensor> &v) {
-          return trace::replay(*condProgram, map, v)[0];
-        },
-        [&](const std::vector<Tensor> &v) {
-          return trace::replay(*bodyProgram, map, v);
-        },
-        init, op, options, kinds, hidden, bounds, &found, drawRowsOut,
-        keepDraws);
+    return whileLoop(cond, body, init, op, options, kinds, hidden, bounds,
+                     &found, drawRowsOut, keepDraws);
   }
   std::vector<uint8_t> carriedKinds(carried.size(), 0);
   for (size_t k = hidden; k < n && k - hidden < kinds.size(); ++k)

@@ -240,20 +240,32 @@ private:
       results.push_back(fresh(r));
     // The trace returns the branches' random draws after the cond's own
     // results (the then branch's, then the else branch's; each branch
-    // yields zeros for the other's). A module without them (saved before)
-    // has a cond whose draws a gradient cannot get back.
-    size_t drawCount = branches[0]->draws.size() + branches[1]->draws.size();
-    size_t n = results.size() - std::min(drawCount, results.size());
-    bool exported = drawCount <= results.size();
+    // yields zeros for the other's); draws with synthetic ids (rows a loop
+    // keeps only when replayed for a gradient) are no results. A module
+    // without them (saved before) has a cond whose draws a gradient cannot
+    // get back.
+    std::vector<Drawn> inner = branches[0]->draws;
+    inner.insert(inner.end(), branches[1]->draws.begin(),
+                 branches[1]->draws.end());
+    size_t real = std::count_if(inner.begin(), inner.end(),
+                                [](const Drawn &d) { return d.id >= 0; });
+    size_t n = results.size() - std::min(real, results.size());
+    bool exported = real <= results.size();
     for (int k = 0, at = 0; k < 2 && exported; ++k)
-      for (size_t j = 0; j < branches[k]->draws.size(); ++j, ++at)
-        exported = branches[k]->yields[n + at] == branches[k]->draws[j].id;
+      for (const Drawn &d : branches[k]->draws)
+        if (d.id >= 0)
+          exported = exported && branches[k]->yields[n + at++] == d.id;
     std::vector<Drawn> draws;
     if (exported) {
-      for (size_t i = n; i < results.size(); ++i) {
-        auto type = cast<RankedTensorType>(op.getResult(i).getType());
+      size_t at = n;
+      for (const Drawn &d : inner) {
+        if (d.id < 0) {
+          draws.push_back({syntheticId(), d.dtype, d.shape});
+          continue;
+        }
+        auto type = cast<RankedTensorType>(op.getResult(at).getType());
         ArrayRef<int64_t> shape = type.getShape();
-        draws.push_back({results[i],
+        draws.push_back({results[at++],
                          *mlir::fnc::dtypeOf(type.getElementType()),
                          {shape.begin(), shape.end()}});
       }
@@ -321,10 +333,42 @@ private:
     std::vector<int64_t> results;
     for (Value r : op.getResults())
       results.push_back(fresh(r));
+    auto [limit, delta] = forRangeBounds(op);
     p.add(steps_.loop(inits, condition, body, results, kinds,
-                      std::move(invariants)),
+                      std::move(invariants), limit, delta),
           {condition.get(), body.get()});
     return true;
+  }
+
+  /// The limit and step of the for_range staged as `op` (its variable 0
+  /// counts: the body adds a value from outside to it, the condition
+  /// compares it with another), as ids; -1 for a while_loop.
+  std::pair<int64_t, int64_t> forRangeBounds(mlir::fnc::WhileOp op) {
+    std::pair<int64_t, int64_t> none{-1, -1};
+    if (op.getInits().empty())
+      return none;
+    auto outside = [&](Value v) {
+      return v.getParentRegion()->isAncestor(op->getParentRegion());
+    };
+    Block &body = op.getBodyRegion().front();
+    Block &cond = op.getCondRegion().front();
+    auto add = body.getTerminator()->getOperand(0).getDefiningOp<
+        mlir::fnc::AddOp>();
+    if (!add || add.getLhs() != body.getArgument(0) || !outside(add.getRhs()))
+      return none;
+    Value limit;
+    for (auto compare : cond.getOps<mlir::fnc::CompareOp>()) {
+      auto predicate = compare.getPredicate();
+      if (compare.getLhs() == cond.getArgument(0) && outside(compare.getRhs()) &&
+          (predicate == mlir::fnc::ComparePredicate::lt ||
+           predicate == mlir::fnc::ComparePredicate::gt))
+        limit = compare.getRhs();
+    }
+    auto l = limit ? ids_.find(limit) : ids_.end();
+    auto d = ids_.find(add.getRhs());
+    if (l == ids_.end() || d == ids_.end())
+      return none;
+    return {l->second, d->second};
   }
 
   bool constant(Operation *op, Attribute value) {

@@ -85,14 +85,10 @@ public:
 
   Expr program() {
     text.clear();
-    drawsInLoops = false;
     budget_ = 14;
     return gen(0);
   }
   std::string text;
-  /// Whether it draws in a for_range body (a loaded function has no
-  /// gradient there: its loops are read back as while_loops).
-  bool drawsInLoops = false;
 
 private:
   int pick(int n) { return static_cast<int>(rng_() % n); }
@@ -139,7 +135,6 @@ private:
       // shape): a draw of its own seed, the same values in every
       // evaluation.
       int k = pick(whiles_ ? 4 : 5);
-      drawsInLoops = drawsInLoops || (k == 4 && fors_ > 0);
       const char *names[] = {"tanh", "sin", "sigmoid", "sq", "noise"};
       int64_t seed = k == 4 ? ++draws_ : 0;
       Expr a = wrapped(names[k], depth);
@@ -407,7 +402,7 @@ TEST(GradientCheckTest, RandomStagedProgramsFourWays) {
     // Saved and loaded (every third program: two more compiles): no
     // callable exists there, the gradient replays the program read back
     // from the IR (k is a constant of the file there).
-    bool viaFile = n % 3 == 0 && !generator.drawsInLoops;
+    bool viaFile = n % 3 == 0;
     Grads loadedGrads;
     if (viaFile) {
       std::string path = ::testing::TempDir() + "gradcheck-" +

@@ -654,8 +654,9 @@ TEST(RecordedGradientTest, RandomDrawsInsideCondBranches) {
 // tracing (the rows are allocated at the first iteration), a cond drawing
 // inside the body, a loop in a loop and a loop in a cond. The loop carries
 // (a, p) -> (a * m, p * m), so d sum(a) / d a0 must be p. Over a staged
-// call the forward, replayed for the tape, keeps the rows its trace did not.
-// A while_loop, which keeps no rows of its draws, refuses.
+// call (and a loaded one) the forward, replayed for the tape, keeps the rows
+// its trace did not. A while_loop, which keeps no rows of its draws,
+// refuses.
 TEST(RecordedGradientTest, RandomDrawsInsideForRangeBodies) {
   enum Shape { Plain, CondInBody, LoopInLoop, LoopInCond };
   auto noise = [](const Tensor &like) {
@@ -739,11 +740,23 @@ TEST(RecordedGradientTest, RandomDrawsInsideForRangeBodies) {
                  y[1].to_vector<double>());
     }
     ConcreteFunction concrete = staged.get_concrete_function(x);
+    {
+      GradientTape tape;
+      tape.watch(x);
+      std::vector<Tensor> y = concrete(x);
+      expectNear(tape.gradient(reduce_sum(y[0]), x),
+                 y[1].to_vector<double>());
+    }
+    EXPECT_EQ(traced, 1);
+    // Saved and loaded: the loops read back from the IR are for_ranges
+    // again (their counters and bounds recognized), which keep their draws.
+    std::string path = ::testing::TempDir() + "loop-draws.mlir";
+    save(path, staged);
+    LoadedFunction loaded = load(path);
     GradientTape tape;
     tape.watch(x);
-    std::vector<Tensor> y = concrete(x);
+    std::vector<Tensor> y = loaded(x);
     expectNear(tape.gradient(reduce_sum(y[0]), x), y[1].to_vector<double>());
-    EXPECT_EQ(traced, 1);
   }
 
   auto whileLoop = fnc::function([&](Tensor xv) {

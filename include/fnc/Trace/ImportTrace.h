@@ -41,12 +41,14 @@ public:
   /// next values. `kinds`: per loop variable, a fnc::LoopVar (empty: all
   /// tensors). `invariants`: empty, or the shapes of the tensor loop
   /// variables where some differ from their initial values' (dims that
-  /// change across iterations, shapes::kDynamic).
+  /// change across iterations, shapes::kDynamic). `limit` and `delta`: the
+  /// bounds of a for_range (whose counter is variable 0), -1 for others.
   virtual std::shared_ptr<NestedStep>
   loop(std::vector<int64_t> inits, std::shared_ptr<const Program> condition,
        std::shared_ptr<const Program> body, std::vector<int64_t> results,
        const std::vector<uint8_t> &kinds,
-       std::vector<std::vector<int64_t>> invariants) const = 0;
+       std::vector<std::vector<int64_t>> invariants, int64_t limit,
+       int64_t delta) const = 0;
 };
 
 /// The factory of FncFunction's staged control flow (defined there).
