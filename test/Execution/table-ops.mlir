@@ -5,6 +5,8 @@
 // RUN: fnc-run %s --interpret --entry=unary --input=6xf64=-2.5,-0.5,0,0.5,1.5,30 | FileCheck %s --check-prefix=UNARY
 // RUN: fnc-run %s --entry=angle --input=4xf32=1,1,-1,-1 --input=4xf32=1,-1,-1,1 | FileCheck %s --check-prefix=ANGLE
 // RUN: fnc-run %s --interpret --entry=angle --input=4xf32=1,1,-1,-1 --input=4xf32=1,-1,-1,1 | FileCheck %s --check-prefix=ANGLE
+// RUN: fnc-run %s --entry=angle_of_zeros --input=4xf32=0,-0,0,-0 --input=4xf32=0,0,-0,-0 --input=2x0xf32= | FileCheck %s --check-prefix=ZEROANGLE
+// RUN: fnc-run %s --interpret --entry=angle_of_zeros --input=4xf32=0,-0,0,-0 --input=4xf32=0,0,-0,-0 --input=2x0xf32= | FileCheck %s --check-prefix=ZEROANGLE
 // RUN: fnc-run %s --entry=scalar_reductions --input=f32=3 --input=3xf32=1,2,3 | FileCheck %s --check-prefix=ZERO
 // RUN: fnc-run %s --interpret --entry=scalar_reductions --input=f32=3 --input=3xf32=1,2,3 | FileCheck %s --check-prefix=ZERO
 
@@ -56,4 +58,18 @@ func.func @scalar_reductions(%x: tensor<f32>, %y: tensor<3xf32>) -> (tensor<3xf3
   %3 = fnc.add %s3, %y : tensor<f32>, tensor<3xf32>
   %4 = fnc.add %s4, %y : tensor<f32>, tensor<3xf32>
   return %0, %1, %2, %3, %4 : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>
+}
+
+// atan2 of zeros is C's (+-0, or +-pi where x is -0), also where the zeros
+// are constants the compiler sees (a pad of an empty tensor is a fill,
+// fused into the atan2): MLIR folds math.atan2(0, 0) to NaN.
+// ZEROANGLE: fnc.Tensor([ 0.        -0.         3.1415927 -3.1415927], shape=(4,), dtype=float32)
+// ZEROANGLE-NEXT: fnc.Tensor(
+// ZEROANGLE-NEXT: {{\[\[}}0. 0. 0.]
+// ZEROANGLE-NEXT: [0. 0. 0.]], shape=(2, 3), dtype=float32)
+func.func @angle_of_zeros(%y: tensor<4xf32>, %x: tensor<4xf32>, %e: tensor<2x0xf32>) -> (tensor<4xf32>, tensor<2x3xf32>) {
+  %0 = fnc.atan2 %y, %x : tensor<4xf32>, tensor<4xf32>
+  %p = fnc.pad %e low [0, 1] high [0, 2] interior [0, 0] value 0.000000e+00 : tensor<2x0xf32>
+  %1 = fnc.atan2 %p, %p : tensor<2x3xf32>, tensor<2x3xf32>
+  return %0, %1 : tensor<4xf32>, tensor<2x3xf32>
 }

@@ -27,7 +27,7 @@
 // run after the first call traced them.
 //
 // Each program compiles four to five traces (about 2.5 s on 2 cores), so a
-// CI run checks 12; FNC_GRADCHECK_PROGRAMS=N runs N (docs/Testing.md has
+// CI run checks 24; FNC_GRADCHECK_PROGRAMS=N runs N (docs/Testing.md has
 // the last long run), FNC_GRADCHECK_SEED picks the seed and
 // FNC_GRADCHECK_FIRST=K skips to program K.
 //
@@ -324,7 +324,7 @@ void expectClose(const Tensor &a, const std::vector<double> &b, double tol,
 } // namespace
 
 TEST(GradientCheckTest, RandomStagedProgramsFourWays) {
-  int count = fromEnvironment("FNC_GRADCHECK_PROGRAMS", 12);
+  int count = fromEnvironment("FNC_GRADCHECK_PROGRAMS", 24);
   uint32_t seed = static_cast<uint32_t>(fromEnvironment("FNC_GRADCHECK_SEED", 33));
   // Programs before this one are generated but not run (to reproduce one).
   int first = fromEnvironment("FNC_GRADCHECK_FIRST", 0);

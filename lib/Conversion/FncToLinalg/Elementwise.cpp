@@ -69,6 +69,24 @@ struct Scalar {
     return select(minusOne, negated, q);
   }
 
+  /// atan2(y, x) with C's values where both are zero (y, or pi with y's
+  /// sign where x is -0), as eagerly: MLIR folds math.atan2 of two zero
+  /// constants to NaN (a fill fused into the op makes them constants).
+  Value atan2(Value y, Value x) const {
+    Value a = math::Atan2Op::create(b, loc, y, x);
+    Value zero = constant(0);
+    Value bothZero =
+        arith::AndIOp::create(b, loc, cmpf(arith::CmpFPredicate::OEQ, y, zero),
+                              cmpf(arith::CmpFPredicate::OEQ, x, zero));
+    // The sign of a zero: 1 / -0 is -inf.
+    auto negative = [&](Value zeroValue) {
+      Value inverse = arith::DivFOp::create(b, loc, constant(1), zeroValue);
+      return cmpf(arith::CmpFPredicate::OLT, inverse, zero);
+    };
+    Value pi = select(negative(y), constant(-M_PI), constant(M_PI));
+    return select(bothZero, select(negative(x), pi, y), a);
+  }
+
   /// Remainder with the sign of the divisor.
   Value floorMod(Value x, Value y) const {
     Value r, zero = constant(0);
@@ -236,7 +254,7 @@ Value lowering::buildScalarOp(OpBuilder &b, Location loc, Operation *op,
                   : (Value)arith::MinSIOp::create(b, loc, x, y);
       })
       .Case([&](FloorModOp) { return k.floorMod(x, y); })
-      .Case([&](Atan2Op) { return (Value)math::Atan2Op::create(b, loc, x, y); })
+      .Case([&](Atan2Op) { return k.atan2(x, y); })
       .Case([&](FloorDivOp) {
         if (!fp)
           return k.divInt<arith::FloorDivSIOp>(x, y);
