@@ -220,7 +220,6 @@ private:
     return p;
   }
 
-
   bool cond(mlir::fnc::CondOp op, Program &p) {
     std::vector<int64_t> pred;
     if (!idsOf(op.getPred(), pred, op))
@@ -355,6 +354,15 @@ private:
     auto add = body.getTerminator()->getOperand(0).getDefiningOp<
         mlir::fnc::AddOp>();
     if (!add || add.getLhs() != body.getArgument(0) || !outside(add.getRhs()))
+      return none;
+    // The condition is the comparison (a known step's sign), or both
+    // signs' cases or-ed (for_range's whole condition: nothing else).
+    Value condition = cond.getTerminator()->getOperand(0);
+    Operation *def = condition.getDefiningOp();
+    auto either = dyn_cast_or_null<mlir::fnc::LogicalOrOp>(def);
+    if (!isa_and_nonnull<mlir::fnc::CompareOp>(def) &&
+        !(either && either.getLhs().getDefiningOp<mlir::fnc::LogicalAndOp>() &&
+          either.getRhs().getDefiningOp<mlir::fnc::LogicalAndOp>()))
       return none;
     Value limit;
     for (auto compare : cond.getOps<mlir::fnc::CompareOp>()) {
