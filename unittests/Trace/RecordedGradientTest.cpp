@@ -759,6 +759,29 @@ TEST(RecordedGradientTest, RandomDrawsInsideForRangeBodies) {
     expectNear(tape.gradient(reduce_sum(y[0]), x), y[1].to_vector<double>());
   }
 
+  // A step known only at run time: the loop condition covers both signs,
+  // and the loop read back from the file is still a for_range.
+  auto stepped = fnc::function([&](Tensor xv, Tensor step) {
+    auto [a, p] = fnc::for_range(
+        Tensor(0), Tensor(3), step,
+        [&](const Tensor &, const Tensor &a, const Tensor &p) {
+          Tensor m = noise(a);
+          return std::make_tuple(a * m, p * m);
+        },
+        std::make_tuple(xv, ones_like(xv)));
+    return std::vector<Tensor>{a, p};
+  });
+  stepped(x, Tensor(1));
+  std::string steppedPath = ::testing::TempDir() + "stepped-draws.mlir";
+  save(steppedPath, stepped);
+  LoadedFunction steppedLoaded = load(steppedPath);
+  {
+    GradientTape tape;
+    tape.watch(x);
+    std::vector<Tensor> y = steppedLoaded(x, Tensor(1));
+    expectNear(tape.gradient(reduce_sum(y[0]), x), y[1].to_vector<double>());
+  }
+
   auto whileLoop = fnc::function([&](Tensor xv) {
     GradientTape tape;
     tape.watch(xv);
