@@ -199,6 +199,17 @@ struct FunctionOptions {
   /// (less memory, about a third more FLOPs). Random draws and reads of
   /// the variables the function updates are kept either way.
   bool recompute_gradients = false;
+  /// The seeds' jit_compile. true: each new concrete function is compiled
+  /// before its first call returns. false: never compiled; the graph
+  /// executor runs its calls op by op on the eager kernels (what a call
+  /// under a GradientTape or ir() of a lowered stage needs compiles then).
+  /// Unset (the default, or $FNC_JIT_COMPILE): tiered; a trace of 24 ops
+  /// or more whose code is not in the compile cache runs on the graph
+  /// executor while a background thread compiles it, and its compiled code
+  /// serves every call from then on (docs/Runtime.md: what may differ).
+  std::optional<bool> jit_compile{};
+  /// LLVM's optimization level for the compiled code, 0 to 3.
+  unsigned opt_level = 3;
 };
 
 /// Makes every fnc::Function run its callable eagerly (for debugging).
@@ -242,8 +253,14 @@ public:
   std::string ir(IRStage stage = IRStage::Fnc) const;
   /// Number of ops in the traced function.
   int64_t op_count() const;
-  /// Seconds spent compiling this trace (pipeline + JIT).
+  /// Seconds spent compiling this trace (pipeline + JIT, or loading its
+  /// code from the compile cache); waits for a compile in flight (tiered),
+  /// 0 for a trace nothing compiled (jit_compile false).
   double compile_seconds() const;
+  /// Whether its compiled code runs its calls now: false while a tiered
+  /// trace compiles, and with jit_compile false (until a GradientTape or
+  /// ir() of a lowered stage needed the code).
+  bool is_compiled() const;
   bool defined() const { return impl_ != nullptr; }
 
 private:

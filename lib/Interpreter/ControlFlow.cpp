@@ -203,6 +203,8 @@ Error Interpreter::Impl::runPrint(PrintOp print, Frame &frame) {
       return t.takeError();
     tensors.push_back(*t);
   }
+  if (options.print)
+    return options.print(print.getFormat().str(), tensors);
   std::ostream &os = options.output ? *options.output : std::cout;
   os << printText(print.getFormat(), tensors);
   os.flush();
@@ -231,6 +233,19 @@ Error Interpreter::Impl::runRandom(Operation *op, Frame &frame) {
   Expected<::fnc::Shape> shape = shapeOf(op, type, dims, frame);
   if (!shape)
     return shape.takeError();
+  if (options.random) {
+    int64_t key = 0;
+    if (seed)
+      key = static_cast<int64_t>(*seed);
+    else if (auto attr = op->getAttrOfType<IntegerAttr>("fnc.random_key"))
+      key = attr.getInt();
+    Expected<TensorValue> r = options.random(
+        normal, *dtypeOf(type.getElementType()), *shape, a, b, key);
+    if (!r)
+      return opError(op, llvm::toString(r.takeError()));
+    frame[op->getResult(0)] = RtValue::ofTensor(*r);
+    return Error::success();
+  }
   uint64_t key, *counter;
   if (seed) {
     key = mix64(mix64(options.seed) ^ mix64(*seed + 1));

@@ -195,7 +195,12 @@ Interpreter::create(ModuleOp module, InterpreterOptions options) {
 Expected<std::vector<TensorValue>>
 Interpreter::call(llvm::StringRef entry, llvm::ArrayRef<TensorValue> args,
                   llvm::ArrayRef<TensorValue *> variables) {
+  impl->lastErrorKind = ::fnc::ErrorKind::InvalidArgument;
   return impl->call(entry, args, variables);
+}
+
+::fnc::ErrorKind Interpreter::lastErrorKind() const {
+  return impl->lastErrorKind;
 }
 
 std::optional<TensorValue>
@@ -587,7 +592,9 @@ Expected<::fnc::Shape> Interpreter::Impl::shapeOf(Operation *op,
 
 Expected<TensorValue> Interpreter::Impl::check(Operation *op,
                                                interp::KernelResult result) {
-  if (!result.ok)
+  if (!result.ok) {
+    lastErrorKind = result.kind;
     return opError(op, result.message);
+  }
   return std::move(result.value);
 }

@@ -210,6 +210,8 @@ public:
   /// Counters of the random streams: per seeded op, and the shared one.
   llvm::DenseMap<Operation *, uint64_t> randomCounters;
   uint64_t sharedRandomCounter = 0;
+  /// Interpreter::lastErrorKind.
+  ::fnc::ErrorKind lastErrorKind = ::fnc::ErrorKind::InvalidArgument;
   unsigned callDepth = 0;
   /// Ops run by the current call() (InterpreterOptions::maxSteps).
   int64_t steps = 0;

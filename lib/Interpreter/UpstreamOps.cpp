@@ -8,6 +8,8 @@
 
 #include "InterpreterImpl.h"
 
+#include "fnc/API/TensorImpl.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -64,6 +66,42 @@ Error Interpreter::Impl::runUpstreamOp(Operation *op, Frame &frame,
       return opError(op, "dimension " + llvm::Twine(*index) +
                              " is out of range for " + describe(*source));
     frame[dim.getResult()] = RtValue::ofInteger(source->shape()[*index]);
+    return Error::success();
+  }
+
+  if (auto extract = dyn_cast<tensor::ExtractOp>(op);
+      extract && extract.getType().isIntOrIndex()) {
+    Expected<TensorValue> source = tensor(op, extract.getTensor(), frame);
+    if (!source)
+      return source.takeError();
+    int64_t flat = 0;
+    for (auto [k, index] : llvm::enumerate(extract.getIndices())) {
+      Expected<int64_t> i = integer(op, index, frame);
+      if (!i)
+        return i.takeError();
+      int64_t size = source->shape()[k];
+      if (*i < 0 || *i >= size)
+        return opError(op, "index " + llvm::Twine(*i) + " is out of range for " +
+                               describe(*source));
+      flat = flat * size + *i;
+    }
+    const ::fnc::ref::Array &a = ::fnc::detail::TensorAccess::array(*source);
+    int64_t v = 0;
+    switch (a.dtype) {
+    case ::fnc::DType::i1:
+      v = a.data<bool>()[flat];
+      break;
+    case ::fnc::DType::i32:
+      v = a.data<int32_t>()[flat];
+      break;
+    case ::fnc::DType::i64:
+      v = a.data<int64_t>()[flat];
+      break;
+    default:
+      return opError(op, "extracts an integer from " + describe(*source));
+    }
+    frame[extract.getResult()] =
+        RtValue::ofInteger(wrapTo(extract.getType(), v));
     return Error::success();
   }
 

@@ -13,14 +13,19 @@
 
 #include "fnc/API/OpSupport.h"
 #include "fnc/API/Tape.h"
+#include "fnc/CheckNumerics.h"
+#include "fnc/Effects.h"
 
 #include "fnc/JIT/Engine.h"
 #include "fnc/Memory.h"
 #include "fnc/Runtime/Runtime.h"
 #include "fnc/Trace/ConcreteAccess.h"
 #include "fnc/Trace/CompiledTrace.h"
+#include "fnc/Trace/GraphExecutor.h"
+#include "fnc/Trace/TraceIR.h"
 #include "fnc/Trace/TraceRecorder.h"
 
+#include "BackgroundCompile.h"
 #include "Gradients.h"
 #include "RunTrace.h"
 
@@ -407,7 +412,16 @@ struct ConcreteImpl {
   std::vector<std::string> paramNames;
   // ResultCodec<R>::kStructure of the traced callable (fnc::save).
   std::string results;
+  // The code; or, while it compiles (or until something needs it, without
+  // jit_compile), the compile and the graph executor that runs the calls.
   std::unique_ptr<trace::CompiledTrace> trace;
+  std::shared_ptr<trace::PendingCompile> pending;
+  std::shared_ptr<trace::GraphExecutor> executor;
+  std::vector<Tensor> executorHidden;
+  std::vector<uint64_t> executorVariables;
+  std::string fncText;
+  int64_t opCount = 0;
+  bool tiered = false; // the background thread compiles `pending`
   // What the trace recorded: its gradient replays it.
   std::shared_ptr<const trace::RecordedTrace> recorded;
   // The staged functions of its calls under a gradient tape (made on first
@@ -432,6 +446,13 @@ struct ConcreteImpl {
   }
   std::string signature() const;
   std::string pretty() const;
+
+  /// The code if it is ready (never blocks).
+  const trace::CompiledTrace *ready() const {
+    return trace ? trace.get() : pending->ready();
+  }
+  /// The code, compiled here or waited for if it is not ready.
+  const trace::CompiledTrace &compiled() const;
 };
 
 } // namespace detail
@@ -508,6 +529,33 @@ size_t traceStackLimit() {
               message + "\n  (while tracing fnc::function `" + name + "`)");
 }
 
+/// The graph executor's effects go where compiled code's go: the
+/// runtime's random streams (with the keys compiled code passes) and its
+/// output.
+static GraphExecutor::Hooks executorHooks() {
+  GraphExecutor::Hooks hooks;
+  hooks.random = [](bool normal, DType dtype, const Shape &shape, double a,
+                    double b, int64_t key) -> llvm::Expected<Tensor> {
+    try {
+      return normal ? ::fnc::random_normal(shape, a, b, dtype, key)
+                    : ::fnc::random_uniform(shape, a, b, dtype, key);
+    } catch (const std::exception &e) {
+      return llvm::createStringError(e.what());
+    }
+  };
+  hooks.print = [](const std::string &format,
+                   llvm::ArrayRef<Tensor> tensors) -> llvm::Error {
+    try {
+      ::fnc::detail::printImpl(format,
+                        std::vector<Tensor>(tensors.begin(), tensors.end()));
+      return llvm::Error::success();
+    } catch (const std::exception &e) {
+      return llvm::createStringError(e.what());
+    }
+  };
+  return hooks;
+}
+
 TracedFunction traceAndCompile(const TraceRequest &request) {
   const std::string &name = request.name;
   // Frame addresses, not a local's: under ASan a local may live on a fake
@@ -576,12 +624,43 @@ TracedFunction traceAndCompile(const TraceRequest &request) {
     traced.outputDTypes.push_back(dtype);
     traced.outputShapes.push_back(std::move(shape));
   }
-  traced.trace = recorder.compile(error);
-  if (!traced.trace)
-    throw Error(ErrorKind::Unimplemented,
-                "fnc::function `" + name +
-                    "`: the trace could not be compiled: " + error);
-  traced.unknownDimsMeet = recorder.unknownDimsMeet;
+  recorder.optLevel = request.optLevel;
+  auto cannotCompile = [&] {
+    return Error(ErrorKind::Unimplemented,
+                 "fnc::function `" + name +
+                     "`: the trace could not be compiled: " + error);
+  };
+  if (!recorder.prepare(error))
+    throw cannotCompile();
+  // check_numerics's checks are compiled into the code: traced with it,
+  // a function is compiled at once.
+  bool defer = recorder.needsCompiler() && !check_numerics_enabled() &&
+               (request.jitCompile ? !*request.jitCompile
+                                   : recorder.opCount() >= kTieredMinOps);
+  if (defer) {
+    auto executor = GraphExecutor::create(recorder.fncText(),
+                                          traceSymbol(name), executorHooks());
+    if (!executor)
+      throw Error(ErrorKind::Internal,
+                  "fnc::function `" + name +
+                      "`: " + llvm::toString(executor.takeError()));
+    traced.executor = std::move(*executor);
+    traced.hiddenArgs = recorder.hiddenArgs;
+    traced.hiddenVariables = recorder.hiddenVariables;
+    traced.unknownDimsMeet = recorder.unknownDimsMeet;
+    traced.fncText = recorder.fncText();
+    traced.opCount = recorder.opCount();
+    traced.pending = std::make_shared<PendingCompile>(std::move(recorderOwner));
+    // Tiered: the compiler starts now; graph execution only: when a tape
+    // or the IR of a later stage needs the code.
+    if (!request.jitCompile)
+      traced.tiered = PendingCompile::start(traced.pending);
+  } else {
+    traced.trace = recorder.compile(error);
+    if (!traced.trace)
+      throw cannotCompile();
+    traced.unknownDimsMeet = recorder.unknownDimsMeet;
+  }
   traced.recorded = std::move(recorded);
   return traced;
 }
@@ -593,8 +672,28 @@ void ConcreteImpl::run(const Tensor *const *tensors, size_t count,
                        Tensor *outs) const {
   // The key matched this trace, so the arguments fit its signature, and a
   // tensor is row-major: the entry's checks would repeat the key's.
-  if (llvm::Error err = trace::runTrace(*trace, tensors, count, outs))
-    throwCallError(name, std::move(err));
+  if (const trace::CompiledTrace *code = ready()) {
+    if (llvm::Error err = trace::runTrace(*code, tensors, count, outs))
+      throwCallError(name, std::move(err));
+    return;
+  }
+  ErrorKind kind = ErrorKind::InvalidArgument;
+  if (llvm::Error err = executor->run(tensors, count, executorHidden,
+                                      executorVariables, outs, kind))
+    throw Error(kind, "fnc::function `" + name +
+                          "`: " + llvm::toString(std::move(err)));
+}
+
+const trace::CompiledTrace &ConcreteImpl::compiled() const {
+  if (const trace::CompiledTrace *code = ready())
+    return *code;
+  std::string error;
+  const trace::CompiledTrace *code = pending->wait(error);
+  if (!code)
+    throw Error(ErrorKind::Unimplemented,
+                "fnc::function `" + name +
+                    "`: the trace could not be compiled: " + error);
+  return *code;
 }
 
 std::string ConcreteImpl::signature() const {
@@ -709,6 +808,27 @@ struct FunctionCore::State {
   }
 };
 
+/// $FNC_JIT_COMPILE: 1 (or true) always compiles, 0 (or false) never does;
+/// unset or empty, calls are tiered.
+static std::optional<bool> jitCompileFromEnvironment() {
+  static const std::optional<bool> value = []() -> std::optional<bool> {
+    const char *v = std::getenv("FNC_JIT_COMPILE");
+    if (!v || !*v)
+      return std::nullopt;
+    std::string s = v;
+    if (s == "1" || s == "true")
+      return true;
+    if (s == "0" || s == "false")
+      return false;
+    throw Error(ErrorKind::InvalidArgument,
+                "FNC_JIT_COMPILE is \"" + s +
+                    "\"; set it to 1 (always compile), 0 (never compile: "
+                    "the graph executor runs every call) or leave it unset "
+                    "(tiered)");
+  }();
+  return value;
+}
+
 FunctionCore::FunctionCore(FunctionOptions options,
                            std::vector<bool> paramIsTensor, bool fixedParams)
     : state_(std::make_unique<State>()) {
@@ -723,6 +843,12 @@ FunctionCore::FunctionCore(FunctionOptions options,
                 "fnc::function `" + s.name +
                     "`: max_traces must be at least 1 (leave it unset for no "
                     "bound)");
+  if (s.options.opt_level > 3)
+    throw Error(ErrorKind::InvalidArgument,
+                "fnc::function `" + s.name + "`: opt_level must be 0 to 3, not " +
+                    std::to_string(s.options.opt_level));
+  if (!s.options.jit_compile)
+    s.options.jit_compile = jitCompileFromEnvironment();
   if (s.options.input_signature) {
     const auto &sig = *s.options.input_signature;
     // A spec's name names its parameter (in signatures and errors) unless
@@ -903,12 +1029,21 @@ traceConcrete(const std::string &name, const FunctionOptions &options,
   // The singleton rule (fnc/Variable.h): variables only on the first trace.
   request.allowVariables = firstTrace;
   request.fastMath = options.fast_math;
+  request.optLevel = options.opt_level;
+  request.jitCompile = options.jit_compile;
   request.cacheDir = options.cache_dir;
   trace::TracedFunction traced = trace::traceAndCompile(request);
   for (size_t i = 0; i < traced.outputDTypes.size(); ++i)
     impl->outputs.emplace_back(traced.outputShapes[i], traced.outputDTypes[i]);
   impl->onesExact = traced.unknownDimsMeet;
   impl->trace = std::move(traced.trace);
+  impl->pending = std::move(traced.pending);
+  impl->executor = std::move(traced.executor);
+  impl->executorHidden = std::move(traced.hiddenArgs);
+  impl->executorVariables = std::move(traced.hiddenVariables);
+  impl->fncText = std::move(traced.fncText);
+  impl->opCount = traced.opCount;
+  impl->tiered = traced.tiered;
   impl->recorded = std::move(traced.recorded);
   return impl;
 }
@@ -1230,7 +1365,7 @@ std::vector<Tensor> FunctionCore::callUnderTape(const CallKey &key,
 std::vector<Tensor> tapedCall(const std::shared_ptr<const ConcreteImpl> &c,
                               const TapedCall &how, const Tensor *const *args,
                               size_t argCount) {
-  const trace::CompiledTrace &trace = *c->trace;
+  const trace::CompiledTrace &trace = c->compiled();
   std::vector<Tensor> inputs;
   for (size_t i = 0; i < argCount; ++i)
     inputs.push_back(*args[i]);
@@ -1621,7 +1756,7 @@ ConcreteFunction::operator()(const std::vector<Tensor> &args) const {
     return c.run(ptrs.data(), ptrs.size());
   // Under a tape: one entry whose backward replays the recorded program
   // (for a loaded function, the one read back from its IR).
-  detail::TapedCall how{c.name, c.trace->fastMath(), false,
+  detail::TapedCall how{c.name, c.compiled().fastMath(), false,
                 [&](const std::vector<Tensor> &) -> std::vector<Tensor> {
                   throw Error(
                       ErrorKind::Unimplemented,
@@ -1647,7 +1782,7 @@ detail::ConcreteAccess::view(const ConcreteFunction &f) {
   std::vector<std::string> argNames;
   for (const TensorArg &t : c.parsed.tensors)
     argNames.push_back(t.name);
-  return {c.name, c.results, c.inputs, std::move(argNames), *c.trace};
+  return {c.name, c.results, c.inputs, std::move(argNames), c.compiled()};
 }
 
 ConcreteFunction detail::ConcreteAccess::make(
@@ -1684,10 +1819,17 @@ const std::vector<TensorSpec> &ConcreteFunction::output_specs() const {
   return implOf(impl_).outputs;
 }
 int64_t ConcreteFunction::op_count() const {
-  return implOf(impl_).trace->opCount();
+  const detail::ConcreteImpl &c = implOf(impl_);
+  return c.trace ? c.trace->opCount() : c.opCount;
 }
 double ConcreteFunction::compile_seconds() const {
-  return implOf(impl_).trace->compileSeconds();
+  const detail::ConcreteImpl &c = implOf(impl_);
+  if (!c.ready() && !c.tiered)
+    return 0;
+  return c.compiled().compileSeconds();
+}
+bool ConcreteFunction::is_compiled() const {
+  return implOf(impl_).ready() != nullptr;
 }
 
 // The public IRStage names the stages of jit::Stage (fnc/Function.h must not
@@ -1704,8 +1846,10 @@ static_assert(static_cast<int>(IRStage::Fnc) ==
 
 std::string ConcreteFunction::ir(IRStage stage) const {
   const detail::ConcreteImpl &c = implOf(impl_);
+  if (stage == IRStage::Fnc && !c.trace)
+    return c.fncText;
   std::string out;
-  if (!c.trace->emit(static_cast<jit::Stage>(stage), out))
+  if (!c.compiled().emit(static_cast<jit::Stage>(stage), out))
     throw Error(ErrorKind::Internal, "fnc::ConcreteFunction `" + c.name +
                                          "`: could not emit the IR: " + out);
   return out;

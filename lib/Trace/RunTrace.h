@@ -37,12 +37,33 @@ struct TraceRequest {
   /// fnc::Variable may be created while tracing (the singleton rule).
   bool allowVariables = false;
   bool fastMath = true;
+  unsigned optLevel = 3;
   std::optional<std::string> cacheDir;
+  /// FunctionOptions::jit_compile.
+  std::optional<bool> jitCompile;
 };
 
-/// A trace compiled, with its results' types.
+class GraphExecutor;
+class PendingCompile;
+
+/// A trace compiled, or to be compiled while the graph executor runs it,
+/// with its results' types.
 struct TracedFunction {
+  /// The code, unless its compile is deferred (jit_compile false, or
+  /// unset and the trace missed the compile cache: tiered).
   std::unique_ptr<CompiledTrace> trace;
+  /// Otherwise: the deferred compile (queued on the background thread when
+  /// tiered), and what runs the calls meanwhile, with the tensors behind
+  /// the trace's hidden arguments (CompiledTrace::hiddenArgs).
+  std::shared_ptr<PendingCompile> pending;
+  std::shared_ptr<GraphExecutor> executor;
+  std::vector<Tensor> hiddenArgs;
+  std::vector<uint64_t> hiddenVariables;
+  /// CompiledTrace::fncText and ::opCount, and whether the background
+  /// thread compiles `pending` (tiered).
+  std::string fncText;
+  int64_t opCount = 0;
+  bool tiered = false;
   std::vector<DType> outputDTypes;
   std::vector<std::vector<int64_t>> outputShapes;
   /// TraceRecorder::unknownDimsMeet of the trace.
@@ -64,6 +85,10 @@ TracedFunction traceAndCompile(const TraceRequest &request);
 /// jit::RuntimeError) comes back as the error.
 llvm::Error runTrace(const CompiledTrace &trace, const Tensor *const *tensors,
                      size_t count, Tensor *outs);
+
+/// Traces of at least this many ops are tiered when jit_compile is unset
+/// (below it the compiler takes about as long as the executor's setup).
+constexpr int64_t kTieredMinOps = 24;
 
 } // namespace fnc::trace
 

@@ -969,18 +969,25 @@ public:
     shape.assign(t.getShape().begin(), t.getShape().end());
   }
 
-  bool compile(bool fastMath, bool checkNumerics,
+  TraceNotes notes() const override {
+    TraceNotes notes;
+    llvm::raw_string_ostream os(notes.fncText);
+    module_.get().print(os);
+    notes.opCount = countOps();
+    notes.unknownDimsMeet = unknownDimsMeet;
+    return notes;
+  }
+
+  bool compile(bool fastMath, bool checkNumerics, unsigned optLevel,
                const jit::CacheDirectory &cacheDir,
                const jit::CacheKey *storeKey, Compiled &out,
                std::string &error) override {
     diagText_.clear();
-    llvm::raw_string_ostream os(out.notes.fncText);
-    module_->print(os);
-    out.notes.opCount = countOps();
-    out.notes.unknownDimsMeet = unknownDimsMeet;
+    out.notes = notes();
     mlir::fnc::PipelineOptions options;
     options.checkNumerics = checkNumerics;
     options.fastMath = fastMath;
+    options.optLevel = optLevel;
     std::optional<jit::CompiledModule::StoreAs> storeAs;
     if (storeKey)
       storeAs = jit::CompiledModule::StoreAs{*storeKey, out.notes.encode()};

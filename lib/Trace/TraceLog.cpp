@@ -375,27 +375,50 @@ public:
     shape = values_[id].shape;
   }
 
+  bool prepare(std::string &error) override {
+    if (prepared_)
+      return true;
+    start_ = std::chrono::steady_clock::now();
+    checkNumerics_ = ::fnc::check_numerics_enabled();
+    key_ = cacheKey(checkNumerics_);
+    cache_ = jit::CompileCache::get(cacheDir);
+    if (!(cache_ && fromCache(*cache_, key_, fromCache_, notes_))) {
+      fromCache_ = {};
+      ir_ = buildIR(error);
+      if (!ir_)
+        return false;
+      notes_ = ir_->notes();
+    }
+    unknownDimsMeet = notes_.unknownDimsMeet;
+    prepared_ = true;
+    return true;
+  }
+
+  bool needsCompiler() const override { return ir_ != nullptr; }
+
+  const std::string &fncText() const override { return notes_.fncText; }
+
+  int64_t opCount() const override { return notes_.opCount; }
+
   std::unique_ptr<CompiledTrace> compile(std::string &error) override {
-    auto start = std::chrono::steady_clock::now();
-    CompiledTrace::Parts parts;
+    if (!prepare(error))
+      return nullptr;
+    CompiledTrace::Parts parts = std::move(fromCache_);
     parts.fastMath = fastMath;
-    parts.checkNumerics = ::fnc::check_numerics_enabled();
-    jit::CacheKey key = cacheKey(parts.checkNumerics);
-    jit::CompileCache *cache = jit::CompileCache::get(cacheDir);
-    TraceNotes notes;
-    if (!(cache && fromCache(*cache, key, parts, notes))) {
+    parts.checkNumerics = checkNumerics_;
+    if (ir_) {
       TraceIR::Compiled compiled;
-      if (!build(parts.checkNumerics, cache ? &key : nullptr, compiled, error))
+      if (!ir_->compile(fastMath, checkNumerics_, optLevel, cacheDir,
+                        cache_ ? &key_ : nullptr, compiled, error))
         return nullptr;
+      ir_.reset();
       parts.module = std::move(compiled.module);
       parts.entry = compiled.entry;
-      notes = std::move(compiled.notes);
     }
-    parts.fncText = std::move(notes.fncText);
-    parts.opCount = notes.opCount;
-    unknownDimsMeet = notes.unknownDimsMeet;
+    parts.fncText = std::move(notes_.fncText);
+    parts.opCount = notes_.opCount;
     parts.compileSeconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_)
             .count();
     parts.constantCaptures = constantCaptures(); // before hiddenArgs moves
     parts.hiddenArgs = std::move(hiddenArgs);
@@ -445,6 +468,7 @@ private:
     key.add("trace", log_.bytes);
     key.add("fast-math", fastMath ? "1" : "0");
     key.add("check-numerics", checkNumerics ? "1" : "0");
+    key.add("opt-level", std::to_string(optLevel));
     jit::CacheTarget::host().addTo(key);
     return key.finish();
   }
@@ -487,20 +511,18 @@ private:
     return true;
   }
 
-  /// Builds the trace's IR from the log and compiles it (stored under
-  /// `storeKey` if given).
-  bool build(bool checkNumerics, const jit::CacheKey *storeKey,
-             TraceIR::Compiled &compiled, std::string &error) {
+  /// Builds the trace's IR from the log; null with `error` set on failure.
+  std::unique_ptr<TraceIR> buildIR(std::string &error) {
     std::unique_ptr<TraceIR> ir = TraceIR::create(name_);
     Replay replay{*ir, {}, {}, {}};
     for (const Step &step : steps_)
       if (!step(replay)) {
         error = replay.error;
-        return false;
+        return nullptr;
       }
     std::vector<int64_t> results = replay.map(results_);
     if (!ir->finish(results, error))
-      return false;
+      return nullptr;
     // The signature a cache hit gives (from the log) must be the IR's.
     for (size_t i = 0; i < results.size(); ++i) {
       DType dtype;
@@ -511,12 +533,21 @@ private:
         error = "internal error: result #" + std::to_string(i) +
                 " of the trace has another type in the IR than in its log "
                 "(please report this bug)";
-        return false;
+        return nullptr;
       }
     }
-    return ir->compile(fastMath, checkNumerics, cacheDir, storeKey, compiled,
-                       error);
+    return ir;
   }
+
+  // What prepare() found: the code from the cache, or the IR to compile.
+  bool prepared_ = false;
+  std::chrono::steady_clock::time_point start_;
+  bool checkNumerics_ = false;
+  jit::CacheKey key_;
+  jit::CompileCache *cache_ = nullptr;
+  CompiledTrace::Parts fromCache_;
+  std::unique_ptr<TraceIR> ir_;
+  TraceNotes notes_;
 
   std::string name_;
   Writer log_;

@@ -70,6 +70,7 @@ TEST(FunctionCacheTest, ASecondFunctionLoadsTheCodeOfTheFirst) {
 
   FunctionOptions options;
   options.cache_dir = dir;
+  options.jit_compile = true; // stored before the next trace looks
   auto f = function(seed, options);
   float first = f(x, y).item<float>();
   EXPECT_NEAR(first, reference, 1e-4 * (1 + std::fabs(reference)));
@@ -139,6 +140,7 @@ TEST(FunctionCacheTest, RandomProgramsFromTheCacheMatchTheCompiledOnes) {
   ASSERT_TRUE(cache);
   FunctionOptions options;
   options.cache_dir = dir.path;
+  options.jit_compile = true; // stored before the next trace looks
   std::mt19937 rng(2024);
   int checked = 0;
   for (int trial = 0; trial < 16; ++trial) {
@@ -185,6 +187,7 @@ TEST(FunctionCacheTest, UnknownDimsMeetTheSameWayFromTheCache) {
       p.inputShapes.push_back(p.inputShapes.back());
     FunctionOptions options;
     options.cache_dir = dir.path;
+    options.jit_compile = true; // stored before the next trace looks
     std::vector<TensorSpec> sig;
     for (const Shape &s : p.inputShapes)
       sig.emplace_back(Shape(s.size(), kUnknownDim), p.dtype);
@@ -227,6 +230,7 @@ TEST(FunctionCacheTest, ControlFlowAndVariablesFromTheCache) {
   jit::CompileCache *cache = jit::CompileCache::get(dir.path);
   FunctionOptions options;
   options.cache_dir = dir.path;
+  options.jit_compile = true; // stored before the next trace looks
   std::mt19937 rng(5);
   for (int trial = 0; trial < 12; ++trial) {
     StateProgram p = randomStateProgram(rng);
@@ -263,6 +267,7 @@ TEST(FunctionCacheTest, TracesThatDifferInOneDetailNeverShareAnEntry) {
   TempDir dir;
   FunctionOptions options;
   options.cache_dir = dir.path;
+  options.jit_compile = true; // stored before the next trace looks
   Tensor x = Tensor(std::vector<float>{1, -2, 3, 4, 5, -6}, {2, 3});
   using Fn = std::function<Tensor(Tensor)>;
   std::vector<std::pair<std::string, Fn>> variants = {
@@ -325,6 +330,7 @@ TEST(FunctionCacheTest, AnEntryWithSpoiledNotesIsCompiledAgain) {
   jit::CompileCache *cache = jit::CompileCache::get(dir.path);
   FunctionOptions options;
   options.cache_dir = dir.path;
+  options.jit_compile = true; // stored before the next trace looks
   Tensor x = Tensor(std::vector<float>{1, 2, 3}, {3});
   Tensor y = Tensor(std::vector<float>{4, 5, 6}, {3});
   float want = function(seed, options)(x, y).item<float>();

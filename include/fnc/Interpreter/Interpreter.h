@@ -9,7 +9,8 @@
 // upstream ops a traced function uses for dynamic sizes: `arith.constant`
 // (integers and index, or dense tensors), the integer/index arithmetic of
 // arith (addi subi muli divsi divui remsi remui ceildivsi floordivsi maxsi
-// minsi maxui minui index_cast index_castui), `tensor.dim` and `tensor.cast`.
+// minsi maxui minui index_cast index_castui), `tensor.dim`, `tensor.cast`
+// and `tensor.extract` of an integer element.
 // Anything else is reported as an error naming the op and its location.
 //
 // Arguments. An entry function's arguments are of three kinds:
@@ -37,6 +38,7 @@
 #ifndef FNC_INTERPRETER_INTERPRETER_H
 #define FNC_INTERPRETER_INTERPRETER_H
 
+#include "fnc/Error.h"
 #include "fnc/Tensor.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -45,6 +47,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -74,6 +77,20 @@ struct InterpreterOptions {
   /// and branch; 0: no limit. More is an error: bounds the time of a loop
   /// that does not end.
   int64_t maxSteps = 0;
+  /// Where the random ops draw, instead of the interpreter's streams above:
+  /// called with the op's dtype, shape and parameters (min/max or
+  /// mean/stddev) and its key: its `seed`, else its `fnc.random_key`
+  /// attribute, else 0 (the keys compiled code gives the runtime's
+  /// generator). fnc::function's graph executor draws from the runtime's
+  /// streams through it, as its compiled code does.
+  std::function<llvm::Expected<::fnc::Tensor>(
+      bool normal, ::fnc::DType dtype, const std::vector<int64_t> &shape, double a,
+      double b, int64_t key)>
+      random;
+  /// Where fnc.print goes instead of `output`: its format and tensors.
+  std::function<llvm::Error(const std::string &format,
+                            llvm::ArrayRef<::fnc::Tensor> tensors)>
+      print;
 };
 
 /// The reference interpreter of one module; see the file comment.
@@ -94,6 +111,11 @@ public:
   llvm::Expected<std::vector<::fnc::Tensor>>
   call(llvm::StringRef entry, llvm::ArrayRef<::fnc::Tensor> args,
        llvm::ArrayRef<::fnc::Tensor *> variables = {});
+
+  /// The kind of the error of the last call that failed: the kind a
+  /// kernel failed with (the kind its eager op throws), else
+  /// InvalidArgument.
+  ::fnc::ErrorKind lastErrorKind() const;
 
   /// The current value of the module variable `name` (no '@'), or
   /// std::nullopt if the module has no such variable.

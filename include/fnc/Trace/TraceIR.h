@@ -91,19 +91,23 @@ public:
   virtual void typeOf(int64_t id, DType &dtype,
                       std::vector<int64_t> &shape) const = 0;
 
+  /// The notes of the finished function (its fnc IR printed, ...).
+  virtual TraceNotes notes() const = 0;
+
   /// What compile() gives.
   struct Compiled {
     std::unique_ptr<jit::CompiledModule> module;
     const jit::Entry *entry = nullptr;
     TraceNotes notes;
   };
-  /// JIT-compiles the finished function with the pipeline options given,
+  /// JIT-compiles the finished function with the pipeline options given
+  /// (LLVM's optimization level `optLevel`, 0-3),
   /// through the compile cache `cacheDir`: under the module's own key, or,
   /// with `storeKey`, stored under that key with the notes beside the
   /// code (the caller searched the cache). The MLIR is released: nothing
   /// can be built afterwards. False with `error` set if the pipeline or
   /// the JIT fails.
-  virtual bool compile(bool fastMath, bool checkNumerics,
+  virtual bool compile(bool fastMath, bool checkNumerics, unsigned optLevel,
                        const jit::CacheDirectory &cacheDir,
                        const jit::CacheKey *storeKey, Compiled &out,
                        std::string &error) = 0;

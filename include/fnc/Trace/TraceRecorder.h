@@ -52,6 +52,19 @@ public:
   /// fails.
   virtual std::unique_ptr<CompiledTrace> compile(std::string &error) = 0;
 
+  /// The first half of compile(), which calls it when nobody did: looks
+  /// the finished trace up in the compile cache and, on a miss, builds its
+  /// fnc IR; sets unknownDimsMeet. Then compile() runs only the compiler
+  /// (on a miss), and may run on another thread. False with `error` set if
+  /// the IR cannot be built.
+  virtual bool prepare(std::string &error) = 0;
+  /// After prepare(): whether compile() runs the compiler (a cache miss).
+  virtual bool needsCompiler() const = 0;
+  /// After prepare(): the fnc IR of the trace (CompiledTrace::fncText).
+  virtual const std::string &fncText() const = 0;
+  /// After prepare(): the ops of the trace (CompiledTrace::opCount).
+  virtual int64_t opCount() const = 0;
+
   /// True if an elementwise op of the trace broadcasts two different
   /// values' unknown dims against each other (set by compile()). Compiled
   /// code requires such dims to be equal at run time (a 1 does not
@@ -60,6 +73,8 @@ public:
   bool unknownDimsMeet = false;
   /// The pipeline's fast-math option for compile() (FunctionOptions).
   bool fastMath = true;
+  /// LLVM's optimization level for compile() (FunctionOptions::opt_level).
+  unsigned optLevel = 3;
   /// The compile cache for compile() (FunctionOptions::cache_dir).
   std::optional<std::string> cacheDir;
 };

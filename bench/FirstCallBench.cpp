@@ -1,0 +1,223 @@
+//===- FirstCallBench.cpp - Time to first result, per jit_compile mode ----===//
+//
+// A plain harness (no pass/fail): the first call of a new concrete function
+// with a cold compile cache (none), for the seed function, an MLP train
+// step, a CNN train step and a deep residual train step of over 1000 ops,
+// each with jit_compile = true (compile, then run) and unset (tiered: the
+// graph executor runs the first calls while a background thread compiles).
+// Per model and mode it prints the time to the first result, the compile
+// time (compile_seconds(): the whole pipeline + LLVM + link), how many
+// calls the graph executor served before the compiled code took over
+// (calling in a loop), and the steady-state step time (median of 20
+// compiled calls). Each model is traced in the same process, but each mode
+// with a fresh fnc::function and no compile cache, so nothing is shared
+// but the process's warm-up (which the first, untimed, seed call pays).
+//
+//   ninja fnc-bench-first-call &&
+//     ./bin/fnc-bench-first-call [--quick] [--opt-level=N]
+//
+//===----------------------------------------------------------------------===//
+
+#include <fnc/fnc.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+struct Model {
+  const char *name;
+  std::vector<fnc::Tensor> args;
+  /// Makes a fresh staged step (new variables each time).
+  std::function<fnc::Function<std::vector<fnc::Tensor>(
+      std::vector<fnc::Tensor>)>(fnc::FunctionOptions)>
+      make;
+};
+
+std::vector<fnc::Tensor> seedStep(std::vector<fnc::Tensor> a) {
+  return {fnc::reduce_mean(fnc::pow(a[0], 2.f) * 3.f + a[1])};
+}
+
+/// SGD on the given variables of a loss.
+std::vector<fnc::Tensor> sgd(fnc::GradientTape &tape, const fnc::Tensor &loss,
+                             std::vector<fnc::Variable> &vars) {
+  std::vector<fnc::Tensor> g = tape.gradient(loss, vars);
+  for (size_t i = 0; i < vars.size(); ++i)
+    vars[i].assign_sub(g[i] * 0.01f);
+  return {loss};
+}
+
+fnc::Variable weight(std::vector<int64_t> shape, float scale) {
+  return fnc::Variable(fnc::random_normal(shape) * scale);
+}
+
+Model mlpModel() {
+  Model m{"mlp", {fnc::random_uniform({128, 784}),
+                  fnc::cast(fnc::random_uniform({128}, 0, 10), fnc::DType::i32)},
+          {}};
+  m.make = [](fnc::FunctionOptions o) {
+    auto vars = std::make_shared<std::vector<fnc::Variable>>(
+        std::vector<fnc::Variable>{weight({784, 128}, 0.05f),
+                                   weight({128}, 0.f), weight({128, 10}, 0.05f),
+                                   weight({10}, 0.f)});
+    return fnc::function(
+        [vars](std::vector<fnc::Tensor> a) -> std::vector<fnc::Tensor> {
+          std::vector<fnc::Variable> &v = *vars;
+          fnc::GradientTape tape;
+          fnc::Tensor h =
+              fnc::relu(fnc::matmul(a[0], v[0].value()) + v[1].value());
+          fnc::Tensor logits = fnc::matmul(h, v[2].value()) + v[3].value();
+          fnc::Tensor loss = fnc::reduce_mean(
+              fnc::nn::sparse_softmax_cross_entropy_with_logits(a[1], logits));
+          return sgd(tape, loss, v);
+        },
+        o);
+  };
+  return m;
+}
+
+Model cnnModel() {
+  Model m{"cnn", {fnc::random_uniform({32, 28, 28, 1}),
+                  fnc::cast(fnc::random_uniform({32}, 0, 10), fnc::DType::i32)},
+          {}};
+  m.make = [](fnc::FunctionOptions o) {
+    auto vars = std::make_shared<std::vector<fnc::Variable>>(
+        std::vector<fnc::Variable>{weight({3, 3, 1, 16}, 0.2f),
+                                   weight({16}, 0.f),
+                                   weight({13 * 13 * 16, 10}, 0.02f),
+                                   weight({10}, 0.f)});
+    return fnc::function(
+        [vars](std::vector<fnc::Tensor> a) -> std::vector<fnc::Tensor> {
+          std::vector<fnc::Variable> &v = *vars;
+          fnc::GradientTape tape;
+          fnc::Tensor c =
+              fnc::relu(fnc::conv2d(a[0], v[0].value()) + v[1].value());
+          fnc::Tensor p = fnc::max_pool2d(c, {2, 2}, {2, 2});
+          fnc::Tensor flat = fnc::reshape(p, {-1, 13 * 13 * 16});
+          fnc::Tensor logits = fnc::matmul(flat, v[2].value()) + v[3].value();
+          fnc::Tensor loss = fnc::reduce_mean(
+              fnc::nn::sparse_softmax_cross_entropy_with_logits(a[1], logits));
+          return sgd(tape, loss, v);
+        },
+        o);
+  };
+  return m;
+}
+
+/// 40 residual blocks h += tanh(h W + b) * g with a normalization, then a
+/// softmax loss: forward, backward and SGD, over 1000 ops.
+Model deepModel() {
+  constexpr int kBlocks = 40, kWidth = 64;
+  Model m{"deep", {fnc::random_uniform({64, kWidth}),
+                   fnc::cast(fnc::random_uniform({64}, 0, 10), fnc::DType::i32)},
+          {}};
+  m.make = [](fnc::FunctionOptions o) {
+    auto vars = std::make_shared<std::vector<fnc::Variable>>();
+    for (int i = 0; i < kBlocks; ++i) {
+      vars->push_back(weight({kWidth, kWidth}, 0.1f));
+      vars->push_back(weight({kWidth}, 0.f));
+      vars->push_back(
+          fnc::Variable(fnc::cast(fnc::fill({kWidth}, 0.5), fnc::DType::f32)));
+    }
+    vars->push_back(weight({kWidth, 10}, 0.1f));
+    return fnc::function(
+        [vars](std::vector<fnc::Tensor> a) -> std::vector<fnc::Tensor> {
+          std::vector<fnc::Variable> &v = *vars;
+          fnc::GradientTape tape;
+          fnc::Tensor h = a[0];
+          for (int i = 0; i < kBlocks; ++i) {
+            fnc::Tensor z = fnc::matmul(h, v[3 * i].value()) + v[3 * i + 1].value();
+            h = h + fnc::tanh(z) * v[3 * i + 2].value();
+            fnc::Tensor mean = fnc::reduce_mean(h, {1}, true);
+            fnc::Tensor var = fnc::reduce_mean(fnc::square(h - mean), {1}, true);
+            h = (h - mean) / fnc::sqrt(var + 1e-5f);
+          }
+          fnc::Tensor logits = fnc::matmul(h, v.back().value());
+          fnc::Tensor loss = fnc::reduce_mean(
+              fnc::nn::sparse_softmax_cross_entropy_with_logits(a[1], logits));
+          return sgd(tape, loss, v);
+        },
+        o);
+  };
+  return m;
+}
+
+unsigned gOptLevel = 3;
+
+void run(const Model &m, bool tiered) {
+  fnc::FunctionOptions o;
+  o.cache_dir = "";
+  o.opt_level = gOptLevel;
+  o.name = m.name;
+  if (!tiered)
+    o.jit_compile = true;
+  auto f = m.make(o);
+  auto start = Clock::now();
+  f(m.args);
+  double first = since(start);
+  fnc::ConcreteFunction c = f.get_concrete_function(m.args);
+  int graphCalls = c.is_compiled() ? 0 : 1;
+  while (!c.is_compiled()) {
+    f(m.args);
+    ++graphCalls;
+  }
+  double untilCompiled = since(start);
+  double compile = c.compile_seconds();
+  std::vector<double> steps;
+  for (int i = 0; i < 200; ++i) {
+    auto t = Clock::now();
+    f(m.args);
+    if (i >= 180)
+      steps.push_back(since(t));
+  }
+  std::sort(steps.begin(), steps.end());
+  std::printf("%-5s %5lld ops %-7s first result %8.1f ms   compile %8.1f ms   "
+              "compiled after %8.1f ms (%4d graph calls)   step %8.1f us\n",
+              m.name, static_cast<long long>(c.op_count()),
+              tiered ? "tiered" : "jit", first * 1e3, compile * 1e3,
+              untilCompiled * 1e3, graphCalls, steps[10] * 1e6);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  // --quick: without the deep model (its compile takes most of a minute);
+  // --opt-level=N: FunctionOptions::opt_level (default 3).
+  bool quick = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--quick")
+      quick = true;
+    else if (a.rfind("--opt-level=", 0) == 0)
+      gOptLevel = static_cast<unsigned>(std::stoi(a.substr(12)));
+  }
+  fnc::set_random_seed(1);
+  Model seed{"seed", {fnc::Tensor({{2.f, 3.f}}), fnc::Tensor({{3.f, -2.f}})},
+             [](fnc::FunctionOptions o) { return fnc::function(seedStep, o); }};
+  {
+    // Warm-up: the process's first compile loads the JIT and its statics.
+    fnc::FunctionOptions o;
+    o.cache_dir = "";
+    o.jit_compile = true;
+    fnc::function(seedStep, o)(seed.args);
+  }
+  std::printf("first call of a new concrete function, no compile cache, "
+              "opt_level %u (times of this run)\n",
+              gOptLevel);
+  std::vector<Model> models = {seed, mlpModel(), cnnModel()};
+  if (!quick)
+    models.push_back(deepModel());
+  for (const Model &m : models)
+    for (bool tiered : {false, true})
+      run(m, tiered);
+}

@@ -1,0 +1,229 @@
+//===- ExecutionModesTest.cpp - jit_compile: compiled, graph, tiered ------===//
+//
+// FunctionOptions::jit_compile: each mode against the others on the same
+// program (results, variable updates, random draws, prints, errors), the
+// tiered hand-over from the graph executor to the compiled code, and
+// opt_level.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Support/ExpectError.h"
+#include "fnc/Runtime/Runtime.h"
+#include "fnc/fnc.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <sstream>
+#include <thread>
+
+using namespace fnc;
+
+namespace {
+
+using fnc::testing::expectError;
+
+class CapturedOutput {
+public:
+  CapturedOutput() { runtime::setOutputStream(&os_); }
+  ~CapturedOutput() { runtime::setOutputStream(nullptr); }
+  std::string str() const { return os_.str(); }
+
+private:
+  std::ostringstream os_;
+};
+
+FunctionOptions mode(std::optional<bool> jit, bool fastMath = false) {
+  FunctionOptions o;
+  o.jit_compile = jit;
+  o.fast_math = fastMath; // libm and in-order sums: the executor's results
+  o.cache_dir = "";
+  return o;
+}
+
+/// A program with every kind of state: a variable read and updated, random
+/// draws (seeded and not), a print, a cond and a loop, and enough ops to
+/// be tiered.
+struct Program {
+  Variable v{Tensor({1.f, -2.f, 3.f}), "v"};
+  Tensor c = Tensor({0.5f, 0.25f, 2.f});
+  std::vector<Tensor> operator()(const Tensor &x) {
+    Tensor noise = random_uniform({3}) + random_normal({3}, 0, 1, DType::f32, 7);
+    v.assign_add(x * c + noise * 0.01f);
+    Tensor s = reduce_sum(v.value());
+    Tensor y = cond(
+        s > 0.f, [&] { return exp(x) * 2.f; }, [&] { return tanh(x) - 1.f; });
+    Tensor acc = for_range(
+        0, 4, 1,
+        [&](const Tensor &i, const Tensor &a) {
+          return a * 0.5f + sin(cast(i, DType::f32));
+        },
+        y);
+    print("s = {}", s);
+    for (int k = 0; k < 6; ++k)
+      acc = acc + sqrt(abs(acc) + 1.f) * 0.1f;
+    return {acc, v.value(), noise};
+  }
+};
+
+std::vector<std::vector<float>> runFiveCalls(std::optional<bool> jit,
+                                             std::string &printed,
+                                             bool &compiledAtEnd) {
+  set_random_seed(3);
+  Program p;
+  auto f = fnc::function([&p](const Tensor &x) { return p(x); }, mode(jit));
+  std::vector<std::vector<float>> out;
+  CapturedOutput captured;
+  Tensor x({0.1f, 0.2f, -0.3f});
+  for (int i = 0; i < 5; ++i)
+    for (const Tensor &t : f(x))
+      out.push_back(t.to_vector<float>());
+  out.push_back(p.v.value().to_vector<float>());
+  printed = captured.str();
+  compiledAtEnd = f.get_concrete_function(x).is_compiled();
+  EXPECT_GE(f.get_concrete_function(x).op_count(), 24);
+  return out;
+}
+
+TEST(ExecutionModesTest, GraphExecutorAgreesWithCompiledCode) {
+  std::string printedCompiled, printedGraph;
+  bool compiled = false, graphCompiled = true;
+  auto a = runFiveCalls(true, printedCompiled, compiled);
+  auto b = runFiveCalls(false, printedGraph, graphCompiled);
+  EXPECT_TRUE(compiled);
+  EXPECT_FALSE(graphCompiled); // never compiled
+  EXPECT_EQ(printedGraph, printedCompiled);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i)
+    for (size_t j = 0; j < a[i].size(); ++j)
+      EXPECT_NEAR(a[i][j], b[i][j], 1e-5f * (1 + std::abs(a[i][j])))
+          << "tensor " << i << "[" << j << "]";
+}
+
+TEST(ExecutionModesTest, TieredCallsAgreeAndHandOver) {
+  std::string printedCompiled, printedTiered;
+  bool compiled = false, tieredCompiled = false;
+  auto a = runFiveCalls(true, printedCompiled, compiled);
+  auto b = runFiveCalls(std::nullopt, printedTiered, tieredCompiled);
+  EXPECT_EQ(printedTiered, printedCompiled);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i)
+    for (size_t j = 0; j < a[i].size(); ++j)
+      EXPECT_NEAR(a[i][j], b[i][j], 1e-5f * (1 + std::abs(a[i][j])));
+
+  // compile_seconds() waits for the compile; the calls then run the code.
+  set_random_seed(3);
+  Program p;
+  auto f = fnc::function([&p](const Tensor &x) { return p(x); },
+                         mode(std::nullopt));
+  Tensor x({0.1f, 0.2f, -0.3f});
+  f(x);
+  ConcreteFunction c = f.get_concrete_function(x);
+  EXPECT_GT(c.compile_seconds(), 0);
+  EXPECT_TRUE(c.is_compiled());
+  EXPECT_NE(c.ir(IRStage::LLVMIR).find("define"), std::string::npos);
+}
+
+// Calls from several threads while the code compiles: each gets its own
+// results, from the executor or from the code, across the hand-over (TSan
+// runs this test: scripts/sanitize.sh).
+TEST(ExecutionModesTest, ConcurrentCallsAcrossTheHandOver) {
+  auto body = [](const Tensor &x) {
+    Tensor y = x;
+    for (int k = 0; k < 12; ++k)
+      y = tanh(y * 1.5f) + x * 0.25f;
+    return reduce_sum(y * y);
+  };
+  auto compiled = fnc::function(body, mode(true));
+  auto tiered = fnc::function(body, mode(std::nullopt));
+  constexpr int kThreads = 4;
+  std::vector<Tensor> inputs;
+  std::vector<float> want;
+  for (int t = 0; t < kThreads; ++t) {
+    inputs.push_back(cast(fill({16}, 0.1 * (t + 1)), DType::f32));
+    want.push_back(compiled(inputs.back()).item<float>());
+  }
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 40; ++i)
+        if (std::abs(tiered(inputs[t]).item<float>() - want[t]) >
+            1e-5f * (1 + std::abs(want[t])))
+          ++wrong;
+    });
+  for (std::thread &th : threads)
+    th.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_GT(tiered.get_concrete_function(inputs[0]).compile_seconds(), 0);
+  EXPECT_TRUE(tiered.get_concrete_function(inputs[0]).is_compiled());
+}
+
+TEST(ExecutionModesTest, SmallTracesAreCompiledAtOnceWhenUnset) {
+  auto f = fnc::function([](const Tensor &x) { return x * 2.f + 1.f; },
+                         mode(std::nullopt));
+  Tensor x({1.f});
+  EXPECT_EQ(f(x).to_vector<float>(), std::vector<float>{3.f});
+  EXPECT_TRUE(f.get_concrete_function(x).is_compiled());
+}
+
+TEST(ExecutionModesTest, GraphResultsDoNotShareTheVariable) {
+  Variable v(Tensor({1.f, 2.f}), "v");
+  auto f = fnc::function([&] { return v.value(); }, mode(false));
+  Tensor before = f();
+  v.assign(Tensor({5.f, 6.f}));
+  EXPECT_EQ(before.to_vector<float>(), (std::vector<float>{1.f, 2.f}));
+  EXPECT_EQ(f().to_vector<float>(), (std::vector<float>{5.f, 6.f}));
+  EXPECT_FALSE(f.get_concrete_function().is_compiled());
+  EXPECT_EQ(f.get_concrete_function().compile_seconds(), 0);
+  EXPECT_NE(f.get_concrete_function().ir().find("fnc.var_read"),
+            std::string::npos);
+}
+
+TEST(ExecutionModesTest, GraphExecutorErrorsNameTheFunction) {
+  FunctionOptions o = mode(false);
+  o.name = "lookup";
+  auto f = fnc::function(
+      [](const Tensor &table, const Tensor &i) { return gather(table, i); },
+      o);
+  Tensor table({1.f, 2.f, 3.f});
+  EXPECT_EQ(f(table, Tensor(int32_t{2})).item<float>(), 3.f);
+  expectError([&] { f(table, Tensor(int32_t{7})); }, ErrorKind::OutOfRange,
+              {"`lookup`", "out of range"});
+}
+
+TEST(ExecutionModesTest, GradientsOfGraphExecutedFunctionsCompileOnDemand) {
+  Variable w(Tensor({0.5f, -1.f}), "w");
+  auto f = fnc::function(
+      [&](const Tensor &x) { return reduce_sum(w.value() * x * x); },
+      mode(false));
+  Tensor x({3.f, 2.f});
+  EXPECT_FLOAT_EQ(f(x).item<float>(), 0.5f * 9 - 4.f);
+  GradientTape tape;
+  tape.watch(x);
+  Tensor y = f(x);
+  Tensor g = tape.gradient(y, x);
+  EXPECT_EQ(g.to_vector<float>(), (std::vector<float>{3.f, -4.f}));
+}
+
+TEST(ExecutionModesTest, OptLevels) {
+  Tensor x = random_uniform({64});
+  std::vector<float> want;
+  for (unsigned level : {0u, 1u, 3u}) {
+    FunctionOptions o = mode(true);
+    o.opt_level = level;
+    auto f = fnc::function(
+        [](const Tensor &x) { return reduce_sum(exp(x) * x); }, o);
+    std::vector<float> got = f(x).to_vector<float>();
+    if (want.empty())
+      want = got;
+    EXPECT_EQ(got, want) << "opt_level " << level;
+  }
+  FunctionOptions bad;
+  bad.opt_level = 4;
+  expectError([&] { fnc::function([](const Tensor &x) { return x; }, bad); },
+              ErrorKind::InvalidArgument, {"opt_level must be 0 to 3"});
+}
+
+} // namespace
