@@ -152,6 +152,20 @@ fnc::Tensor seed(const fnc::Tensor &x, const fnc::Tensor &y) {
   return fnc::reduce_mean(fnc::square(x) * 3 + y);
 }
 
+/// The seed as the guide spells it: x ** 2 is pow(x, 2).
+fnc::Tensor seedPow(const fnc::Tensor &x, const fnc::Tensor &y) {
+  return fnc::reduce_mean(fnc::pow(x, 2) * 3 + y);
+}
+
+/// The MLP below with PyTorch's weight layout, matmul(x, transpose(W)).
+fnc::Tensor mlpTransposed(const std::vector<fnc::Tensor> &pt,
+                          const fnc::Tensor &x) {
+  fnc::Tensor h =
+      fnc::relu(fnc::matmul(x, fnc::transpose(pt[0])) + pt[1]);
+  h = fnc::relu(fnc::matmul(h, fnc::transpose(pt[2])) + pt[3]);
+  return fnc::softmax(fnc::matmul(h, fnc::transpose(pt[4])) + pt[5]);
+}
+
 /// MLP inference, 256x784 -> 512 -> 512 -> 10 with ReLU, then softmax.
 fnc::Tensor mlp(const std::vector<fnc::Tensor> &p, const fnc::Tensor &x) {
   fnc::Tensor h = fnc::relu(fnc::matmul(x, p[0]) + p[1]);
@@ -175,6 +189,9 @@ void benchWorkloads() {
       fnc::random_normal({512}, 0, 0.05f, fnc::DType::f32, 9),
       fnc::random_normal({512, 10}, 0, 0.05f, fnc::DType::f32, 10),
       fnc::random_normal({10}, 0, 0.05f, fnc::DType::f32, 11)};
+  std::vector<fnc::Tensor> pt = p;
+  for (int i : {0, 2, 4})
+    pt[i] = fnc::transpose(p[i]) + 0.f; // stored as PyTorch stores them
   std::printf("(c) issue 14's workloads, best of 10 after a warm-up run\n");
   for (fnc::EagerKernels mode :
        {fnc::EagerKernels::Blocking, fnc::EagerKernels::Reference}) {
@@ -187,8 +204,10 @@ void benchWorkloads() {
       std::printf("workload %-9s %-9s %8.2f ms\n", what, name, t * 1e3);
     };
     run("seed", [&] { gSink = seed(x, y).item<float>(); });
+    run("seedpow", [&] { gSink = seedPow(x, y).item<float>(); });
     run("matmul", [&] { gSink = fnc::matmul(a, b).size(); });
     run("mlp", [&] { gSink = mlp(p, in).size(); });
+    run("mlpT", [&] { gSink = mlpTransposed(pt, in).size(); });
     // Shape ops: the reference kernels in both modes (docs/Eager.md).
     run("transpose", [&] { gSink = fnc::transpose(x).size(); });
     run("concat", [&] { gSink = fnc::concat({x, y}, 1).size(); });

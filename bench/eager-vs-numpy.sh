@@ -6,8 +6,11 @@
 #   /usr/bin/python3 (numpy, the same shapes, best of 10)
 #   build/bin/fnc-bench-eager rss     (peak memory of 100 seed expressions)
 # and prints the ratios fnc/numpy. Workloads: mean(x**2*3+y) on 4096x4096
-# f32, matmul 1024^3 f32, MLP inference 256x784 -> 512 -> 512 -> 10 with
-# ReLU and softmax, and the shape ops transpose, concat (along dim 1) and
+# f32 (seed: written with fnc::square; seedpow: with fnc::pow(x, 2), as the
+# guide writes x ** 2), matmul 1024^3 f32, MLP inference 256x784 -> 512 ->
+# 512 -> 10 with ReLU and softmax (mlpT: the weights stored as PyTorch
+# stores them and used as matmul(x, transpose(W)); numpy's W.T is a view),
+# and the shape ops transpose, concat (along dim 1) and
 # slice of 4096x4096 f32 (copies: numpy's views are made contiguous). A
 # benchmark, not a test.
 #
@@ -53,8 +56,19 @@ def mlp():
     return e / e.sum(axis=1, keepdims=True)
 
 print("workload seed   numpy     %8.2f ms" % best(lambda: np.mean(x ** 2 * 3 + y)))
+print("workload seedpow numpy    %8.2f ms" % best(lambda: np.mean(x ** 2 * 3 + y)))
 print("workload matmul numpy     %8.2f ms" % best(lambda: a @ b))
 print("workload mlp    numpy     %8.2f ms" % best(mlp))
+pt = [q.T.copy() if q.ndim == 2 else q for q in p]
+
+def mlp_t():
+    h = np.maximum(inp @ pt[0].T + pt[1], 0)
+    h = np.maximum(h @ pt[2].T + pt[3], 0)
+    z = h @ pt[4].T + pt[5]
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+print("workload mlpT   numpy     %8.2f ms" % best(mlp_t))
 print("workload transpose numpy  %8.2f ms" % best(lambda: np.ascontiguousarray(x.T)))
 print("workload concat numpy     %8.2f ms" % best(lambda: np.concatenate([x, y], axis=1)))
 print("workload slice  numpy     %8.2f ms" % best(lambda: np.ascontiguousarray(x[1:4001, 1:4001])))
@@ -64,7 +78,7 @@ echo "$numpy_out"
 "$bin" rss
 echo
 printf '%-9s %12s %12s %12s %16s %16s\n' workload compiled reference numpy compiled/numpy reference/numpy
-for w in seed matmul mlp transpose concat slice; do
+for w in seed seedpow matmul mlp mlpT transpose concat slice; do
   c=$(echo "$fnc_out" | awk -v w=$w '$1=="workload" && $2==w && $3=="compiled" {print $4}')
   r=$(echo "$fnc_out" | awk -v w=$w '$1=="workload" && $2==w && $3=="reference" {print $4}')
   n=$(echo "$numpy_out" | awk -v w=$w '$1=="workload" && $2==w {print $4}')

@@ -405,6 +405,12 @@ void requireDTypes(scalar::DTypes dtypes, DType dtype, const char *name,
   fail(ErrorKind::InvalidArgument, name, why, operands);
 }
 
+/// The one element of a float tensor of size 1.
+static double onlyElement(const Tensor &t) {
+  const ref::Array &a = arrayOf(t);
+  return a.dtype == DType::f32 ? a.data<float>()[0] : a.data<double>()[0];
+}
+
 Tensor binaryOp(ref::BinaryOp op, const Tensor &x, const Tensor &y) {
   const char *name = ref::binaryOpName(op);
   requireSameDType(name, x, y);
@@ -418,15 +424,26 @@ Tensor binaryOp(ref::BinaryOp op, const Tensor &x, const Tensor &y) {
     out = record(*r, trace::ops::Binary{op}, resultDType, std::move(shape),
                  {&x, &y}, name);
   } else {
+    // pow(x, 2) is x * x (Scalar.h's Pow), on the multiply's kernel: numpy's
+    // x ** 2 special-cases it too. The tapes still see pow.
+    ref::BinaryOp kernelOp = op;
+    const Tensor *rhs = &y;
+    if (op == ref::BinaryOp::Pow && isFloat(dtype) && y.size() == 1 &&
+        shape == x.shape() && onlyElement(y) == 2) {
+      kernelOp = ref::BinaryOp::Mul;
+      rhs = &x;
+    }
     out = eagerResult(
-        name, {&x, &y}, shapes::numElements(shape),
-        [&] { return kernelKey("binary", {int64_t(op)}); },
-        [op](const std::vector<Tensor> &a) { return binaryOp(op, a[0], a[1]); },
+        name, {&x, rhs}, shapes::numElements(shape),
+        [&] { return kernelKey("binary", {int64_t(kernelOp)}); },
+        [kernelOp](const std::vector<Tensor> &a) {
+          return binaryOp(kernelOp, a[0], a[1]);
+        },
         [&] {
           ref::Array array =
               ref::Array::allocate(resultDType, std::move(shape));
-          ref::binary(op, arrayOf(x), arrayOf(y), array);
-          return result(std::move(array), name, {&x, &y});
+          ref::binary(kernelOp, arrayOf(x), arrayOf(*rhs), array);
+          return result(std::move(array), name, {&x, rhs});
         });
   }
   return taped(std::move(out), {&x, &y},

@@ -40,7 +40,8 @@ func.func @shared_with_reduction(%a: tensor<64xf32>) -> (tensor<64xf32>, tensor<
 // CHECK-SAME: %[[T:[a-z0-9]+]]: tensor<f32>
 func.func @scalar_work_outside(%x: tensor<4x8xf32>, %t: tensor<f32>) -> tensor<4x8xf32> {
   // CHECK: %[[S:.*]] = tensor.extract %[[T]][]
-  // CHECK: %[[P:.*]] = math.powf %{{.*}}, %[[S]]
+  // CHECK: math.powf %{{.*}}, %[[S]]
+  // CHECK: %[[P:.*]] = arith.select
   // CHECK: linalg.generic
   // CHECK-NOT: math.powf
   // CHECK: arith.mulf %{{.*}}, %[[P]]

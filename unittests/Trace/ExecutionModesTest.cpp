@@ -2,8 +2,8 @@
 //
 // FunctionOptions::jit_compile: each mode against the others on the same
 // program (results, variable updates, random draws, prints, errors), the
-// tiered hand-over from the graph executor to the compiled code, and
-// opt_level.
+// tiered hand-over from the graph executor to the compiled code,
+// opt_level, and pow(x, 2) computed as x * x by every kernel.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +15,9 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
 #include <sstream>
 #include <thread>
 
@@ -224,6 +227,67 @@ TEST(ExecutionModesTest, OptLevels) {
   bad.opt_level = 4;
   expectError([&] { fnc::function([](const Tensor &x) { return x; }, bad); },
               ErrorKind::InvalidArgument, {"opt_level must be 0 to 3"});
+}
+
+// pow(x, 2) is x * x everywhere (numpy's x ** 2 is too): eagerly by a
+// scalar or by a tensor of twos (reference and compiled kernels), staged
+// with a constant or a run-time exponent, at edge values and at a square
+// that is a midpoint between two floats (1 + 2^-12), where a pow that is
+// not correctly rounded could round the other way.
+template <typename T> void checkPowOfTwo(DType dtype) {
+  const T inf = std::numeric_limits<T>::infinity();
+  std::vector<T> values = {T(1) + std::ldexp(T(1), -12), -3, -0.0, 0,
+                           std::numeric_limits<T>::denorm_min(), inf, -inf,
+                           std::numeric_limits<T>::quiet_NaN(), T(1.5e19)};
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> uniform(-1e3, 1e3);
+  for (int i = 0; i < 5000; ++i) // big enough for the compiled kernels
+    values.push_back(static_cast<T>(uniform(rng)));
+  Tensor x = Tensor::from_blob(values.data(), {int64_t(values.size())});
+  ASSERT_EQ(x.dtype(), dtype);
+  std::vector<T> square = (x * x).template to_vector<T>();
+  Tensor two = cast(Tensor(2.0), dtype);
+  Tensor twos = cast(fill({int64_t(values.size())}, 2.0), dtype);
+  Tensor small = slice(x, {0}, {9});
+  auto body = [](const Tensor &a, const Tensor &b) {
+    return std::vector<Tensor>{pow(a, 2), pow(a, b)};
+  };
+  auto staged = fnc::function(body, mode(true));
+  auto graph = fnc::function(body, mode(false)); // the reference kernels
+  std::vector<std::vector<T>> got = {
+      pow(x, 2).template to_vector<T>(), pow(x, two).template to_vector<T>(),
+      pow(x, twos).template to_vector<T>(),
+      staged(x, twos)[0].template to_vector<T>(),
+      staged(x, twos)[1].template to_vector<T>(),
+      graph(x, twos)[0].template to_vector<T>(),
+      graph(x, twos)[1].template to_vector<T>()};
+  for (size_t k = 0; k < got.size(); ++k)
+    for (size_t i = 0; i < values.size(); ++i)
+      EXPECT_TRUE(std::memcmp(&got[k][i], &square[i], sizeof(T)) == 0 ||
+                  (std::isnan(got[k][i]) && std::isnan(square[i])))
+          << "way " << k << ", pow(" << values[i] << ", 2) = " << got[k][i]
+          << ", x * x = " << square[i];
+  // Small tensors stay on the reference kernels eagerly too.
+  std::vector<T> ref =
+      pow(small, cast(fill({9}, 2.0), dtype)).template to_vector<T>();
+  for (size_t i = 0; i < ref.size(); ++i)
+    EXPECT_TRUE(ref[i] == square[i] ||
+                (std::isnan(ref[i]) && std::isnan(square[i])))
+        << i;
+}
+
+TEST(ExecutionModesTest, PowOfTwoIsTheSquareEverywhere) {
+  checkPowOfTwo<float>(DType::f32);
+  checkPowOfTwo<double>(DType::f64);
+  // The tapes still see pow: the exponent has its gradient.
+  Tensor x({3.f}), y(2.f);
+  GradientTape tape;
+  tape.watch(x);
+  tape.watch(y);
+  Tensor z = pow(x, y);
+  std::vector<Tensor> g = tape.gradient(z, std::vector<Tensor>{x, y});
+  EXPECT_FLOAT_EQ(g[0].item<float>(), 6.f);
+  EXPECT_FLOAT_EQ(g[1].item<float>(), 9.f * std::log(3.f));
 }
 
 } // namespace

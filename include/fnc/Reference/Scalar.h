@@ -160,7 +160,9 @@ struct Div {
     }
   }
 };
-/// Integer powers by squaring, wrapping; a negative exponent traps.
+/// Integer powers by squaring, wrapping; a negative exponent traps. A float
+/// to the power 2 is x * x (the correctly rounded square, as the staged
+/// pow(x, 2) -> x * x canonicalization computes it).
 struct Pow {
   template <typename T> static T apply(T x, T y, Trap &trap) {
     if constexpr (detail::isInt<T>) {
@@ -174,6 +176,8 @@ struct Pow {
       }
       return result;
     } else {
+      if (y == T(2))
+        return x * x;
       return std::pow(x, y);
     }
   }

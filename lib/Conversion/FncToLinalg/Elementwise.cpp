@@ -242,8 +242,13 @@ Value lowering::buildScalarOp(OpBuilder &b, Location loc, Operation *op,
         return fp ? (Value)arith::DivFOp::create(b, loc, x, y)
                   : k.divInt<arith::DivSIOp>(x, y);
       })
-      .Case([&](PowOp) {
-        return fp ? (Value)math::PowFOp::create(b, loc, x, y) : k.powInt(x, y);
+      .Case([&](PowOp) -> Value {
+        if (!fp)
+          return k.powInt(x, y);
+        // pow(x, 2) is x * x, as the eager kernels and PowOfTwo compute it.
+        Value two = k.cmpf(arith::CmpFPredicate::OEQ, y, k.constant(2.0));
+        return k.select(two, arith::MulFOp::create(b, loc, x, x),
+                        math::PowFOp::create(b, loc, x, y));
       })
       .Case([&](MaximumOp) {
         return fp ? (Value)arith::MaximumFOp::create(b, loc, x, y)
