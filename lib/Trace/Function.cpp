@@ -1343,6 +1343,9 @@ struct TapedCall {
   const std::string &name;
   bool fastMath, recompute;
   std::function<std::vector<Tensor>(const std::vector<Tensor> &)> eager;
+  // The function's, for its staged backward and residual forward.
+  std::optional<bool> jitCompile{};
+  unsigned optLevel = 3;
 };
 
 /// A call of `c` on `args` whose inputs a tape may watch: one tape entry
@@ -1358,7 +1361,8 @@ std::vector<Tensor> FunctionCore::callUnderTape(const CallKey &key,
   TapedCall call{s.name, s.options.fast_math, s.options.recompute_gradients,
                  [&](const std::vector<Tensor> &inputs) {
                    return thunk.run(thunk.context, inputs);
-                 }};
+                 },
+                 s.options.jit_compile, s.options.opt_level};
   return tapedCall(c, call, key.tensors.data(), key.tensors.size());
 }
 
@@ -1424,6 +1428,8 @@ std::vector<Tensor> tapedCall(const std::shared_ptr<const ConcreteImpl> &c,
     FunctionOptions options;
     options.name = how.name + "_forward";
     options.fast_math = how.fastMath;
+    options.jit_compile = how.jitCompile;
+    options.opt_level = how.optLevel;
     f->core = std::make_unique<FunctionCore>(
         options, std::vector<bool>(argCount, true));
     c->residualForward = std::move(f);
@@ -1461,6 +1467,8 @@ std::vector<Tensor> tapedCall(const std::shared_ptr<const ConcreteImpl> &c,
                            c->outputs.end());
     FunctionOptions options;
     options.name = how.name + "_backward";
+    options.jit_compile = how.jitCompile;
+    options.opt_level = how.optLevel;
     backward->core = std::make_unique<FunctionCore>(
         options, std::vector<bool>(backward->specs.size(), true));
     c->backwards.push_back(backward);
