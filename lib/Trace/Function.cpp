@@ -634,9 +634,12 @@ TracedFunction traceAndCompile(const TraceRequest &request) {
     throw cannotCompile();
   // check_numerics's checks are compiled into the code: traced with it,
   // a function is compiled at once.
-  bool defer = recorder.needsCompiler() && !check_numerics_enabled() &&
+  // jit_compile false runs on the executor even where the compile cache
+  // has the code.
+  bool defer = !check_numerics_enabled() &&
                (request.jitCompile ? !*request.jitCompile
-                                   : recorder.opCount() >= kTieredMinOps);
+                                   : recorder.needsCompiler() &&
+                                         recorder.opCount() >= kTieredMinOps);
   if (defer) {
     auto executor = GraphExecutor::create(recorder.fncText(),
                                           traceSymbol(name), executorHooks());

@@ -20,6 +20,7 @@
 #include <random>
 #include <sstream>
 #include <thread>
+#include <unistd.h>
 
 using namespace fnc;
 
@@ -161,6 +162,28 @@ TEST(ExecutionModesTest, ConcurrentCallsAcrossTheHandOver) {
   EXPECT_EQ(wrong.load(), 0);
   EXPECT_GT(tiered.get_concrete_function(inputs[0]).compile_seconds(), 0);
   EXPECT_TRUE(tiered.get_concrete_function(inputs[0]).is_compiled());
+}
+
+// jit_compile = false never runs compiled code, even code the compile
+// cache holds; unset, a trace the cache holds is loaded at once.
+TEST(ExecutionModesTest, TheCompileCacheAndTheModes) {
+  std::string dir = ::testing::TempDir() + "fnc-modes-cache-" +
+                    std::to_string(::getpid());
+  Program p;
+  auto body = [&p](const Tensor &x) { return p(x); };
+  Tensor x({0.1f, 0.2f, -0.3f});
+  FunctionOptions o = mode(true);
+  o.cache_dir = dir;
+  fnc::function(body, o)(x); // stores the code
+  o.jit_compile = false;
+  auto graph = fnc::function(body, o);
+  graph(x);
+  EXPECT_FALSE(graph.get_concrete_function(x).is_compiled());
+  o.jit_compile = std::nullopt;
+  auto tiered = fnc::function(body, o);
+  tiered(x);
+  // (The program prints: its code is stored, docs/Cache.md.)
+  EXPECT_TRUE(tiered.get_concrete_function(x).is_compiled());
 }
 
 TEST(ExecutionModesTest, SmallTracesAreCompiledAtOnceWhenUnset) {
