@@ -19,9 +19,11 @@ config.excludes = [
 ]
 
 llvm_config.use_default_substitutions()
-# No test reads or writes the user's compile cache: the cache is off unless a
-# test names a directory (--cache-dir).
-config.environment["FNC_CACHE_DIR"] = ""
+# No test reads or writes the user's compile cache. Under ctest the tests
+# share the run's cache (FNC_LIT_CACHE_DIR: build/test-cache, emptied when
+# the run starts; test/CMakeLists.txt); run by hand, the cache is off
+# unless a test names a directory (--cache-dir).
+config.environment["FNC_CACHE_DIR"] = os.environ.get("FNC_LIT_CACHE_DIR", "")
 # Big eager ops compile their kernels before they run (docs/Eager.md), as
 # under ctest.
 config.environment["FNC_EAGER_KERNELS"] = "blocking"
