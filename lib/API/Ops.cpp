@@ -536,30 +536,16 @@ Tensor matmul(const Tensor &a, const Tensor &b) {
                  {&a, &b}, "matmul");
   } else {
     // Work: multiply-adds, the result's elements times the inner dim.
-    double work = double(shapes::numElements(shape)) * a.shape().back();
-    // x @ transpose(W) (a deferred transpose, TensorImpl.h) reads W
-    // transposed, as staged code does, instead of writing W^T first.
-    if (const auto &w = detail::TensorAccess::impl(b).transposeOf();
-        w && wantsCompiled(work)) {
-      Tensor source =
-          detail::TensorAccess::wrap(std::const_pointer_cast<TensorImpl>(w));
-      Tensor t = runCompiled(kernelKey("matmul_transposed_b", {}),
-                             {&a, &source}, [](const std::vector<Tensor> &v) {
-                               return matmul(v[0], transpose(v[1]));
-                             });
-      if (t.defined())
-        out = checkedResult(std::move(t), "matmul", {&a, &b});
-    }
-    if (!out.defined())
-      out = eagerResult(
-          "matmul", {&a, &b}, work, [] { return kernelKey("matmul", {}); },
-          [](const std::vector<Tensor> &v) { return matmul(v[0], v[1]); },
-          [&] {
-            ref::Array array =
-                ref::Array::allocate(a.dtype(), std::move(shape));
-            ref::matmul(arrayOf(a), arrayOf(b), array);
-            return result(std::move(array), "matmul", {&a, &b});
-          });
+    out = eagerResult(
+        "matmul", {&a, &b},
+        double(shapes::numElements(shape)) * a.shape().back(),
+        [] { return kernelKey("matmul", {}); },
+        [](const std::vector<Tensor> &v) { return matmul(v[0], v[1]); },
+        [&] {
+          ref::Array array = ref::Array::allocate(a.dtype(), std::move(shape));
+          ref::matmul(arrayOf(a), arrayOf(b), array);
+          return result(std::move(array), "matmul", {&a, &b});
+        });
   }
   return taped(std::move(out), {&a, &b}, [&] { return trace::ops::Matmul{}; });
 }

@@ -29,9 +29,6 @@ void requireIndices(const char *op, const Tensor &indices,
 }
 } // namespace
 
-/// Smaller transposes are written at once (deferring them saves little).
-constexpr int64_t kDeferMinElements = 4096;
-
 Tensor transpose(const Tensor &x, const std::vector<int64_t> &perm) {
   std::vector<int64_t> p = perm;
   if (p.empty())
@@ -43,19 +40,6 @@ Tensor transpose(const Tensor &x, const std::vector<int64_t> &perm) {
   if (trace::Recorder *r = recording()) {
     out = record(*r, trace::ops::Transpose{p}, x.dtype(), std::move(shape),
                  {&x}, "transpose");
-  } else if (p == std::vector<int64_t>{1, 0} && x.size() >= kDeferMinElements) {
-    // A matrix's transpose is deferred (TensorImpl.h): matmul reads it from
-    // x, and anything else writes it on first use. The transpose of a
-    // deferred transpose shares its source's buffer (a tensor of its own:
-    // the tapes tell tensors apart by their TensorImpl).
-    const TensorImpl &impl = detail::TensorAccess::impl(x);
-    if (impl.symbolic())
-      arrayOf(x); // the leak error
-    if (const auto &source = impl.transposeOf())
-      out = wrap(source->array());
-    else
-      out = detail::TensorAccess::wrap(detail::TensorAccess::make(
-          TensorImpl::Transposed{}, detail::TensorAccess::shared(x)));
   } else {
     ref::Array array = ref::Array::allocate(x.dtype(), std::move(shape));
     ref::transpose(arrayOf(x), p, array);

@@ -13,20 +13,6 @@
 
 namespace fnc {
 
-TensorImpl::TensorImpl(Transposed, std::shared_ptr<const TensorImpl> source)
-    : source_(std::move(source)) {
-  const ref::Array &a = source_->array();
-  array_.dtype = a.dtype;
-  array_.shape = {a.shape[1], a.shape[0]};
-}
-
-void TensorImpl::materialize() const {
-  ref::Array out = ref::Array::allocate(array_.dtype, array_.shape);
-  ref::transpose(source_->array(), {1, 0}, out);
-  array_.buffer = std::move(out.buffer);
-}
-
-
 namespace {
 Tensor scalarTensor(DType dtype, const void *value) {
   ref::Array a = ref::Array::allocate(dtype, {});

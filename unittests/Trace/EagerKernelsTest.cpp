@@ -135,61 +135,6 @@ TEST_F(EagerKernelsTest, MatmulAgreesWithTheReference) {
   }
 }
 
-// x @ transpose(W), PyTorch's layout: the transpose is deferred and the
-// compiled kernel reads W transposed (both sizes of W: gathered into the
-// panels, or transposed first); everything else reads the transpose's own
-// values, written on first use, once, from any thread.
-TEST_F(EagerKernelsTest, MatmulOfATransposeAgreesWithTheReference) {
-  std::mt19937 rng(12);
-  for (int trial = 0; trial < 4; ++trial) {
-    int64_t m = 40 + rng() % 150, k = 60 + rng() % 300;
-    int64_t n = trial == 3 ? 700 : 20 + rng() % 200; // W of 1 MiB and more
-    std::string where = "[" + std::to_string(m) + "," + std::to_string(k) +
-                        "] @ [" + std::to_string(n) + "," + std::to_string(k) +
-                        "]^T";
-    for (DType dtype : {DType::f32, DType::f64, DType::i32}) {
-      double tol = dtype == DType::f32 ? 1e-5 : 1e-12;
-      Tensor a = randomOf(rng, {m, k}, dtype), w = randomOf(rng, {n, k}, dtype);
-      expectAgree([&] { return matmul(a, transpose(w)); }, tol,
-                  where + " " + dtypeName(dtype));
-    }
-    Tensor a = randomOf(rng, {2, m, k}, DType::f32);
-    Tensor w = randomOf(rng, {n, k}, DType::f32);
-    expectAgree([&] { return matmul(a, transpose(w)); }, 1e-5,
-                where + " batched");
-  }
-  set_eager_kernels(EagerKernels::Blocking);
-  Tensor w = randomOf(rng, {97, 131}, DType::f32);
-  std::vector<float> values = w.to_vector<float>();
-  // Read by other ops, from four threads at once.
-  Tensor t = transpose(w);
-  std::vector<std::vector<float>> seen(4);
-  std::vector<std::thread> threads;
-  for (int i = 0; i < 4; ++i)
-    threads.emplace_back([&, i] { seen[i] = (t * 1.f).to_vector<float>(); });
-  for (std::thread &th : threads)
-    th.join();
-  for (const std::vector<float> &v : seen)
-    for (int64_t r = 0; r < 131; ++r)
-      for (int64_t c = 0; c < 97; ++c)
-        ASSERT_EQ(v[r * 97 + c], values[c * 131 + r]);
-  EXPECT_EQ(t.shape(), (Shape{131, 97}));
-  EXPECT_EQ(t.index({5, 7}).item<float>(), values[7 * 131 + 5]);
-  EXPECT_EQ(transpose(t).to_vector<float>(), values);
-  // The tapes see two ops and tell the tensors apart.
-  GradientTape tape;
-  tape.watch(w);
-  Tensor y = reduce_sum(transpose(transpose(w)) * 3.f + w);
-  EXPECT_EQ(reduce_max(abs(tape.gradient(y, w) - 4.f)).item<float>(), 0.f);
-  GradientTape tape2;
-  tape2.watch(w);
-  Tensor x = randomOf(rng, {64, 131}, DType::f32);
-  Tensor g = tape2.gradient(reduce_sum(matmul(x, transpose(w))), w);
-  set_eager_kernels(EagerKernels::Reference);
-  Tensor want = matmul(transpose(fill({64, 97}, 1.0, DType::f32) + 0.f), x);
-  EXPECT_LT(reduce_max(abs(g - want)).item<float>(), 1e-3f);
-}
-
 TEST_F(EagerKernelsTest, ConvPoolReduceSoftmaxAgreeWithTheReference) {
   std::mt19937 rng(13);
   for (int trial = 0; trial < 4; ++trial) {

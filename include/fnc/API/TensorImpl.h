@@ -9,12 +9,6 @@
 // TraceToken (fnc/Trace/Recorder.h). All buffer access goes through
 // array(), the one place that rejects symbolic tensors.
 //
-// A concrete tensor may be a *deferred transpose*: eager transpose of a
-// matrix makes one (numpy's x.T is a view), which matmul reads transposed
-// from its source (transposeOf()); the first array() writes its buffer
-// (once, from any thread). It keeps its source alive, as a view keeps its
-// base. Sources are never updated in place (eager tensors are values).
-//
 //===----------------------------------------------------------------------===//
 
 #ifndef FNC_API_TENSORIMPL_H
@@ -24,8 +18,6 @@
 #include "fnc/Reference/Kernels.h"
 #include "fnc/Tensor.h"
 #include "fnc/Trace/Recorder.h"
-
-#include <mutex>
 
 namespace fnc {
 
@@ -43,10 +35,6 @@ public:
     array_.shape = std::move(shape);
   }
 
-  /// A deferred transpose of the concrete matrix `source`.
-  struct Transposed {};
-  TensorImpl(Transposed, std::shared_ptr<const TensorImpl> source);
-
   Kind kind() const { return token_ ? Kind::Symbolic : Kind::Concrete; }
   bool symbolic() const { return token_ != nullptr; }
   DType dtype() const { return array_.dtype; }
@@ -57,14 +45,7 @@ public:
   const ref::Array &array(const char *what = nullptr) const {
     if (token_)
       symbolicError(what);
-    if (source_)
-      std::call_once(materialized_, [this] { materialize(); });
     return array_;
-  }
-
-  /// The matrix this tensor is the deferred transpose of, or null.
-  const std::shared_ptr<const TensorImpl> &transposeOf() const {
-    return source_;
   }
 
   const std::shared_ptr<trace::TraceToken> &token() const { return token_; }
@@ -77,13 +58,7 @@ public:
   [[noreturn]] void symbolicError(const char *what) const;
 
 private:
-  /// Writes the buffer of a deferred transpose.
-  void materialize() const;
-
-  // A deferred transpose's buffer is written once, by materialize().
-  mutable ref::Array array_;
-  std::shared_ptr<const TensorImpl> source_;
-  mutable std::once_flag materialized_;
+  ref::Array array_;
   std::shared_ptr<trace::TraceToken> token_;
   int64_t id_ = -1;
   std::string name_;
@@ -110,10 +85,6 @@ struct TensorAccess {
   }
   static const ref::Array &array(const Tensor &t) { return t.impl().array(); }
   static const TensorImpl &impl(const Tensor &t) { return t.impl(); }
-  static std::shared_ptr<const TensorImpl> shared(const Tensor &t) {
-    t.impl(); // throws for a null handle
-    return t.impl_;
-  }
 };
 } // namespace detail
 
