@@ -378,7 +378,7 @@ public:
   bool prepare(std::string &error) override {
     if (prepared_)
       return true;
-    start_ = std::chrono::steady_clock::now();
+    auto start = std::chrono::steady_clock::now();
     checkNumerics_ = ::fnc::check_numerics_enabled();
     key_ = cacheKey(checkNumerics_);
     cache_ = jit::CompileCache::get(cacheDir);
@@ -391,6 +391,7 @@ public:
     }
     unknownDimsMeet = notes_.unknownDimsMeet;
     prepared_ = true;
+    prepareSeconds_ = secondsSince(start);
     return true;
   }
 
@@ -403,6 +404,9 @@ public:
   std::unique_ptr<CompiledTrace> compile(std::string &error) override {
     if (!prepare(error))
       return nullptr;
+    // The seconds of prepare() and of this call (not the wait between them,
+    // in the background compile thread's queue).
+    auto start = std::chrono::steady_clock::now();
     CompiledTrace::Parts parts = std::move(fromCache_);
     parts.fastMath = fastMath;
     parts.checkNumerics = checkNumerics_;
@@ -417,9 +421,7 @@ public:
     }
     parts.fncText = std::move(notes_.fncText);
     parts.opCount = notes_.opCount;
-    parts.compileSeconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_)
-            .count();
+    parts.compileSeconds = prepareSeconds_ + secondsSince(start);
     parts.constantCaptures = constantCaptures(); // before hiddenArgs moves
     parts.hiddenArgs = std::move(hiddenArgs);
     parts.hiddenVariables = std::move(hiddenVariables);
@@ -539,9 +541,14 @@ private:
     return ir;
   }
 
+  static double secondsSince(std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t)
+        .count();
+  }
+
   // What prepare() found: the code from the cache, or the IR to compile.
   bool prepared_ = false;
-  std::chrono::steady_clock::time_point start_;
+  double prepareSeconds_ = 0;
   bool checkNumerics_ = false;
   jit::CacheKey key_;
   jit::CompileCache *cache_ = nullptr;
