@@ -6,7 +6,8 @@
 // each with jit_compile = true (compile, then run) and unset (tiered: the
 // graph executor runs the first calls while a background thread compiles).
 // Per model and mode it prints the time to the first result, the compile
-// time (compile_seconds(): the whole pipeline + LLVM + link), how many
+// time (compile_seconds(): the whole pipeline + LLVM + link, split into its
+// phases, and the trace's own time for jit), how many
 // calls the graph executor served before the compiled code took over
 // (calling in a loop), and the steady-state step time (median of 20
 // compiled calls). Each model is traced in the same process, but each mode
@@ -18,6 +19,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fnc/JIT/Engine.h"
+#include "fnc/Trace/CompiledTrace.h"
+#include "fnc/Trace/ConcreteAccess.h"
 #include <fnc/fnc.h>
 
 #include <algorithm>
@@ -186,6 +190,15 @@ void run(const Model &m, bool tiered) {
               m.name, static_cast<long long>(c.op_count()),
               tiered ? "tiered" : "jit", first * 1e3, compile * 1e3,
               untilCompiled * 1e3, graphCalls, steps[10] * 1e6);
+  // Where the compile went: the trace (the first call's time outside the
+  // compile, jit only), the MLIR pipeline and translation, LLVM, the link.
+  const fnc::jit::CompiledModule::Phases &p =
+      fnc::detail::ConcreteAccess::view(c).trace.module().phases();
+  std::printf("      %s: trace %.1f ms, MLIR %.1f ms, LLVM %.1f ms, link "
+              "%.1f ms, other %.1f ms\n",
+              tiered ? "tiered" : "jit", tiered ? 0.0 : (first - compile) * 1e3,
+              p.mlir * 1e3, p.llvm * 1e3, p.link * 1e3,
+              (compile - p.mlir - p.llvm - p.link) * 1e3);
 }
 
 } // namespace

@@ -641,6 +641,7 @@ CompiledModule::compile(mlir::ModuleOp module, const PipelineOptions &options,
   }
 
   // LLVM IR, optimized for the host, compiled to object files.
+  double phaseStart = seconds();
   llvm::LLVMContext llvmContext;
   auto lowered = lowerToLLVMIR(
       module, options, llvmContext,
@@ -652,11 +653,14 @@ CompiledModule::compile(mlir::ModuleOp module, const PipelineOptions &options,
   bool storable = cache && !embedsHostAddresses(*llvmModule);
   std::string *optimizedIR =
       keepIR ? &result->ir_[static_cast<int>(Stage::LLVMIR)] : nullptr;
+  result->phases_.mlir = seconds() - phaseStart;
+  phaseStart = seconds();
   auto objects =
       compileInParts(std::move(llvmModule), options.optLevel, optimizedIR);
   if (!objects)
     return makeError("JIT compilation failed: " +
                      llvm::toString(objects.takeError()));
+  result->phases_.llvm = seconds() - phaseStart;
 
   // Encoded before linking takes the objects; stored once they linked.
   std::string entry;
@@ -669,8 +673,10 @@ CompiledModule::compile(mlir::ModuleOp module, const PipelineOptions &options,
     if (keepObjects)
       *keepObjects = copiesOf(*objects);
   }
+  phaseStart = seconds();
   if (llvm::Error err = result->link(std::move(*objects)))
     return std::move(err);
+  result->phases_.link = seconds() - phaseStart;
   if (storable)
     cache->store(*key, entry);
   result->compileSeconds_ = seconds();

@@ -320,6 +320,13 @@ public:
   }
   /// Wall-clock seconds spent in compile().
   double compileSeconds() const { return compileSeconds_; }
+  /// Where compile()'s seconds went (all 0 for code from the cache): the
+  /// MLIR pipeline with the translation to LLVM IR, LLVM's optimization and
+  /// code generation (of every part, on their threads), and the link.
+  struct Phases {
+    double mlir = 0, llvm = 0, link = 0;
+  };
+  const Phases &phases() const { return phases_; }
   /// The object files the module was compiled to: a large module is split
   /// into parts that LLVM optimizes and compiles on threads of their own.
   size_t objectCount() const { return objectCount_; }
@@ -342,6 +349,7 @@ private:
   std::vector<std::pair<std::string, std::string>> unsupported_;
   std::string ir_[4];
   double compileSeconds_ = 0;
+  Phases phases_;
   size_t objectCount_ = 0;
   bool fromCache_ = false;
 };

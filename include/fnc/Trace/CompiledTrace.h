@@ -65,6 +65,8 @@ public:
   /// The compiled function; its arguments are the trace's tensor arguments
   /// followed by hiddenArgs().
   const jit::Entry &entry() const { return *parts_.entry; }
+  /// The module holding entry().
+  const jit::CompiledModule &module() const { return *parts_.module; }
   /// The eager tensors behind the hidden trailing arguments, in order.
   const std::vector<Tensor> &hiddenArgs() const { return parts_.hiddenArgs; }
   const std::vector<uint64_t> &hiddenVariables() const {
