@@ -46,6 +46,7 @@
 #include "fnc/Tensor.h"
 #include "fnc/Variable.h"
 
+#include <initializer_list>
 #include <memory>
 #include <tuple>
 #include <type_traits>
@@ -99,6 +100,14 @@ public:
   std::vector<Tensor> gradient(const Tensor &target,
                                const std::vector<Variable> &sources,
                                const GradientOptions &options = {});
+  /// A braced list of variables, `tape.gradient(loss, {W, b})` (the seeds'
+  /// `tape.gradient(loss, [W, b])`; a Variable also converts to a Tensor,
+  /// which made the list ambiguous).
+  std::vector<Tensor> gradient(const Tensor &target,
+                               std::initializer_list<Variable> sources,
+                               const GradientOptions &options = {}) {
+    return gradient(target, std::vector<Variable>(sources), options);
+  }
   template <typename... Sources>
   auto gradient(const Tensor &target, const std::tuple<Sources...> &sources,
                 const GradientOptions &options = {}) {

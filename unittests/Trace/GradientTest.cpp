@@ -501,7 +501,7 @@ Tensor trainStep(const Variable &w, const Variable &b, const Tensor &x,
   GradientTape tape;
   Tensor pred = matmul(x, w) + b;
   Tensor loss = reduce_mean(square(pred - y));
-  auto grads = tape.gradient(loss, std::vector<Variable>{w, b});
+  auto grads = tape.gradient(loss, {w, b}); // the seeds' [w, b]
   w.assign_sub(grads[0] * 0.1f);
   b.assign_sub(grads[1] * 0.1f);
   return loss;
