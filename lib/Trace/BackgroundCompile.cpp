@@ -115,6 +115,19 @@ const CompiledTrace *PendingCompile::wait(std::string &error) {
   return trace_.get();
 }
 
+void PendingCompile::abandon() {
+  std::unique_ptr<TraceRecorder> dropped;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (claimed_)
+      return;
+    claimed_ = finished_ = true;
+    error_ = "its concrete function was dropped before it compiled";
+    dropped = std::move(recorder_);
+  }
+  done_.notify_all();
+}
+
 void PendingCompile::compile() {
   std::string error;
   std::unique_ptr<CompiledTrace> trace;

@@ -44,6 +44,11 @@ public:
   /// failed.
   const CompiledTrace *wait(std::string &error);
 
+  /// Called when nothing will run the code (its concrete function is gone):
+  /// a compile nobody has claimed is dropped, so that the background thread
+  /// skips it.
+  void abandon();
+
 private:
   /// Runs the compile (its claimer only).
   void compile();

@@ -401,6 +401,11 @@ namespace {
 } // namespace
 
 struct ConcreteImpl {
+  ~ConcreteImpl() {
+    if (pending)
+      pending->abandon(); // a queued compile no call can use
+  }
+
   std::string name;
   Words key;
   // A dim of size 1 of a call does not match the unknown dims of this

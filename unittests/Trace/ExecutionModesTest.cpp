@@ -186,6 +186,30 @@ TEST(ExecutionModesTest, TheCompileCacheAndTheModes) {
   EXPECT_TRUE(tiered.get_concrete_function(x).is_compiled());
 }
 
+// A tiered function dropped right after its first call drops its queued
+// compile (the background thread skips it); the thread serves the next one.
+TEST(ExecutionModesTest, DroppedFunctionsDropTheirQueuedCompiles) {
+  Tensor x({0.1f, 0.2f, -0.3f});
+  std::vector<float> want;
+  for (int i = 0; i < 6; ++i) {
+    Program p;
+    auto f = fnc::function([&p](const Tensor &x) { return p(x); },
+                           mode(std::nullopt));
+    CapturedOutput quiet;
+    std::vector<float> got = f(x)[0].to_vector<float>();
+    if (want.empty())
+      want = got;
+    EXPECT_EQ(got.size(), want.size());
+  }
+  Program p;
+  auto kept = fnc::function([&p](const Tensor &x) { return p(x); },
+                            mode(std::nullopt));
+  CapturedOutput quiet;
+  kept(x);
+  EXPECT_GT(kept.get_concrete_function(x).compile_seconds(), 0);
+  EXPECT_TRUE(kept.get_concrete_function(x).is_compiled());
+}
+
 TEST(ExecutionModesTest, SmallTracesAreCompiledAtOnceWhenUnset) {
   auto f = fnc::function([](const Tensor &x) { return x * 2.f + 1.f; },
                          mode(std::nullopt));
