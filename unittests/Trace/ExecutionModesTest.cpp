@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Support/CapturedOutput.h"
 #include "Support/ExpectError.h"
 #include "fnc/Runtime/Runtime.h"
 #include "fnc/fnc.h"
@@ -28,15 +29,7 @@ namespace {
 
 using fnc::testing::expectError;
 
-class CapturedOutput {
-public:
-  CapturedOutput() { runtime::setOutputStream(&os_); }
-  ~CapturedOutput() { runtime::setOutputStream(nullptr); }
-  std::string str() const { return os_.str(); }
-
-private:
-  std::ostringstream os_;
-};
+using fnc::testing::CapturedOutput;
 
 FunctionOptions mode(std::optional<bool> jit, bool fastMath = false) {
   FunctionOptions o;

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Support/CapturedOutput.h"
 #include "Support/ExpectError.h"
 #include "fnc/fnc.h"
 #include "fnc/Runtime/Runtime.h"
@@ -24,15 +25,7 @@ namespace {
 using fnc::testing::expectError;
 
 /// Captures what eager and staged fnc::print write.
-class CapturedOutput {
-public:
-  CapturedOutput() { runtime::setOutputStream(&os_); }
-  ~CapturedOutput() { runtime::setOutputStream(nullptr); }
-  std::string str() const { return os_.str(); }
-
-private:
-  std::ostringstream os_;
-};
+using fnc::testing::CapturedOutput;
 
 //===----------------------------------------------------------------------===//
 // Variables
