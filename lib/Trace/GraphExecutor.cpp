@@ -107,6 +107,25 @@ llvm::Error GraphExecutor::run(const Tensor *const *tensors, size_t count,
     slotPointers.push_back(&slot);
   std::lock_guard<std::mutex> lock(impl_->mutex);
   auto results = impl_->interpreter->call(impl_->symbol, args, slotPointers);
+  // Every result is a buffer of its own, as compiled code returns them:
+  // the caller may update a result in place (a gradient tape accumulates
+  // into one), so none may be an argument's, a variable's or another
+  // result's. (Copied before the updates below reach the variables: a
+  // value read from a variable before its update is the old value.)
+  if (results) {
+    std::vector<const void *> taken;
+    for (const Tensor &t : args)
+      taken.push_back(bufferOf(t));
+    for (const Tensor &t : hidden)
+      taken.push_back(bufferOf(t));
+    for (Tensor &r : *results) {
+      if (!r.size())
+        continue;
+      if (std::find(taken.begin(), taken.end(), bufferOf(r)) != taken.end())
+        r = copyOf(r);
+      taken.push_back(bufferOf(r));
+    }
+  }
   // The updates reach the variables even when the call failed after them,
   // as compiled code's do.
   for (size_t k = 0; k < slots.size(); ++k) {
@@ -121,25 +140,8 @@ llvm::Error GraphExecutor::run(const Tensor *const *tensors, size_t count,
     kind = impl_->interpreter->lastErrorKind();
     return results.takeError();
   }
-  // Every result is a buffer of its own, as compiled code returns them:
-  // the caller may update a result in place (a gradient tape accumulates
-  // into one), so none may be an argument's, a variable's or another
-  // result's.
-  std::vector<const void *> taken;
-  for (const Tensor &t : args)
-    taken.push_back(bufferOf(t));
-  for (const Tensor &t : hidden)
-    taken.push_back(bufferOf(t));
-  for (size_t i = 0; i < results->size(); ++i) {
-    Tensor &r = (*results)[i];
-    if (r.size()) {
-      const void *buffer = bufferOf(r);
-      if (std::find(taken.begin(), taken.end(), buffer) != taken.end())
-        r = copyOf(r);
-      taken.push_back(bufferOf(r));
-    }
-    outs[i] = std::move(r);
-  }
+  for (size_t i = 0; i < results->size(); ++i)
+    outs[i] = std::move((*results)[i]);
   return llvm::Error::success();
 }
 

@@ -224,6 +224,38 @@ TEST(ExecutionModesTest, GraphResultsDoNotShareTheVariable) {
             std::string::npos);
 }
 
+// A value read from a variable before the function updates it is the old
+// value in every mode (the graph executor returned the variable's buffer,
+// which the update then overwrote: found by a gradient test whose forward
+// returns such reads).
+TEST(ExecutionModesTest, ReadsBeforeAnUpdateKeepTheOldValue) {
+  for (std::optional<bool> jit : {std::optional<bool>(false), {true}}) {
+    SCOPED_TRACE(*jit ? "compiled" : "graph executor");
+    Variable v(Tensor({1.f, 2.f}), "v");
+    auto f = fnc::function(
+        [&](Tensor x) {
+          Tensor r = v.read_value();
+          v.assign(r * 2.f);
+          std::vector<Tensor> inCond = cond(
+              reduce_sum(x) > 0.f,
+              [&] {
+                Tensor q = v.read_value();
+                v.assign_add(x);
+                return std::vector<Tensor>{q, v.read_value()};
+              },
+              [&] { return std::vector<Tensor>{x, x}; });
+          return std::vector<Tensor>{r, inCond[0], inCond[1]};
+        },
+        mode(jit));
+    std::vector<Tensor> out = f(Tensor({1.f, 1.f}));
+    EXPECT_EQ(out[0].to_vector<float>(), (std::vector<float>{1.f, 2.f}));
+    EXPECT_EQ(out[1].to_vector<float>(), (std::vector<float>{2.f, 4.f}));
+    EXPECT_EQ(out[2].to_vector<float>(), (std::vector<float>{3.f, 5.f}));
+    EXPECT_EQ(v.read_value().to_vector<float>(),
+              (std::vector<float>{3.f, 5.f}));
+  }
+}
+
 TEST(ExecutionModesTest, GraphExecutorErrorsNameTheFunction) {
   FunctionOptions o = mode(false);
   o.name = "lookup";
