@@ -132,6 +132,8 @@ std::vector<Tensor> Recorder::constantCaptures() const {
 
 int64_t Recorder::record(const OpRecord &op, std::string &error) {
   int64_t id = recordOp(op, error);
+  if (id >= 0 && std::holds_alternative<ops::VarUpdate>(op.op))
+    ++updatesRecorded[variableRef(op.operands[0]).uid];
   if (id >= 0 && program) {
     bool noResult = std::holds_alternative<ops::VarUpdate>(op.op) ||
                     std::holds_alternative<ops::Print>(op.op);
@@ -155,7 +157,7 @@ void Program::add(OpRecord op, int64_t result, const VariableRef &variable) {
   if (std::holds_alternative<ops::RandomUniform>(op.op) ||
       std::holds_alternative<ops::RandomNormal>(op.op))
     draws.push_back({result, op.dtype, op.shape});
-  steps.push_back({std::move(op), result, nullptr});
+  steps.push_back({std::move(op), result, nullptr, variable.uid});
 }
 
 void Program::add(std::shared_ptr<NestedStep> step,
@@ -181,6 +183,7 @@ void ProgramFacts::note(const OpRecord &op, const VariableRef &ref) {
 
 void ProgramFacts::absorb(const ProgramFacts &nested) {
   random |= nested.random;
+  staleReads |= nested.staleReads;
   updates.insert(updates.end(), nested.updates.begin(), nested.updates.end());
   for (const VariableRef &ref : nested.reads)
     if (std::none_of(reads.begin(), reads.end(),
@@ -193,6 +196,33 @@ bool ProgramFacts::updatesAny(const std::vector<VariableRef> &vars) const {
     if (std::find(updates.begin(), updates.end(), v.uid) != updates.end())
       return true;
   return false;
+}
+
+bool ProgramFacts::readsStaleIn(
+    const std::vector<uint64_t> &outerUpdates) const {
+  if (staleReads)
+    return true;
+  for (const VariableRef &r : reads)
+    if (std::find(outerUpdates.begin(), outerUpdates.end(), r.uid) !=
+            outerUpdates.end() &&
+        std::find(updates.begin(), updates.end(), r.uid) == updates.end())
+      return true;
+  return false;
+}
+
+void Program::keepUpdatedReads() {
+  for (const Step &step : steps) {
+    if (step.nested) {
+      staleReads |= step.nested->facts.readsStaleIn(updates);
+      continue;
+    }
+    if (!std::holds_alternative<ops::VarRead>(step.op.op) ||
+        !isFloat(step.op.dtype))
+      continue;
+    uint64_t uid = step.variable;
+    if (std::find(updates.begin(), updates.end(), uid) != updates.end())
+      draws.push_back({step.result, step.op.dtype, step.op.shape, uid});
+  }
 }
 
 VariableRef Recorder::variableRef(int64_t id) const {

@@ -332,16 +332,53 @@ std::string whyNoReplay(const trace::ProgramFacts &facts, const char *what) {
   if (facts.random)
     return std::string(what) +
            " draws random numbers, which its gradient cannot draw again "
-           "(a staged loop keeps no draws: draw them before the loop and "
-           "pass them in)";
-  if (facts.updatesAny(facts.reads))
+           "(a staged loop whose shapes change keeps no draws: draw them "
+           "before the loop and pass them in)";
+  if (facts.staleReads)
     return std::string(what) +
-           " updates a variable it also reads, so the values it read are "
-           "gone when the gradient is computed";
+           " reads a variable that is updated outside the staged cond or "
+           "loop that reads it (or in a loop whose shapes change), so the "
+           "values it read are gone when the gradient is computed: read "
+           "the variable into a tensor where it is updated and pass that in";
   return "";
 }
 
 using trace::Drawn;
+
+/// tape::Region::stale for a region that read `reads`, called in the trace
+/// that staged it: a variable updated since (between the region and the
+/// gradient) no longer holds what the region read.
+std::function<std::string()> staleCheck(const std::vector<VariableRef> &reads) {
+  trace::Recorder &r = *api::recording();
+  std::vector<std::pair<VariableRef, int64_t>> seen;
+  for (const VariableRef &v : reads) {
+    auto it = r.updatesRecorded.find(v.uid);
+    seen.emplace_back(v, it == r.updatesRecorded.end() ? 0 : it->second);
+  }
+  return [seen, token = r.token()]() -> std::string {
+    trace::Recorder *now = api::recording();
+    if (!now || now->token() != token)
+      return "";
+    for (const auto &[v, count] : seen) {
+      auto it = now->updatesRecorded.find(v.uid);
+      if ((it == now->updatesRecorded.end() ? 0 : it->second) != count)
+        return "it reads the variable `" + v.name +
+               "`, which was updated after it ran and before the gradient "
+               "was asked for, so the values it read are gone; ask for the "
+               "gradient before the update, or read the variable into a "
+               "tensor before the staged region and use that inside";
+    }
+    return "";
+  };
+}
+
+/// Notes, in the facts of a loop that keeps no rows of them, the values its
+/// programs hand to a backward: random draws, and reads of variables it
+/// updates.
+void noteUnkept(trace::ProgramFacts &facts, const std::vector<Drawn> &draws) {
+  for (const Drawn &d : draws)
+    (d.variable ? facts.staleReads : facts.random) = true;
+}
 
 /// The random draws made in `branches`, in the order a cond returns them:
 /// the then branch's, then the else branch's.
@@ -397,6 +434,7 @@ condRegion(const Tensor &pred, std::shared_ptr<const CondStep> step,
   region->whyNot = whyNoReplay(facts, "a branch");
   if (!region->whyNot.empty())
     return region;
+  region->stale = staleCheck(facts.reads);
   std::vector<VariableRef> variables = facts.reads;
   Residuals residuals;
   std::vector<Drawn> inner = branchDraws(step->branches);
@@ -422,6 +460,7 @@ condRegion(const Tensor &pred, std::shared_ptr<const CondStep> step,
 std::shared_ptr<Program> blockProgram(trace::Recorder &r,
                                       const std::vector<Tensor> &args) {
   auto p = std::make_shared<Program>();
+  p->block = true;
   p->args = idsOf(r, args, "gradient", "value");
   return p;
 }
@@ -469,6 +508,7 @@ std::vector<Tensor> condStaged(const Tensor &pred, const BranchFn &thenFn,
   int64_t thenBlock, elseBlock;
   auto thenProgram = std::make_shared<Program>();
   auto elseProgram = std::make_shared<Program>();
+  thenProgram->block = elseProgram->block = true;
   tape::RegionScope region;
   {
     BlockScope scope(*r, none, noArgs, "");
@@ -477,6 +517,7 @@ std::vector<Tensor> condStaged(const Tensor &pred, const BranchFn &thenFn,
       trace::ProgramScope program(*r, thenProgram.get());
       thenOuts = thenFn();
     }
+    thenProgram->keepUpdatedReads();
     thenIds = idsOf(*r, thenOuts, "cond", "result");
   }
   {
@@ -486,6 +527,7 @@ std::vector<Tensor> condStaged(const Tensor &pred, const BranchFn &thenFn,
       trace::ProgramScope program(*r, elseProgram.get());
       elseOuts = elseFn();
     }
+    elseProgram->keepUpdatedReads();
     elseIds = idsOf(*r, elseOuts, "cond", "result");
     checkBranches(thenOuts, elseOuts);
     thenProgram->yields = thenIds;
@@ -602,14 +644,16 @@ const void *identity(const Tensor &t) { return &TensorAccess::impl(t); }
 /// The history of a loop whose trip count is known only once it has run:
 /// a second loop replays the recorded body `count` times from `init`,
 /// writing the variables `kept` of each iteration into rows preallocated
-/// for `count`. Dead (and removed by the compiler) unless a gradient
-/// reaches the loop.
+/// for `count`; iteration i's random draws are row i of `drawRows` (those
+/// the first loop kept). Dead (and removed by the compiler) unless a
+/// gradient reaches the loop.
 std::vector<Tensor> recordHistory(std::shared_ptr<const Program> body,
                                   const std::vector<Tensor> &init,
                                   const std::vector<size_t> &kept,
                                   const VarTypes &types,
                                   const std::vector<LoopVar> &kinds,
-                                  size_t hidden, const Tensor &count) {
+                                  size_t hidden, const Tensor &count,
+                                  const std::vector<Tensor> &drawRows) {
   tape::Suspended quiet; // the tapes see the loop, not its bookkeeping
   trace::Recorder &r = *api::recording();
   size_t n = init.size();
@@ -627,6 +671,8 @@ std::vector<Tensor> recordHistory(std::shared_ptr<const Program> body,
       forImpl(zeros({}, DType::i64), count, fill({}, 1.0, DType::i64),
               [&](const Tensor &i, const std::vector<Tensor> &v) {
                 std::vector<Tensor> vars(v.begin(), v.begin() + n);
+                for (size_t k = 0; k < drawRows.size(); ++k)
+                  map.residuals[body->draws[k].id] = gather(drawRows[k], i, 0);
                 std::vector<Tensor> next = trace::replay(*body, map, vars);
                 for (size_t j = 0; j < kept.size(); ++j)
                   next.push_back(api::setRow(v[n + j], i, vars[kept[j]]));
@@ -782,35 +828,53 @@ struct LoopStep final : trace::NestedStep {
   std::shared_ptr<const Program> cond, body;
   std::vector<int64_t> inits, results;
   int64_t limit = -1, delta = -1; // a for_range's
-  /// Its draws are the rows of its body's draws (a for_range traced under
-  /// a tape): where the map has them (a backward), iteration i's draws are
+  /// Its draws are the rows of its body's draws (a loop traced under a
+  /// tape): where the map has them (a backward), iteration i's draws are
   /// row i; else (the forward replayed) they are drawn and kept again.
   void replay(trace::ValueMap &map) const override {
     std::optional<Bounds> bounds;
     if (limit >= 0)
       bounds = Bounds{map.get(limit), map.get(delta)};
-    bool given = !draws.empty() && limit >= 0;
+    bool given = !draws.empty();
     for (const Drawn &d : draws)
       given = given && map.residuals.count(d.id);
     std::vector<Tensor> rows;
     for (size_t k = 0; given && k < draws.size(); ++k)
       rows.push_back(map.residuals.at(draws[k].id));
-    Tensor start = map.get(inits[0]), step = bounds ? bounds->delta : Tensor();
+    std::vector<Tensor> init = map.get(inits);
+    size_t n = init.size();
+    // A for_range's counter is its first variable; a while_loop given its
+    // draws counts its iterations in a variable of its own, after the others.
+    bool counter = given && !bounds;
+    LoopOptions loopOptions = options;
+    std::vector<LoopVar> loopKinds = kinds;
+    if (counter) {
+      init.push_back(zeros({}, DType::i64));
+      loopKinds.resize(n - hidden, LoopVar::Tensor);
+      loopKinds.push_back(LoopVar::Tensor);
+      if (!loopOptions.shape_invariants.empty()) // one per tensor variable
+        loopOptions.shape_invariants.push_back({});
+    }
+    Tensor start = init[0], step = bounds ? bounds->delta : Tensor();
     std::vector<Tensor> drawn;
     std::vector<Tensor> outs = whileLoop(
         [&](const std::vector<Tensor> &v) {
-          return trace::replay(*cond, map, v)[0];
+          std::vector<Tensor> vars(v.begin(), v.begin() + n);
+          return trace::replay(*cond, map, vars)[0];
         },
         [&](const std::vector<Tensor> &v) {
+          std::vector<Tensor> vars(v.begin(), v.begin() + n);
           if (given) {
-            // The for_range's counter is its first variable.
-            Tensor i = floor_div(v[0] - start, step);
+            Tensor i = counter ? v[n] : floor_div(v[0] - start, step);
             for (size_t k = 0; k < rows.size(); ++k)
               map.residuals[body->draws[k].id] = gather(rows[k], i, 0);
           }
-          return trace::replay(*body, map, v);
+          std::vector<Tensor> next = trace::replay(*body, map, vars);
+          if (counter)
+            next.push_back(v[n] + int64_t{1});
+          return next;
         },
-        map.get(inits), op, options, kinds, hidden, bounds, nullptr, &drawn,
+        init, op, loopOptions, loopKinds, hidden, bounds, nullptr, &drawn,
         map.effects);
     for (size_t i = 0; i < results.size(); ++i)
       map.set(results[i], outs[i]);
@@ -862,18 +926,21 @@ public:
     step->results = std::move(results);
     step->limit = range ? limit : -1;
     step->delta = range ? delta : -1;
-    // As traced without a tape: a for_range keeps its draws when replayed
-    // for a gradient (synthetic ids name the rows); a while_loop cannot.
-    bool keepable = range && canKeepHistory(step->options) &&
-                    step->cond->draws.empty();
+    // As traced without a tape: a loop keeps its draws when replayed for a
+    // gradient (synthetic ids name the rows).
+    bool keepable =
+        canKeepHistory(step->options) && step->cond->draws.empty();
     if (keepable)
       for (const Drawn &d : step->body->draws) {
         Shape rows = d.shape;
         rows.insert(rows.begin(), shapes::kDynamic);
-        step->draws.push_back({trace::syntheticId(), d.dtype, rows});
+        step->draws.push_back(
+            {trace::syntheticId(), d.dtype, rows, d.variable});
       }
-    step->facts.random = !keepable && (!step->cond->draws.empty() ||
-                                       !step->body->draws.empty());
+    if (!keepable) {
+      noteUnkept(step->facts, step->cond->draws);
+      noteUnkept(step->facts, step->body->draws);
+    }
     return step;
   }
 };
@@ -926,7 +993,7 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
   // The body's random draws, kept as rows too (once known: see below)
   // under a tape or where a gradient will want them (`keepDraws`: the
   // forward of a staged call under a tape).
-  bool rowsOfDraws = (taped || keepDraws) && keep && bounds;
+  bool rowsOfDraws = (taped || keepDraws) && keep;
   size_t nd = rowsOfDraws && drawTypes ? drawTypes->dtypes.size() : 0;
   bool counted = taped || nd > 0;
   // The variables whose history is kept: all but TensorArrays.
@@ -953,8 +1020,10 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
       carriedTypes.dtypes.push_back(dtype);
       carriedTypes.shapes.push_back(rows);
     };
+    // A while_loop's trip count is known only once it has run: its rows
+    // of draws start with one and double when full.
     if (history || nd > 0)
-      trips = tripCount(init[0], *bounds);
+      trips = bounds ? tripCount(init[0], *bounds) : fill({}, 1.0, DType::i64);
     if (history)
       for (size_t k : kept)
         addRows(init[k], types.shapes[k], types.dtypes[k]);
@@ -1004,6 +1073,7 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
       trace::ProgramScope program(*r, bodyProgram.get());
       next = body(vars);
     }
+    bodyProgram->keepUpdatedReads();
     checkLoopVars(types, next, op, hidden, invariants);
     bodyProgram->yields = idsOf(*r, next, op, "loop variable");
     userNext = next;
@@ -1036,19 +1106,29 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
                     rowsFor(trips, drawn, shape, drawn.dtype())};
               },
               [&] { return std::vector<Tensor>{rows}; })[0];
+        if (!bounds) {
+          Tensor capacity =
+              reshape(slice(fnc::shape(rows, DType::i64), {0}, {1}), {});
+          rows = condImpl(
+              count == capacity,
+              [&] {
+                return std::vector<Tensor>{concat({rows, zeros_like(rows)}, 0)};
+              },
+              [&] { return std::vector<Tensor>{rows}; })[0];
+        }
         next.push_back(api::setRow(rows, count, drawn));
       }
     }
     bodyIds = idsOf(*r, next, op, "loop variable");
     like = args; // symbolic results take the carried types
   }
-  // A for_range under a tape keeps its body's draws, whose number and
+  // A loop under a tape keeps its body's draws, whose number and
   // types it knows now: it is staged again with rows for them, its
   // callables run a second time while tracing (the values they capture are
   // the tapes' own tensors, which a replay of the record would not give),
   // and this attempt's blocks are dropped.
-  bool drawsKeepable = keep && bounds && !bodyProgram->draws.empty() &&
-                       condProgram->draws.empty();
+  bool drawsKeepable =
+      keep && !bodyProgram->draws.empty() && condProgram->draws.empty();
   if (rowsOfDraws && drawsKeepable && !drawTypes) {
     region.reset(); // the tapes forget this attempt
     DrawTypes found;
@@ -1089,20 +1169,23 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
   }
   // The rows of the draws it kept are draws of the program around it;
   // traced without a tape, it keeps them when replayed for a gradient,
-  // under synthetic ids. A while_loop or a loop whose shapes change keeps
-  // none: it has no gradient (it would have to draw again).
+  // under synthetic ids. A loop whose shapes change keeps none: it has no
+  // gradient (it would have to draw again).
   for (size_t k = 0; k < nd; ++k)
     step->draws.push_back({results[drawsAt + k], drawRows[k].dtype(),
-                           drawRows[k].shape()});
+                           drawRows[k].shape(),
+                           bodyProgram->draws[k].variable});
   if (nd == 0 && drawsKeepable)
     for (const Drawn &d : bodyProgram->draws) {
       Shape rows = d.shape;
       rows.insert(rows.begin(), shapes::kDynamic);
-      step->draws.push_back({trace::syntheticId(), d.dtype, rows});
+      step->draws.push_back(
+          {trace::syntheticId(), d.dtype, rows, d.variable});
     }
-  step->facts.random =
-      (!bodyProgram->draws.empty() || !condProgram->draws.empty()) &&
-      !drawsKeepable;
+  if (!drawsKeepable) {
+    noteUnkept(step->facts, condProgram->draws);
+    noteUnkept(step->facts, bodyProgram->draws);
+  }
   addStep(outer, step, {condProgram.get(), bodyProgram.get()});
 
   auto loop = std::make_shared<tape::Region>();
@@ -1110,8 +1193,10 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
   loop->variables = bodyProgram->reads;
   trace::ProgramFacts bodyFacts = *bodyProgram;
   bodyFacts.random = step->facts.random;
+  bodyFacts.staleReads = step->facts.staleReads;
   loop->whyNot = whyNoReplay(bodyFacts, "its body");
   if (loop->whyNot.empty() && taped) {
+    loop->stale = staleCheck(bodyProgram->reads);
     std::vector<Tensor> rows;
     std::optional<ReplayedStates> replayed;
     if (history) {
@@ -1119,7 +1204,7 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
     } else if (keep) {
       trace::ProgramScope bookkeeping(*r, nullptr);
       rows = recordHistory(bodyProgram, init, kept, types, kinds, hidden,
-                           all[n]);
+                           all[n], drawRows);
     } else {
       replayed = ReplayedStates{types, kinds, hidden};
     }

@@ -1146,17 +1146,17 @@ ConcreteFunction FunctionCore::concrete(const CallKey &key,
 /// A value of a forward with effects that its backward cannot compute
 /// again: a random draw, or a read of a variable the forward updates.
 struct Residual {
-  int64_t id;        // in the forward's recorded program
-  uint64_t variable; // the variable read; 0 for a random draw
+  int64_t id; // in the forward's recorded program
   TensorSpec spec;
 };
 
 /// The residuals of a recorded forward: its random draws (those made in
 /// staged conds are the conds' extra results), its reads of the variables
 /// it updates and, with `products`, the results of its matmuls and
-/// convolutions (JAX's dots-saveable checkpoint policy). None when random
-/// draws sit inside staged loops or reads of updated variables inside
-/// staged control flow (the call then runs its callable eagerly).
+/// convolutions (JAX's dots-saveable checkpoint policy). None when staged
+/// control flow keeps no rows of its random draws (a loop whose shapes
+/// change) or reads a variable updated outside it (the call then runs its
+/// callable eagerly).
 std::optional<std::vector<Residual>>
 residualsOf(const trace::RecordedTrace &recorded, bool products) {
   const trace::Program &p = recorded.program;
@@ -1164,16 +1164,15 @@ residualsOf(const trace::RecordedTrace &recorded, bool products) {
   for (const trace::Program::Step &step : p.steps) {
     if (step.nested) {
       const trace::ProgramFacts &f = step.nested->facts;
-      if (f.random || p.updatesAny(f.reads))
+      if (f.random || f.readsStaleIn(p.updates))
         return std::nullopt;
       for (const trace::Drawn &d : step.nested->draws)
-        residuals.push_back({d.id, 0, TensorSpec(d.shape, d.dtype)});
+        residuals.push_back({d.id, TensorSpec(d.shape, d.dtype)});
       continue;
     }
     const trace::OpRecord &op = step.op;
-    uint64_t variable = 0;
     if (std::holds_alternative<trace::ops::VarRead>(op.op)) {
-      variable = recorded.variableUid(op.operands[0]);
+      uint64_t variable = recorded.variableUid(op.operands[0]);
       if (std::find(p.updates.begin(), p.updates.end(), variable) ==
           p.updates.end())
         continue;
@@ -1184,7 +1183,7 @@ residualsOf(const trace::RecordedTrace &recorded, bool products) {
       if (!products || !product || !isFloat(op.dtype))
         continue;
     }
-    residuals.push_back({step.result, variable, TensorSpec(op.shape, op.dtype)});
+    residuals.push_back({step.result, TensorSpec(op.shape, op.dtype)});
   }
   return residuals;
 }
@@ -1251,28 +1250,13 @@ struct BackwardFunction {
     size_t maskedArgs = watch.size();
     watch.insert(watch.end(), captured.begin(), captured.end());
     trace::ValueMap map = recorded->map();
-    // A kept read of a variable stands for the variable: its gradient is
-    // the variable's.
-    std::vector<std::pair<size_t, size_t>> readOf; // watch index, variable
-    for (size_t k = 0; k < residuals.size(); ++k) {
-      const Tensor &value = tensors[argCount + k];
-      map.residuals[residuals[k].id] = value;
-      auto v = std::find(variables.begin(), variables.end(),
-                         residuals[k].variable);
-      if (residuals[k].variable && v != variables.end() &&
-          isFloat(value.dtype())) {
-        readOf.emplace_back(watch.size(), v - variables.begin());
-        watch.push_back(value);
-      }
-    }
+    // A kept read of a variable is a read of the variable to the tapes
+    // (replay): its gradient is the variable's.
+    for (size_t k = 0; k < residuals.size(); ++k)
+      map.residuals[residuals[k].id] = tensors[argCount + k];
     std::vector<Tensor> g = grad::vjp(
         [&] { return trace::replay(recorded->program, map, args); }, watch,
         variables, grads);
-    for (const auto &[at, v] : readOf) {
-      Tensor &sum = g[watch.size() + v];
-      if (g[at].defined())
-        sum = sum.defined() ? sum + g[at] : g[at];
-    }
     // In the entry's order: the arguments, then the hidden arguments.
     std::vector<size_t> order;
     for (size_t i = 0; i < maskedArgs; ++i)

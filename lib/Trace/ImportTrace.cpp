@@ -230,6 +230,7 @@ private:
       branches[k] = region(*regions[k], nullptr);
       if (!branches[k])
         return false;
+      branches[k]->keepUpdatedReads(); // as the trace did
       Operation *yield = regions[k]->front().getTerminator();
       if (!idsOf(yield->getOperands(), branches[k]->yields, yield))
         return false;
@@ -259,14 +260,15 @@ private:
       size_t at = n;
       for (const Drawn &d : inner) {
         if (d.id < 0) {
-          draws.push_back({syntheticId(), d.dtype, d.shape});
+          draws.push_back({syntheticId(), d.dtype, d.shape, d.variable});
           continue;
         }
         auto type = cast<RankedTensorType>(op.getResult(at).getType());
         ArrayRef<int64_t> shape = type.getShape();
         draws.push_back({results[at++],
                          *mlir::fnc::dtypeOf(type.getElementType()),
-                         {shape.begin(), shape.end()}});
+                         {shape.begin(), shape.end()},
+                         d.variable});
       }
       results.resize(n);
       for (auto &b : branches)
@@ -274,7 +276,9 @@ private:
     }
     std::shared_ptr<NestedStep> step = steps_.cond(
         pred[0], branches[0], branches[1], results, std::move(draws));
-    step->facts.random = !exported;
+    for (const Drawn &d : inner)
+      if (!exported)
+        (d.variable ? step->facts.staleReads : step->facts.random) = true;
     p.add(std::move(step), {branches[0].get(), branches[1].get()});
     return true;
   }
@@ -297,6 +301,7 @@ private:
     std::shared_ptr<Program> body = region(op.getBodyRegion(), &bodyArgs);
     if (!body)
       return false;
+    body->keepUpdatedReads(); // as the trace did
     Operation *yield = op.getBodyRegion().front().getTerminator();
     if (!idsOf(yield->getOperands(), body->yields, yield))
       return false;

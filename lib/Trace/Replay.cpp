@@ -89,8 +89,28 @@ std::vector<Tensor> replay(const Program &program, ValueMap &map,
       auto kept = map.residuals.find(step.result);
       if (kept != map.residuals.end()) {
         // The forward's value: not computed again, but the tapes see the
-        // op on its inputs, for its gradient rule.
+        // op on its inputs, for its gradient rule (a variable read as a
+        // read of the variable).
         const Tensor &out = kept->second;
+        if (is<ops::VarRead>(op) && isFloat(op.dtype)) {
+          VariableRef variable = map.variable(op.operands[0]);
+          if (r->program && r->program->block) {
+            // In a staged block, still a read of the variable (whose value
+            // its own gradient keeps), so that the block's gradient reaches
+            // the variable.
+            int64_t id = r->valueOf(out, "gradient");
+            OpRecord read{op.op,
+                          {r->variableOf(variable.uid, variable.alias,
+                                         variable.name)},
+                          op.dtype,
+                          op.shape};
+            r->program->add(read, id, variable);
+            r->program->draws.push_back(
+                {id, op.dtype, op.shape, variable.uid});
+          }
+          if (tape::anyActive())
+            tape::noteVariableRead(variable.uid, out);
+        }
         if (reported && tape::anyActive()) {
           std::vector<Tensor> inputs = map.get(op.operands);
           std::vector<const Tensor *> pointers;

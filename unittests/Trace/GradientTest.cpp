@@ -712,7 +712,8 @@ TEST(GradientTest, LoopsWithoutHistorySayWhy) {
   });
   EXPECT_EQ(effects(Tensor{1.f}).to_vector<float>(), std::vector<float>{8.f});
   EXPECT_EQ(steps.read_value().item<int32_t>(), 3);
-  // Unless the body reads what it updates: those values are gone.
+  // A body that reads what it updates keeps the values it read, one row
+  // per iteration, as it keeps its random draws.
   Variable acc(Tensor(1.f), "acc");
   auto readsUpdated = fnc::function([&](Tensor x) {
     GradientTape tape;
@@ -726,20 +727,43 @@ TEST(GradientTest, LoopsWithoutHistorySayWhy) {
         x);
     return tape.gradient(reduce_sum(y), x);
   });
-  expectError([&] { readsUpdated(Tensor{1.f}); }, ErrorKind::Unimplemented,
+  EXPECT_EQ(readsUpdated(Tensor{1.f}).to_vector<float>(),
+            std::vector<float>{2.f * 3.f * 4.f});
+  // But not a read, in a cond nested in the body, of a variable the body
+  // updates: the cond does not know it must keep it.
+  auto readsUpdatedElsewhere = fnc::function([&](Tensor x) {
+    GradientTape tape;
+    tape.watch(x);
+    Tensor y = fnc::for_range(
+        Tensor(0), Tensor(3), Tensor(1),
+        [&](const Tensor &, const Tensor &v) {
+          Tensor next = fnc::cond(
+              reduce_sum(v) > 0.f, [&] { return v * acc.read_value(); },
+              [&] { return v; });
+          acc.assign_add(1.f);
+          return next;
+        },
+        x);
+    return tape.gradient(reduce_sum(y), x);
+  });
+  expectError([&] { readsUpdatedElsewhere(Tensor{1.f}); },
+              ErrorKind::Unimplemented,
               {"no gradient through this staged fnc::for_range",
-               "updates a variable it also reads"});
-  // Nor random numbers drawn inside a while_loop, which keeps no rows of
-  // them: the gradient cannot draw them again (a for_range keeps them).
+               "reads a variable that is updated outside the staged cond"});
+  // Nor random numbers drawn inside a loop whose shapes change, which
+  // keeps no rows of them: the gradient cannot draw them again.
   auto random = fnc::function([&](Tensor x) {
     GradientTape tape;
     tape.watch(x);
+    LoopOptions grows;
+    grows.shape_invariants = {{}, {kUnknownDim}};
     auto [i, y] = fnc::while_loop(
         [](const Tensor &i, const Tensor &) { return i < 3; },
         [&](const Tensor &i, const Tensor &v) {
-          return std::make_tuple(i + 1, v * fnc::random_uniform({}, 1.f, 2.f));
+          return std::make_tuple(
+              i + 1, concat({v * fnc::random_uniform({}, 1.f, 2.f), v}, 0));
         },
-        std::make_tuple(Tensor(0), x));
+        std::make_tuple(Tensor(0), x), grows);
     (void)i;
     return tape.gradient(reduce_sum(y), x);
   });

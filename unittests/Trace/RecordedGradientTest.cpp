@@ -553,16 +553,17 @@ TEST(RecordedGradientTest, ConcreteFunctionsUnderATape) {
     expectNear(tape.gradient(y, x), {2 * 1.0 * 0.5, 2 * 2.0 * -1.0});
     expectNear(tape.gradient(y, w), {1.0, 4.0});
   }
-  // A while_loop keeps no rows of its draws: without a callable to run
-  // eagerly, the concrete function says so.
+  // A loop whose shapes change keeps no rows of its draws: without a
+  // callable to run eagerly, the concrete function says so.
   auto noisy = fnc::function([](Tensor x) {
     auto [i, a] = fnc::while_loop(
         [](const Tensor &i, const Tensor &) { return i < 2; },
         [](const Tensor &i, const Tensor &a) {
-          return std::make_tuple(
-              i + 1, a * random_uniform({2}, 0.5, 1.5, DType::f64));
+          Tensor m = random_uniform(fnc::shape(a), 0.5, 1.5, DType::f64);
+          return std::make_tuple(i + 1, concat({a * m, a}, 0));
         },
-        std::make_tuple(Tensor(0), x));
+        std::make_tuple(Tensor(0), x),
+        LoopOptions{{{}, {kUnknownDim}}});
     (void)i;
     return a;
   });
@@ -648,36 +649,59 @@ TEST(RecordedGradientTest, RandomDrawsInsideCondBranches) {
 
 }
 
-// Random draws inside a staged for_range body (dropout in a recurrent
-// cell): under a tape the loop keeps them, one row per iteration, and its
-// backward reuses row i at iteration i; also with a batch unknown while
-// tracing (the rows are allocated at the first iteration), a cond drawing
-// inside the body, a loop in a loop and a loop in a cond. The loop carries
-// (a, p) -> (a * m, p * m), so d sum(a) / d a0 must be p. Over a staged
-// call (and a loaded one) the forward, replayed for the tape, keeps the rows
-// its trace did not. A while_loop, which keeps no rows of its draws,
-// refuses.
-TEST(RecordedGradientTest, RandomDrawsInsideForRangeBodies) {
+// Random draws inside a staged loop body (dropout in a recurrent cell):
+// under a tape the loop keeps them, one row per iteration (a while_loop,
+// whose trip count is known only once it has run, doubles its rows when
+// they are full), and its backward reuses row i at iteration i; also with
+// a batch unknown while tracing (the rows are allocated at the first
+// iteration), a cond drawing inside the body, a loop in a loop and a loop
+// in a cond. The loop carries (a, p) -> (sin(a) m, p cos(a) m), so
+// d sum(a) / d a0 must be p. Over a staged call (and a loaded one) the
+// forward, replayed for the tape, keeps the rows its trace did not.
+class RandomDrawsInsideLoopBodies : public ::testing::TestWithParam<bool> {};
+
+TEST_P(RandomDrawsInsideLoopBodies, MatchTheirForward) {
+  bool whileLoops = GetParam();
   enum Shape { Plain, CondInBody, LoopInLoop, LoopInCond };
   auto noise = [](const Tensor &like) {
     return random_uniform(fnc::shape(like), 0.5, 1.5, DType::f64);
   };
   auto model = [&](Tensor x, Shape shape) {
     auto run = [&](const Tensor &a0) {
+      // (a, p) -> (sin(a) m, p cos(a) m): the backward needs each
+      // iteration's a (the history) and m.
+      auto body = [&](const Tensor &a, const Tensor &p) {
+        Tensor m = noise(a);
+        if (shape != CondInBody)
+          return std::make_tuple(sin(a) * m, p * cos(a) * m);
+        std::vector<Tensor> r = fnc::cond(
+            reduce_sum(a) > 0.0,
+            [&] {
+              Tensor n = noise(a);
+              return std::vector<Tensor>{sin(a) * m * n, p * cos(a) * m * n};
+            },
+            [&] { return std::vector<Tensor>{sin(a) * m, p * cos(a) * m}; });
+        return std::make_tuple(r[0], r[1]);
+      };
+      if (whileLoops) {
+        // Three iterations (five rows kept: 1, 2, then 4), unless the
+        // values blow up.
+        auto [i, a, p] = fnc::while_loop(
+            [](const Tensor &i, const Tensor &a, const Tensor &) {
+              return logical_and(i < 3, reduce_max(abs(a)) < 1e6);
+            },
+            [&](const Tensor &i, const Tensor &a, const Tensor &p) {
+              auto [a1, p1] = body(a, p);
+              return std::make_tuple(i + 1, a1, p1);
+            },
+            std::make_tuple(Tensor(0), a0, ones_like(a0)));
+        (void)i;
+        return std::vector<Tensor>{a, p};
+      }
       auto [a, p] = fnc::for_range(
           Tensor(0), Tensor(3), Tensor(1),
           [&](const Tensor &, const Tensor &a, const Tensor &p) {
-            Tensor m = noise(a);
-            if (shape != CondInBody)
-              return std::make_tuple(a * m, p * m);
-            std::vector<Tensor> r = fnc::cond(
-                reduce_sum(a) > 0.0,
-                [&] {
-                  Tensor n = noise(a);
-                  return std::vector<Tensor>{a * m * n, p * m * n};
-                },
-                [&] { return std::vector<Tensor>{a * m, p * m}; });
-            return std::make_tuple(r[0], r[1]);
+            return body(a, p);
           },
           std::make_tuple(a0, ones_like(a0)));
       return std::vector<Tensor>{a, p};
@@ -748,8 +772,8 @@ TEST(RecordedGradientTest, RandomDrawsInsideForRangeBodies) {
                  y[1].to_vector<double>());
     }
     EXPECT_EQ(traced, 1);
-    // Saved and loaded: the loops read back from the IR are for_ranges
-    // again (their counters and bounds recognized), which keep their draws.
+    // Saved and loaded: the loops read back from the IR keep their draws
+    // (a for_range is one again: its counter and bounds recognized).
     std::string path = ::testing::TempDir() + "loop-draws.mlir";
     save(path, staged);
     LoadedFunction loaded = load(path);
@@ -758,9 +782,23 @@ TEST(RecordedGradientTest, RandomDrawsInsideForRangeBodies) {
     std::vector<Tensor> y = loaded(x);
     expectNear(tape.gradient(reduce_sum(y[0]), x), y[1].to_vector<double>());
   }
+}
 
-  // A step known only at run time: the loop condition covers both signs,
-  // and the loop read back from the file is still a for_range.
+INSTANTIATE_TEST_SUITE_P(RecordedGradientTest, RandomDrawsInsideLoopBodies,
+                         ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool> &info) {
+                           return info.param ? "WhileLoop" : "ForRange";
+                         });
+
+// A for_range whose step is known only at run time: the loop condition
+// covers both signs, and the loop read back from the file is still a
+// for_range, which keeps its draws.
+TEST(RecordedGradientTest, LoadedForRangeWithARunTimeStepKeepsItsDraws) {
+  auto noise = [](const Tensor &like) {
+    return random_uniform(fnc::shape(like), 0.5, 1.5, DType::f64);
+  };
+  std::mt19937 rng(4);
+  Tensor x = fnc::testing::randomTensor(rng, {2, 3}, 1.0);
   auto stepped = fnc::function([&](Tensor xv, Tensor step) {
     auto [a, p] = fnc::for_range(
         Tensor(0), Tensor(3), step,
@@ -781,19 +819,132 @@ TEST(RecordedGradientTest, RandomDrawsInsideForRangeBodies) {
     std::vector<Tensor> y = steppedLoaded(x, Tensor(1));
     expectNear(tape.gradient(reduce_sum(y[0]), x), y[1].to_vector<double>());
   }
+}
 
-  auto whileLoop = fnc::function([&](Tensor xv) {
-    GradientTape tape;
-    tape.watch(xv);
-    auto [i, y] = fnc::while_loop(
-        [](const Tensor &i, const Tensor &) { return i < 2; },
-        [&](const Tensor &i, const Tensor &a) {
-          return std::make_tuple(i + 1, a * noise(a));
+// A cond branch or loop body that reads a variable it also updates (an
+// accumulator, a running statistic): the forward keeps the values it read
+// (a cond returns them, a loop keeps one row per iteration, as for random
+// draws) and the backward reads those, not the variable, whose value has
+// changed since. As eagerly, the variable's gradient is the sum over its
+// reads; an update has no gradient. With the tape inside, over a staged
+// call (which stays compiled: the callable runs only to trace) and over a
+// loaded function.
+TEST(RecordedGradientTest, VariablesUpdatedAndReadInsideStagedBodies) {
+  enum Kind { Cond, ForRange, WhileLoop };
+  Variable v(Tensor({0.5, -0.25, 1.0}), "v");
+  const Tensor v0 = v.read_value();
+  auto step = [&](const Tensor &a) {
+    Tensor r = v.read_value();
+    v.assign(r * 1.5 + 0.1);
+    return sin(a * r) + v.read_value() * a;
+  };
+  auto model = [&](Tensor x, Kind kind) -> Tensor {
+    if (kind == Cond)
+      return fnc::cond(
+          reduce_sum(x) > -100.0, [&] { return step(step(x)); },
+          [&] { return x; });
+    if (kind == ForRange)
+      return fnc::for_range(
+          Tensor(0), Tensor(3), Tensor(1),
+          [&](const Tensor &, const Tensor &a) { return step(a); }, x);
+    auto [i, a] = fnc::while_loop(
+        [](const Tensor &i, const Tensor &a) {
+          return logical_and(i < 3, reduce_max(abs(a)) < 1e6);
         },
-        std::make_tuple(Tensor(0), xv));
+        [&](const Tensor &i, const Tensor &a) {
+          return std::make_tuple(i + 1, step(a));
+        },
+        std::make_tuple(Tensor(0), x));
     (void)i;
-    return tape.gradient(reduce_sum(y), xv);
-  });
-  fnc::testing::expectError([&] { whileLoop(x); }, ErrorKind::Unimplemented,
-                            {"while_loop", "its body draws random numbers"});
+    return a;
+  };
+  Tensor x({0.3, -0.7, 0.2});
+  for (Kind kind : {Cond, ForRange, WhileLoop}) {
+    SCOPED_TRACE("kind " + std::to_string(kind));
+    v.assign(v0);
+    std::vector<double> gx, gv, after;
+    {
+      GradientTape tape(/*persistent=*/true);
+      tape.watch(x);
+      Tensor y = reduce_sum(model(x, kind));
+      gx = tape.gradient(y, x).to_vector<double>();
+      gv = tape.gradient(y, v).to_vector<double>();
+      after = v.read_value().to_vector<double>();
+    }
+    v.assign(v0);
+    auto inside = fnc::function([&](Tensor xv) {
+      GradientTape tape(/*persistent=*/true);
+      tape.watch(xv);
+      Tensor y = reduce_sum(model(xv, kind));
+      return std::vector<Tensor>{tape.gradient(y, xv), tape.gradient(y, v)};
+    });
+    SCOPED_TRACE("tape inside");
+    std::vector<Tensor> g = inside(x);
+    expectNear(g[0], gx);
+    expectNear(g[1], gv);
+    expectNear(v.read_value(), after);
+
+    int traced = 0;
+    auto staged = fnc::function([&](Tensor xv) {
+      ++traced;
+      return model(xv, kind);
+    });
+    for (int call = 0; call < 2; ++call) {
+      SCOPED_TRACE("outer tape, call " + std::to_string(call));
+      v.assign(v0);
+      GradientTape tape(/*persistent=*/true);
+      tape.watch(x);
+      Tensor y = reduce_sum(staged(x));
+      expectNear(tape.gradient(y, x), gx);
+      expectNear(tape.gradient(y, v), gv);
+      expectNear(v.read_value(), after);
+    }
+    EXPECT_EQ(traced, 1);
+
+    std::string path = ::testing::TempDir() + "updated-reads.mlir";
+    save(path, staged);
+    LoadedFunction loaded = load(path);
+    SCOPED_TRACE("loaded");
+    v.assign(v0);
+    loaded.variable("v").assign(v0);
+    GradientTape tape;
+    tape.watch(x);
+    Tensor y = reduce_sum(loaded(x)[0]);
+    expectNear(tape.gradient(y, x), gx);
+  }
+}
+
+// A variable read in a staged loop or cond and updated after it, before the
+// gradient is asked for, no longer holds what the region read: an error
+// (the gradient was that of the updated value, silently). Updated after
+// the gradient, it is fine.
+TEST(RecordedGradientTest, VariablesUpdatedBetweenARegionAndItsGradient) {
+  Variable v(Tensor({2.0}), "v");
+  for (bool before : {true, false}) {
+    auto f = fnc::function([&](Tensor x) {
+      GradientTape tape;
+      tape.watch(x);
+      Tensor y = fnc::for_range(
+          Tensor(0), Tensor(3), Tensor(1),
+          [&](const Tensor &, const Tensor &a) { return a * v.read_value(); },
+          x);
+      Tensor z = fnc::cond(
+          reduce_sum(x) > 0.0, [&] { return y * v.read_value(); },
+          [&] { return y; });
+      if (before)
+        v.assign_add(Tensor({1.0}));
+      Tensor g = tape.gradient(reduce_sum(z), x);
+      if (!before)
+        v.assign_add(Tensor({1.0}));
+      return g;
+    });
+    v.assign(Tensor({2.0}));
+    if (before)
+      fnc::testing::expectError(
+          [&] { f(Tensor({1.0})); }, ErrorKind::Unimplemented,
+          {"no gradient through this staged fnc::cond",
+           "reads the variable `v`, which was updated after it ran"});
+    else
+      expectNear(f(Tensor({1.0})), {16.0});
+  }
 }

@@ -36,13 +36,16 @@ namespace fnc::trace {
 
 class ValueMap;
 
-/// A value holding random numbers drawn in a program: a random op's result,
-/// the draws of a cond's branches (returned after its results), the rows of
-/// a for_range body's draws (one per iteration).
+/// A value of a program that a replay for a gradient cannot compute again,
+/// which the forward hands to the backward: a random op's result, a read of
+/// a variable the program updates (`variable`, its uid; 0 for a draw), the
+/// draws of a cond's branches (returned after its results), the rows of a
+/// loop body's draws (one per iteration).
 struct Drawn {
   int64_t id;
   DType dtype;
   std::vector<int64_t> shape;
+  uint64_t variable = 0;
 };
 
 /// An id no recorder gives (negative, unique in the process): for a value a
@@ -59,12 +62,21 @@ struct ProgramFacts {
   /// hand to the backward: Program::draws): in a while_loop or a loop whose
   /// shapes change, which keep no rows of them.
   bool random = false;
+  /// Reads, in a nested step, a variable updated in the program around that
+  /// step (or a loop whose shapes change reads one it updates): a replay
+  /// would read the variable's value after the update.
+  bool staleReads = false;
   std::vector<VariableRef> reads;   // the float variables it reads
   std::vector<uint64_t> updates;    // the variables it updates
   /// Notes an op whose variable operand (if any) is `variable`.
   void note(const OpRecord &op, const VariableRef &variable);
   void absorb(const ProgramFacts &nested);
   bool updatesAny(const std::vector<VariableRef> &vars) const;
+  /// Whether a nested step with these facts, in a program that updates
+  /// `outerUpdates`, reads a value a replay cannot read again: it reads a
+  /// variable updated outside it, or has stale reads itself. (Its reads of
+  /// the variables it updates itself are among its draws.)
+  bool readsStaleIn(const std::vector<uint64_t> &outerUpdates) const;
 };
 
 /// A staged cond or loop inside a program: replays itself (staged anew,
@@ -88,8 +100,10 @@ struct Program : ProgramFacts {
     OpRecord op;         // unused by a nested step
     int64_t result = -1; // the op's result id; -1 for none
     std::shared_ptr<const NestedStep> nested;
+    uint64_t variable = 0; // a variable op's variable (uid)
   };
   std::vector<int64_t> args;
+  bool block = false; // a staged block's (a cond branch, a loop body)
   std::vector<Step> steps;
   std::vector<int64_t> yields;
   /// Its values that are random draws: its random ops' results and the
@@ -103,6 +117,12 @@ struct Program : ProgramFacts {
   /// Appends a nested step whose blocks' programs are `inner`.
   void add(std::shared_ptr<NestedStep> step,
            std::initializer_list<const Program *> inner);
+  /// Once the block is recorded (a cond's branch, a loop's body): its
+  /// float reads of the variables it updates join its draws, which the
+  /// forward hands to the backward, since a replay for a gradient would
+  /// read the updated value; sets `staleReads` for nested steps' reads
+  /// that cannot be kept so.
+  void keepUpdatedReads();
 };
 
 /// Sets `recorder.program` for the scope's lifetime (null: records nothing
