@@ -35,9 +35,11 @@ export FNC_EAGER_KERNELS=blocking
 # The agreement tests' random programs: fewer than the 1000 of test.sh
 # (each compiles twice, slower under ASan).
 export FNC_AGREEMENT_PROGRAMS=120
-# The gradient checker's (GradientCheckTest): 8 of the 12 of test.sh, each
-# poisoning what its callables captured by reference after the trace.
+# The gradient checker's (GradientCheckTest), each poisoning what its
+# callables captured by reference after the trace: 8 of the 24 compiled
+# programs of test.sh and 24 of the 200 on the graph executor.
 export FNC_GRADCHECK_PROGRAMS=8
+export FNC_GRADCHECK_GRAPH_PROGRAMS=24
 # The unit tests of a binary run in one process here: a trace tiered by one
 # test (FunctionOptions::jit_compile unset) would compile in the background
 # into the next test's memory measurements. Functions compile before their

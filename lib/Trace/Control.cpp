@@ -887,6 +887,23 @@ struct LoopStep final : trace::NestedStep {
   }
 };
 
+/// The draws of a loop step whose trace kept no rows of its body's draws:
+/// where it can keep them (`keepable`), rows under synthetic ids, which the
+/// forward replayed for a gradient keeps; else, in its facts, that a
+/// gradient cannot have them.
+void untracedRows(LoopStep &step, bool keepable) {
+  if (!keepable) {
+    noteUnkept(step.facts, step.cond->draws);
+    noteUnkept(step.facts, step.body->draws);
+    return;
+  }
+  for (const Drawn &d : step.body->draws) {
+    Shape rows = d.shape;
+    rows.insert(rows.begin(), shapes::kDynamic);
+    step.draws.push_back({trace::syntheticId(), d.dtype, rows, d.variable});
+  }
+}
+
 /// The nested steps of a program read back from IR (fnc::load): a cond as
 /// traced, a loop as a while_loop (a for_range's counter is one of its
 /// variables there).
@@ -928,19 +945,8 @@ public:
     step->delta = range ? delta : -1;
     // As traced without a tape: a loop keeps its draws when replayed for a
     // gradient (synthetic ids name the rows).
-    bool keepable =
-        canKeepHistory(step->options) && step->cond->draws.empty();
-    if (keepable)
-      for (const Drawn &d : step->body->draws) {
-        Shape rows = d.shape;
-        rows.insert(rows.begin(), shapes::kDynamic);
-        step->draws.push_back(
-            {trace::syntheticId(), d.dtype, rows, d.variable});
-      }
-    if (!keepable) {
-      noteUnkept(step->facts, step->cond->draws);
-      noteUnkept(step->facts, step->body->draws);
-    }
+    untracedRows(*step, canKeepHistory(step->options) &&
+                            step->cond->draws.empty());
     return step;
   }
 };
@@ -1013,8 +1019,10 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
       carriedTypes.dtypes.push_back(DType::i64);
       carriedTypes.shapes.push_back({});
     }
-    auto addRows = [&](const Tensor &like, const Shape &row, DType dtype) {
-      carried.push_back(rowsFor(trips, like, row, dtype));
+    // Rows of `row` (its type's dims, `known` those allocated now).
+    auto addRows = [&](const Tensor &like, const Shape &known,
+                       const Shape &row, DType dtype) {
+      carried.push_back(rowsFor(trips, like, known, dtype));
       Shape rows = row;
       rows.insert(rows.begin(), shapes::kDynamic);
       carriedTypes.dtypes.push_back(dtype);
@@ -1026,7 +1034,7 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
       trips = bounds ? tripCount(init[0], *bounds) : fill({}, 1.0, DType::i64);
     if (history)
       for (size_t k : kept)
-        addRows(init[k], types.shapes[k], types.dtypes[k]);
+        addRows(init[k], types.shapes[k], types.shapes[k], types.dtypes[k]);
     {
       // A draw's dims unknown while tracing are 0 here: its rows are
       // allocated at the first iteration, which knows them.
@@ -1034,10 +1042,7 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
         Shape known = drawTypes->shapes[k];
         for (int64_t &d : known)
           d = std::max<int64_t>(d, 0);
-        addRows(init[0], known, drawTypes->dtypes[k]);
-        carriedTypes.shapes.back() = drawTypes->shapes[k];
-        carriedTypes.shapes.back().insert(carriedTypes.shapes.back().begin(),
-                                          shapes::kDynamic);
+        addRows(init[0], known, drawTypes->shapes[k], drawTypes->dtypes[k]);
       }
     }
     initIds = idsOf(*r, carried, op, "loop variable");
@@ -1175,17 +1180,8 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
     step->draws.push_back({results[drawsAt + k], drawRows[k].dtype(),
                            drawRows[k].shape(),
                            bodyProgram->draws[k].variable});
-  if (nd == 0 && drawsKeepable)
-    for (const Drawn &d : bodyProgram->draws) {
-      Shape rows = d.shape;
-      rows.insert(rows.begin(), shapes::kDynamic);
-      step->draws.push_back(
-          {trace::syntheticId(), d.dtype, rows, d.variable});
-    }
-  if (!drawsKeepable) {
-    noteUnkept(step->facts, condProgram->draws);
-    noteUnkept(step->facts, bodyProgram->draws);
-  }
+  if (nd == 0)
+    untracedRows(*step, drawsKeepable);
   addStep(outer, step, {condProgram.get(), bodyProgram.get()});
 
   auto loop = std::make_shared<tape::Region>();

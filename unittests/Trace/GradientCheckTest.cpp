@@ -6,10 +6,10 @@
 // reach every way a value enters a staged body: loop variables, captured
 // symbolic and eager tensors, variables read inside bodies and branches,
 // values returned unchanged from a branch or body, with conds and
-// for_range / while_loop nested two deep; outside while_loop bodies, also
-// random draws (multiplicative noise, each of its own seed; the streams are
-// reset before every evaluation, so eager, staged and finite differences
-// see the same numbers, and a backward must reuse the forward's). Every callable captures the
+// for_range / while_loop nested two deep; also random draws
+// (multiplicative noise, each of its own seed; the streams are reset
+// before every evaluation, so eager, staged and finite differences see
+// the same numbers, and a backward must reuse the forward's). Every callable captures the
 // program's environment by reference ([&]), and the environment is
 // poisoned (its tensors nulled) when the staged callable returns: a
 // callable run after its trace would throw.
@@ -26,9 +26,12 @@
 // with an unknown batch (input_signature [-1, 3]). The callables must not
 // run after the first call traced them.
 //
-// Each program compiles four to five traces (about 2.5 s on 2 cores), so a
-// CI run checks 24; FNC_GRADCHECK_PROGRAMS=N runs N (docs/Testing.md has
-// the last long run), FNC_GRADCHECK_SEED picks the seed and
+// Compiled (jit_compile = true), each program compiles four to five traces
+// (about 2.5 s on 2 cores), so a CI run checks 24; on the graph executor
+// (jit_compile = false: only what a call under a tape needs compiles) 200
+// more, about 0.2 s each. FNC_GRADCHECK_PROGRAMS=N and
+// FNC_GRADCHECK_GRAPH_PROGRAMS=N run N (docs/Testing.md has the last long
+// run), FNC_GRADCHECK_SEED picks the seed (33 and 34 by default) and
 // FNC_GRADCHECK_FIRST=K skips to program K.
 //
 //===----------------------------------------------------------------------===//
@@ -45,6 +48,7 @@
 #include <cstdlib>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -131,10 +135,9 @@ private:
     case 1:
       return leaf();
     case 2: {
-      // Outside while_loop bodies, also multiplicative noise (dropout's
-      // shape): a draw of its own seed, the same values in every
-      // evaluation.
-      int k = pick(whiles_ ? 4 : 5);
+      // Also multiplicative noise (dropout's shape): a draw of its own
+      // seed, the same values in every evaluation.
+      int k = pick(5);
       const char *names[] = {"tanh", "sin", "sigmoid", "sq", "noise"};
       int64_t seed = k == 4 ? ++draws_ : 0;
       Expr a = wrapped(names[k], depth);
@@ -232,10 +235,7 @@ private:
               (second ? "+pass" : "") + "(";
       Expr init = gen(depth);
       text += "){";
-      int &loops = useWhile ? whiles_ : fors_;
-      ++loops;
       Expr body = gen(depth + 1);
-      --loops;
       Expr inner = nestedCond ? predicate() : Expr();
       text += "}";
       return [init, body, inner, trips, useWhile, second](Env &e) {
@@ -279,7 +279,6 @@ private:
   std::mt19937 rng_;
   Tensor x_;
   int budget_ = 0;
-  int whiles_ = 0, fors_ = 0; // loop bodies around the expression built
   int64_t draws_ = 0; // seeds given to draws
 };
 
@@ -321,13 +320,10 @@ void expectClose(const Tensor &a, const std::vector<double> &b, double tol,
         << what << " element " << i;
 }
 
-} // namespace
-
-TEST(GradientCheckTest, RandomStagedProgramsFourWays) {
-  int count = fromEnvironment("FNC_GRADCHECK_PROGRAMS", 24);
-  uint32_t seed = static_cast<uint32_t>(fromEnvironment("FNC_GRADCHECK_SEED", 33));
-  // Programs before this one are generated but not run (to reproduce one).
-  int first = fromEnvironment("FNC_GRADCHECK_FIRST", 0);
+/// Checks `count` programs from `seed` (those before `first` generated but
+/// not run, to reproduce one), the staged functions in the given mode.
+void checkRandomPrograms(int count, uint32_t seed, int first,
+                         std::optional<bool> jitCompile) {
   std::mt19937 rng(seed);
   Variable v1(randomTensor(rng, {kD}, 1.0), "v1");
   Variable v2(randomTensor(rng, {kD, kD}, 1.0), "v2");
@@ -361,6 +357,7 @@ TEST(GradientCheckTest, RandomStagedProgramsFourWays) {
       return reduce_sum(expr(env));
     };
     FunctionOptions options;
+    options.jit_compile = jitCompile;
     if (n % 2)
       options.input_signature = {TensorSpec({-1, kD}, DType::f64),
                                  TensorSpec({kD}, DType::f64)};
@@ -454,4 +451,24 @@ TEST(GradientCheckTest, RandomStagedProgramsFourWays) {
     if (::testing::Test::HasFailure())
       return;
   }
+}
+
+} // namespace
+
+// Compiled code (jit_compile = true).
+TEST(GradientCheckTest, RandomStagedProgramsFourWays) {
+  checkRandomPrograms(
+      fromEnvironment("FNC_GRADCHECK_PROGRAMS", 24),
+      static_cast<uint32_t>(fromEnvironment("FNC_GRADCHECK_SEED", 33)),
+      fromEnvironment("FNC_GRADCHECK_FIRST", 0), true);
+}
+
+// The graph executor (jit_compile = false; what a call under a tape needs
+// compiles then): the gradients' logic on many more programs, since most
+// traces are not compiled.
+TEST(GradientCheckTest, RandomStagedProgramsOnTheGraphExecutor) {
+  checkRandomPrograms(
+      fromEnvironment("FNC_GRADCHECK_GRAPH_PROGRAMS", 200),
+      static_cast<uint32_t>(fromEnvironment("FNC_GRADCHECK_SEED", 34)),
+      fromEnvironment("FNC_GRADCHECK_FIRST", 0), false);
 }
