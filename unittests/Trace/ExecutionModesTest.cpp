@@ -29,6 +29,16 @@ namespace {
 
 using fnc::testing::expectError;
 
+/// The unit tests set $FNC_JIT_COMPILE=1 (Support/CompiledByDefault.cpp);
+/// these tests are about the modes, the default (tiered) among them.
+/// Cleared before a process's first staged function reads it: ctest runs
+/// each test in a process of its own (in a run of the whole binary, the
+/// first test to stage a function decides).
+class ExecutionModesTest : public ::testing::Test {
+protected:
+  void SetUp() override { ::unsetenv("FNC_JIT_COMPILE"); }
+};
+
 using fnc::testing::CapturedOutput;
 
 FunctionOptions mode(std::optional<bool> jit, bool fastMath = false) {
@@ -83,7 +93,7 @@ std::vector<std::vector<float>> runFiveCalls(std::optional<bool> jit,
   return out;
 }
 
-TEST(ExecutionModesTest, GraphExecutorAgreesWithCompiledCode) {
+TEST_F(ExecutionModesTest, GraphExecutorAgreesWithCompiledCode) {
   std::string printedCompiled, printedGraph;
   bool compiled = false, graphCompiled = true;
   auto a = runFiveCalls(true, printedCompiled, compiled);
@@ -98,7 +108,7 @@ TEST(ExecutionModesTest, GraphExecutorAgreesWithCompiledCode) {
           << "tensor " << i << "[" << j << "]";
 }
 
-TEST(ExecutionModesTest, TieredCallsAgreeAndHandOver) {
+TEST_F(ExecutionModesTest, TieredCallsAgreeAndHandOver) {
   std::string printedCompiled, printedTiered;
   bool compiled = false, tieredCompiled = false;
   auto a = runFiveCalls(true, printedCompiled, compiled);
@@ -125,7 +135,7 @@ TEST(ExecutionModesTest, TieredCallsAgreeAndHandOver) {
 // Calls from several threads while the code compiles: each gets its own
 // results, from the executor or from the code, across the hand-over (TSan
 // runs this test: scripts/sanitize.sh).
-TEST(ExecutionModesTest, ConcurrentCallsAcrossTheHandOver) {
+TEST_F(ExecutionModesTest, ConcurrentCallsAcrossTheHandOver) {
   auto body = [](const Tensor &x) {
     Tensor y = x;
     for (int k = 0; k < 12; ++k)
@@ -159,7 +169,7 @@ TEST(ExecutionModesTest, ConcurrentCallsAcrossTheHandOver) {
 
 // jit_compile = false never runs compiled code, even code the compile
 // cache holds; unset, a trace the cache holds is loaded at once.
-TEST(ExecutionModesTest, TheCompileCacheAndTheModes) {
+TEST_F(ExecutionModesTest, TheCompileCacheAndTheModes) {
   std::string dir = ::testing::TempDir() + "fnc-modes-cache-" +
                     std::to_string(::getpid());
   Program p;
@@ -181,7 +191,7 @@ TEST(ExecutionModesTest, TheCompileCacheAndTheModes) {
 
 // A tiered function dropped right after its first call drops its queued
 // compile (the background thread skips it); the thread serves the next one.
-TEST(ExecutionModesTest, DroppedFunctionsDropTheirQueuedCompiles) {
+TEST_F(ExecutionModesTest, DroppedFunctionsDropTheirQueuedCompiles) {
   Tensor x({0.1f, 0.2f, -0.3f});
   std::vector<float> want;
   for (int i = 0; i < 6; ++i) {
@@ -203,7 +213,7 @@ TEST(ExecutionModesTest, DroppedFunctionsDropTheirQueuedCompiles) {
   EXPECT_TRUE(kept.get_concrete_function(x).is_compiled());
 }
 
-TEST(ExecutionModesTest, SmallTracesAreCompiledAtOnceWhenUnset) {
+TEST_F(ExecutionModesTest, SmallTracesAreCompiledAtOnceWhenUnset) {
   auto f = fnc::function([](const Tensor &x) { return x * 2.f + 1.f; },
                          mode(std::nullopt));
   Tensor x({1.f});
@@ -211,7 +221,7 @@ TEST(ExecutionModesTest, SmallTracesAreCompiledAtOnceWhenUnset) {
   EXPECT_TRUE(f.get_concrete_function(x).is_compiled());
 }
 
-TEST(ExecutionModesTest, GraphResultsDoNotShareTheVariable) {
+TEST_F(ExecutionModesTest, GraphResultsDoNotShareTheVariable) {
   Variable v(Tensor({1.f, 2.f}), "v");
   auto f = fnc::function([&] { return v.value(); }, mode(false));
   Tensor before = f();
@@ -228,7 +238,7 @@ TEST(ExecutionModesTest, GraphResultsDoNotShareTheVariable) {
 // value in every mode (the graph executor returned the variable's buffer,
 // which the update then overwrote: found by a gradient test whose forward
 // returns such reads).
-TEST(ExecutionModesTest, ReadsBeforeAnUpdateKeepTheOldValue) {
+TEST_F(ExecutionModesTest, ReadsBeforeAnUpdateKeepTheOldValue) {
   for (std::optional<bool> jit : {std::optional<bool>(false), {true}}) {
     SCOPED_TRACE(*jit ? "compiled" : "graph executor");
     Variable v(Tensor({1.f, 2.f}), "v");
@@ -256,7 +266,7 @@ TEST(ExecutionModesTest, ReadsBeforeAnUpdateKeepTheOldValue) {
   }
 }
 
-TEST(ExecutionModesTest, GraphExecutorErrorsNameTheFunction) {
+TEST_F(ExecutionModesTest, GraphExecutorErrorsNameTheFunction) {
   FunctionOptions o = mode(false);
   o.name = "lookup";
   auto f = fnc::function(
@@ -268,7 +278,7 @@ TEST(ExecutionModesTest, GraphExecutorErrorsNameTheFunction) {
               {"`lookup`", "out of range"});
 }
 
-TEST(ExecutionModesTest, GradientsOfGraphExecutedFunctionsCompileOnDemand) {
+TEST_F(ExecutionModesTest, GradientsOfGraphExecutedFunctionsCompileOnDemand) {
   Variable w(Tensor({0.5f, -1.f}), "w");
   auto f = fnc::function(
       [&](const Tensor &x) { return reduce_sum(w.value() * x * x); },
@@ -282,7 +292,7 @@ TEST(ExecutionModesTest, GradientsOfGraphExecutedFunctionsCompileOnDemand) {
   EXPECT_EQ(g.to_vector<float>(), (std::vector<float>{3.f, -4.f}));
 }
 
-TEST(ExecutionModesTest, OptLevels) {
+TEST_F(ExecutionModesTest, OptLevels) {
   Tensor x = random_uniform({64});
   std::vector<float> want;
   for (unsigned level : {0u, 1u, 3u}) {
@@ -348,7 +358,7 @@ template <typename T> void checkPowOfTwo(DType dtype) {
         << i;
 }
 
-TEST(ExecutionModesTest, PowOfTwoIsTheSquareEverywhere) {
+TEST_F(ExecutionModesTest, PowOfTwoIsTheSquareEverywhere) {
   checkPowOfTwo<float>(DType::f32);
   checkPowOfTwo<double>(DType::f64);
   // The tapes still see pow: the exponent has its gradient.
