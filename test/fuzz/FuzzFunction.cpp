@@ -22,6 +22,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <limits>
 #include <random>
@@ -176,6 +177,14 @@ void stateful(ByteRng &rng) {
 }
 
 } // namespace
+
+// Staged functions compile before their first call returns (the default,
+// tiered, runs a trace of 24 ops or more on the graph executor until its
+// background compile is done: compiled code would seldom be fuzzed).
+extern "C" int LLVMFuzzerInitialize(int *, char ***) {
+  ::setenv("FNC_JIT_COMPILE", "1", /*overwrite=*/0);
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size == 0)
