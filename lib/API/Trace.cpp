@@ -225,6 +225,12 @@ void Program::keepUpdatedReads() {
   }
 }
 
+bool Program::defines(int64_t id) const {
+  return std::any_of(steps.begin(), steps.end(), [&](const Step &step) {
+    return !step.nested && step.result == id;
+  });
+}
+
 VariableRef Recorder::variableRef(int64_t id) const {
   for (const auto &[ref, vid] : variables_)
     if (vid == id)

@@ -790,6 +790,23 @@ loopBackward(std::shared_ptr<const Program> body, std::vector<Tensor> init,
           Residuals drawn;
           for (size_t k = 0; k < drawRows.size(); ++k)
             drawn[body->draws[k].id] = gather(drawRows[k], i, 0);
+          // What the body yields for a kept variable is that variable at the
+          // next iteration: row i + 1, or the final value after the last.
+          // So the replay does not compute it again (an RNN cell's
+          // matmuls), only what the gradients need of it.
+          if (!replayed) {
+            Tensor last = count - one;
+            Tensor nextRow = minimum(i + one, last);
+            Tensor isLast = greater_equal(i, last);
+            for (size_t j = 0; j < kept.size(); ++j) {
+              size_t k = kept[j];
+              int64_t id = body->yields[k];
+              if (!isFloat(init[k].dtype()) || !body->defines(id))
+                continue;
+              drawn[id] =
+                  select(isLast, finals[k], gather(history[j], nextRow, 0));
+            }
+          }
           std::vector<Tensor> grads = replayVjp(
               *body, vars, watched, captured, variables, yieldGrads, drawn);
           for (size_t j = nf; j < nf + c + nv; ++j) {

@@ -228,7 +228,9 @@ Tensor updateVar(const Variable &v,
   if (dst.numBytes())
     std::memmove(const_cast<void *>(dst.rawData()), src.rawData(),
                  dst.numBytes());
-  return copyOf(s.alias);
+  // The new value: the sum or difference is a buffer of its own already
+  // (an assigned value is the caller's, so it is copied).
+  return mode == Mode::Assign ? copyOf(s.alias) : next;
 }
 } // namespace
 

@@ -171,6 +171,22 @@ TEST(VariableTest, EagerModeMatches) {
 // (-fnc-elide-snapshot-copies). Reads before, between and after in-place,
 // transposing and accumulating updates, in a loop of calls, staged against
 // eager.
+// What an eager update returns is the new value, which later updates do
+// not change (the sum is returned, not the variable's buffer).
+TEST(VariableTest, UpdatesReturnSnapshots) {
+  Variable v(Tensor({1.f, 2.f}), "v");
+  Tensor g({1.f, 1.f});
+  Tensor added = v.assign_add(g);
+  Tensor subtracted = v.assign_sub(g * 4.f);
+  Tensor assigned = v.assign(g);
+  v.assign_add(g);
+  EXPECT_EQ(added.to_vector<float>(), (std::vector<float>{2.f, 3.f}));
+  EXPECT_EQ(subtracted.to_vector<float>(), (std::vector<float>{-2.f, -1.f}));
+  EXPECT_EQ(assigned.to_vector<float>(), (std::vector<float>{1.f, 1.f}));
+  EXPECT_EQ(g.to_vector<float>(), (std::vector<float>{1.f, 1.f}));
+  EXPECT_EQ(v.read_value().to_vector<float>(), (std::vector<float>{2.f, 2.f}));
+}
+
 TEST(VariableTest, ReadsAreSnapshots) {
   auto run = [](bool eagerly) {
     Variable v(Tensor({{1.f, 2.f}, {3.f, 4.f}}), "v");

@@ -123,6 +123,8 @@ struct Program : ProgramFacts {
   /// read the updated value; sets `staleReads` for nested steps' reads
   /// that cannot be kept so.
   void keepUpdatedReads();
+  /// Whether one of its ops (not of a nested step) has the result `id`.
+  bool defines(int64_t id) const;
 };
 
 /// Sets `recorder.program` for the scope's lifetime (null: records nothing
