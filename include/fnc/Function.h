@@ -215,6 +215,9 @@ struct FunctionOptions {
 /// Makes every fnc::Function run its callable eagerly (for debugging).
 void run_functions_eagerly(bool enable);
 bool functions_run_eagerly();
+/// tf.executing_eagerly: false while a fnc::function traces its callable
+/// (ops are staged), true otherwise (also inside a function run eagerly).
+bool executing_eagerly();
 
 /// Where warnings go (e.g. excessive retracing); nullptr restores the
 /// default (stderr, prefixed "fnc: warning: ").

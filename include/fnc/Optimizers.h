@@ -14,9 +14,12 @@
 //     return loss;
 //   });
 //
-// The learning rate and the step count are variables of the optimizer, so
-// set_learning_rate() between steps, or a schedule of the step count, changes
-// the rate without a retrace. Slot variables (momentum, Adam's moments) are
+// Called eagerly, apply_gradients runs the updates as one staged function
+// per set of variables (as Keras does): one pass over each variable instead
+// of an eager op per term (fnc::run_functions_eagerly(true) runs them op by
+// op). The learning rate and the step count are variables of the optimizer,
+// so set_learning_rate() between steps, or a schedule of the step count,
+// changes the rate without a retrace. Slot variables (momentum, Adam's moments) are
 // created once per variable, on first use — inside a trace, on the first
 // trace (fnc::InitScope).
 //
@@ -32,6 +35,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -93,6 +97,13 @@ private:
     std::string name;
     Variable value;
   };
+  /// The updates of the variables with a gradient, then the step count.
+  void applyEach(const std::vector<Tensor> &grads,
+                 const std::vector<Variable> &vars);
+  /// The staged functions of eager apply_gradients calls, per set of
+  /// variables (Optimizers.cpp).
+  struct Staged;
+  std::unique_ptr<Staged> staged_;
   std::string name_;
   Variable iterations_, learningRate_;
   LearningRateSchedule schedule_;

@@ -1,17 +1,22 @@
 //===- Optimizers.cpp - fnc::nn::SGD and Adam ----------------------------===//
 //
-// Optimizers as variable updates written with fnc ops: eager, they update
-// the variables in place; in a trace, the updates are staged. The step
-// count, the learning rate and the slots are variables, created once.
+// Optimizers as variable updates written with fnc ops: in a trace, the
+// updates are staged; called eagerly, they are staged too, as one function
+// per set of variables (Keras compiles its apply the same way), which
+// updates each variable in one pass. The step count, the learning rate and
+// the slots are variables, created once.
 //
 //===----------------------------------------------------------------------===//
 
 #include "fnc/Optimizers.h"
 
+#include "fnc/API/Tape.h"
 #include "fnc/Error.h"
+#include "fnc/Function.h"
 #include "fnc/Shape/ShapeRules.h"
 
 #include <cmath>
+#include <map>
 
 namespace fnc::nn {
 
@@ -32,8 +37,21 @@ LearningRateSchedule exponential_decay(double initial_learning_rate,
   };
 }
 
+/// The staged updates of eager apply_gradients calls: one fnc::function per
+/// set of variables with a gradient (their ids, in order).
+struct Optimizer::Staged {
+  struct Apply {
+    Optimizer *optimizer;
+    std::vector<Variable> vars;
+    void operator()(std::vector<Tensor> grads) const {
+      optimizer->applyEach(grads, vars);
+    }
+  };
+  std::map<std::vector<uint64_t>, Function<Apply>> functions;
+};
+
 Optimizer::Optimizer(std::string name, double learning_rate)
-    : name_(std::move(name)) {
+    : staged_(std::make_unique<Staged>()), name_(std::move(name)) {
   iterations_ =
       Variable([] { return Tensor(int64_t(0)); }, name_ + "/iterations");
   learningRate_ =
@@ -66,6 +84,8 @@ Tensor Optimizer::learning_rate() const {
 }
 
 void Optimizer::set_learning_rate(double learning_rate) {
+  if (schedule_)
+    staged_->functions.clear(); // they computed the rate with the schedule
   schedule_ = nullptr;
   learningRate_.assign(static_cast<float>(learning_rate));
 }
@@ -114,12 +134,39 @@ void Optimizer::apply_gradients(const std::vector<Tensor> &grads,
            ", shape " + shapes::toString(v.shape()) + ") is " +
            dtypeName(g.dtype()) + " of shape " + shapes::toString(g.shape()));
   }
+  std::vector<Tensor> given;
+  std::vector<Variable> updated;
+  std::vector<uint64_t> ids;
+  for (size_t i = 0; i < vars.size(); ++i)
+    if (grads[i].defined()) { // not connected to the loss: Keras skips it
+      given.push_back(grads[i]);
+      updated.push_back(vars[i]);
+      ids.push_back(vars[i].id());
+    }
+  if (!executing_eagerly() || functions_run_eagerly()) {
+    applyEach(given, updated);
+    return;
+  }
+  // Eagerly: staged. The updates have no gradient; a tape recording around
+  // the call would only make it a differentiable call.
+  auto it = staged_->functions.find(ids);
+  if (it == staged_->functions.end()) {
+    FunctionOptions options;
+    options.name = name_ + ".apply_gradients";
+    it = staged_->functions
+             .emplace(ids, function(Staged::Apply{this, updated}, options))
+             .first;
+  }
+  tape::Suspended quiet;
+  it->second(given);
+}
+
+void Optimizer::applyEach(const std::vector<Tensor> &grads,
+                          const std::vector<Variable> &vars) {
   Tensor lr32 = learning_rate();
   Tensor step32 = cast(iterations_.read_value() + int64_t(1), DType::f32);
   Tensor lr64, step64;
   for (size_t i = 0; i < vars.size(); ++i) {
-    if (!grads[i].defined())
-      continue; // not connected to the loss (Keras skips it too)
     bool f64 = vars[i].dtype() == DType::f64;
     if (f64 && !lr64.defined()) {
       lr64 = cast(lr32, DType::f64);

@@ -76,6 +76,8 @@ std::vector<int64_t> normalizeDims(std::vector<int64_t> shape) {
 void run_functions_eagerly(bool enable) { runEagerly = enable; }
 bool functions_run_eagerly() { return runEagerly; }
 
+bool executing_eagerly() { return trace::activeRecorder() == nullptr; }
+
 void set_log_callback(std::function<void(const std::string &)> callback) {
   std::lock_guard<std::mutex> lock(logMutex);
   logCallback = std::move(callback);

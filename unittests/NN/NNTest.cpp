@@ -310,6 +310,44 @@ TEST(NNTest, OptimizerErrorsAndSchedules) {
   }
 }
 
+// Called eagerly, apply_gradients is staged (one function per set of
+// variables with a gradient): the same updates as op by op, for each set,
+// with a gradient left out, and after a schedule is replaced by a rate.
+TEST(NNTest, EagerApplyIsStagedAndMatchesOpByOp) {
+  auto run = [](bool opByOp) {
+    run_functions_eagerly(opByOp);
+    nn::Adam adam(nn::exponential_decay(0.1, 1, 0.5));
+    Variable a(Tensor({1.0f, -2.0f}), "a"), b(Tensor({0.5f}), "b");
+    std::vector<float> out;
+    for (int step = 0; step < 4; ++step) {
+      Tensor ga({0.3f * (step + 1), -0.5f}), gb({0.25f});
+      if (step == 2)
+        adam.set_learning_rate(0.5);
+      if (step == 1)
+        adam.apply_gradients({ga, Tensor()}, {a, b}); // b not connected
+      else
+        adam.apply_gradients({ga, gb}, {a, b});
+      for (const Variable &v : {a, b})
+        for (float x : v.read_value().to_vector<float>())
+          out.push_back(x);
+    }
+    out.push_back(float(adam.iterations().read_value().item<int64_t>()));
+    run_functions_eagerly(false);
+    return out;
+  };
+  std::vector<float> staged = run(false), opByOp = run(true);
+  ASSERT_EQ(staged.size(), opByOp.size());
+  for (size_t i = 0; i < staged.size(); ++i)
+    EXPECT_NEAR(staged[i], opByOp[i], 1e-6 * (1 + std::abs(opByOp[i]))) << i;
+  EXPECT_EQ(staged.back(), 4.f);
+  EXPECT_TRUE(executing_eagerly());
+  auto f = function([](Tensor x) {
+    EXPECT_FALSE(executing_eagerly());
+    return x;
+  });
+  f(Tensor(1.f));
+}
+
 TEST(NNTest, VariablesFromInitializersWhileTracing) {
   // Today's idiom in a trace: a callable initializer, or an InitScope.
   Variable made;
