@@ -191,13 +191,6 @@ void ProgramFacts::absorb(const ProgramFacts &nested) {
       reads.push_back(ref);
 }
 
-bool ProgramFacts::updatesAny(const std::vector<VariableRef> &vars) const {
-  for (const VariableRef &v : vars)
-    if (std::find(updates.begin(), updates.end(), v.uid) != updates.end())
-      return true;
-  return false;
-}
-
 bool ProgramFacts::readsStaleIn(
     const std::vector<uint64_t> &outerUpdates) const {
   if (staleReads)

@@ -59,8 +59,8 @@ int64_t syntheticId();
 struct ProgramFacts {
   /// Draws random numbers that a gradient cannot get back (a program's own
   /// draws, and those its nested steps return, are values the forward can
-  /// hand to the backward: Program::draws): in a while_loop or a loop whose
-  /// shapes change, which keep no rows of them.
+  /// hand to the backward: Program::draws): in a loop whose shapes change,
+  /// which keeps no rows of them.
   bool random = false;
   /// Reads, in a nested step, a variable updated in the program around that
   /// step (or a loop whose shapes change reads one it updates): a replay
@@ -71,7 +71,6 @@ struct ProgramFacts {
   /// Notes an op whose variable operand (if any) is `variable`.
   void note(const OpRecord &op, const VariableRef &variable);
   void absorb(const ProgramFacts &nested);
-  bool updatesAny(const std::vector<VariableRef> &vars) const;
   /// Whether a nested step with these facts, in a program that updates
   /// `outerUpdates`, reads a value a replay cannot read again: it reads a
   /// variable updated outside it, or has stale reads itself. (Its reads of
