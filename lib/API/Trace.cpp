@@ -132,15 +132,17 @@ std::vector<Tensor> Recorder::constantCaptures() const {
 
 int64_t Recorder::record(const OpRecord &op, std::string &error) {
   int64_t id = recordOp(op, error);
-  if (id >= 0 && std::holds_alternative<ops::VarUpdate>(op.op))
-    ++updatesRecorded[variableRef(op.operands[0]).uid];
-  if (id >= 0 && program) {
-    bool noResult = std::holds_alternative<ops::VarUpdate>(op.op) ||
-                    std::holds_alternative<ops::Print>(op.op);
-    bool variableOp = std::holds_alternative<ops::VarUpdate>(op.op) ||
-                      std::holds_alternative<ops::VarRead>(op.op);
-    program->add(op, noResult ? -1 : id,
-                 variableOp ? variableRef(op.operands[0]) : VariableRef{});
+  if (id < 0)
+    return id;
+  bool update = std::holds_alternative<ops::VarUpdate>(op.op);
+  VariableRef variable;
+  if (update || std::holds_alternative<ops::VarRead>(op.op))
+    variable = variableRef(op.operands[0]);
+  if (update)
+    ++updatesRecorded[variable.uid];
+  if (program) {
+    bool noResult = update || std::holds_alternative<ops::Print>(op.op);
+    program->add(op, noResult ? -1 : id, variable);
   }
   return id;
 }
@@ -201,6 +203,11 @@ bool ProgramFacts::readsStaleIn(
         std::find(updates.begin(), updates.end(), r.uid) == updates.end())
       return true;
   return false;
+}
+
+void ProgramFacts::noteUnkept(const std::vector<Drawn> &draws) {
+  for (const Drawn &d : draws)
+    (d.variable ? staleReads : random) = true;
 }
 
 void Program::keepUpdatedReads() {

@@ -372,14 +372,6 @@ std::function<std::string()> staleCheck(const std::vector<VariableRef> &reads) {
   };
 }
 
-/// Notes, in the facts of a loop that keeps no rows of them, the values its
-/// programs hand to a backward: random draws, and reads of variables it
-/// updates.
-void noteUnkept(trace::ProgramFacts &facts, const std::vector<Drawn> &draws) {
-  for (const Drawn &d : draws)
-    (d.variable ? facts.staleReads : facts.random) = true;
-}
-
 /// The random draws made in `branches`, in the order a cond returns them:
 /// the then branch's, then the else branch's.
 std::vector<Drawn>
@@ -910,8 +902,8 @@ struct LoopStep final : trace::NestedStep {
 /// gradient cannot have them.
 void untracedRows(LoopStep &step, bool keepable) {
   if (!keepable) {
-    noteUnkept(step.facts, step.cond->draws);
-    noteUnkept(step.facts, step.body->draws);
+    step.facts.noteUnkept(step.cond->draws);
+    step.facts.noteUnkept(step.body->draws);
     return;
   }
   for (const Drawn &d : step.body->draws) {

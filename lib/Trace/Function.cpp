@@ -1174,8 +1174,7 @@ residualsOf(const trace::RecordedTrace &recorded, bool products) {
     }
     const trace::OpRecord &op = step.op;
     if (std::holds_alternative<trace::ops::VarRead>(op.op)) {
-      uint64_t variable = recorded.variableUid(op.operands[0]);
-      if (std::find(p.updates.begin(), p.updates.end(), variable) ==
+      if (std::find(p.updates.begin(), p.updates.end(), step.variable) ==
           p.updates.end())
         continue;
     } else if (!std::holds_alternative<trace::ops::RandomUniform>(op.op) &&

@@ -276,9 +276,8 @@ private:
     }
     std::shared_ptr<NestedStep> step = steps_.cond(
         pred[0], branches[0], branches[1], results, std::move(draws));
-    for (const Drawn &d : inner)
-      if (!exported)
-        (d.variable ? step->facts.staleReads : step->facts.random) = true;
+    if (!exported)
+      step->facts.noteUnkept(inner);
     p.add(std::move(step), {branches[0].get(), branches[1].get()});
     return true;
   }

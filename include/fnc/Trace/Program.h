@@ -76,6 +76,9 @@ struct ProgramFacts {
   /// variable updated outside it, or has stale reads itself. (Its reads of
   /// the variables it updates itself are among its draws.)
   bool readsStaleIn(const std::vector<uint64_t> &outerUpdates) const;
+  /// Notes `draws` as values a gradient cannot get back (a region that
+  /// keeps no rows of them): random draws, or reads of updated variables.
+  void noteUnkept(const std::vector<Drawn> &draws);
 };
 
 /// A staged cond or loop inside a program: replays itself (staged anew,
@@ -191,13 +194,6 @@ struct RecordedTrace {
   /// A map for replaying into another trace: the captures and variables
   /// known.
   ValueMap map() const;
-  /// The uid of the variable whose argument is `id` (0 if none is).
-  uint64_t variableUid(int64_t id) const {
-    for (const auto &[ref, vid] : variables)
-      if (vid == id)
-        return ref.uid;
-    return 0;
-  }
 };
 
 } // namespace fnc::trace
