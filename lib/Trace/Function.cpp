@@ -426,6 +426,9 @@ struct ConcreteImpl {
   std::shared_ptr<trace::GraphExecutor> executor;
   std::vector<Tensor> executorHidden;
   std::vector<uint64_t> executorVariables;
+  std::vector<Tensor> executorConstants;
+  bool executorEffects = false;
+  bool fastMath = true; // FunctionOptions::fast_math of the trace
   std::string fncText;
   int64_t opCount = 0;
   bool tiered = false; // the background thread compiles `pending`
@@ -460,6 +463,26 @@ struct ConcreteImpl {
   }
   /// The code, compiled here or waited for if it is not ready.
   const trace::CompiledTrace &compiled() const;
+
+  /// CompiledTrace's hidden arguments (with their variables), the captured
+  /// tensors it holds as constants and whether it has effects, known
+  /// before the code is: a call under a tape needs no compile for them.
+  const std::vector<Tensor> &hiddenArgs() const {
+    const trace::CompiledTrace *code = ready();
+    return code ? code->hiddenArgs() : executorHidden;
+  }
+  const std::vector<uint64_t> &hiddenVariables() const {
+    const trace::CompiledTrace *code = ready();
+    return code ? code->hiddenVariables() : executorVariables;
+  }
+  const std::vector<Tensor> &constantCaptures() const {
+    const trace::CompiledTrace *code = ready();
+    return code ? code->constantCaptures() : executorConstants;
+  }
+  bool hasEffects() const {
+    const trace::CompiledTrace *code = ready();
+    return code ? code->hasEffects() : executorEffects;
+  }
 };
 
 } // namespace detail
@@ -657,6 +680,8 @@ TracedFunction traceAndCompile(const TraceRequest &request) {
     traced.executor = std::move(*executor);
     traced.hiddenArgs = recorder.hiddenArgs;
     traced.hiddenVariables = recorder.hiddenVariables;
+    traced.constantCaptures = recorder.constantCaptures();
+    traced.hasEffects = recorder.effectsRecorded > 0;
     traced.unknownDimsMeet = recorder.unknownDimsMeet;
     traced.fncText = recorder.fncText();
     traced.opCount = recorder.opCount();
@@ -1051,6 +1076,9 @@ traceConcrete(const std::string &name, const FunctionOptions &options,
   impl->executor = std::move(traced.executor);
   impl->executorHidden = std::move(traced.hiddenArgs);
   impl->executorVariables = std::move(traced.hiddenVariables);
+  impl->executorConstants = std::move(traced.constantCaptures);
+  impl->executorEffects = traced.hasEffects;
+  impl->fastMath = options.fast_math;
   impl->fncText = std::move(traced.fncText);
   impl->opCount = traced.opCount;
   impl->tiered = traced.tiered;
@@ -1362,7 +1390,6 @@ std::vector<Tensor> FunctionCore::callUnderTape(const CallKey &key,
 std::vector<Tensor> tapedCall(const std::shared_ptr<const ConcreteImpl> &c,
                               const TapedCall &how, const Tensor *const *args,
                               size_t argCount) {
-  const trace::CompiledTrace &trace = c->compiled();
   std::vector<Tensor> inputs;
   for (size_t i = 0; i < argCount; ++i)
     inputs.push_back(*args[i]);
@@ -1373,17 +1400,17 @@ std::vector<Tensor> tapedCall(const std::shared_ptr<const ConcreteImpl> &c,
   std::optional<std::vector<Residual>> residuals;
   if (c->recorded)
     residuals = residualsOf(*c->recorded, !how.recompute);
-  if (trace.hasEffects() && c->recorded && !residuals)
+  if (c->hasEffects() && c->recorded && !residuals)
     return how.eager(inputs);
   if (residuals && residuals->empty())
     residuals.reset(); // the plain forward serves
   // The tape entry's inputs: the arguments, then the hidden arguments (a
   // variable's as a fresh view of its buffer, read from the variable), then
   // the captured tensors the trace holds as constants.
-  std::vector<Tensor> hidden = trace.hiddenArgs();
-  std::vector<uint64_t> hiddenVariables = trace.hiddenVariables();
-  hidden.insert(hidden.end(), trace.constantCaptures().begin(),
-                trace.constantCaptures().end());
+  std::vector<Tensor> hidden = c->hiddenArgs();
+  std::vector<uint64_t> hiddenVariables = c->hiddenVariables();
+  const std::vector<Tensor> &constants = c->constantCaptures();
+  hidden.insert(hidden.end(), constants.begin(), constants.end());
   hiddenVariables.resize(hidden.size(), 0);
   for (size_t j = 0; j < hidden.size(); ++j) {
     if (!hiddenVariables[j]) {
@@ -1757,7 +1784,7 @@ ConcreteFunction::operator()(const std::vector<Tensor> &args) const {
     return c.run(ptrs.data(), ptrs.size());
   // Under a tape: one entry whose backward replays the recorded program
   // (for a loaded function, the one read back from its IR).
-  detail::TapedCall how{c.name, c.compiled().fastMath(), false,
+  detail::TapedCall how{c.name, c.fastMath, false,
                 [&](const std::vector<Tensor> &) -> std::vector<Tensor> {
                   throw Error(
                       ErrorKind::Unimplemented,
@@ -1805,6 +1832,7 @@ ConcreteFunction detail::ConcreteAccess::make(
   }
   impl->inputs = std::move(inputs);
   impl->outputs = std::move(outputs);
+  impl->fastMath = trace->fastMath();
   impl->trace = std::move(trace);
   ConcreteFunction f;
   f.impl_ = std::move(impl);

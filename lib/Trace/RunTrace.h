@@ -59,6 +59,10 @@ struct TracedFunction {
   std::shared_ptr<GraphExecutor> executor;
   std::vector<Tensor> hiddenArgs;
   std::vector<uint64_t> hiddenVariables;
+  /// CompiledTrace::constantCaptures and ::hasEffects, which a call under a
+  /// gradient tape reads without waiting for the code.
+  std::vector<Tensor> constantCaptures;
+  bool hasEffects = false;
   /// CompiledTrace::fncText and ::opCount, and whether the background
   /// thread compiles `pending` (tiered).
   std::string fncText;
