@@ -138,8 +138,6 @@ int64_t Recorder::record(const OpRecord &op, std::string &error) {
   VariableRef variable;
   if (update || std::holds_alternative<ops::VarRead>(op.op))
     variable = variableRef(op.operands[0]);
-  if (update)
-    ++updatesRecorded[variable.uid];
   if (program) {
     bool noResult = update || std::holds_alternative<ops::Print>(op.op);
     program->add(op, noResult ? -1 : id, variable);
@@ -174,35 +172,35 @@ void Program::add(std::shared_ptr<NestedStep> step,
 void ProgramFacts::note(const OpRecord &op, const VariableRef &ref) {
   if (std::holds_alternative<ops::VarUpdate>(op.op))
     updates.push_back(ref.uid);
-  else if (std::holds_alternative<ops::VarRead>(op.op) && isFloat(op.dtype)) {
-    bool seen = std::any_of(reads.begin(), reads.end(), [&](const auto &r) {
-      return r.uid == ref.uid;
-    });
-    if (!seen)
-      reads.push_back(ref);
-  }
+  else if (std::holds_alternative<ops::VarRead>(op.op))
+    noteRead(isFloat(op.dtype) ? reads : others, ref);
+}
+
+void ProgramFacts::noteRead(std::vector<VariableRef> &list,
+                            const VariableRef &ref) {
+  if (std::none_of(list.begin(), list.end(),
+                   [&](const auto &r) { return r.uid == ref.uid; }))
+    list.push_back(ref);
 }
 
 void ProgramFacts::absorb(const ProgramFacts &nested) {
   random |= nested.random;
   staleReads |= nested.staleReads;
+  replayMiscounts |= nested.replayMiscounts;
   updates.insert(updates.end(), nested.updates.begin(), nested.updates.end());
   for (const VariableRef &ref : nested.reads)
-    if (std::none_of(reads.begin(), reads.end(),
-                     [&](const auto &r) { return r.uid == ref.uid; }))
-      reads.push_back(ref);
+    noteRead(reads, ref);
+  for (const VariableRef &ref : nested.others)
+    noteRead(others, ref);
 }
 
-bool ProgramFacts::readsStaleIn(
-    const std::vector<uint64_t> &outerUpdates) const {
-  if (staleReads)
-    return true;
-  for (const VariableRef &r : reads)
-    if (std::find(outerUpdates.begin(), outerUpdates.end(), r.uid) !=
-            outerUpdates.end() &&
-        std::find(updates.begin(), updates.end(), r.uid) == updates.end())
-      return true;
-  return false;
+std::vector<VariableRef> ProgramFacts::unchangedReads() const {
+  std::vector<VariableRef> unchanged;
+  for (const auto *list : {&reads, &others})
+    for (const VariableRef &r : *list)
+      if (std::find(updates.begin(), updates.end(), r.uid) == updates.end())
+        unchanged.push_back(r);
+  return unchanged;
 }
 
 void ProgramFacts::noteUnkept(const std::vector<Drawn> &draws) {
@@ -212,17 +210,36 @@ void ProgramFacts::noteUnkept(const std::vector<Drawn> &draws) {
 
 void Program::keepUpdatedReads() {
   for (const Step &step : steps) {
-    if (step.nested) {
-      staleReads |= step.nested->facts.readsStaleIn(updates);
-      continue;
-    }
-    if (!std::holds_alternative<ops::VarRead>(step.op.op) ||
-        !isFloat(step.op.dtype))
+    if (step.nested || !std::holds_alternative<ops::VarRead>(step.op.op))
       continue;
     uint64_t uid = step.variable;
     if (std::find(updates.begin(), updates.end(), uid) != updates.end())
       draws.push_back({step.result, step.op.dtype, step.op.shape, uid});
   }
+}
+
+std::vector<VariableRef>
+unchangedReads(std::initializer_list<const Program *> inner,
+               bool alternatives) {
+  std::vector<ProgramFacts> units(alternatives ? inner.size() : 1);
+  size_t k = 0;
+  for (const Program *p : inner)
+    units[alternatives ? k++ : 0].absorb(*p);
+  std::vector<VariableRef> all;
+  for (const ProgramFacts &unit : units)
+    for (const VariableRef &v : unit.unchangedReads())
+      ProgramFacts::noteRead(all, v);
+  return all;
+}
+
+int64_t Program::trailingRead(uint64_t uid) const {
+  for (auto s = steps.rbegin(); s != steps.rend(); ++s) {
+    if (s->nested || !std::holds_alternative<ops::VarRead>(s->op.op))
+      return -1;
+    if (s->variable == uid)
+      return s->result;
+  }
+  return -1;
 }
 
 bool Program::defines(int64_t id) const {

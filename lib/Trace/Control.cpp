@@ -280,6 +280,8 @@ std::vector<Tensor> condStaged(const Tensor &pred, const BranchFn &thenFn,
 
 /// Values for the ids of a program's draws, from the forward (residuals).
 using Residuals = std::unordered_map<int64_t, Tensor>;
+/// Per variable (uid), the value a staged region read (its snapshot).
+using Snapshots = std::unordered_map<uint64_t, Tensor>;
 
 Tensor zerosOf(const VariableRef &v) {
   return zeros(v.alias.shape(), v.alias.dtype());
@@ -298,17 +300,19 @@ std::vector<uint64_t> uidsOf(const std::vector<VariableRef> &vars) {
 /// their ids), and returns the gradients of sum_k <yield_k, yieldGrads[k]>
 /// with respect to `watch`, then `captured`, then the variables: zeros
 /// where none flows. The program's random draws take the forward's values,
-/// `residuals`.
+/// `residuals`, and its reads of the variables in `snapshots` those values.
 std::vector<Tensor> replayVjp(const Program &program,
                               const std::vector<Tensor> &args,
                               const std::vector<Tensor> &watch,
                               const std::vector<Tensor> &captured,
                               const std::vector<VariableRef> &variables,
                               const std::vector<Tensor> &yieldGrads,
-                              const Residuals &residuals = {}) {
+                              const Residuals &residuals,
+                              const Snapshots &snapshots) {
   trace::Recorder *r = api::recording();
   trace::ValueMap map(r);
   map.residuals = residuals;
+  map.snapshots = snapshots;
   std::vector<int64_t> ids = idsOf(*r, captured, "gradient", "value");
   for (size_t j = 0; j < captured.size(); ++j)
     map.set(ids[j], captured[j]);
@@ -336,40 +340,57 @@ std::string whyNoReplay(const trace::ProgramFacts &facts, const char *what) {
            "before the loop and pass them in)";
   if (facts.staleReads)
     return std::string(what) +
-           " reads a variable that is updated outside the staged cond or "
-           "loop that reads it (or in a loop whose shapes change), so the "
-           "values it read are gone when the gradient is computed: read "
+           " reads a variable that a staged loop whose shapes change "
+           "updates, and such a loop keeps no copies of what it read: read "
            "the variable into a tensor where it is updated and pass that in";
+  if (facts.replayMiscounts)
+    return std::string(what) +
+           " holds a staged loop whose condition reads a variable its body "
+           "updates, so a replay cannot tell how many times it ran: carry "
+           "what the condition needs in a loop variable";
   return "";
 }
 
 using trace::Drawn;
 
-/// tape::Region::stale for a region that read `reads`, called in the trace
-/// that staged it: a variable updated since (between the region and the
-/// gradient) no longer holds what the region read.
-std::function<std::string()> staleCheck(const std::vector<VariableRef> &reads) {
-  trace::Recorder &r = *api::recording();
-  std::vector<std::pair<VariableRef, int64_t>> seen;
-  for (const VariableRef &v : reads) {
-    auto it = r.updatesRecorded.find(v.uid);
-    seen.emplace_back(v, it == r.updatesRecorded.end() ? 0 : it->second);
-  }
-  return [seen, token = r.token()]() -> std::string {
-    trace::Recorder *now = api::recording();
-    if (!now || now->token() != token)
-      return "";
-    for (const auto &[v, count] : seen) {
-      auto it = now->updatesRecorded.find(v.uid);
-      if ((it == now->updatesRecorded.end() ? 0 : it->second) != count)
-        return "it reads the variable `" + v.name +
-               "`, which was updated after it ran and before the gradient "
-               "was asked for, so the values it read are gone; ask for the "
-               "gradient before the update, or read the variable into a "
-               "tensor before the staged region and use that inside";
+/// Reads, just before a staged region (in the program around it), each
+/// variable its blocks' programs `inner` read but do not update (a cond's
+/// branches, `alternatives`, each on its own), and notes
+/// the reads in `step`: the region's replays for a gradient read those
+/// values, which are what the region read also where the variable is
+/// updated after it. A read just before the region serves (one of the
+/// user's; the replayed read of the snapshot of the region a replay stages
+/// again), and so does the snapshot its blocks' reads were replayed from
+/// (Program::Step::outerValue).
+Snapshots recordSnapshots(trace::Recorder &r, trace::NestedStep &step,
+                          std::initializer_list<const Program *> inner,
+                          bool alternatives) {
+  Snapshots values;
+  for (const VariableRef &v : trace::unchangedReads(inner, alternatives)) {
+    int64_t id = -1;
+    for (const Program *p : inner)
+      for (const Program::Step &s : p->steps)
+        if (s.outerValue >= 0 && s.variable == v.uid)
+          id = s.outerValue;
+    if (id < 0 && r.program)
+      id = r.program->trailingRead(v.uid);
+    if (id < 0) {
+      trace::OpRecord read{trace::ops::VarRead{},
+                           {r.variableOf(v.uid, v.alias, v.name)},
+                           v.alias.dtype(),
+                           v.alias.shape()};
+      std::string error;
+      id = r.record(read, error);
+      if (id < 0)
+        throw Error(ErrorKind::Internal,
+                    "fnc: reading the variable `" + v.name +
+                        "` before a staged region: " + error);
     }
-    return "";
-  };
+    step.snapshots.emplace_back(v.uid, id);
+    values[v.uid] = trace::makeSymbolic(v.alias.dtype(), v.alias.shape(),
+                                        r.token(), id, v.name);
+  }
+  return values;
 }
 
 /// The random draws made in `branches`, in the order a cond returns them:
@@ -389,6 +410,7 @@ struct CondStep final : trace::NestedStep {
   std::shared_ptr<const Program> branches[2];
   std::vector<int64_t> results;
   void replay(trace::ValueMap &map) const override {
+    trace::SnapshotScope snapshot(map, *this);
     bool given = !draws.empty();
     for (const Drawn &d : draws)
       given = given && map.residuals.count(d.id);
@@ -418,7 +440,7 @@ struct CondStep final : trace::NestedStep {
 /// results: the backward's branches take them as residuals.
 std::shared_ptr<const tape::Region>
 condRegion(const Tensor &pred, std::shared_ptr<const CondStep> step,
-           const std::vector<Tensor> &drawn) {
+           const std::vector<Tensor> &drawn, const Snapshots &snapshots) {
   auto region = std::make_shared<tape::Region>();
   region->op = "cond";
   const trace::ProgramFacts &facts = step->facts;
@@ -426,20 +448,19 @@ condRegion(const Tensor &pred, std::shared_ptr<const CondStep> step,
   region->whyNot = whyNoReplay(facts, "a branch");
   if (!region->whyNot.empty())
     return region;
-  region->stale = staleCheck(facts.reads);
   std::vector<VariableRef> variables = facts.reads;
   Residuals residuals;
   std::vector<Drawn> inner = branchDraws(step->branches);
   for (size_t k = 0; k < inner.size() && k < drawn.size(); ++k)
     if (drawn[k].defined())
       residuals[inner[k].id] = drawn[k];
-  region->backward = [pred, step, variables,
-                      residuals](const std::vector<Tensor> &captured,
+  region->backward = [pred, step, variables, residuals,
+                      snapshots](const std::vector<Tensor> &captured,
                                  const std::vector<Tensor> &resultGrads) {
     auto differentiate = [&](const Program &branch) -> BranchFn {
       return [&] {
         return replayVjp(branch, {}, {}, captured, variables, resultGrads,
-                         residuals);
+                         residuals, snapshots);
       };
     };
     return condImpl(pred, differentiate(*step->branches[0]),
@@ -545,6 +566,10 @@ std::vector<Tensor> condStaged(const Tensor &pred, const BranchFn &thenFn,
   for (const Drawn &d : elseProgram->draws)
     if (d.id >= 0)
       elseIds.push_back(d.id);
+  auto step = std::make_shared<CondStep>();
+  Snapshots snapshots =
+      recordSnapshots(*r, *step, {thenProgram.get(), elseProgram.get()},
+                      /*alternatives=*/true);
   std::vector<int64_t> results;
   std::string error;
   if (!r->buildCond(predId, thenBlock, thenIds, elseBlock, elseIds, results,
@@ -556,7 +581,6 @@ std::vector<Tensor> condStaged(const Tensor &pred, const BranchFn &thenFn,
         thenOuts[i].dtype(),
         commonShape(thenOuts[i].shape(), elseOuts[i].shape()), r->token(),
         results[i], "cond"));
-  auto step = std::make_shared<CondStep>();
   step->pred = predId;
   step->branches[0] = thenProgram;
   step->branches[1] = elseProgram;
@@ -579,7 +603,7 @@ std::vector<Tensor> condStaged(const Tensor &pred, const BranchFn &thenFn,
   // the region too.
   std::vector<Tensor> returned = thenOuts;
   returned.insert(returned.end(), elseOuts.begin(), elseOuts.end());
-  region.end(condRegion(pred, step, draws), returned, outs);
+  region.end(condRegion(pred, step, draws, snapshots), returned, outs);
   if (drawn)
     *drawn = std::move(draws);
   return outs;
@@ -645,7 +669,8 @@ std::vector<Tensor> recordHistory(std::shared_ptr<const Program> body,
                                   const VarTypes &types,
                                   const std::vector<LoopVar> &kinds,
                                   size_t hidden, const Tensor &count,
-                                  const std::vector<Tensor> &drawRows) {
+                                  const std::vector<Tensor> &drawRows,
+                                  const Snapshots &snapshots) {
   tape::Suspended quiet; // the tapes see the loop, not its bookkeeping
   trace::Recorder &r = *api::recording();
   size_t n = init.size();
@@ -659,6 +684,7 @@ std::vector<Tensor> recordHistory(std::shared_ptr<const Program> body,
   for (size_t k = hidden; k < n && k - hidden < kinds.size(); ++k)
     all[k] = kinds[k - hidden];
   trace::ValueMap map(&r);
+  map.snapshots = snapshots;
   std::vector<Tensor> out =
       forImpl(zeros({}, DType::i64), count, fill({}, 1.0, DType::i64),
               [&](const Tensor &i, const std::vector<Tensor> &v) {
@@ -684,11 +710,13 @@ std::vector<Tensor> stateByReplay(const Program &body,
                                   const std::vector<Tensor> &captured,
                                   const VarTypes &types,
                                   const std::vector<LoopVar> &kinds,
-                                  size_t hidden, const Tensor &i) {
+                                  size_t hidden, const Tensor &i,
+                                  const Snapshots &snapshots) {
   // Bookkeeping, not differentiated: the gradient comes from replayVjp.
   tape::Suspended quiet;
   trace::Recorder &r = *api::recording();
   trace::ValueMap map(&r);
+  map.snapshots = snapshots;
   std::vector<int64_t> ids = idsOf(r, captured, "gradient", "value");
   for (size_t j = 0; j < captured.size(); ++j)
     map.set(ids[j], captured[j]);
@@ -739,9 +767,9 @@ loopBackward(std::shared_ptr<const Program> body, std::vector<Tensor> init,
              std::vector<Tensor> finals, std::vector<size_t> kept,
              Tensor count, std::vector<Tensor> history,
              std::vector<Tensor> drawRows, std::vector<VariableRef> variables,
-             std::optional<ReplayedStates> replayed) {
+             std::optional<ReplayedStates> replayed, Snapshots snapshots) {
   return [body, init, finals, kept, count, history, drawRows, variables,
-          replayed](const std::vector<Tensor> &captured,
+          replayed, snapshots](const std::vector<Tensor> &captured,
                     const std::vector<Tensor> &resultGrads) {
     size_t n = init.size(), c = captured.size(), nv = variables.size();
     std::vector<size_t> floats;
@@ -772,7 +800,8 @@ loopBackward(std::shared_ptr<const Program> body, std::vector<Tensor> init,
           std::vector<Tensor> vars = finals, watched, yieldGrads(n);
           if (replayed)
             vars = stateByReplay(*body, init, captured, replayed->types,
-                                 replayed->kinds, replayed->hidden, i);
+                                 replayed->kinds, replayed->hidden, i,
+                                 snapshots);
           for (size_t j = 0; j < kept.size() && !replayed; ++j)
             vars[kept[j]] = gather(history[j], i, 0);
           for (size_t f = 0; f < nf; ++f) {
@@ -799,8 +828,9 @@ loopBackward(std::shared_ptr<const Program> body, std::vector<Tensor> init,
                   select(isLast, finals[k], gather(history[j], nextRow, 0));
             }
           }
-          std::vector<Tensor> grads = replayVjp(
-              *body, vars, watched, captured, variables, yieldGrads, drawn);
+          std::vector<Tensor> grads =
+              replayVjp(*body, vars, watched, captured, variables, yieldGrads,
+                        drawn, snapshots);
           for (size_t j = nf; j < nf + c + nv; ++j) {
             grads[j] = g[j] + grads[j];
             // Computed from values whose dims are unknown while tracing,
@@ -837,10 +867,14 @@ struct LoopStep final : trace::NestedStep {
   std::shared_ptr<const Program> cond, body;
   std::vector<int64_t> inits, results;
   int64_t limit = -1, delta = -1; // a for_range's
+  void requireConditionUnchanged() const;
   /// Its draws are the rows of its body's draws (a loop traced under a
   /// tape): where the map has them (a backward), iteration i's draws are
   /// row i; else (the forward replayed) they are drawn and kept again.
   void replay(trace::ValueMap &map) const override {
+    if (!map.effects)
+      requireConditionUnchanged();
+    trace::SnapshotScope snapshot(map, *this);
     std::optional<Bounds> bounds;
     if (limit >= 0)
       bounds = Bounds{map.get(limit), map.get(delta)};
@@ -895,6 +929,31 @@ struct LoopStep final : trace::NestedStep {
     }
   }
 };
+
+/// The variable a loop's condition reads that its body updates (a uid of
+/// 0: none). A replay for a gradient runs the loop as many times as its
+/// condition says, which would read the value the forward left, not the
+/// one each iteration saw (the condition keeps no rows of its reads).
+VariableRef conditionReadsUpdated(const Program &cond, const Program &body) {
+  for (const auto *reads : {&cond.reads, &cond.others})
+    for (const VariableRef &v : *reads)
+      if (std::find(body.updates.begin(), body.updates.end(), v.uid) !=
+          body.updates.end())
+        return v;
+  return {};
+}
+
+void LoopStep::requireConditionUnchanged() const {
+  VariableRef v = conditionReadsUpdated(*cond, *body);
+  if (v.uid)
+    throw Error(ErrorKind::Unimplemented,
+                std::string("no gradient through this staged fnc::") + op +
+                    ": its condition reads the variable `" + v.name +
+                    "`, which its body updates, and a gradient that replays "
+                    "the loop cannot tell how many times it ran; carry what "
+                    "the condition needs in a loop variable, or put the "
+                    "GradientTape inside the fnc::function around the loop");
+}
 
 /// The draws of a loop step whose trace kept no rows of its body's draws:
 /// where it can keep them (`keepable`), rows under synthetic ids, which the
@@ -956,6 +1015,8 @@ public:
     // gradient (synthetic ids name the rows).
     untracedRows(*step, canKeepHistory(step->options) &&
                             step->cond->draws.empty());
+    step->facts.replayMiscounts =
+        conditionReadsUpdated(*step->cond, *step->body).uid != 0;
     return step;
   }
 };
@@ -1156,6 +1217,10 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
   std::vector<uint8_t> carriedKinds(carried.size(), 0);
   for (size_t k = hidden; k < n && k - hidden < kinds.size(); ++k)
     carriedKinds[k] = static_cast<uint8_t>(kinds[k - hidden]);
+  auto step = std::make_shared<LoopStep>();
+  Snapshots snapshots =
+      recordSnapshots(*r, *step, {condProgram.get(), bodyProgram.get()},
+                      /*alternatives=*/false);
   std::vector<int64_t> results;
   std::string error;
   if (!r->buildWhile(initIds, condBlock, condId, bodyBlock, bodyIds,
@@ -1167,7 +1232,6 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
   std::vector<Tensor> drawRows(all.begin() + std::min(drawsAt, all.size()),
                                all.end());
 
-  auto step = std::make_shared<LoopStep>();
   step->op = op;
   step->options = options;
   step->kinds = kinds;
@@ -1191,6 +1255,10 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
                            bodyProgram->draws[k].variable});
   if (nd == 0)
     untracedRows(*step, drawsKeepable);
+  // (Its own gradient walks the forward's iterations: only replays of it
+  // miscount.)
+  step->facts.replayMiscounts =
+      conditionReadsUpdated(*condProgram, *bodyProgram).uid != 0;
   addStep(outer, step, {condProgram.get(), bodyProgram.get()});
 
   auto loop = std::make_shared<tape::Region>();
@@ -1201,7 +1269,6 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
   bodyFacts.staleReads = step->facts.staleReads;
   loop->whyNot = whyNoReplay(bodyFacts, "its body");
   if (loop->whyNot.empty() && taped) {
-    loop->stale = staleCheck(bodyProgram->reads);
     std::vector<Tensor> rows;
     std::optional<ReplayedStates> replayed;
     if (history) {
@@ -1209,13 +1276,13 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
     } else if (keep) {
       trace::ProgramScope bookkeeping(*r, nullptr);
       rows = recordHistory(bodyProgram, init, kept, types, kinds, hidden,
-                           all[n], drawRows);
+                           all[n], drawRows, snapshots);
     } else {
       replayed = ReplayedStates{types, kinds, hidden};
     }
     loop->backward =
         loopBackward(bodyProgram, init, outs, kept, all[n], rows, drawRows,
-                     bodyProgram->reads, std::move(replayed));
+                     bodyProgram->reads, std::move(replayed), snapshots);
   }
   // The body may return a value from outside unchanged: it is an input of
   // the region too.

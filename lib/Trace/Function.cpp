@@ -1194,7 +1194,7 @@ residualsOf(const trace::RecordedTrace &recorded, bool products) {
   for (const trace::Program::Step &step : p.steps) {
     if (step.nested) {
       const trace::ProgramFacts &f = step.nested->facts;
-      if (f.random || f.readsStaleIn(p.updates))
+      if (f.random || f.staleReads || f.replayMiscounts)
         return std::nullopt;
       for (const trace::Drawn &d : step.nested->draws)
         residuals.push_back({d.id, TensorSpec(d.shape, d.dtype)});
@@ -1790,12 +1790,13 @@ ConcreteFunction::operator()(const std::vector<Tensor> &args) const {
                       ErrorKind::Unimplemented,
                       "fnc::ConcreteFunction `" + c.name +
                           "`: called under a GradientTape, it would have to "
-                          "run its C++ callable eagerly (it draws random "
-                          "numbers inside a staged loop, or reads a variable "
-                          "it updates inside staged control flow), and a "
-                          "concrete function "
-                          "has none; call the fnc::Function under the tape, "
-                          "or put the tape inside it");
+                          "run its C++ callable eagerly (a staged loop "
+                          "whose shapes change draws random numbers or "
+                          "reads a variable it updates, or a loop's "
+                          "condition reads a variable its body updates), "
+                          "and a concrete function has none; call the "
+                          "fnc::Function under the tape, or put the tape "
+                          "inside it");
                 }};
   return detail::tapedCall(impl_, how, ptrs.data(), ptrs.size());
 }

@@ -344,13 +344,6 @@ GradientTape::propagate(const std::vector<std::pair<Tensor, Tensor>> &seeds,
                  "; compute the loop eagerly (outside fnc::function, or "
                  "with fnc::run_functions_eagerly(true)) or unroll it with "
                  "a C++ loop while tracing");
-      if (e->region->stale) {
-        std::string why = e->region->stale();
-        if (!why.empty())
-          fail(ErrorKind::Unimplemented,
-               std::string("no gradient through this staged fnc::") +
-                   e->region->op + ": " + why);
-      }
       for (size_t i = 0; i < e->outputs.size(); ++i)
         if (!outputGrads[i].defined() && e->outputs[i].defined() &&
             isFloat(e->outputs[i].dtype()))

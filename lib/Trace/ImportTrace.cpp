@@ -278,7 +278,7 @@ private:
         pred[0], branches[0], branches[1], results, std::move(draws));
     if (!exported)
       step->facts.noteUnkept(inner);
-    p.add(std::move(step), {branches[0].get(), branches[1].get()});
+    add(std::move(step), {branches[0].get(), branches[1].get()}, true, p);
     return true;
   }
 
@@ -337,10 +337,37 @@ private:
     for (Value r : op.getResults())
       results.push_back(fresh(r));
     auto [limit, delta] = forRangeBounds(op);
-    p.add(steps_.loop(inits, condition, body, results, kinds,
-                      std::move(invariants), limit, delta),
-          {condition.get(), body.get()});
+    std::shared_ptr<NestedStep> step = steps_.loop(
+        inits, condition, body, results, kinds, std::move(invariants), limit,
+        delta);
+    add(std::move(step), {condition.get(), body.get()}, false, p);
     return true;
+  }
+
+  /// Appends the nested `step` whose blocks' programs are `inner` to `p`,
+  /// with the reads just before it of each variable they read but do not
+  /// update, which its replays for a gradient read, as the trace did
+  /// (recordSnapshots, lib/Trace/Control.cpp): the trace's reads there, or
+  /// (a module saved before them) reads added.
+  void add(std::shared_ptr<NestedStep> step,
+           std::initializer_list<const Program *> inner, bool alternatives,
+           Program &p) {
+    for (const VariableRef &v : unchangedReads(inner, alternatives)) {
+      if (int64_t id = p.trailingRead(v.uid); id >= 0) {
+        step->snapshots.emplace_back(v.uid, id);
+        continue;
+      }
+      int64_t variable = -1;
+      for (const auto &[ref, id] : out_.variables)
+        if (ref.uid == v.uid)
+          variable = id;
+      int64_t id = next_++;
+      p.add(OpRecord{ops::VarRead{}, {variable}, v.alias.dtype(),
+                     v.alias.shape()},
+            id, v);
+      step->snapshots.emplace_back(v.uid, id);
+    }
+    p.add(std::move(step), inner);
   }
 
   /// The limit and step of the for_range staged as `op` (its variable 0

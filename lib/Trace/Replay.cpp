@@ -29,6 +29,23 @@ template <typename Op> bool is(const OpRecord &op) {
   return std::holds_alternative<Op>(op.op);
 }
 
+/// A read of a kept value: a value of its own (an identity cast, which the
+/// compiler folds away), not recorded into the program. The tapes tell
+/// values apart by their tensors and a program's steps by their result ids,
+/// and this read's gradient goes to the variable, not to the other uses of
+/// the kept value (a snapshot read by several reads, a row of draws that is
+/// also a gather's result).
+Tensor valueOfItsOwn(Recorder &r, const Tensor &kept) {
+  ProgramScope bookkeeping(r, nullptr);
+  OpRecord copy{ops::Cast{}, {r.valueOf(kept, "gradient")}, kept.dtype(),
+                kept.shape()};
+  std::string error;
+  int64_t id = r.record(copy, error);
+  if (id < 0)
+    internal(error);
+  return makeSymbolic(kept.dtype(), kept.shape(), r.token(), id, "read");
+}
+
 } // namespace
 
 Tensor ValueMap::get(int64_t id) const {
@@ -86,18 +103,31 @@ std::vector<Tensor> replay(const Program &program, ValueMap &map,
     // op on tensors.
     bool reported = isFloat(op.dtype) && !random && !is<ops::VarRead>(op);
     if (step.result >= 0) {
-      auto kept = map.residuals.find(step.result);
-      if (kept != map.residuals.end()) {
-        // The forward's value: not computed again, but the tapes see the
-        // op on its inputs, for its gradient rule (a variable read as a
-        // read of the variable).
-        const Tensor &out = kept->second;
-        if (is<ops::VarRead>(op) && isFloat(op.dtype)) {
+      // The forward's value, a residual; or, for a read inside a nested
+      // step replayed for a gradient, what the step read (its snapshot).
+      const Tensor *kept = nullptr;
+      auto residual = map.residuals.find(step.result);
+      bool fromSnapshot = false;
+      if (residual != map.residuals.end()) {
+        kept = &residual->second;
+      } else if (is<ops::VarRead>(op) && !map.snapshots.empty()) {
+        auto it = map.snapshots.find(map.variable(op.operands[0]).uid);
+        fromSnapshot = it != map.snapshots.end();
+        if (fromSnapshot)
+          kept = &it->second;
+      }
+      if (kept) {
+        // Not computed again, but the tapes see the op on its inputs, for
+        // its gradient rule (a variable read as a read of the variable).
+        Tensor out = *kept;
+        if (is<ops::VarRead>(op)) {
+          out = valueOfItsOwn(*r, out);
           VariableRef variable = map.variable(op.operands[0]);
           if (r->program && r->program->block) {
-            // In a staged block, still a read of the variable (whose value
-            // its own gradient keeps), so that the block's gradient reaches
-            // the variable.
+            // In a staged block, still a read of the variable, so that the
+            // block's gradient reaches the variable: of a kept value, which
+            // its own gradient keeps (a draw); of a snapshot from outside
+            // the block, which it reads again.
             int64_t id = r->valueOf(out, "gradient");
             OpRecord read{op.op,
                           {r->variableOf(variable.uid, variable.alias,
@@ -105,10 +135,14 @@ std::vector<Tensor> replay(const Program &program, ValueMap &map,
                           op.dtype,
                           op.shape};
             r->program->add(read, id, variable);
-            r->program->draws.push_back(
-                {id, op.dtype, op.shape, variable.uid});
+            Program::Step &added = r->program->steps.back();
+            if (fromSnapshot)
+              added.outerValue = r->valueOf(*kept, "gradient");
+            else
+              r->program->draws.push_back(
+                  {id, op.dtype, op.shape, variable.uid});
           }
-          if (tape::anyActive())
+          if (isFloat(op.dtype) && tape::anyActive())
             tape::noteVariableRead(variable.uid, out);
         }
         if (reported && tape::anyActive()) {
@@ -162,6 +196,14 @@ std::vector<Tensor> replay(const Program &program, ValueMap &map,
     map.set(step.result, out);
   }
   return map.get(program.yields);
+}
+
+SnapshotScope::SnapshotScope(ValueMap &map, const NestedStep &step)
+    : map_(map), saved_(map.snapshots) {
+  if (map.effects)
+    return;
+  for (const auto &[uid, id] : step.snapshots)
+    map.snapshots[uid] = map.get(id);
 }
 
 ValueMap RecordedTrace::map() const {

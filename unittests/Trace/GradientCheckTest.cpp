@@ -6,7 +6,9 @@
 // reach every way a value enters a staged body: loop variables, captured
 // symbolic and eager tensors, variables read inside bodies and branches,
 // values returned unchanged from a branch or body, with conds and
-// for_range / while_loop nested two deep; also random draws
+// for_range / while_loop nested two deep; updates of the variables by
+// constants before, inside and after the regions that read them (every
+// evaluation starts from the same values); also random draws
 // (multiplicative noise, each of its own seed; the streams are reset
 // before every evaluation, so eager, staged and finite differences see
 // the same numbers, and a backward must reuse the forward's). Every callable captures the
@@ -86,7 +88,8 @@ using Expr = std::function<Tensor(Env &)>;
 /// Builds random programs; `text` describes the one built last.
 class Generator {
 public:
-  Generator(uint32_t seed, const Tensor &x) : rng_(seed), x_(x) {}
+  Generator(uint32_t seed, const Tensor &x)
+      : rng_(seed), updates_(seed ^ 0x5bd1e995u), x_(x) {}
 
   Expr program() {
     text.clear();
@@ -127,7 +130,30 @@ private:
     };
   }
 
+  /// A node, now and then followed by an update of a variable by a
+  /// constant (which later reads see; its gradient is that of the reads,
+  /// as TensorFlow's). Decided by a stream of its own: the other nodes of a
+  /// seed's programs are those of a generator without updates.
   Expr gen(int depth) {
+    if (updates_() % 6 != 0)
+      return node(depth);
+    bool first = updates_() % 2;
+    text += first ? "upd1(" : "upd2(";
+    Expr a = node(depth);
+    text += ")";
+    std::vector<double> d(first ? kD : kD * kD);
+    for (double &v : d)
+      v = std::uniform_real_distribution<double>(-0.2, 0.2)(updates_);
+    Tensor delta(d, first ? std::vector<int64_t>{kD}
+                          : std::vector<int64_t>{kD, kD});
+    return [a, first, delta](Env &e) {
+      Tensor t = a(e);
+      (first ? e.v1 : e.v2)->assign_add(delta);
+      return t;
+    };
+  }
+
+  Expr node(int depth) {
     if (--budget_ <= 0)
       return leaf();
     int choice = pick(depth < 2 ? 14 : 10);
@@ -277,7 +303,7 @@ private:
     }
   }
 
-  std::mt19937 rng_;
+  std::mt19937 rng_, updates_;
   Tensor x_;
   int budget_ = 0;
   int64_t draws_ = 0; // seeds given to draws
@@ -297,8 +323,20 @@ GradientOptions zerosIfNone() {
 /// Gradients with respect to x, c, k, v1, v2.
 using Grads = std::vector<Tensor>;
 
+/// Puts the variables back as they were when it is destroyed: a program
+/// may update them, and every evaluation starts from the same values.
+struct KeepVariables {
+  const Variable &v1, &v2;
+  Tensor s1 = v1.read_value(), s2 = v2.read_value();
+  ~KeepVariables() {
+    v1.assign(s1);
+    v2.assign(s2);
+  }
+};
+
 Grads underTape(const std::function<Tensor(Tensor, Tensor)> &f, Tensor x,
                 Tensor c, Tensor k, const Variable &v1, const Variable &v2) {
+  KeepVariables keep{v1, v2};
   GradientTape tape(/*persistent=*/true);
   tape.watch(x);
   tape.watch(c);
@@ -387,13 +425,19 @@ void checkRandomPrograms(int count, uint32_t seed, int first,
       };
     };
     set_random_seed(kDrawSeed);
-    auto [ix, ic, ik, iv1, iv2] = inner(x, c);
+    auto [ix, ic, ik, iv1, iv2] = [&] {
+      KeepVariables keep{v1, v2};
+      return inner(x, c);
+    }();
     Grads innerGrads = {ix, ic, ik, iv1, iv2};
     Grads outerGrads = underTape(reseeded(staged), x, c, k, v1, v2);
     // After the traces, no callable runs again.
     int64_t traced = calls;
     outerGrads = underTape(reseeded(staged), x, c, k, v1, v2);
-    auto again = inner(x, c);
+    auto again = [&] {
+      KeepVariables keep{v1, v2};
+      return inner(x, c);
+    }();
     (void)again;
     EXPECT_EQ(calls, traced) << "a callable ran after its trace";
 
@@ -429,7 +473,10 @@ void checkRandomPrograms(int count, uint32_t seed, int first,
       }
     }
 
-    auto value = [&] { return program(x, c).item<double>(); };
+    auto value = [&] {
+      KeepVariables keep{v1, v2};
+      return program(x, c).item<double>();
+    };
     std::vector<std::vector<double>> fd = {
         fnc::testing::centralDifferences(x, [&](const Tensor &t) { x = t; }, value),
         fnc::testing::centralDifferences(c, [&](const Tensor &t) { c = t; }, value),
@@ -438,6 +485,7 @@ void checkRandomPrograms(int count, uint32_t seed, int first,
         fnc::testing::centralDifferences(v2.read_value(), [&](const Tensor &t) { v2.assign(t); },
                 value)};
     const char *names[] = {"x", "c", "k", "v1", "v2"};
+
     for (size_t j = 0; j < 5; ++j) {
       std::vector<double> e = eager[j].to_vector<double>();
       expectClose(eager[j], fd[j], 1e-5,

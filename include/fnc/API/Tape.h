@@ -48,9 +48,6 @@ struct Region {
                                     const std::vector<Tensor> &resultGrads)>
       backward;
   std::string whyNot;
-  /// Why its backward, called now, would read variables that no longer
-  /// hold what the region read (empty: they do). Null: no such check.
-  std::function<std::string()> stale;
 };
 
 /// What a tape implements to be told about ops.

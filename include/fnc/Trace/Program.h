@@ -62,20 +62,23 @@ struct ProgramFacts {
   /// hand to the backward: Program::draws): in a loop whose shapes change,
   /// which keeps no rows of them.
   bool random = false;
-  /// Reads, in a nested step, a variable updated in the program around that
-  /// step (or a loop whose shapes change reads one it updates): a replay
-  /// would read the variable's value after the update.
+  /// Reads, in a loop whose shapes change, a variable that loop updates
+  /// (it keeps no rows of its reads): a replay would read the variable's
+  /// value after the update.
   bool staleReads = false;
+  /// Holds a loop whose condition reads a variable its body updates: a
+  /// replay cannot tell how many times the loop ran.
+  bool replayMiscounts = false;
   std::vector<VariableRef> reads;   // the float variables it reads
+  std::vector<VariableRef> others;  // the other variables it reads
   std::vector<uint64_t> updates;    // the variables it updates
   /// Notes an op whose variable operand (if any) is `variable`.
   void note(const OpRecord &op, const VariableRef &variable);
   void absorb(const ProgramFacts &nested);
-  /// Whether a nested step with these facts, in a program that updates
-  /// `outerUpdates`, reads a value a replay cannot read again: it reads a
-  /// variable updated outside it, or has stale reads itself. (Its reads of
-  /// the variables it updates itself are among its draws.)
-  bool readsStaleIn(const std::vector<uint64_t> &outerUpdates) const;
+  /// Adds `ref` to `list` unless it is there.
+  static void noteRead(std::vector<VariableRef> &list, const VariableRef &ref);
+  /// The variables it reads but does not update.
+  std::vector<VariableRef> unchangedReads() const;
   /// Notes `draws` as values a gradient cannot get back (a region that
   /// keeps no rows of them): random draws, or reads of updated variables.
   void noteUnkept(const std::vector<Drawn> &draws);
@@ -94,6 +97,12 @@ public:
   /// its branches' draws after its own results; a for_range the rows of its
   /// body's (synthetic ids where its trace did not keep them).
   std::vector<Drawn> draws;
+  /// Per variable its blocks read but do not update (facts.unchangedReads),
+  /// its uid and the id of a read of it in the program around the step,
+  /// just before the step: what the step read, also where the variable is
+  /// updated after the step, so its replays for a gradient read that
+  /// (ValueMap::snapshots).
+  std::vector<std::pair<uint64_t, int64_t>> snapshots;
 };
 
 /// The ops a trace or one of its blocks recorded, in order.
@@ -103,6 +112,10 @@ struct Program : ProgramFacts {
     int64_t result = -1; // the op's result id; -1 for none
     std::shared_ptr<const NestedStep> nested;
     uint64_t variable = 0; // a variable op's variable (uid)
+    /// A read replayed from a snapshot into a block: the snapshot, a value
+    /// from outside the block (-1: none). A nested step staged around such
+    /// reads takes it as its snapshot.
+    int64_t outerValue = -1;
   };
   std::vector<int64_t> args;
   bool block = false; // a staged block's (a cond branch, a loop body)
@@ -120,13 +133,18 @@ struct Program : ProgramFacts {
   void add(std::shared_ptr<NestedStep> step,
            std::initializer_list<const Program *> inner);
   /// Once the block is recorded (a cond's branch, a loop's body): its
-  /// float reads of the variables it updates join its draws, which the
+  /// reads of the variables it updates join its draws, which the
   /// forward hands to the backward, since a replay for a gradient would
-  /// read the updated value; sets `staleReads` for nested steps' reads
-  /// that cannot be kept so.
+  /// read the updated value. (A nested step reads what it does not update
+  /// through its snapshots, which are such reads of this block.)
   void keepUpdatedReads();
   /// Whether one of its ops (not of a nested step) has the result `id`.
   bool defines(int64_t id) const;
+  /// The result of a read of the variable `uid` among the reads that end
+  /// the program, -1 if none: the variable's value for a nested step
+  /// appended now (its snapshot; a staged region's are read just before
+  /// it, and a replay reads them again there).
+  int64_t trailingRead(uint64_t uid) const;
 };
 
 /// Sets `recorder.program` for the scope's lifetime (null: records nothing
@@ -168,6 +186,10 @@ public:
   /// Ids whose values come from elsewhere than the program's ops: random
   /// draws and variable reads kept by the forward (residuals).
   std::unordered_map<int64_t, Tensor> residuals;
+  /// Per variable uid, what a read of it gives (a read not among the
+  /// residuals): inside a nested step replayed for a gradient, the value
+  /// the step read (NestedStep::snapshots; SnapshotScope).
+  std::unordered_map<uint64_t, Tensor> snapshots;
   /// Replay variable updates, printing and random draws (the forward
   /// itself, replayed into another trace).
   bool effects = false;
@@ -176,6 +198,30 @@ private:
   Recorder *source_;
   std::unordered_map<int64_t, Tensor> values_;
   std::unordered_map<int64_t, VariableRef> variables_;
+};
+
+/// The variables the blocks' programs `inner` of a nested step read but do
+/// not update, whose values a snapshot taken before the step gives: a
+/// cond's branches (`alternatives`) each on its own (a variable one branch
+/// updates and the other reads is read as it was before the cond); a loop's
+/// condition and body together (they run again and again).
+std::vector<VariableRef>
+unchangedReads(std::initializer_list<const Program *> inner,
+               bool alternatives);
+
+/// Sets `map.snapshots` to the values of `step`'s snapshots in `map` for
+/// its lifetime, unless the map replays effects (the forward itself, whose
+/// reads read the variables).
+class SnapshotScope {
+public:
+  SnapshotScope(ValueMap &map, const NestedStep &step);
+  ~SnapshotScope() { map_.snapshots = std::move(saved_); }
+  SnapshotScope(const SnapshotScope &) = delete;
+  SnapshotScope &operator=(const SnapshotScope &) = delete;
+
+private:
+  ValueMap &map_;
+  std::unordered_map<uint64_t, Tensor> saved_;
 };
 
 /// Replays `program` into the active trace on `args` (its block arguments)

@@ -298,10 +298,6 @@ public:
   /// How many ops with side effects (variable updates, print, random) have
   /// been recorded: staged control flow compares it around a region.
   int64_t effectsRecorded = 0;
-  /// How many updates of each variable (by uid) have been recorded: a
-  /// staged region's gradient checks that the variables it read still hold
-  /// what it read.
-  std::unordered_map<uint64_t, int64_t> updatesRecorded;
 
   /// Shape tensors recorded by fnc::shape: the value id and the dims known
   /// while tracing (shapes::kDynamic where unknown), so that
