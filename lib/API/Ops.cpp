@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fnc/API/OpSupport.h"
+#include "fnc/API/Tape.h"
 
 #include <algorithm>
 #include <cmath>
@@ -217,6 +218,43 @@ Tensor setRow(const Tensor &x, const Tensor &index, const Tensor &value) {
   }
   return taped(std::move(out), {&x, &index, &value},
                [] { return trace::ops::SetRow{}; });
+}
+
+Tensor dynamicSlice(const Tensor &x, int64_t axis, const Tensor &start,
+                    const Tensor &size) {
+  for (const Tensor *t : {&start, &size})
+    if (t->rank() != 0 || isFloat(t->dtype()) || t->dtype() == DType::i1)
+      fail(ErrorKind::InvalidArgument, "dynamic_slice",
+           "the start and the size must be 0-d integer tensors", {t});
+  if (axis < 0 || axis >= x.rank())
+    fail(ErrorKind::InvalidArgument, "dynamic_slice",
+         "axis " + std::to_string(axis) + " is out of range", {&x});
+  // Dispatch point.
+  Tensor out;
+  if (trace::Recorder *r = recording();
+      r && (trace::isSymbolic(x) || trace::isSymbolic(start) ||
+            trace::isSymbolic(size))) {
+    Shape shape = x.shape();
+    shape.at(axis) = shapes::kDynamic;
+    out = record(*r, trace::ops::DynamicSlice{axis}, x.dtype(), shape,
+                 {&x, &start, &size}, "dynamic_slice");
+  } else {
+    int64_t from = arrayOf(start).getInt(0), count = arrayOf(size).getInt(0),
+            dim = x.shape().at(axis);
+    if (from < 0 || count < 0 || from > dim - count)
+      fail(ErrorKind::OutOfRange, "dynamic_slice",
+           "the range [" + std::to_string(from) + ", " +
+               std::to_string(from) + " + " + std::to_string(count) +
+               ") is outside a dimension of size " + std::to_string(dim),
+           {&x});
+    std::vector<int64_t> begin(x.rank(), 0), sizes(x.rank(), -1);
+    begin[axis] = from;
+    sizes[axis] = count;
+    tape::Suspended quiet; // one tape entry: this op's
+    out = slice(x, begin, sizes);
+  }
+  return taped(std::move(out), {&x, &start, &size},
+               [axis] { return trace::ops::DynamicSlice{axis}; });
 }
 
 void noteShapeValues(const Tensor &shape, const Shape &known) {

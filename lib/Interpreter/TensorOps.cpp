@@ -129,8 +129,8 @@ Expected<TensorValue> Interpreter::Impl::evalTensorOp(
       .Case<TransposeOp, ReshapeOp, BroadcastToOp, ShapeOfOp,
             BroadcastToShapeOp, SumToShapeOp, ExpandDimsOp, SqueezeOp>(
           [&](auto) { return evalShapeOp(op, in, frame); })
-      .Case<SetRowOp, SliceOp, StridedSliceOp, StridedSliceGradOp, PadOp,
-            ConcatOp, GatherOp, OneHotOp>(
+      .Case<SetRowOp, SliceOp, DynamicSliceOp, StridedSliceOp,
+            StridedSliceGradOp, PadOp, ConcatOp, GatherOp, OneHotOp>(
           [&](auto) { return evalIndexingOp(op, in); })
       .Case<ArgmaxOp, SoftmaxOp, LogSoftmaxOp>(
           [&](auto) { return evalAxisOp(op, in); })
@@ -322,6 +322,25 @@ Interpreter::Impl::evalIndexingOp(Operation *op,
                                   const std::vector<TensorValue> &in) {
   return llvm::TypeSwitch<Operation *, Expected<TensorValue>>(op)
       .Case([&](SetRowOp) { return evalSetRow(op, in[0], in[1], in[2]); })
+      .Case([&](DynamicSliceOp s) -> Expected<TensorValue> {
+        int64_t start, size, axis = s.getAxis();
+        int64_t dim = in[0].shape()[axis];
+        std::string error;
+        if (!interp::readInt(in[1], 0, start, error) ||
+            !interp::readInt(in[2], 0, size, error))
+          return opError(op, "the bounds: " + error);
+        if (start < 0 || size < 0 || start > dim - size)
+          return opError(op, "the range [" + llvm::Twine(start) + ", " +
+                                 llvm::Twine(start) + " + " +
+                                 llvm::Twine(size) +
+                                 ") is outside a dimension of size " +
+                                 llvm::Twine(dim));
+        std::vector<int64_t> offsets(in[0].shape().size(), 0),
+            sizes = in[0].shape(), strides(in[0].shape().size(), 1);
+        offsets[axis] = start;
+        sizes[axis] = size;
+        return check(op, interp::slice(in[0], offsets, sizes, strides));
+      })
       .Case([&](SliceOp s) {
         return check(op, interp::slice(in[0], toVector(s.getOffsets()),
                                        toVector(s.getSizes()),

@@ -611,11 +611,40 @@ std::vector<Tensor> conv2dRule(const trace::ops::Conv2D &c,
   return {dx, dw};
 }
 
+/// The size of `t` along `axis` as an int64 scalar (read at run time when
+/// it is unknown while tracing).
+Tensor sizeAlong(const Tensor &t, int64_t axis) {
+  int64_t n = t.shape()[axis];
+  if (!shapes::isDynamic(n))
+    return Tensor(n);
+  return reshape(slice(fnc::shape(t, DType::i64), {axis}, {1}), {});
+}
+
+/// The gradients of the operands of a concat whose sizes along the axis
+/// several are unknown while tracing: each operand's part of g, at bounds
+/// read at run time (fnc.dynamic_slice).
+std::vector<Tensor> concatAtRunTimeBounds(const trace::ops::Concat &c,
+                                          const std::vector<Tensor> &in,
+                                          const Tensor &g) {
+  std::vector<Tensor> grads;
+  Tensor offset(int64_t{0});
+  for (const Tensor &t : in) {
+    Tensor size = sizeAlong(t, c.axis);
+    grads.push_back(isFloat(t.dtype())
+                        ? conformTo(api::dynamicSlice(g, c.axis, offset, size),
+                                    t.shape())
+                        : Tensor());
+    offset = offset + size;
+  }
+  return grads;
+}
+
 /// The gradients of the operands of a concat: slices of g. One operand
 /// may have a size along the axis unknown while tracing: those before it
 /// are sliced from the start, it and those after it from the end (a
 /// strided_slice with negative bounds, resolved at run time). Other
-/// unknown dims are taken whole.
+/// unknown dims are taken whole. With several, each at bounds read at run
+/// time.
 std::vector<Tensor> concatRule(const trace::ops::Concat &c,
                                const std::vector<Tensor> &in, const Tensor &g) {
   size_t unknownAt = in.size();
@@ -623,10 +652,7 @@ std::vector<Tensor> concatRule(const trace::ops::Concat &c,
     if (!shapes::isDynamic(in[k].shape()[c.axis]))
       continue;
     if (unknownAt != in.size())
-      noRule("concat",
-             "of " + describe(in[k]) + " (operand #" + std::to_string(k) +
-                 ") after another operand of unknown size along the axis; "
-                 "give the function an input_signature with known dims");
+      return concatAtRunTimeBounds(c, in, g);
     unknownAt = k;
   }
   int64_t rank = g.rank(), axis = c.axis;
@@ -666,6 +692,29 @@ std::vector<Tensor> concatRule(const trace::ops::Concat &c,
       offset += along;
   }
   return grads;
+}
+
+/// The gradient of a dynamic_slice: g between zeros along the axis, as
+/// many before it as the start and after it as the rest of the dim (sizes
+/// read at run time).
+Tensor dynamicSliceRule(const trace::ops::DynamicSlice &op,
+                        const std::vector<Tensor> &in, const Tensor &g) {
+  const Tensor &x = in[0];
+  int64_t axis = op.axis, rank = x.rank();
+  Tensor dims = fnc::shape(x, DType::i64);
+  Tensor start = cast(in[1], DType::i64), size = cast(in[2], DType::i64);
+  Tensor rest = sizeAlong(x, axis) - start - size;
+  Shape known = x.shape();
+  known[axis] = shapes::kDynamic;
+  auto zerosAlong = [&](const Tensor &n) {
+    Tensor shape = concat({slice(dims, {0}, {axis}), reshape(n, {1}),
+                           slice(dims, {axis + 1}, {rank - axis - 1})},
+                          0);
+    api::noteShapeValues(shape, known);
+    return zeros(shape, g.dtype());
+  };
+  return conformTo(concat({zerosAlong(start), g, zerosAlong(rest)}, axis),
+                   x.shape());
 }
 
 /// The gradient of gather: each row of g added into the row of params it
@@ -807,6 +856,8 @@ std::vector<Tensor> gradientsOf(const trace::OpAttrs &op,
           Tensor row = gather(g, in[1], 0);
           return {api::setRow(g, in[1], zeros_like(in[2])), Tensor(), row};
         }
+        else if constexpr (std::is_same_v<Op, ops::DynamicSlice>)
+          return {dynamicSliceRule(o, in, g), Tensor(), Tensor()};
         else if constexpr (std::is_same_v<Op, ops::BroadcastToShape>)
           // fill(shape(x), value): the value's gradient sums g.
           return {unbroadcast(g, in[0]), Tensor()};

@@ -537,6 +537,10 @@ private:
         .Case([&](f::SetRowOp) {
           return record(o, ops::SetRow{}, o->getOperands(), p);
         })
+        .Case([&](f::DynamicSliceOp s) {
+          return record(o, ops::DynamicSlice{int64_t(s.getAxis())},
+                        o->getOperands(), p);
+        })
         .Case([&](f::ExpandDimsOp e) {
           return record(o, ops::ExpandDims{int64_t(e.getAxis())}, in(0), p);
         })

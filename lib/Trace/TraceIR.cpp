@@ -699,6 +699,10 @@ public:
               return mark(mlir::fnc::SetRowOp::create(b, loc_, type, in(0),
                                                       in(1), in(2)));
             },
+            [&](const ops::DynamicSlice &s) -> Value {
+              return mark(mlir::fnc::DynamicSliceOp::create(
+                  b, loc_, type, in(0), in(1), in(2), i64(s.axis)));
+            },
             [&](const ops::SumToShape &) -> Value {
               Value r = mark(mlir::fnc::SumToShapeOp::create(b, loc_, type,
                                                              in(0), in(1)));

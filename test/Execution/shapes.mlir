@@ -18,6 +18,13 @@
 // RUN: fnc-run %s --interpret --entry=set_row --input=3x2xf32=1,2,3,4,5,6 --input=i32=1 --input=2xf32=-1,-2 | FileCheck %s --check-prefix=SETROW
 // RUN: not fnc-run %s --entry=set_row --input=3x2xf32=1,2,3,4,5,6 --input=i32=3 --input=2xf32=-1,-2 2>&1 | FileCheck %s --check-prefix=SETROW-BAD
 // RUN: not fnc-run %s --interpret --entry=set_row --input=3x2xf32=1,2,3,4,5,6 --input=i32=-1 --input=2xf32=-1,-2 2>&1 | FileCheck %s --check-prefix=SETROW-BAD
+// dynamic_slice: rows [start, start + size) at run time; a range outside
+// the dim is an error.
+// RUN: fnc-run %s --entry=dynamic_slice --input=3x2xf32=1,2,3,4,5,6 --input=i64=1 --input=i64=2 | FileCheck %s --check-prefix=DSLICE
+// RUN: fnc-run %s --interpret --entry=dynamic_slice --input=3x2xf32=1,2,3,4,5,6 --input=i64=1 --input=i64=2 | FileCheck %s --check-prefix=DSLICE
+// RUN: fnc-run %s --entry=dynamic_slice --input=3x2xf32=1,2,3,4,5,6 --input=i64=3 --input=i64=0 | FileCheck %s --check-prefix=DSLICE0
+// RUN: not fnc-run %s --entry=dynamic_slice --input=3x2xf32=1,2,3,4,5,6 --input=i64=2 --input=i64=2 2>&1 | FileCheck %s --check-prefix=DSLICE-BAD
+// RUN: not fnc-run %s --interpret --entry=dynamic_slice --input=3x2xf32=1,2,3,4,5,6 --input=i64=-1 --input=i64=1 2>&1 | FileCheck %s --check-prefix=DSLICE-BAD-INTERP
 // Slices to the end of a dynamic dim, on two shapes; an offset past the end
 // is an error.
 // RUN: fnc-run %s --entry=slice_to_end --input=3x4xf32=1,2,3,4,5,6,7,8,9,10,11,12 | FileCheck %s --check-prefix=TOEND3
@@ -195,6 +202,17 @@ func.func @stretch(%a: tensor<?x1xf32>) -> tensor<3x3xf32> {
 // SETROW-NEXT:  [-1. -2.]
 // SETROW-NEXT:  [ 5.  6.]], shape=(3, 2), dtype=float32)
 // SETROW-BAD: error: {{.*}}row index {{-?[0-9]+}} is out of range [0, 3)
+// DSLICE: fnc.Tensor(
+// DSLICE-NEXT: {{\[\[}}3. 4.]
+// DSLICE-NEXT:  [5. 6.]], shape=(2, 2), dtype=float32)
+// DSLICE0: shape=(0, 2), dtype=float32)
+// DSLICE-BAD: error: {{.*}}slice reads element 3 of a dimension of size 3
+// DSLICE-BAD-INTERP: error: {{.*}}the range [-1, -1 + 1) is outside a dimension of size 3
+func.func @dynamic_slice(%a: tensor<3x2xf32>, %s: tensor<i64>, %n: tensor<i64>) -> tensor<?x2xf32> {
+  %0 = fnc.dynamic_slice %a[%s, %n] axis 0 : tensor<3x2xf32>, tensor<i64>, tensor<i64> -> tensor<?x2xf32>
+  return %0 : tensor<?x2xf32>
+}
+
 func.func @set_row(%a: tensor<?x2xf32>, %i: tensor<i32>, %v: tensor<2xf32>) -> tensor<?x2xf32> {
   %0 = fnc.set_row %a[%i], %v : tensor<?x2xf32>, tensor<i32>, tensor<2xf32>
   return %0 : tensor<?x2xf32>

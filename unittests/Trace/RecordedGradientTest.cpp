@@ -914,6 +914,67 @@ TEST(RecordedGradientTest, VariablesUpdatedAndReadInsideStagedBodies) {
   }
 }
 
+// Concats of operands whose sizes along the axis are unknown while tracing
+// (two batches of -1), and a TensorArray::dynamic grown in a staged loop
+// (the seeds' dynamic_size=True: a concat of the array and zeros, both of
+// run-time sizes), differentiate: each operand's part of the gradient is a
+// fnc.dynamic_slice at bounds read at run time (it was an Unimplemented
+// error). With the tape inside, over a staged call and over a loaded
+// function, against eager.
+TEST(RecordedGradientTest, ConcatsAndDynamicArraysOfRunTimeSizes) {
+  Variable w(Tensor({1.5, -0.5}), "w");
+  auto model = [&](Tensor a, Tensor b, Tensor n) {
+    Tensor both = concat({a, b * w, a * 2.0}, 0);
+    auto [state, out] = for_range(
+        Tensor(0), n, Tensor(1),
+        [&](const Tensor &i, const Tensor &s, const TensorArray &arr) {
+          Tensor next = tanh(s * w + 0.25);
+          return std::make_tuple(
+              next, arr.write(i, next * cast(i + 1, DType::f64)));
+        },
+        std::make_tuple(a, TensorArray::dynamic(DType::f64)));
+    Tensor stacked = out.stack();
+    return reduce_sum(stacked * stacked) + reduce_sum(state) +
+           reduce_sum(both * both * Tensor({1.0, 3.0}));
+  };
+  auto gradients = [&](Tensor a, Tensor b, Tensor n) {
+    GradientTape tape(/*persistent=*/true);
+    tape.watch(a);
+    tape.watch(b);
+    Tensor y = model(a, b, n);
+    return std::vector<Tensor>{tape.gradient(y, a), tape.gradient(y, b),
+                               tape.gradient(y, w)};
+  };
+  Tensor a({{0.5, -1.0}, {2.0, 0.1}, {-0.3, 0.7}}), b({{0.2, 0.4}}), n(4);
+  std::vector<Tensor> eager = gradients(a, b, n);
+  FunctionOptions options;
+  options.input_signature = {TensorSpec({kUnknownDim, 2}, DType::f64),
+                             TensorSpec({kUnknownDim, 2}, DType::f64),
+                             TensorSpec({}, DType::i32)};
+  auto inside = fnc::function(gradients, options);
+  std::vector<Tensor> staged = inside(a, b, n);
+  for (size_t k = 0; k < 3; ++k)
+    expectNear(staged[k], eager[k].to_vector<double>());
+  auto forward = fnc::function(model, options);
+  {
+    GradientTape tape(/*persistent=*/true);
+    tape.watch(a);
+    tape.watch(b);
+    Tensor y = forward(a, b, n);
+    expectNear(tape.gradient(y, a), eager[0].to_vector<double>());
+    expectNear(tape.gradient(y, b), eager[1].to_vector<double>());
+    expectNear(tape.gradient(y, w), eager[2].to_vector<double>());
+  }
+  std::string path = ::testing::TempDir() + "run-time-sizes.mlir";
+  save(path, forward);
+  LoadedFunction loaded = load(path);
+  std::remove(path.c_str());
+  GradientTape tape;
+  tape.watch(a);
+  Tensor y = loaded(a, b, n)[0];
+  expectNear(tape.gradient(y, a), eager[0].to_vector<double>());
+}
+
 // A loop whose condition reads a variable its body updates: its own
 // gradient walks the forward's iterations; a replay of it (the backward of
 // a staged call under an outer tape) could not tell how many there were,

@@ -100,6 +100,12 @@ void noteShapeValues(const Tensor &shape, const Shape &known);
 /// index outside [0, rows) throws OutOfRange eagerly and is a run-time
 /// error staged.
 Tensor setRow(const Tensor &x, const Tensor &index, const Tensor &value);
+/// fnc.dynamic_slice: the elements [start, start + size) of `x` along
+/// `axis` (start and size: 0-d integer tensors, read at run time when
+/// staged; the result's dim `axis` is then unknown). OutOfRange outside
+/// the dim.
+Tensor dynamicSlice(const Tensor &x, int64_t axis, const Tensor &start,
+                    const Tensor &size);
 
 /// The input gradient of max_pool2d (`max`) or avg_pool2d of `input` with
 /// these windows, given the gradient of the pooled result (`gradOutput`):

@@ -469,6 +469,57 @@ struct SetRowLowering : public OpConversionPattern<SetRowOp> {
   }
 };
 
+/// fnc.dynamic_slice: a tensor.extract_slice at the run-time bounds, after
+/// checking them (an empty slice at 0 on error, so nothing is read out of
+/// bounds).
+struct DynamicSliceLowering : public OpConversionPattern<DynamicSliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(DynamicSliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    RankedTensorType type = op.getType();
+    int64_t rank = type.getRank(), axis = op.getAxis();
+    auto scalar = [&](Value t) -> Value {
+      return arith::IndexCastOp::create(
+          rewriter, loc, rewriter.getIndexType(),
+          tensor::ExtractOp::create(rewriter, loc, t, ValueRange{}));
+    };
+    auto cmp = [&](arith::CmpIPredicate p, Value a, Value b) -> Value {
+      return arith::CmpIOp::create(rewriter, loc, p, a, b);
+    };
+    Value start = scalar(adaptor.getStart()), size = scalar(adaptor.getSize());
+    Value dim = tensor::DimOp::create(rewriter, loc, input, axis);
+    Value zero = indexConstant(rewriter, loc, 0);
+    Value end = arith::AddIOp::create(rewriter, loc, start, size);
+    Value bad = orElse(
+        rewriter, loc,
+        orElse(rewriter, loc, cmp(arith::CmpIPredicate::slt, start, zero),
+               cmp(arith::CmpIPredicate::slt, size, zero)),
+        cmp(arith::CmpIPredicate::sgt, end, dim));
+    // The element reported: the first one outside the dimension.
+    Value last = arith::SubIOp::create(rewriter, loc, end,
+                                       indexConstant(rewriter, loc, 1));
+    Value reported = arith::SelectOp::create(
+        rewriter, loc, cmp(arith::CmpIPredicate::slt, start, zero), start,
+        last);
+    raiseErrorIf(rewriter, loc, bad, ErrorCode::SliceOutOfRange, reported,
+                 dim);
+    SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0)),
+        sizes = tensorSizes(rewriter, loc, input),
+        strides(rank, rewriter.getIndexAttr(1));
+    offsets[axis] =
+        arith::SelectOp::create(rewriter, loc, bad, zero, start).getResult();
+    sizes[axis] =
+        arith::SelectOp::create(rewriter, loc, bad, zero, size).getResult();
+    rewriter.replaceOp(op, tensor::ExtractSliceOp::create(
+                               rewriter, loc, type, input, offsets, sizes,
+                               strides));
+    return success();
+  }
+};
+
 struct SliceLowering : public OpConversionPattern<SliceOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -790,6 +841,7 @@ void lowering::populateShapePatterns(RewritePatternSet &patterns) {
   patterns.add<TransposeLowering, ReshapeLowering, ExpandDimsLowering,
                SqueezeLowering, BroadcastToLowering, ShapeOfLowering,
                SetRowLowering, BroadcastToShapeLowering, SliceLowering,
+               DynamicSliceLowering,
                PadLowering, ConcatLowering, GatherLowering, OneHotLowering>(
       patterns.getContext());
 }

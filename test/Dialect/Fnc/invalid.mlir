@@ -852,6 +852,30 @@ func.func @sum_to_shape_dtype(%a: tensor<2x3xf32>, %s: tensor<1xi32>) {
 
 // -----
 
+func.func @dynamic_slice_axis(%a: tensor<4x3xf32>, %i: tensor<i64>) {
+  // expected-error @+1 {{'fnc.dynamic_slice' op axis 2 is out of range for rank 2}}
+  %0 = fnc.dynamic_slice %a[%i, %i] axis 2 : tensor<4x3xf32>, tensor<i64>, tensor<i64> -> tensor<4x?xf32>
+  return
+}
+
+// -----
+
+func.func @dynamic_slice_static(%a: tensor<4x3xf32>, %i: tensor<i64>) {
+  // expected-error @+1 {{'fnc.dynamic_slice' op the result's dim 0 (the axis) must be unknown (?): the size is read at run time}}
+  %0 = fnc.dynamic_slice %a[%i, %i] axis 0 : tensor<4x3xf32>, tensor<i64>, tensor<i64> -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @dynamic_slice_other_dim(%a: tensor<4x3xf32>, %i: tensor<i64>) {
+  // expected-error @+1 {{'fnc.dynamic_slice' op the result 'tensor<?x2xf32>' differs from the input 'tensor<4x3xf32>' in a dim other than the axis}}
+  %0 = fnc.dynamic_slice %a[%i, %i] axis 0 : tensor<4x3xf32>, tensor<i64>, tensor<i64> -> tensor<?x2xf32>
+  return
+}
+
+// -----
+
 func.func @set_row_rank(%a: tensor<f32>, %i: tensor<i32>, %v: tensor<f32>) {
   // expected-error @+1 {{'fnc.set_row' op the input must have rank >= 1 (rows along dim 0)}}
   %0 = fnc.set_row %a[%i], %v : tensor<f32>, tensor<i32>, tensor<f32>

@@ -597,6 +597,29 @@ LogicalResult SetRowOp::verify() {
   return success();
 }
 
+LogicalResult DynamicSliceOp::verify() {
+  auto in = getInput().getType(), out = getType();
+  int64_t rank = in.getRank(), axis = getAxis();
+  if (rank == 0)
+    return emitOpError("the input must have rank >= 1");
+  if (axis < 0 || axis >= rank)
+    return emitOpError("axis ") << axis << " is out of range for rank " << rank;
+  if (out.getElementType() != in.getElementType() || out.getRank() != rank)
+    return emitOpError("the result ")
+           << out << " must have the input's element type and rank (" << in
+           << ")";
+  if (!out.isDynamicDim(axis))
+    return emitOpError("the result's dim ")
+           << axis << " (the axis) must be unknown (?): the size is read at "
+           << "run time";
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != axis && in.getDimSize(d) != out.getDimSize(d))
+      return emitOpError("the result ")
+             << out << " differs from the input " << in
+             << " in a dim other than the axis";
+  return success();
+}
+
 LogicalResult OneHotOp::verify() {
   rules::ShapeResult rule =
       rules::oneHot(toShape(getIndices().getType().getShape()), getDepth(),

@@ -1057,6 +1057,37 @@ def Fnc_SetRowOp : Fnc_Op<"set_row",
   let hasVerifier = 1;
 }
 
+def Fnc_DynamicSliceOp : Fnc_Op<"dynamic_slice", [Pure]> {
+  let summary = "A slice along one axis between bounds known at run time";
+  let cppApiNote =
+      "Staged by the gradient of `fnc::concat` whose operands' sizes along " #
+      "the axis are unknown while tracing (`fnc::GradientTape`).";
+  let description = [{
+    The elements `[start, start + size)` of `input` along `axis`, whole
+    along the other dims. `start` and `size` are 0-d integers read at run
+    time; a range outside `[0, dim]` (or a negative size) is a run-time
+    error. This is how the gradient of a concat whose operands' sizes along
+    the axis are unknown while tracing takes each operand's part (a
+    `fnc::TensorArray::dynamic` grown in a staged loop).
+
+    ```mlir
+    func.func @f(%a: tensor<?x3xf32>, %s: tensor<i64>, %n: tensor<i64>)
+        -> tensor<?x3xf32> {
+      %r = fnc.dynamic_slice %a[%s, %n] axis 0
+          : tensor<?x3xf32>, tensor<i64>, tensor<i64> -> tensor<?x3xf32>
+      return %r : tensor<?x3xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Fnc_Tensor:$input, 0DTensorOf<[Fnc_Integer]>:$start,
+                       0DTensorOf<[Fnc_Integer]>:$size, I64Attr:$axis);
+  let results = (outs Fnc_Tensor:$result);
+  let assemblyFormat = "$input `[` $start `,` $size `]` `axis` $axis "
+                       "attr-dict `:` type($input) `,` type($start) `,` "
+                       "type($size) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def Fnc_OneHotOp : Fnc_Op<"one_hot", [Pure]> {
   let summary = "One-hot encoding of integer indices";
   let cppApi = ["one_hot"];
