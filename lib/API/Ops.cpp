@@ -220,6 +220,13 @@ Tensor setRow(const Tensor &x, const Tensor &index, const Tensor &value) {
                [] { return trace::ops::SetRow{}; });
 }
 
+Tensor sizeAlong(const Tensor &t, int64_t axis) {
+  int64_t n = t.shape().at(axis);
+  if (!shapes::isDynamic(n))
+    return Tensor(n);
+  return reshape(slice(fnc::shape(t, DType::i64), {axis}, {1}), {});
+}
+
 Tensor dynamicSlice(const Tensor &x, int64_t axis, const Tensor &start,
                     const Tensor &size) {
   for (const Tensor *t : {&start, &size})

@@ -1182,8 +1182,7 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
               },
               [&] { return std::vector<Tensor>{rows}; })[0];
         if (!bounds) {
-          Tensor capacity =
-              reshape(slice(fnc::shape(rows, DType::i64), {0}, {1}), {});
+          Tensor capacity = api::sizeAlong(rows, 0);
           rows = condImpl(
               count == capacity,
               [&] {

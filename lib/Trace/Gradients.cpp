@@ -611,15 +611,6 @@ std::vector<Tensor> conv2dRule(const trace::ops::Conv2D &c,
   return {dx, dw};
 }
 
-/// The size of `t` along `axis` as an int64 scalar (read at run time when
-/// it is unknown while tracing).
-Tensor sizeAlong(const Tensor &t, int64_t axis) {
-  int64_t n = t.shape()[axis];
-  if (!shapes::isDynamic(n))
-    return Tensor(n);
-  return reshape(slice(fnc::shape(t, DType::i64), {axis}, {1}), {});
-}
-
 /// The gradients of the operands of a concat whose sizes along the axis
 /// several are unknown while tracing: each operand's part of g, at bounds
 /// read at run time (fnc.dynamic_slice).
@@ -629,7 +620,7 @@ std::vector<Tensor> concatAtRunTimeBounds(const trace::ops::Concat &c,
   std::vector<Tensor> grads;
   Tensor offset(int64_t{0});
   for (const Tensor &t : in) {
-    Tensor size = sizeAlong(t, c.axis);
+    Tensor size = api::sizeAlong(t, c.axis);
     grads.push_back(isFloat(t.dtype())
                         ? conformTo(api::dynamicSlice(g, c.axis, offset, size),
                                     t.shape())
@@ -703,7 +694,7 @@ Tensor dynamicSliceRule(const trace::ops::DynamicSlice &op,
   int64_t axis = op.axis, rank = x.rank();
   Tensor dims = fnc::shape(x, DType::i64);
   Tensor start = cast(in[1], DType::i64), size = cast(in[2], DType::i64);
-  Tensor rest = sizeAlong(x, axis) - start - size;
+  Tensor rest = api::sizeAlong(x, axis) - start - size;
   Shape known = x.shape();
   known[axis] = shapes::kDynamic;
   auto zerosAlong = [&](const Tensor &n) {

@@ -199,7 +199,7 @@ std::shared_ptr<TensorArrayState> toTensorForm(const TensorArrayState &s,
 /// The size of a tensor-form array as an int64 scalar (read at run time
 /// when it is unknown while tracing).
 Tensor lengthOf(const TensorArrayState &s) {
-  return gather(shape(s.values, DType::i64), Tensor(int64_t{0}), 0);
+  return api::sizeAlong(s.values, 0);
 }
 
 /// A dynamic-size array in tensor form grown (with zeros, unwritten) to

@@ -106,6 +106,9 @@ Tensor setRow(const Tensor &x, const Tensor &index, const Tensor &value);
 /// the dim.
 Tensor dynamicSlice(const Tensor &x, int64_t axis, const Tensor &start,
                     const Tensor &size);
+/// The size of `t` along `axis` as an int64 scalar: a constant where it is
+/// known, else read from fnc::shape at run time.
+Tensor sizeAlong(const Tensor &t, int64_t axis);
 
 /// The input gradient of max_pool2d (`max`) or avg_pool2d of `input` with
 /// these windows, given the gradient of the pooled result (`gradOutput`):

@@ -410,6 +410,13 @@ struct BroadcastToShapeLowering
   }
 };
 
+/// The value of a 0-d integer tensor as an index.
+Value indexOfScalar(OpBuilder &b, Location loc, Value scalar) {
+  return arith::IndexCastOp::create(
+      b, loc, b.getIndexType(),
+      tensor::ExtractOp::create(b, loc, scalar, ValueRange{}));
+}
+
 /// fnc.set_row: tensor.insert_slice of the value at [index, 0, ...], after
 /// checking the index and the value's dims (the input unchanged on error).
 /// One-Shot Bufferize updates the input's buffer in place when it dies.
@@ -422,10 +429,7 @@ struct SetRowLowering : public OpConversionPattern<SetRowOp> {
     Value input = adaptor.getInput(), value = adaptor.getValue();
     RankedTensorType type = op.getType();
     int64_t rank = type.getRank();
-    Value index = arith::IndexCastOp::create(
-        rewriter, loc, rewriter.getIndexType(),
-        tensor::ExtractOp::create(rewriter, loc, adaptor.getIndex(),
-                                  ValueRange{}));
+    Value index = indexOfScalar(rewriter, loc, adaptor.getIndex());
     Value rows = getValueOrCreateConstantIndexOp(
         rewriter, loc, tensor::getMixedSize(rewriter, loc, input, 0));
     Value outside = arith::OrIOp::create(
@@ -481,15 +485,11 @@ struct DynamicSliceLowering : public OpConversionPattern<DynamicSliceOp> {
     Value input = adaptor.getInput();
     RankedTensorType type = op.getType();
     int64_t rank = type.getRank(), axis = op.getAxis();
-    auto scalar = [&](Value t) -> Value {
-      return arith::IndexCastOp::create(
-          rewriter, loc, rewriter.getIndexType(),
-          tensor::ExtractOp::create(rewriter, loc, t, ValueRange{}));
-    };
     auto cmp = [&](arith::CmpIPredicate p, Value a, Value b) -> Value {
       return arith::CmpIOp::create(rewriter, loc, p, a, b);
     };
-    Value start = scalar(adaptor.getStart()), size = scalar(adaptor.getSize());
+    Value start = indexOfScalar(rewriter, loc, adaptor.getStart()),
+          size = indexOfScalar(rewriter, loc, adaptor.getSize());
     Value dim = tensor::DimOp::create(rewriter, loc, input, axis);
     Value zero = indexConstant(rewriter, loc, 0);
     Value end = arith::AddIOp::create(rewriter, loc, start, size);
