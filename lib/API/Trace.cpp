@@ -205,7 +205,7 @@ std::vector<VariableRef> ProgramFacts::unchangedReads() const {
 
 void ProgramFacts::noteUnkept(const std::vector<Drawn> &draws) {
   for (const Drawn &d : draws)
-    (d.variable ? staleReads : random) = true;
+    (d.trips ? replayMiscounts : d.variable ? staleReads : random) = true;
 }
 
 void Program::keepUpdatedReads() {

@@ -272,7 +272,8 @@ whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
           const LoopOptions &options, const std::vector<LoopVar> &kinds,
           size_t hidden, const std::optional<Bounds> &bounds = std::nullopt,
           const DrawTypes *drawTypes = nullptr,
-          std::vector<Tensor> *drawRowsOut = nullptr, bool keepDraws = false);
+          std::vector<Tensor> *drawRowsOut = nullptr, bool keepDraws = false,
+          bool countTrips = false);
 
 std::vector<Tensor> condStaged(const Tensor &pred, const BranchFn &thenFn,
                                const BranchFn &elseFn,
@@ -346,8 +347,9 @@ std::string whyNoReplay(const trace::ProgramFacts &facts, const char *what) {
   if (facts.replayMiscounts)
     return std::string(what) +
            " holds a staged loop whose condition reads a variable its body "
-           "updates, so a replay cannot tell how many times it ran: carry "
-           "what the condition needs in a loop variable";
+           "updates, inside a staged loop whose shapes change, which keeps "
+           "no rows of its trip counts, so a replay cannot tell how many "
+           "times it ran: carry what the condition needs in a loop variable";
   return "";
 }
 
@@ -869,21 +871,25 @@ struct LoopStep final : trace::NestedStep {
   int64_t limit = -1, delta = -1; // a for_range's
   void requireConditionUnchanged() const;
   /// Its draws are the rows of its body's draws (a loop traced under a
-  /// tape): where the map has them (a backward), iteration i's draws are
-  /// row i; else (the forward replayed) they are drawn and kept again.
+  /// tape), then, if its condition reads a variable its body updates, its
+  /// trip count: where the map has them (a backward), iteration i's draws
+  /// are row i and it runs that many times; else (the forward replayed)
+  /// they are drawn, counted and kept again.
   void replay(trace::ValueMap &map) const override {
-    if (!map.effects)
+    bool counts = !draws.empty() && draws.back().trips;
+    bool given = !draws.empty();
+    for (const Drawn &d : draws)
+      given = given && map.residuals.count(d.id);
+    if (!map.effects && !(given && counts))
       requireConditionUnchanged();
     trace::SnapshotScope snapshot(map, *this);
     std::optional<Bounds> bounds;
     if (limit >= 0)
       bounds = Bounds{map.get(limit), map.get(delta)};
-    bool given = !draws.empty();
-    for (const Drawn &d : draws)
-      given = given && map.residuals.count(d.id);
     std::vector<Tensor> rows;
     for (size_t k = 0; given && k < draws.size(); ++k)
       rows.push_back(map.residuals.at(draws[k].id));
+    Tensor trips = given && counts ? rows.back() : Tensor();
     std::vector<Tensor> init = map.get(inits);
     size_t n = init.size();
     // A for_range's counter is its first variable; a while_loop given its
@@ -902,6 +908,8 @@ struct LoopStep final : trace::NestedStep {
     std::vector<Tensor> drawn;
     std::vector<Tensor> outs = whileLoop(
         [&](const std::vector<Tensor> &v) {
+          if (trips.defined() && counter)
+            return v[n] < trips;
           std::vector<Tensor> vars(v.begin(), v.begin() + n);
           return trace::replay(*cond, map, vars)[0];
         },
@@ -909,7 +917,7 @@ struct LoopStep final : trace::NestedStep {
           std::vector<Tensor> vars(v.begin(), v.begin() + n);
           if (given) {
             Tensor i = counter ? v[n] : floor_div(v[0] - start, step);
-            for (size_t k = 0; k < rows.size(); ++k)
+            for (size_t k = 0; k + (counts ? 1 : 0) < rows.size(); ++k)
               map.residuals[body->draws[k].id] = gather(rows[k], i, 0);
           }
           std::vector<Tensor> next = trace::replay(*body, map, vars);
@@ -918,7 +926,7 @@ struct LoopStep final : trace::NestedStep {
           return next;
         },
         init, op, loopOptions, loopKinds, hidden, bounds, nullptr, &drawn,
-        map.effects);
+        map.effects, map.effects && counts);
     for (size_t i = 0; i < results.size(); ++i)
       map.set(results[i], outs[i]);
     for (size_t k = 0; k < draws.size(); ++k) {
@@ -955,6 +963,15 @@ void LoopStep::requireConditionUnchanged() const {
                     "GradientTape inside the fnc::function around the loop");
 }
 
+/// A loop whose condition reads a variable its body updates keeps its trip
+/// count, as the last of its draws (`id`; a synthetic one where its trace
+/// did not count, which the forward replayed for a gradient counts): a
+/// replay for a gradient runs it that many times.
+void keepTripCount(LoopStep &step, int64_t id) {
+  if (conditionReadsUpdated(*step.cond, *step.body).uid)
+    step.draws.push_back({id, DType::i64, {}, 0, /*trips=*/true});
+}
+
 /// The draws of a loop step whose trace kept no rows of its body's draws:
 /// where it can keep them (`keepable`), rows under synthetic ids, which the
 /// forward replayed for a gradient keeps; else, in its facts, that a
@@ -968,7 +985,8 @@ void untracedRows(LoopStep &step, bool keepable) {
   for (const Drawn &d : step.body->draws) {
     Shape rows = d.shape;
     rows.insert(rows.begin(), shapes::kDynamic);
-    step.draws.push_back({trace::syntheticId(), d.dtype, rows, d.variable});
+    step.draws.push_back(
+        {trace::syntheticId(), d.dtype, rows, d.variable, d.trips});
   }
 }
 
@@ -1015,8 +1033,7 @@ public:
     // gradient (synthetic ids name the rows).
     untracedRows(*step, canKeepHistory(step->options) &&
                             step->cond->draws.empty());
-    step->facts.replayMiscounts =
-        conditionReadsUpdated(*step->cond, *step->body).uid != 0;
+    keepTripCount(*step, trace::syntheticId());
     return step;
   }
 };
@@ -1031,7 +1048,7 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
                               const std::optional<Bounds> &bounds,
                               const DrawTypes *drawTypes,
                               std::vector<Tensor> *drawRowsOut,
-                              bool keepDraws) {
+                              bool keepDraws, bool countTrips) {
   for (size_t i = hidden; i < init.size(); ++i)
     if (!init[i].defined())
       throw Error(ErrorKind::InvalidArgument,
@@ -1071,7 +1088,7 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
   // forward of a staged call under a tape).
   bool rowsOfDraws = (taped || keepDraws) && keep;
   size_t nd = rowsOfDraws && drawTypes ? drawTypes->dtypes.size() : 0;
-  bool counted = taped || nd > 0;
+  bool counted = taped || nd > 0 || countTrips;
   // The variables whose history is kept: all but TensorArrays.
   std::vector<size_t> kept;
   for (size_t k = 0; k < n; ++k)
@@ -1251,13 +1268,13 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
   for (size_t k = 0; k < nd; ++k)
     step->draws.push_back({results[drawsAt + k], drawRows[k].dtype(),
                            drawRows[k].shape(),
-                           bodyProgram->draws[k].variable});
+                           bodyProgram->draws[k].variable,
+                           bodyProgram->draws[k].trips});
   if (nd == 0)
     untracedRows(*step, drawsKeepable);
   // (Its own gradient walks the forward's iterations: only replays of it
-  // miscount.)
-  step->facts.replayMiscounts =
-      conditionReadsUpdated(*condProgram, *bodyProgram).uid != 0;
+  // need its trip count.)
+  keepTripCount(*step, counted ? results[n] : trace::syntheticId());
   addStep(outer, step, {condProgram.get(), bodyProgram.get()});
 
   auto loop = std::make_shared<tape::Region>();
@@ -1266,6 +1283,7 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
   trace::ProgramFacts bodyFacts = *bodyProgram;
   bodyFacts.random = step->facts.random;
   bodyFacts.staleReads = step->facts.staleReads;
+  bodyFacts.replayMiscounts = step->facts.replayMiscounts;
   loop->whyNot = whyNoReplay(bodyFacts, "its body");
   if (loop->whyNot.empty() && taped) {
     std::vector<Tensor> rows;
@@ -1288,8 +1306,11 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
   std::vector<Tensor> inputs = init;
   inputs.insert(inputs.end(), userNext.begin(), userNext.end());
   region->end(loop, inputs, outs);
-  if (drawRowsOut)
+  if (drawRowsOut) {
     *drawRowsOut = std::move(drawRows);
+    if (counted && !step->draws.empty() && step->draws.back().trips)
+      drawRowsOut->push_back(all[n]);
+  }
   return outs;
 }
 

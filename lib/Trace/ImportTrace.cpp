@@ -260,7 +260,8 @@ private:
       size_t at = n;
       for (const Drawn &d : inner) {
         if (d.id < 0) {
-          draws.push_back({syntheticId(), d.dtype, d.shape, d.variable});
+          draws.push_back(
+              {syntheticId(), d.dtype, d.shape, d.variable, d.trips});
           continue;
         }
         auto type = cast<RankedTensorType>(op.getResult(at).getType());
@@ -268,7 +269,8 @@ private:
         draws.push_back({results[at++],
                          *mlir::fnc::dtypeOf(type.getElementType()),
                          {shape.begin(), shape.end()},
-                         d.variable});
+                         d.variable,
+                         d.trips});
       }
       results.resize(n);
       for (auto &b : branches)

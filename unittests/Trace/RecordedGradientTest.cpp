@@ -977,53 +977,93 @@ TEST(RecordedGradientTest, ConcatsAndDynamicArraysOfRunTimeSizes) {
 
 // A loop whose condition reads a variable its body updates: its own
 // gradient walks the forward's iterations; a replay of it (the backward of
-// a staged call under an outer tape) could not tell how many there were,
-// so the call runs its callable eagerly, and a loaded function, which has
-// none, says why (the gradient was that of another trip count, silently).
+// a staged call under an outer tape, of a loaded function, of a loop or
+// cond around it) runs it as many times as the forward did, which the
+// forward keeps (as it keeps random draws): the condition would read the
+// updated variable and count other trips (silently, then the call ran its
+// callable eagerly and a loaded function's gradient was an error). Alone,
+// in a for_range body (one trip count per iteration) and in a cond.
 TEST(RecordedGradientTest, LoopConditionsReadingWhatTheBodyUpdates) {
+  enum Kind { Alone, InLoop, InCond };
   Variable limit(Tensor(int64_t{3}), "limit");
-  auto model = [&](Tensor x) {
+  int conditionCalls = 0;
+  auto squarings = [&](const Tensor &x) {
     return std::get<1>(fnc::while_loop(
-        [&](const Tensor &i, const Tensor &) { return i < limit.read_value(); },
+        [&](const Tensor &i, const Tensor &) {
+          ++conditionCalls;
+          return i < limit.read_value();
+        },
         [&](const Tensor &i, const Tensor &a) {
           limit.assign_sub(Tensor(int64_t{1}));
           return std::make_tuple(i + int64_t{1}, a * a);
         },
         std::make_tuple(Tensor(int64_t{0}), x)));
   };
-  // Two iterations (the limit drops to 2 after the first): x^4.
+  auto model = [&](const Tensor &x, Kind kind) -> Tensor {
+    if (kind == InLoop)
+      // Each iteration from a limit of 3 + i: two trips each.
+      return fnc::for_range(
+          Tensor(int64_t{0}), Tensor(int64_t{2}), Tensor(int64_t{1}),
+          [&](const Tensor &i, const Tensor &a) {
+            limit.assign(i + int64_t{3});
+            return squarings(a) + a;
+          },
+          x);
+    if (kind == InCond)
+      return fnc::cond(
+          reduce_sum(x) > 0.0, [&] { return squarings(x) * 2.0; },
+          [&] { return x; });
+    return squarings(x);
+  };
+  // Eagerly, the reference: x^4 alone, 2 x^4 in the cond; in the loop,
+  // y = x^4 + x, then y^4 + y.
   Tensor x({1.1});
-  std::vector<double> expected = {4 * 1.1 * 1.1 * 1.1};
-  auto inside = fnc::function([&](Tensor xv) {
-    GradientTape tape;
-    tape.watch(xv);
-    Tensor y = reduce_sum(model(xv));
-    return tape.gradient(y, xv);
-  });
-  limit.assign(Tensor(int64_t{3}));
-  expectNear(inside(x), expected);
-  auto staged = fnc::function([&](Tensor xv) { return model(xv); });
-  limit.assign(Tensor(int64_t{3}));
-  {
+  auto expected = [&](Kind kind) {
+    limit.assign(Tensor(int64_t{3}));
     GradientTape tape;
     tape.watch(x);
-    Tensor y = reduce_sum(staged(x));
-    expectNear(tape.gradient(y, x), expected);
+    Tensor y = reduce_sum(model(x, kind));
+    return tape.gradient(y, x).to_vector<double>();
+  };
+  double x4 = 4 * 1.1 * 1.1 * 1.1;
+  EXPECT_NEAR(expected(Alone)[0], x4, 1e-12);
+  EXPECT_NEAR(expected(InCond)[0], 2 * x4, 1e-12);
+  double y1 = std::pow(1.1, 4) + 1.1;
+  EXPECT_NEAR(expected(InLoop)[0], (4 * std::pow(y1, 3) + 1) * (x4 + 1),
+              1e-9);
+  for (Kind kind : {Alone, InLoop, InCond}) {
+    SCOPED_TRACE(kind);
+    const std::vector<double> eager = expected(kind);
+    auto inside = fnc::function([&](Tensor xv) {
+      GradientTape tape;
+      tape.watch(xv);
+      Tensor y = reduce_sum(model(xv, kind));
+      return tape.gradient(y, xv);
+    });
+    limit.assign(Tensor(int64_t{3}));
+    expectNear(inside(x), eager);
+    auto staged = fnc::function([&](Tensor xv) { return model(xv, kind); });
+    for (int round = 0; round < 2; ++round) {
+      limit.assign(Tensor(int64_t{3}));
+      GradientTape tape;
+      tape.watch(x);
+      Tensor y = reduce_sum(staged(x));
+      expectNear(tape.gradient(y, x), eager);
+      EXPECT_EQ(staged.tracing_count(), 1);
+      if (round == 0)
+        conditionCalls = 0;
+    }
+    EXPECT_EQ(conditionCalls, 0) << "the callable ran again";
+    std::string path = ::testing::TempDir() + "condition-reads-updated.mlir";
+    save(path, staged);
+    LoadedFunction loaded = load(path);
+    std::remove(path.c_str());
+    loaded.variable("limit").assign(Tensor(int64_t{3}));
+    GradientTape tape;
+    tape.watch(x);
+    Tensor y = reduce_sum(loaded(x)[0]);
+    expectNear(tape.gradient(y, x), eager);
   }
-  std::string path = ::testing::TempDir() + "condition-reads-updated.mlir";
-  save(path, staged);
-  LoadedFunction loaded = load(path);
-  std::remove(path.c_str());
-  loaded.variable("limit").assign(Tensor(int64_t{3}));
-  fnc::testing::expectError(
-      [&] {
-        GradientTape tape;
-        tape.watch(x);
-        Tensor y = reduce_sum(loaded(x)[0]);
-        tape.gradient(y, x);
-      },
-      ErrorKind::Unimplemented,
-      {"a loop's condition reads a variable its body updates"});
 }
 
 // A variable read in a staged region and updated after it (after the

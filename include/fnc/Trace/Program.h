@@ -40,12 +40,15 @@ class ValueMap;
 /// which the forward hands to the backward: a random op's result, a read of
 /// a variable the program updates (`variable`, its uid; 0 for a draw), the
 /// draws of a cond's branches (returned after its results), the rows of a
-/// loop body's draws (one per iteration).
+/// loop body's draws (one per iteration), the trip count of a loop whose
+/// condition reads a variable its body updates (`trips`: a replay runs it
+/// as many times as the forward did, which its condition cannot tell).
 struct Drawn {
   int64_t id;
   DType dtype;
   std::vector<int64_t> shape;
   uint64_t variable = 0;
+  bool trips = false; // a trip count, or rows of one
 };
 
 /// An id no recorder gives (negative, unique in the process): for a value a
@@ -66,7 +69,8 @@ struct ProgramFacts {
   /// (it keeps no rows of its reads): a replay would read the variable's
   /// value after the update.
   bool staleReads = false;
-  /// Holds a loop whose condition reads a variable its body updates: a
+  /// Holds a loop whose condition reads a variable its body updates, in a
+  /// loop whose shapes change (which keeps no rows of its trip counts): a
   /// replay cannot tell how many times the loop ran.
   bool replayMiscounts = false;
   std::vector<VariableRef> reads;   // the float variables it reads
@@ -80,7 +84,8 @@ struct ProgramFacts {
   /// The variables it reads but does not update.
   std::vector<VariableRef> unchangedReads() const;
   /// Notes `draws` as values a gradient cannot get back (a region that
-  /// keeps no rows of them): random draws, or reads of updated variables.
+  /// keeps no rows of them): random draws, reads of updated variables or
+  /// trip counts.
   void noteUnkept(const std::vector<Drawn> &draws);
 };
 
