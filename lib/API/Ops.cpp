@@ -264,6 +264,51 @@ Tensor dynamicSlice(const Tensor &x, int64_t axis, const Tensor &start,
                [axis] { return trace::ops::DynamicSlice{axis}; });
 }
 
+Tensor dynamicUpdateSlice(const Tensor &x, int64_t axis, const Tensor &start,
+                          const Tensor &update) {
+  if (start.rank() != 0 || isFloat(start.dtype()) || start.dtype() == DType::i1)
+    fail(ErrorKind::InvalidArgument, "dynamic_update_slice",
+         "the start must be a 0-d integer tensor", {&start});
+  if (axis < 0 || axis >= x.rank())
+    fail(ErrorKind::InvalidArgument, "dynamic_update_slice",
+         "axis " + std::to_string(axis) + " is out of range", {&x});
+  if (update.dtype() != x.dtype() || update.rank() != x.rank())
+    fail(ErrorKind::InvalidArgument, "dynamic_update_slice",
+         "the update must have the input's dtype and rank", {&x, &update});
+  // Dispatch point.
+  Tensor out;
+  if (trace::Recorder *r = recording();
+      r && (trace::isSymbolic(x) || trace::isSymbolic(start) ||
+            trace::isSymbolic(update))) {
+    out = record(*r, trace::ops::DynamicUpdateSlice{axis}, x.dtype(),
+                 x.shape(), {&x, &start, &update}, "dynamic_update_slice");
+  } else {
+    int64_t from = arrayOf(start).getInt(0), dim = x.shape().at(axis),
+            count = update.shape().at(axis);
+    if (from < 0 || from > dim - count)
+      fail(ErrorKind::OutOfRange, "dynamic_update_slice",
+           "the range [" + std::to_string(from) + ", " +
+               std::to_string(from) + " + " + std::to_string(count) +
+               ") is outside a dimension of size " + std::to_string(dim),
+           {&x});
+    for (int64_t d = 0; d < x.rank(); ++d)
+      if (d != axis && update.shape()[d] != x.shape()[d])
+        fail(ErrorKind::InvalidArgument, "dynamic_update_slice",
+             "the update's dim " + std::to_string(d) +
+                 " differs from the input's",
+             {&x, &update});
+    std::vector<int64_t> begin(x.rank(), 0), sizes(x.rank(), -1);
+    tape::Suspended quiet; // one tape entry: this op's
+    sizes[axis] = from;
+    Tensor before = slice(x, begin, sizes);
+    begin[axis] = from + count;
+    sizes[axis] = -1;
+    out = concat({before, update, slice(x, begin, sizes)}, axis);
+  }
+  return taped(std::move(out), {&x, &start, &update},
+               [axis] { return trace::ops::DynamicUpdateSlice{axis}; });
+}
+
 void noteShapeValues(const Tensor &shape, const Shape &known) {
   if (trace::Recorder *r = recording(); r && trace::isSymbolic(shape))
     r->shapeValues.emplace_back(r->valueOf(shape, "shape"), known);

@@ -129,7 +129,8 @@ Expected<TensorValue> Interpreter::Impl::evalTensorOp(
       .Case<TransposeOp, ReshapeOp, BroadcastToOp, ShapeOfOp,
             BroadcastToShapeOp, SumToShapeOp, ExpandDimsOp, SqueezeOp>(
           [&](auto) { return evalShapeOp(op, in, frame); })
-      .Case<SetRowOp, SliceOp, DynamicSliceOp, StridedSliceOp,
+      .Case<SetRowOp, SliceOp, DynamicSliceOp, DynamicUpdateSliceOp,
+            StridedSliceOp,
             StridedSliceGradOp, PadOp, ConcatOp, GatherOp, OneHotOp>(
           [&](auto) { return evalIndexingOp(op, in); })
       .Case<ArgmaxOp, SoftmaxOp, LogSoftmaxOp>(
@@ -340,6 +341,40 @@ Interpreter::Impl::evalIndexingOp(Operation *op,
         offsets[axis] = start;
         sizes[axis] = size;
         return check(op, interp::slice(in[0], offsets, sizes, strides));
+      })
+      .Case([&](DynamicUpdateSliceOp u) -> Expected<TensorValue> {
+        int64_t start, axis = u.getAxis();
+        const ::fnc::Shape &shape = in[0].shape(), &update = in[2].shape();
+        int64_t dim = shape[axis], size = update[axis];
+        std::string error;
+        if (!interp::readInt(in[1], 0, start, error))
+          return opError(op, "the start: " + error);
+        if (start < 0 || start > dim - size)
+          return opError(op, "the range [" + llvm::Twine(start) + ", " +
+                                 llvm::Twine(start) + " + " +
+                                 llvm::Twine(size) +
+                                 ") is outside a dimension of size " +
+                                 llvm::Twine(dim));
+        for (size_t d = 0; d < shape.size(); ++d)
+          if (static_cast<int64_t>(d) != axis && shape[d] != update[d])
+            return opError(op, "the update's dim " + llvm::Twine(d) + " is " +
+                                   llvm::Twine(update[d]) + ", the input's " +
+                                   llvm::Twine(shape[d]));
+        // input[:start] ++ update ++ input[start + size:] along the axis
+        auto part = [&](int64_t from, int64_t count) {
+          std::vector<int64_t> offsets(shape.size(), 0), sizes = shape,
+                                                         strides(shape.size(), 1);
+          offsets[axis] = from;
+          sizes[axis] = count;
+          return interp::slice(in[0], offsets, sizes, strides);
+        };
+        interp::KernelResult before = part(0, start),
+                             after = part(start + size, dim - start - size);
+        for (const interp::KernelResult *r : {&before, &after})
+          if (!r->ok)
+            return check(op, *r);
+        return check(op, interp::concat({before.value, in[2], after.value},
+                                        axis));
       })
       .Case([&](SliceOp s) {
         return check(op, interp::slice(in[0], toVector(s.getOffsets()),

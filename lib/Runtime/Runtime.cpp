@@ -413,7 +413,7 @@ std::string fnc::runtime::errorMessage(int64_t code, int64_t a, int64_t b) {
   case ErrorCode::NonFinite:
     return "check_numerics: an op produced NaN or Inf";
   case ErrorCode::SliceOutOfRange:
-    return "slice reads element " + sa + " of a dimension of size " + sb;
+    return "slice reaches element " + sa + " of a dimension of size " + sb;
   case ErrorCode::RowIndex:
     return "row index " + sa + " is out of range [0, " + sb +
            ") (a write to a fnc::TensorArray past its size, or fnc.set_row)";

@@ -849,6 +849,16 @@ std::vector<Tensor> gradientsOf(const trace::OpAttrs &op,
         }
         else if constexpr (std::is_same_v<Op, ops::DynamicSlice>)
           return {dynamicSliceRule(o, in, g), Tensor(), Tensor()};
+        else if constexpr (std::is_same_v<Op, ops::DynamicUpdateSlice>) {
+          // x with [start, start + n) replaced by the update: g there is
+          // the update's, zeros there the input's (read first, as above).
+          Tensor part = conformTo(
+              api::dynamicSlice(g, o.axis, in[1],
+                                api::sizeAlong(in[2], o.axis)),
+              in[2].shape());
+          return {api::dynamicUpdateSlice(g, o.axis, in[1], zeros_like(in[2])),
+                  Tensor(), part};
+        }
         else if constexpr (std::is_same_v<Op, ops::BroadcastToShape>)
           // fill(shape(x), value): the value's gradient sums g.
           return {unbroadcast(g, in[0]), Tensor()};

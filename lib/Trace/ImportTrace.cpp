@@ -543,6 +543,10 @@ private:
           return record(o, ops::DynamicSlice{int64_t(s.getAxis())},
                         o->getOperands(), p);
         })
+        .Case([&](f::DynamicUpdateSliceOp u) {
+          return record(o, ops::DynamicUpdateSlice{int64_t(u.getAxis())},
+                        o->getOperands(), p);
+        })
         .Case([&](f::ExpandDimsOp e) {
           return record(o, ops::ExpandDims{int64_t(e.getAxis())}, in(0), p);
         })

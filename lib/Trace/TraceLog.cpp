@@ -123,6 +123,10 @@ void write(Writer &w, const ops::DynamicSlice &op) {
   const auto &[axis] = op;
   w.i64(axis);
 }
+void write(Writer &w, const ops::DynamicUpdateSlice &op) {
+  const auto &[axis] = op;
+  w.i64(axis);
+}
 void write(Writer &w, const ops::Gather &op) {
   const auto &[axis] = op;
   w.i64(axis);

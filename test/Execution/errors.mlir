@@ -48,7 +48,7 @@ func.func @shape_values(%s: tensor<2xi32>) -> tensor<2x?xf32> {
 }
 
 // RUN: not fnc-run %s --entry=slice --input=2xf32=1,2 2>&1 | FileCheck %s --check-prefix=SLICE
-// SLICE: fnc-run: error: {{.*}}slice reads element 3 of a dimension of size 2
+// SLICE: fnc-run: error: {{.*}}slice reaches element 3 of a dimension of size 2
 func.func @slice(%a: tensor<?xf32>) -> tensor<2xf32> {
   %0 = fnc.slice %a offsets [2] sizes [2] strides [1] : tensor<?xf32>
   return %0 : tensor<2xf32>

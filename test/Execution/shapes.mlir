@@ -25,6 +25,14 @@
 // RUN: fnc-run %s --entry=dynamic_slice --input=3x2xf32=1,2,3,4,5,6 --input=i64=3 --input=i64=0 | FileCheck %s --check-prefix=DSLICE0
 // RUN: not fnc-run %s --entry=dynamic_slice --input=3x2xf32=1,2,3,4,5,6 --input=i64=2 --input=i64=2 2>&1 | FileCheck %s --check-prefix=DSLICE-BAD
 // RUN: not fnc-run %s --interpret --entry=dynamic_slice --input=3x2xf32=1,2,3,4,5,6 --input=i64=-1 --input=i64=1 2>&1 | FileCheck %s --check-prefix=DSLICE-BAD-INTERP
+// dynamic_update_slice: columns [start, start + n) replaced at run time; a
+// range outside the dim or another row count is an error.
+// RUN: fnc-run %s --entry=dynamic_update_slice --input=2x4xf32=1,2,3,4,5,6,7,8 --input=i64=1 --input=2x2xf32=-1,-2,-3,-4 | FileCheck %s --check-prefix=DUS
+// RUN: fnc-run %s --interpret --entry=dynamic_update_slice --input=2x4xf32=1,2,3,4,5,6,7,8 --input=i64=1 --input=2x2xf32=-1,-2,-3,-4 | FileCheck %s --check-prefix=DUS
+// RUN: fnc-run %s --entry=dynamic_update_slice --input=2x4xf32=1,2,3,4,5,6,7,8 --input=i64=4 --input=2x0xf32= | FileCheck %s --check-prefix=DUS0
+// RUN: not fnc-run %s --entry=dynamic_update_slice --input=2x4xf32=1,2,3,4,5,6,7,8 --input=i64=3 --input=2x2xf32=-1,-2,-3,-4 2>&1 | FileCheck %s --check-prefix=DUS-BAD
+// RUN: not fnc-run %s --interpret --entry=dynamic_update_slice --input=2x4xf32=1,2,3,4,5,6,7,8 --input=i64=-1 --input=2x2xf32=-1,-2,-3,-4 2>&1 | FileCheck %s --check-prefix=DUS-BAD-INTERP
+// RUN: not fnc-run %s --entry=dynamic_update_slice --input=2x4xf32=1,2,3,4,5,6,7,8 --input=i64=0 --input=1x2xf32=-1,-2 2>&1 | FileCheck %s --check-prefix=DUS-ROWS
 // Slices to the end of a dynamic dim, on two shapes; an offset past the end
 // is an error.
 // RUN: fnc-run %s --entry=slice_to_end --input=3x4xf32=1,2,3,4,5,6,7,8,9,10,11,12 | FileCheck %s --check-prefix=TOEND3
@@ -132,7 +140,7 @@ func.func @dynamic(%a: tensor<?x3xi32>) -> (tensor<2x?xi32>, tensor<3xi32>) {
 // TOEND4-NEXT:  [10. 11.]
 // TOEND4-NEXT:  [14. 15.]], shape=(4, 2), dtype=float32)
 // TOEND4: fnc.Tensor({{\[\[}} 9. 10. 11. 12.]], shape=(1, 4), dtype=float32)
-// TOEND-BAD: error: @slice_to_end: slice reads element 2 of a dimension of size 1
+// TOEND-BAD: error: @slice_to_end: slice reaches element 2 of a dimension of size 1
 // TOEND-BAD-INTERP: error: {{.*}}slice dimension 0 starts at 2 but the operand [1, 4] has only 1
 func.func @slice_to_end(%a: tensor<?x4xf32>) -> (tensor<?x2xf32>, tensor<?x4xf32>) {
   %0 = fnc.slice %a offsets [0, 1] sizes [-1, 2] strides [1, 1] : tensor<?x4xf32>
@@ -206,11 +214,23 @@ func.func @stretch(%a: tensor<?x1xf32>) -> tensor<3x3xf32> {
 // DSLICE-NEXT: {{\[\[}}3. 4.]
 // DSLICE-NEXT:  [5. 6.]], shape=(2, 2), dtype=float32)
 // DSLICE0: shape=(0, 2), dtype=float32)
-// DSLICE-BAD: error: {{.*}}slice reads element 3 of a dimension of size 3
+// DSLICE-BAD: error: {{.*}}slice reaches element 3 of a dimension of size 3
 // DSLICE-BAD-INTERP: error: {{.*}}the range [-1, -1 + 1) is outside a dimension of size 3
 func.func @dynamic_slice(%a: tensor<3x2xf32>, %s: tensor<i64>, %n: tensor<i64>) -> tensor<?x2xf32> {
   %0 = fnc.dynamic_slice %a[%s, %n] axis 0 : tensor<3x2xf32>, tensor<i64>, tensor<i64> -> tensor<?x2xf32>
   return %0 : tensor<?x2xf32>
+}
+
+// DUS: fnc.Tensor(
+// DUS-NEXT: {{\[\[}} 1. -1. -2.  4.]
+// DUS-NEXT:  [ 5. -3. -4.  8.]], shape=(2, 4), dtype=float32)
+// DUS0: shape=(2, 4), dtype=float32)
+// DUS-BAD: error: {{.*}}slice reaches element 4 of a dimension of size 4
+// DUS-BAD-INTERP: error: {{.*}}the range [-1, -1 + 2) is outside a dimension of size 4
+// DUS-ROWS: error: {{.*}}dynamic dimension mismatch: 1 vs 2
+func.func @dynamic_update_slice(%a: tensor<2x4xf32>, %s: tensor<i64>, %u: tensor<?x?xf32>) -> tensor<2x4xf32> {
+  %0 = fnc.dynamic_update_slice %a[%s], %u axis 1 : tensor<2x4xf32>, tensor<i64>, tensor<?x?xf32>
+  return %0 : tensor<2x4xf32>
 }
 
 func.func @set_row(%a: tensor<?x2xf32>, %i: tensor<i32>, %v: tensor<2xf32>) -> tensor<?x2xf32> {

@@ -106,6 +106,13 @@ Tensor setRow(const Tensor &x, const Tensor &index, const Tensor &value);
 /// the dim.
 Tensor dynamicSlice(const Tensor &x, int64_t axis, const Tensor &start,
                     const Tensor &size);
+/// fnc.dynamic_update_slice: `x` with its elements [start, start + n)
+/// along `axis` replaced by `update` (of x's dtype, its size along `axis`
+/// n, its other dims x's; start: a 0-d integer tensor, read at run time
+/// when staged): a copy eagerly, updated in place once compiled. OutOfRange
+/// outside the dim.
+Tensor dynamicUpdateSlice(const Tensor &x, int64_t axis, const Tensor &start,
+                          const Tensor &update);
 /// The size of `t` along `axis` as an int64 scalar: a constant where it is
 /// known, else read from fnc::shape at run time.
 Tensor sizeAlong(const Tensor &t, int64_t axis);

@@ -168,6 +168,11 @@ struct SetRow {};           // input, index (0-d integer), a row of input
 struct DynamicSlice {
   int64_t axis;
 };
+/// input, start (0-d integer), update: the update written at
+/// [start, start + its size) along `axis`.
+struct DynamicUpdateSlice {
+  int64_t axis;
+};
 } // namespace ops
 
 using OpAttrs = std::variant<
@@ -178,7 +183,7 @@ using OpAttrs = std::variant<
     ops::Gather, ops::OneHot, ops::Reduce, ops::ArgMax, ops::Softmax,
     ops::VarRead, ops::VarUpdate, ops::Print, ops::RandomUniform,
     ops::RandomNormal, ops::ShapeOf, ops::BroadcastToShape, ops::SetRow,
-    ops::SumToShape, ops::DynamicSlice>;
+    ops::SumToShape, ops::DynamicSlice, ops::DynamicUpdateSlice>;
 
 /// One op to record: what it is, its operands (value ids) and the result
 /// type computed by the shared shape rules (unused by VarUpdate and Print).

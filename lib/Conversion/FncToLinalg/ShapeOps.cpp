@@ -520,6 +520,65 @@ struct DynamicSliceLowering : public OpConversionPattern<DynamicSliceOp> {
   }
 };
 
+/// fnc.dynamic_update_slice: a tensor.insert_slice of the update at the
+/// run-time offset, after checking the range and the update's other dims
+/// (the input unchanged on error). One-Shot Bufferize writes into the
+/// input's buffer when it dies, as for fnc.set_row.
+struct DynamicUpdateSliceLowering
+    : public OpConversionPattern<DynamicUpdateSliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(DynamicUpdateSliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput(), update = adaptor.getUpdate();
+    RankedTensorType type = op.getType();
+    int64_t rank = type.getRank(), axis = op.getAxis();
+    auto cmp = [&](arith::CmpIPredicate p, Value a, Value b) -> Value {
+      return arith::CmpIOp::create(rewriter, loc, p, a, b);
+    };
+    Value start = indexOfScalar(rewriter, loc, adaptor.getStart());
+    Value dim = tensor::DimOp::create(rewriter, loc, input, axis);
+    Value size = tensor::DimOp::create(rewriter, loc, update, axis);
+    Value zero = indexConstant(rewriter, loc, 0);
+    Value end = arith::AddIOp::create(rewriter, loc, start, size);
+    Value outside =
+        orElse(rewriter, loc, cmp(arith::CmpIPredicate::slt, start, zero),
+               cmp(arith::CmpIPredicate::sgt, end, dim));
+    // The element reported: the first one outside the dimension.
+    Value last = arith::SubIOp::create(rewriter, loc, end,
+                                       indexConstant(rewriter, loc, 1));
+    Value reported = arith::SelectOp::create(
+        rewriter, loc, cmp(arith::CmpIPredicate::slt, start, zero), start,
+        last);
+    raiseErrorIf(rewriter, loc, outside, ErrorCode::SliceOutOfRange, reported,
+                 dim);
+    // The slice is the update's shape (its type, static where it is).
+    Value bad = outside;
+    SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0)),
+        sizes = tensorSizes(rewriter, loc, update),
+        dims = tensorSizes(rewriter, loc, input),
+        strides(rank, rewriter.getIndexAttr(1));
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != axis)
+        bad = orElse(rewriter, loc, bad,
+                     checkSize(rewriter, loc, sizes[d], dims[d],
+                               ErrorCode::DimensionMismatch));
+    offsets[axis] = start;
+    auto result = scf::IfOp::create(
+        rewriter, loc, bad,
+        [&](OpBuilder &b, Location l) { scf::YieldOp::create(b, l, input); },
+        [&](OpBuilder &b, Location l) {
+          scf::YieldOp::create(b, l,
+                               tensor::InsertSliceOp::create(
+                                   b, l, update, input, offsets, sizes, strides)
+                                   .getResult());
+        });
+    rewriter.replaceOp(op, result.getResult(0));
+    return success();
+  }
+};
+
 struct SliceLowering : public OpConversionPattern<SliceOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -841,7 +900,7 @@ void lowering::populateShapePatterns(RewritePatternSet &patterns) {
   patterns.add<TransposeLowering, ReshapeLowering, ExpandDimsLowering,
                SqueezeLowering, BroadcastToLowering, ShapeOfLowering,
                SetRowLowering, BroadcastToShapeLowering, SliceLowering,
-               DynamicSliceLowering,
+               DynamicSliceLowering, DynamicUpdateSliceLowering,
                PadLowering, ConcatLowering, GatherLowering, OneHotLowering>(
       patterns.getContext());
 }

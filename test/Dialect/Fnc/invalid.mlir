@@ -876,6 +876,30 @@ func.func @dynamic_slice_other_dim(%a: tensor<4x3xf32>, %i: tensor<i64>) {
 
 // -----
 
+func.func @dynamic_update_slice_axis(%a: tensor<4x3xf32>, %i: tensor<i64>, %u: tensor<1x3xf32>) {
+  // expected-error @+1 {{'fnc.dynamic_update_slice' op axis 2 is out of range for rank 2}}
+  %0 = fnc.dynamic_update_slice %a[%i], %u axis 2 : tensor<4x3xf32>, tensor<i64>, tensor<1x3xf32>
+  return
+}
+
+// -----
+
+func.func @dynamic_update_slice_too_long(%a: tensor<4x3xf32>, %i: tensor<i64>, %u: tensor<5x3xf32>) {
+  // expected-error @+1 {{'fnc.dynamic_update_slice' op the update 'tensor<5x3xf32>' does not fit the input 'tensor<4x3xf32>' along the axis}}
+  %0 = fnc.dynamic_update_slice %a[%i], %u axis 0 : tensor<4x3xf32>, tensor<i64>, tensor<5x3xf32>
+  return
+}
+
+// -----
+
+func.func @dynamic_update_slice_other_dim(%a: tensor<4x3xf32>, %i: tensor<i64>, %u: tensor<1x2xf32>) {
+  // expected-error @+1 {{'fnc.dynamic_update_slice' op the update 'tensor<1x2xf32>' does not fit the input 'tensor<4x3xf32>' in a dim other than the axis}}
+  %0 = fnc.dynamic_update_slice %a[%i], %u axis 0 : tensor<4x3xf32>, tensor<i64>, tensor<1x2xf32>
+  return
+}
+
+// -----
+
 func.func @set_row_rank(%a: tensor<f32>, %i: tensor<i32>, %v: tensor<f32>) {
   // expected-error @+1 {{'fnc.set_row' op the input must have rank >= 1 (rows along dim 0)}}
   %0 = fnc.set_row %a[%i], %v : tensor<f32>, tensor<i32>, tensor<f32>

@@ -143,6 +143,8 @@ func.func @shapes(%a: tensor<2x3xf32>, %d: tensor<?x4xf32>, %n: index,
   %sr = fnc.set_row %d[%row], %d0 : tensor<?x4xf32>, tensor<i64>, tensor<4xf32>
   // CHECK: fnc.dynamic_slice %{{.*}}[%{{.*}}, %{{.*}}] axis 0 : tensor<?x4xf32>, tensor<i64>, tensor<i64> -> tensor<?x4xf32>
   %ds = fnc.dynamic_slice %d[%row, %row] axis 0 : tensor<?x4xf32>, tensor<i64>, tensor<i64> -> tensor<?x4xf32>
+  // CHECK: fnc.dynamic_update_slice %{{.*}}[%{{.*}}], %{{.*}} axis 0 : tensor<?x4xf32>, tensor<i64>, tensor<?x4xf32>
+  %dus = fnc.dynamic_update_slice %d[%row], %ds axis 0 : tensor<?x4xf32>, tensor<i64>, tensor<?x4xf32>
   // CHECK: fnc.shape_of %{{.*}} : tensor<?x4xf32> -> tensor<2xi32>
   %s = fnc.shape_of %d : tensor<?x4xf32> -> tensor<2xi32>
   // CHECK: fnc.broadcast_to_shape %{{.*}}, %{{.*}} : tensor<4xf32>, tensor<2xi32> -> tensor<?x4xf32>

@@ -620,6 +620,30 @@ LogicalResult DynamicSliceOp::verify() {
   return success();
 }
 
+LogicalResult DynamicUpdateSliceOp::verify() {
+  auto in = getInput().getType(), update = getUpdate().getType();
+  int64_t rank = in.getRank(), axis = getAxis();
+  if (rank == 0)
+    return emitOpError("the input must have rank >= 1");
+  if (axis < 0 || axis >= rank)
+    return emitOpError("axis ") << axis << " is out of range for rank " << rank;
+  if (update.getElementType() != in.getElementType() ||
+      update.getRank() != rank)
+    return emitOpError("the update ")
+           << update << " must have the input's element type and rank ("
+           << in << ")";
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t a = in.getDimSize(d), b = update.getDimSize(d);
+    if (ShapedType::isDynamic(a) || ShapedType::isDynamic(b))
+      continue;
+    if (d == axis ? b > a : a != b)
+      return emitOpError("the update ")
+             << update << " does not fit the input " << in
+             << (d == axis ? " along the axis" : " in a dim other than the axis");
+  }
+  return success();
+}
+
 LogicalResult OneHotOp::verify() {
   rules::ShapeResult rule =
       rules::oneHot(toShape(getIndices().getType().getShape()), getDepth(),

@@ -1088,6 +1088,41 @@ def Fnc_DynamicSliceOp : Fnc_Op<"dynamic_slice", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Fnc_DynamicUpdateSliceOp : Fnc_Op<"dynamic_update_slice",
+    [Pure, AllTypesMatch<["input", "result"]>]> {
+  let summary = "Replaces a slice along one axis at an offset known at run time";
+  let cppApiNote =
+      "Staged by `fnc::GradientTape` for the history of a loop whose " #
+      "shapes change.";
+  let description = [{
+    The input with its elements `[start, start + n)` along `axis` replaced
+    by `update`, where `n` is the update's size along `axis`; the update's
+    other dims are the input's. `start` is a 0-d integer read at run time;
+    a range outside `[0, dim]` is a run-time error. XLA's
+    `DynamicUpdateSlice` along one axis, the write that `fnc.dynamic_slice`
+    reads back: once bufferized it updates the buffer in place when the
+    input is not used afterwards, as in a loop that appends each
+    iteration's values to one buffer (the history a gradient keeps of a
+    loop whose shapes change).
+
+    ```mlir
+    func.func @f(%a: tensor<?xf32>, %s: tensor<i64>, %u: tensor<?xf32>)
+        -> tensor<?xf32> {
+      %r = fnc.dynamic_update_slice %a[%s], %u axis 0
+          : tensor<?xf32>, tensor<i64>, tensor<?xf32>
+      return %r : tensor<?xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Fnc_Tensor:$input, 0DTensorOf<[Fnc_Integer]>:$start,
+                       Fnc_Tensor:$update, I64Attr:$axis);
+  let results = (outs Fnc_Tensor:$result);
+  let assemblyFormat = "$input `[` $start `]` `,` $update `axis` $axis "
+                       "attr-dict `:` type($input) `,` type($start) `,` "
+                       "type($update)";
+  let hasVerifier = 1;
+}
+
 def Fnc_OneHotOp : Fnc_Op<"one_hot", [Pure]> {
   let summary = "One-hot encoding of integer indices";
   let cppApi = ["one_hot"];
