@@ -2,7 +2,9 @@
 //
 // -fnc-elide-snapshot-copies: a copy of a buffer into a fresh allocation
 // (a variable's snapshot) is removed where the copy's reader could read the
-// source instead. See Passes.td.
+// source instead. -fnc-elide-loop-condition-copies: an scf.while passes its
+// carried buffers on without the copies One-Shot Bufferize gives them where
+// the buffer is the loop's alone. See Passes.td.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +20,7 @@
 
 namespace mlir::fnc {
 #define GEN_PASS_DEF_FNCELIDESNAPSHOTCOPIES
+#define GEN_PASS_DEF_FNCELIDELOOPCONDITIONCOPIES
 #include "fnc/Codegen/Passes.h.inc"
 } // namespace mlir::fnc
 
@@ -257,6 +260,115 @@ struct ElideSnapshotCopies
       if (!elideReadOnly(copy, source, alloc))
         elideOverwritten(copy, source, alloc, dominance);
     }
+  }
+};
+
+/// The allocation `v` is a view of (through view-like ops only), or null.
+memref::AllocOp viewedAllocation(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v.getDefiningOp<memref::AllocOp>();
+}
+
+/// Whether the buffer `init` is the loop's alone: an allocation in the
+/// loop's block that the loop takes once and that nothing uses (itself or
+/// through a view) after the loop starts.
+bool ownedByLoop(Value init, Operation *loop) {
+  memref::AllocOp alloc = viewedAllocation(init);
+  if (!alloc || alloc->getBlock() != loop->getBlock())
+    return false;
+  SmallVector<OpOperand *> uses;
+  collectUses(alloc.getResult(), uses);
+  int taken = 0;
+  for (OpOperand *use : uses) {
+    if (use->getOwner() == loop) {
+      ++taken;
+      continue;
+    }
+    Operation *at = ancestorIn(loop->getBlock(), use->getOwner());
+    if (!at || !at->isBeforeInBlock(loop))
+      return false;
+  }
+  return taken == 1;
+}
+
+/// Whether `use`, in a loop's condition block, reads its buffer at most
+/// (its sizes included).
+bool readsInCondition(OpOperand &use) {
+  return isa<memref::DimOp>(use.getOwner()) || readsOnly(use);
+}
+
+/// Forwards before-region argument `arg` where the condition passed its
+/// copy `alloc` (filled by `copy`), if the buffer is the loop's alone in
+/// every iteration: the loop's initial value is (ownedByLoop), and what the
+/// body yields for it is a buffer of the iteration's own (an allocation in
+/// the body) or the body's argument that received it, shared with no
+/// other yielded value. Then nothing else can see the buffer the body
+/// writes in place, and the copy only costs its size on every iteration
+/// (a growing buffer's, a history's: O(T^2)).
+bool forwardWithoutCopy(scf::WhileOp loop, unsigned k, memref::CopyOp copy,
+                        memref::AllocOp alloc) {
+  Block &before = loop.getBefore().front(), &after = loop.getAfter().front();
+  auto arg = dyn_cast<BlockArgument>(copy.getSource());
+  if (!arg || arg.getOwner() != &before)
+    return false;
+  unsigned j = arg.getArgNumber();
+  SmallVector<OpOperand *> uses;
+  collectUses(arg, uses);
+  for (OpOperand *use : uses)
+    if (use->getOwner() != copy && !readsInCondition(*use))
+      return false;
+  if (!ownedByLoop(loop.getInits()[j], loop))
+    return false;
+  scf::YieldOp yield = loop.getYieldOp();
+  Value carried = after.getArgument(k);
+  SmallVector<Value> roots;
+  collectRoots(yield.getOperand(j), roots);
+  for (Value root : roots) {
+    auto fresh = root.getDefiningOp<memref::AllocOp>();
+    if (root != carried &&
+        !(fresh && loop.getAfter().isAncestor(fresh->getParentRegion())))
+      return false;
+  }
+  for (unsigned i = 0; i < yield.getNumOperands(); ++i) {
+    if (i == j || !isa<BaseMemRefType>(yield.getOperand(i).getType()))
+      continue;
+    SmallVector<Value> others;
+    collectRoots(yield.getOperand(i), others);
+    for (Value other : others)
+      if (other == carried || llvm::is_contained(roots, other))
+        return false;
+  }
+  copy->erase();
+  alloc.getResult().replaceAllUsesWith(arg);
+  alloc->erase();
+  return true;
+}
+
+struct ElideLoopConditionCopies
+    : fnc::impl::FncElideLoopConditionCopiesBase<ElideLoopConditionCopies> {
+  void runOnOperation() override {
+    getOperation().walk([&](scf::WhileOp loop) {
+      scf::ConditionOp condition = loop.getConditionOp();
+      for (unsigned k = 0; k < condition.getArgs().size(); ++k) {
+        Value forwarded = condition.getArgs()[k];
+        auto alloc = forwarded.getDefiningOp<memref::AllocOp>();
+        if (!alloc || alloc->getBlock() != condition->getBlock() ||
+            llvm::count(condition.getArgs(), forwarded) != 1)
+          continue;
+        memref::CopyOp copy;
+        bool other = false;
+        for (Operation *user : alloc->getUsers()) {
+          auto c = dyn_cast<memref::CopyOp>(user);
+          if (c && c.getTarget() == forwarded && !copy)
+            copy = c;
+          else if (user != condition)
+            other = true;
+        }
+        if (!other && copy && copy.getSource().getType() == alloc.getType())
+          forwardWithoutCopy(loop, k, copy, alloc);
+      }
+    });
   }
 };
 

@@ -66,6 +66,7 @@ void fnc::buildFncPipeline(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createFncElideSnapshotCopies());
+  pm.addNestedPass<func::FuncOp>(createFncElideLoopConditionCopies());
   pm.addNestedPass<func::FuncOp>(createFncShareBuffers());
   pm.addNestedPass<func::FuncOp>(createFncDoubleBufferLoops());
   pm.addNestedPass<func::FuncOp>(

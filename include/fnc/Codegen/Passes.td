@@ -408,6 +408,30 @@ def FncBufferReuse : Pass<"fnc-buffer-reuse", "::mlir::func::FuncOp"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def FncElideLoopConditionCopies
+    : Pass<"fnc-elide-loop-condition-copies", "::mlir::func::FuncOp"> {
+  let summary = "Pass a loop's carried buffers on without copying them";
+  let description = [{
+    Runs on bufferized code, before the deallocation pipeline. One-Shot
+    Bufferize makes the condition block of an `scf.while` pass on a copy of
+    each carried buffer (`memref.copy %arg, %alloc`, then `scf.condition`
+    passes `%alloc`) unless the body updates that buffer in place: a new
+    state every iteration (`x = tanh(W @ x)`), a buffer that grows when it is
+    full (the rows a gradient keeps of a `while_loop`'s random draws, the
+    flat history of a loop whose shapes change) is copied whole on every
+    iteration, O(T^2) for a buffer that grows with T.
+
+    The condition passes the argument itself where the buffer is the loop's
+    alone in every iteration: the loop's initial value is an allocation
+    that nothing uses after the loop starts (and the loop takes once); the
+    condition block only reads the argument; and what the body yields for it
+    is the body argument that received it or buffers allocated in the body,
+    which no other yielded value shares. Then no other value can see the
+    buffer the body writes in place, and the copy only protected what no
+    one reads.
+  }];
+}
+
 def FncElideSnapshotCopies
     : Pass<"fnc-elide-snapshot-copies", "::mlir::func::FuncOp"> {
   let summary = "Read a variable in place where its snapshot copy is not needed";
