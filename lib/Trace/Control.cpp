@@ -632,6 +632,53 @@ bool canKeepHistory(const LoopOptions &options) {
   return true;
 }
 
+/// Whether a loop whose shapes may change can keep a flat history of its
+/// variables `kept` (types `types`): each iteration's elements appended to
+/// one 1-D tensor, read back by a reshape, which infers at most one dim (and
+/// none beside a dim of 0).
+bool fitsFlatHistory(const VarTypes &types, const std::vector<size_t> &kept) {
+  for (size_t k : kept) {
+    const Shape &shape = types.shapes[k];
+    size_t unknown = std::count_if(shape.begin(), shape.end(), [](int64_t d) {
+      return d == -1 || shapes::isDynamic(d);
+    });
+    bool empty = std::find(shape.begin(), shape.end(), 0) != shape.end();
+    if (unknown > 1 || (unknown == 1 && empty))
+      return false;
+  }
+  return true;
+}
+
+/// `buffer` (1-D) with `values` (1-D) written at `at` (an int64 scalar),
+/// its size doubled first when they do not fit: a flat history's append,
+/// in place once compiled (amortized O(1) per element).
+Tensor appendAt(const Tensor &buffer, const Tensor &at, const Tensor &values) {
+  Tensor capacity = api::sizeAlong(buffer, 0);
+  Tensor end = at + api::sizeAlong(values, 0);
+  Tensor grown = condImpl(
+      end > capacity,
+      [&] {
+        Tensor more = reshape(maximum(capacity, end - capacity), {1});
+        return std::vector<Tensor>{
+            concat({buffer, zeros(more, buffer.dtype())}, 0)};
+      },
+      [&] { return std::vector<Tensor>{buffer}; })[0];
+  return api::dynamicUpdateSlice(grown, 0, at, values);
+}
+
+/// Iteration i's value of a variable kept in a flat history: `elements`
+/// [starts[i], starts[i + 1]) as `shape` (its one unknown dim inferred).
+Tensor fromFlatHistory(const Tensor &elements, const Tensor &starts,
+                       const Tensor &i, const Shape &shape) {
+  Tensor start = gather(starts, i, 0);
+  Tensor end = gather(starts, i + int64_t{1}, 0);
+  Shape dims = shape;
+  for (int64_t &d : dims)
+    if (d == -1 || shapes::isDynamic(d))
+      d = -1;
+  return reshape(api::dynamicSlice(elements, 0, start, end - start), dims);
+}
+
 /// Zeros of `trips` rows (an int64 scalar, at least 1 row) of the shape of
 /// `like` (whose dims known while tracing are `row`).
 Tensor rowsFor(const Tensor &trips, const Tensor &like, const Shape &row,
@@ -744,11 +791,14 @@ std::vector<Tensor> stateByReplay(const Program &body,
 }
 
 /// How the backward of a loop whose shapes may change finds its
-/// variables (stateByReplay).
+/// variables: from a flat history (`flat`: per kept variable, its elements
+/// and where each iteration's start, fromFlatHistory) or, where none fits,
+/// by replaying the body (stateByReplay).
 struct ReplayedStates {
   VarTypes types;
   std::vector<LoopVar> kinds;
   size_t hidden = 0;
+  bool flat = false;
 };
 
 /// The gradient of a staged loop: a loop from the last iteration down to
@@ -759,9 +809,9 @@ struct ReplayedStates {
 /// iteration, `count` rows); a TensorArray's from `finals`, the array the
 /// loop left: its elements are written once, so an iteration's reads find
 /// the same values there, and the gradient of a write does not depend on
-/// the array written to. A loop whose shapes may change keeps no history
-/// (`replayed`): each iteration's variables are computed again from the
-/// initial ones, and the carried gradients change shape with them. The
+/// the array written to. A loop whose shapes may change (`replayed`) reads
+/// them from its flat history, where it keeps one, else computes them again
+/// from the initial ones; the carried gradients change shape with them. The
 /// body's random draws come from `drawRows` (one row per iteration).
 std::function<std::vector<Tensor>(const std::vector<Tensor> &,
                                   const std::vector<Tensor> &)>
@@ -800,10 +850,15 @@ loopBackward(std::shared_ptr<const Program> body, std::vector<Tensor> init,
         count - one, -one, -one,
         [&](const Tensor &i, const std::vector<Tensor> &g) {
           std::vector<Tensor> vars = finals, watched, yieldGrads(n);
-          if (replayed)
+          if (replayed && !replayed->flat)
             vars = stateByReplay(*body, init, captured, replayed->types,
                                  replayed->kinds, replayed->hidden, i,
                                  snapshots);
+          for (size_t j = 0; j < kept.size() && replayed && replayed->flat;
+               ++j)
+            vars[kept[j]] =
+                fromFlatHistory(history[2 * j], history[2 * j + 1], i,
+                                replayed->types.shapes[kept[j]]);
           for (size_t j = 0; j < kept.size() && !replayed; ++j)
             vars[kept[j]] = gather(history[j], i, 0);
           for (size_t f = 0; f < nf; ++f) {
@@ -1095,6 +1150,11 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
     if (k < hidden || k - hidden >= kinds.size() ||
         kinds[k - hidden] == LoopVar::Tensor)
       kept.push_back(k);
+  // A loop whose shapes may change keeps a flat history instead: per
+  // variable, its elements of every iteration in one buffer and where each
+  // iteration's start (from 0), appended in place (appendAt).
+  bool flat = taped && !keep && fitsFlatHistory(types, kept);
+  size_t historyWidth = history ? kept.size() : flat ? 2 * kept.size() : 0;
   std::vector<Tensor> carried = init;
   VarTypes carriedTypes = types;
   std::vector<int64_t> initIds;
@@ -1122,6 +1182,14 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
     if (history)
       for (size_t k : kept)
         addRows(init[k], types.shapes[k], types.shapes[k], types.dtypes[k]);
+    for (size_t j = 0; flat && j < kept.size(); ++j) {
+      carried.push_back(zeros({0}, types.dtypes[kept[j]]));
+      carried.push_back(zeros({1}, DType::i64));
+      for (DType dtype : {types.dtypes[kept[j]], DType::i64}) {
+        carriedTypes.dtypes.push_back(dtype);
+        carriedTypes.shapes.push_back({shapes::kDynamic});
+      }
+    }
     {
       // A draw's dims unknown while tracing are 0 here: its rows are
       // allocated at the first iteration, which knows them.
@@ -1184,11 +1252,21 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
         for (size_t j = 0; j < kept.size(); ++j)
           next.push_back(
               api::setRow(args[n + 1 + j], count, vars[kept[j]]));
+      for (size_t j = 0; flat && j < kept.size(); ++j) {
+        const Tensor &elements = args[n + 1 + 2 * j],
+                     &starts = args[n + 2 + 2 * j];
+        Tensor values = reshape(vars[kept[j]], {-1});
+        Tensor start = gather(starts, count, 0);
+        next.push_back(appendAt(elements, start, values));
+        Tensor end = start + api::sizeAlong(values, 0);
+        next.push_back(
+            appendAt(starts, count + int64_t{1}, reshape(end, {1})));
+      }
       for (size_t k = 0; k < nd; ++k) {
         Tensor drawn = trace::makeSymbolic(
             drawTypes->dtypes[k], drawTypes->shapes[k], r->token(),
             bodyProgram->draws[k].id, op);
-        Tensor rows = args[n + 1 + (history ? kept.size() : 0) + k];
+        Tensor rows = args[n + 1 + historyWidth + k];
         const Shape &shape = drawTypes->shapes[k];
         if (std::any_of(shape.begin(), shape.end(), shapes::isDynamic))
           rows = condImpl(
@@ -1244,7 +1322,7 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
     throw Error(ErrorKind::Internal, std::string("fnc::") + op + ": " + error);
   std::vector<Tensor> all = symbolicResults(*r, results, like, op);
   std::vector<Tensor> outs(all.begin(), all.begin() + n);
-  size_t drawsAt = n + (counted ? 1 : 0) + (history ? kept.size() : 0);
+  size_t drawsAt = n + (counted ? 1 : 0) + historyWidth;
   std::vector<Tensor> drawRows(all.begin() + std::min(drawsAt, all.size()),
                                all.end());
 
@@ -1288,8 +1366,10 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
   if (loop->whyNot.empty() && taped) {
     std::vector<Tensor> rows;
     std::optional<ReplayedStates> replayed;
-    if (history) {
+    if (history || flat) {
       rows.assign(all.begin() + n + 1, all.begin() + drawsAt);
+      if (flat)
+        replayed = ReplayedStates{types, kinds, hidden, /*flat=*/true};
     } else if (keep) {
       trace::ProgramScope bookkeeping(*r, nullptr);
       rows = recordHistory(bodyProgram, init, kept, types, kinds, hidden,

@@ -12,6 +12,7 @@
 
 #include "FiniteDifferences.h"
 #include "Support/ExpectError.h"
+#include "fnc/API/OpSupport.h"
 #include "fnc/fnc.h"
 
 #include <gtest/gtest.h>
@@ -159,23 +160,27 @@ TEST(RecordedGradientTest, CallablesRunOnlyWhileTracing) {
 
 // A loop whose variables change shape (declared by shape invariants with
 // unknown dims): the TF1 idiom of growing the outputs with concat, and a
-// state that alternates between two shapes. No history fits them; the
-// backward recomputes each iteration's variables from the initial ones.
-// It was an Unimplemented error.
+// state that alternates between two shapes. Their backward reads each
+// iteration's variables from a flat history (appended in place by
+// fnc.dynamic_update_slice), or, for a variable with two unknown dims,
+// computes them again from the initial ones. It was an Unimplemented
+// error.
 TEST(RecordedGradientTest, LoopsWhoseShapesChange) {
   Variable w(Tensor({0.5, -1.5}), "w");
+  Shape invariant = {kUnknownDim, 2};
   auto grow = [&](Tensor x, Tensor n) {
     GradientTape tape(/*persistent=*/true);
     tape.watch(x);
     LoopOptions options;
-    options.shape_invariants = {Shape{2}, Shape{kUnknownDim, 2}};
+    options.shape_invariants = {Shape{2}, invariant};
     auto [h, outs] = fnc::while_loop(
         [&](const Tensor &, const Tensor &o) {
           return shape(o, DType::i64)[0] < n;
         },
         [&](const Tensor &h, const Tensor &o) {
           Tensor next = tanh(h * w + x);
-          return std::make_tuple(next, concat({o, reshape(next, {1, 2})}, 0));
+          return std::make_tuple(
+              next, concat({o, reshape(next, {1, 2})}, 0));
         },
         std::make_tuple(x, reshape(x, {1, 2})), options);
     Tensor loss = reduce_sum(outs * outs) + reduce_sum(h);
@@ -188,6 +193,24 @@ TEST(RecordedGradientTest, LoopsWhoseShapesChange) {
   auto [sx, sw] = staged(x, n);
   expectNear(sx, ex.to_vector<double>());
   expectNear(sw, ew.to_vector<double>());
+  // Two unknown dims: replayed; one trip (no rows but the first); many.
+  invariant = {kUnknownDim, kUnknownDim};
+  auto replayed = fnc::function(grow);
+  for (int64_t trips : {4, 1, 40}) {
+    Tensor t(trips);
+    auto [rx, rw] = replayed(x, t);
+    auto [fx, fw] = staged(x, t);
+    invariant = {kUnknownDim, 2};
+    auto [eagerX, eagerW] = grow(x, t);
+    invariant = {kUnknownDim, kUnknownDim};
+    for (const Tensor &g : {rx, fx})
+      expectNear(g, eagerX.to_vector<double>());
+    // Eagerly, a loop that does not run leaves w unconnected (no gradient).
+    std::vector<double> dw =
+        eagerW.defined() ? eagerW.to_vector<double>() : std::vector<double>(2);
+    for (const Tensor &g : {rw, fw})
+      expectNear(g, dw);
+  }
   // Against finite differences (eager forward, float64).
   std::function<double(Tensor)> loss = [&](Tensor at) {
     Tensor h = at, outs = reshape(at, {1, 2});
@@ -226,6 +249,56 @@ TEST(RecordedGradientTest, LoopsWhoseShapesChange) {
     db.push_back(4 * std::exp(2 * bi));
   expectNear(g[0], da);
   expectNear(g[1], db);
+}
+
+// fnc.dynamic_update_slice (the flat history's append): eagerly, staged
+// (compiled and on the graph executor, with the start and the update's
+// size read at run time) and its gradient against finite differences; a
+// range outside the dim is an error every way.
+TEST(RecordedGradientTest, DynamicUpdateSliceEagerStagedAndItsGradient) {
+  Tensor x({{1.0, 2.0, 3.0}, {4.0, 5.0, 6.0}}), u({{-1.0}, {-2.0}});
+  auto write = [](const Tensor &a, const Tensor &at, const Tensor &b) {
+    return api::dynamicUpdateSlice(a, 1, at, b);
+  };
+  Tensor eager = write(x, Tensor(int64_t{1}), u);
+  expectNear(eager, {1, -1, 3, 4, -2, 6});
+  auto loss = [&](const Tensor &a, const Tensor &at, const Tensor &b) {
+    return reduce_sum(sin(write(a * a, at, b * 3.0)));
+  };
+  std::vector<TensorSpec> specs = {TensorSpec({2, kUnknownDim}, DType::f64),
+                                   TensorSpec({}, DType::i64),
+                                   TensorSpec({2, kUnknownDim}, DType::f64)};
+  for (bool compiled : {true, false}) {
+    FunctionOptions options;
+    options.jit_compile = compiled;
+    options.input_signature = specs;
+    auto staged = fnc::function(write, options);
+    expectNear(staged(x, Tensor(int64_t{1}), u), {1, -1, 3, 4, -2, 6});
+    fnc::testing::expectError(
+        [&] {
+          staged(x, Tensor(int64_t{2}), Tensor({{1.0, 2.0}, {3.0, 4.0}}));
+        },
+        ErrorKind::InvalidArgument, {"a dimension of size 3"});
+    auto gradient = fnc::function(
+        [&](Tensor a, Tensor at, Tensor b) {
+          GradientTape tape;
+          tape.watch({a, b});
+          return tape.gradient(loss(a, at, b), std::vector<Tensor>{a, b});
+        },
+        options);
+    std::vector<Tensor> g = gradient(x, Tensor(int64_t{1}), u);
+    std::function<double(Tensor)> ofA = [&](Tensor a) -> double {
+      return loss(a, Tensor(int64_t{1}), u).item<double>();
+    };
+    std::function<double(Tensor)> ofB = [&](Tensor b) -> double {
+      return loss(x, Tensor(int64_t{1}), b).item<double>();
+    };
+    expectNear(g[0], numericGradient(ofA, x), 1e-6);
+    expectNear(g[1], numericGradient(ofB, u), 1e-6);
+  }
+  fnc::testing::expectError(
+      [&] { write(x, Tensor(int64_t{3}), u); }, ErrorKind::OutOfRange,
+      {"the range [3, 3 + 1) is outside a dimension of size 3"});
 }
 
 // Values that lead only to a branch not taken, or to a loop variable the
