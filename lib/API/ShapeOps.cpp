@@ -285,6 +285,35 @@ Tensor sumToShape(const Tensor &g, const Tensor &x) {
                [] { return trace::ops::SumToShape{}; });
 }
 
+Tensor reshapeToShape(const Tensor &x, const Tensor &shapeTensor,
+                      const Shape &known) {
+  Shape dims = dimsOfShapeTensor(shapeTensor, "reshape");
+  trace::Recorder *r = recording();
+  if (!r || !trace::isSymbolic(shapeTensor)) {
+    // Sizes known now: the plain reshape checks them.
+    Tensor out = reshape(x, dims);
+    for (size_t i = 0; i < known.size(); ++i)
+      if (!shapes::isDynamic(known[i]) && known[i] != out.shape()[i])
+        fail(ErrorKind::InvalidArgument, "reshape",
+             "the shape holds " + shapes::toString(out.shape()) + ", not " +
+                 shapes::toString(known),
+             {&x});
+    return out;
+  }
+  // Dispatch point: sizes read at run time.
+  Tensor out = record(*r, trace::ops::ReshapeToShape{}, x.dtype(), known,
+                      {&x, &shapeTensor}, "reshape");
+  return taped(std::move(out), {&x, &shapeTensor},
+               [] { return trace::ops::ReshapeToShape{}; });
+}
+
+Tensor reshapeLike(const Tensor &x, const Tensor &like) {
+  const Shape &ls = like.shape();
+  if (!recording() || std::none_of(ls.begin(), ls.end(), shapes::isDynamic))
+    return reshape(x, ls);
+  return reshapeToShape(x, shape(like, DType::i64), ls);
+}
+
 Tensor broadcastLike(const Tensor &value, const Tensor &like) {
   const Shape &ls = like.shape();
   checked(shapes::broadcastTo(value.shape(), ls), "broadcast_to", {&value});

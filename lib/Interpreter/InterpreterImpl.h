@@ -168,6 +168,10 @@ public:
   evalShapeOp(Operation *op, const std::vector<TensorValue> &in, Frame &frame);
   llvm::Expected<TensorValue> evalShapeOf(Operation *op,
                                           const TensorValue &input);
+  /// The sizes a 1-D shape operand holds, checked against the result type
+  /// of `op` (none negative, its static dims) and the size limits.
+  llvm::Expected<::fnc::Shape> readShapeOperand(Operation *op,
+                                                const TensorValue &shape);
   llvm::Expected<TensorValue>
   evalBroadcastToShape(Operation *op, const TensorValue &input,
                        const TensorValue &shapeOperand);

@@ -127,7 +127,8 @@ Expected<TensorValue> Interpreter::Impl::evalTensorOp(
       .Case<MatmulOp, Conv2DOp, MaxPool2DOp, AvgPool2DOp, MaxPool2DGradOp,
             AvgPool2DGradOp>([&](auto) { return evalLinalgOp(op, in); })
       .Case<TransposeOp, ReshapeOp, BroadcastToOp, ShapeOfOp,
-            BroadcastToShapeOp, SumToShapeOp, ExpandDimsOp, SqueezeOp>(
+            BroadcastToShapeOp, SumToShapeOp, ReshapeToShapeOp, ExpandDimsOp,
+            SqueezeOp>(
           [&](auto) { return evalShapeOp(op, in, frame); })
       .Case<SetRowOp, SliceOp, DynamicSliceOp, DynamicUpdateSliceOp,
             StridedSliceOp,
@@ -226,6 +227,12 @@ Expected<TensorValue> Interpreter::Impl::evalShapeOp(
         return evalBroadcastToShape(op, in[0], in[1]);
       })
       .Case([&](SumToShapeOp) { return evalSumToShape(op, in[0], in[1]); })
+      .Case([&](ReshapeToShapeOp) -> Expected<TensorValue> {
+        Expected<::fnc::Shape> shape = readShapeOperand(op, in[1]);
+        if (!shape)
+          return shape.takeError();
+        return check(op, interp::reshape(in[0], *shape));
+      })
       .Case([&](ExpandDimsOp e) {
         return check(
             op, interp::expandDims(in[0], static_cast<int64_t>(e.getAxis())));
@@ -260,9 +267,9 @@ Expected<TensorValue> Interpreter::Impl::evalShapeOf(Operation *op,
       op, interp::makeTensor(dtype, {static_cast<int64_t>(dims.size())}, data));
 }
 
-Expected<TensorValue>
-Interpreter::Impl::evalBroadcastToShape(Operation *op, const TensorValue &input,
-                                        const TensorValue &shapeOperand) {
+Expected<::fnc::Shape>
+Interpreter::Impl::readShapeOperand(Operation *op,
+                                    const TensorValue &shapeOperand) {
   RankedTensorType type = resultType(op);
   ::fnc::Shape shape;
   for (int64_t i = 0; i < type.getRank(); ++i) {
@@ -281,7 +288,16 @@ Interpreter::Impl::evalBroadcastToShape(Operation *op, const TensorValue &input,
   }
   if (Error err = checkSize(op, shape))
     return std::move(err);
-  return check(op, interp::broadcastTo(input, shape));
+  return shape;
+}
+
+Expected<TensorValue>
+Interpreter::Impl::evalBroadcastToShape(Operation *op, const TensorValue &input,
+                                        const TensorValue &shapeOperand) {
+  Expected<::fnc::Shape> shape = readShapeOperand(op, shapeOperand);
+  if (!shape)
+    return shape.takeError();
+  return check(op, interp::broadcastTo(input, *shape));
 }
 
 Expected<TensorValue>

@@ -802,7 +802,9 @@ std::vector<Tensor> gradientsOf(const trace::OpAttrs &op,
             inverse[o.perm[i]] = static_cast<int64_t>(i);
           return {transpose(g, inverse)};
         } else if constexpr (std::is_same_v<Op, ops::Reshape>)
-          return {reshapeTo(g, in[0].shape(), "reshape")};
+          return {api::reshapeLike(g, in[0])};
+        else if constexpr (std::is_same_v<Op, ops::ReshapeToShape>)
+          return {api::reshapeLike(g, in[0]), Tensor()};
         else if constexpr (std::is_same_v<Op, ops::BroadcastTo>)
           return {unbroadcast(g, in[0])};
         else if constexpr (std::is_same_v<Op, ops::ExpandDims>)

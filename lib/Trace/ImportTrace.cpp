@@ -543,6 +543,9 @@ private:
           return record(o, ops::DynamicSlice{int64_t(s.getAxis())},
                         o->getOperands(), p);
         })
+        .Case([&](f::ReshapeToShapeOp) {
+          return record(o, ops::ReshapeToShape{}, o->getOperands(), p);
+        })
         .Case([&](f::DynamicUpdateSliceOp u) {
           return record(o, ops::DynamicUpdateSlice{int64_t(u.getAxis())},
                         o->getOperands(), p);

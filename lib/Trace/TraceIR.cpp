@@ -703,6 +703,10 @@ public:
               return mark(mlir::fnc::DynamicSliceOp::create(
                   b, loc_, type, in(0), in(1), in(2), i64(s.axis)));
             },
+            [&](const ops::ReshapeToShape &) -> Value {
+              return mark(mlir::fnc::ReshapeToShapeOp::create(b, loc_, type,
+                                                              in(0), in(1)));
+            },
             [&](const ops::DynamicUpdateSlice &u) -> Value {
               return mark(mlir::fnc::DynamicUpdateSliceOp::create(
                   b, loc_, type, in(0), in(1), in(2), i64(u.axis)));

@@ -33,6 +33,14 @@
 // RUN: not fnc-run %s --entry=dynamic_update_slice --input=2x4xf32=1,2,3,4,5,6,7,8 --input=i64=3 --input=2x2xf32=-1,-2,-3,-4 2>&1 | FileCheck %s --check-prefix=DUS-BAD
 // RUN: not fnc-run %s --interpret --entry=dynamic_update_slice --input=2x4xf32=1,2,3,4,5,6,7,8 --input=i64=-1 --input=2x2xf32=-1,-2,-3,-4 2>&1 | FileCheck %s --check-prefix=DUS-BAD-INTERP
 // RUN: not fnc-run %s --entry=dynamic_update_slice --input=2x4xf32=1,2,3,4,5,6,7,8 --input=i64=0 --input=1x2xf32=-1,-2 2>&1 | FileCheck %s --check-prefix=DUS-ROWS
+// reshape_to_shape: sizes read at run time; a product other than the
+// element count, a negative size or another static dim is an error.
+// RUN: fnc-run %s --entry=reshape_to_shape --input=6xf32=1,2,3,4,5,6 --input=2xi64=3,2 | FileCheck %s --check-prefix=RTS
+// RUN: fnc-run %s --interpret --entry=reshape_to_shape --input=6xf32=1,2,3,4,5,6 --input=2xi64=3,2 | FileCheck %s --check-prefix=RTS
+// RUN: not fnc-run %s --entry=reshape_to_shape --input=6xf32=1,2,3,4,5,6 --input=2xi64=4,2 2>&1 | FileCheck %s --check-prefix=RTS-SIZE
+// RUN: not fnc-run %s --interpret --entry=reshape_to_shape --input=6xf32=1,2,3,4,5,6 --input=2xi64=4,2 2>&1 | FileCheck %s --check-prefix=RTS-SIZE-INTERP
+// RUN: not fnc-run %s --entry=reshape_to_shape --input=6xf32=1,2,3,4,5,6 --input=2xi64=-2,-3 2>&1 | FileCheck %s --check-prefix=RTS-NEG
+// RUN: not fnc-run %s --entry=reshape_to_shape_static --input=6xf32=1,2,3,4,5,6 --input=2xi64=2,3 2>&1 | FileCheck %s --check-prefix=RTS-STATIC
 // Slices to the end of a dynamic dim, on two shapes; an offset past the end
 // is an error.
 // RUN: fnc-run %s --entry=slice_to_end --input=3x4xf32=1,2,3,4,5,6,7,8,9,10,11,12 | FileCheck %s --check-prefix=TOEND3
@@ -231,6 +239,24 @@ func.func @dynamic_slice(%a: tensor<3x2xf32>, %s: tensor<i64>, %n: tensor<i64>) 
 func.func @dynamic_update_slice(%a: tensor<2x4xf32>, %s: tensor<i64>, %u: tensor<?x?xf32>) -> tensor<2x4xf32> {
   %0 = fnc.dynamic_update_slice %a[%s], %u axis 1 : tensor<2x4xf32>, tensor<i64>, tensor<?x?xf32>
   return %0 : tensor<2x4xf32>
+}
+
+// RTS: fnc.Tensor(
+// RTS-NEXT: {{\[\[}}1. 2.]
+// RTS-NEXT:  [3. 4.]
+// RTS-NEXT:  [5. 6.]], shape=(3, 2), dtype=float32)
+// RTS-SIZE: error: {{.*}}cannot reshape a tensor of 6 elements: the known dimensions of the new shape multiply to 8
+// RTS-SIZE-INTERP: error: {{.*}}reshape
+// RTS-NEG: error: {{.*}}negative size -2
+// RTS-STATIC: error: {{.*}}dynamic dimension mismatch: 2 vs 3
+func.func @reshape_to_shape(%a: tensor<?xf32>, %s: tensor<2xi64>) -> tensor<?x?xf32> {
+  %0 = fnc.reshape_to_shape %a, %s : tensor<?xf32>, tensor<2xi64> -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
+
+func.func @reshape_to_shape_static(%a: tensor<?xf32>, %s: tensor<2xi64>) -> tensor<3x?xf32> {
+  %0 = fnc.reshape_to_shape %a, %s : tensor<?xf32>, tensor<2xi64> -> tensor<3x?xf32>
+  return %0 : tensor<3x?xf32>
 }
 
 func.func @set_row(%a: tensor<?x2xf32>, %i: tensor<i32>, %v: tensor<2xf32>) -> tensor<?x2xf32> {

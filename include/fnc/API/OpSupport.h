@@ -153,6 +153,14 @@ Tensor sumToShape(const Tensor &g, const Tensor &x);
 /// where it is unknown while tracing (`fnc.broadcast_to_shape`).
 Tensor broadcastLike(const Tensor &value, const Tensor &like);
 
+/// `x` reshaped to the sizes the 1-D integer tensor `shape` holds, whose
+/// values known while tracing are `known` (shapes::kDynamic elsewhere; the
+/// result's type): `fnc.reshape_to_shape` when they are read at run time,
+/// any number of them unknown; a plain reshape otherwise.
+Tensor reshapeToShape(const Tensor &x, const Tensor &shape, const Shape &known);
+/// `x` reshaped to the shape of `like`, read at run time where unknown.
+Tensor reshapeLike(const Tensor &x, const Tensor &like);
+
 /// The recorder of the trace active on this thread, or null when eager.
 inline trace::Recorder *recording() { return trace::activeRecorder(); }
 

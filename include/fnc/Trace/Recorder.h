@@ -163,6 +163,7 @@ struct RandomNormal {
 struct ShapeOf {};          // result dtype i32 or i64
 struct BroadcastToShape {}; // value, shape tensor
 struct SumToShape {};       // a broadcast of the shape, shape tensor
+struct ReshapeToShape {};   // input, shape tensor
 struct SetRow {};           // input, index (0-d integer), a row of input
 /// input, start, size (0-d integers): [start, start + size) along `axis`.
 struct DynamicSlice {
@@ -183,7 +184,8 @@ using OpAttrs = std::variant<
     ops::Gather, ops::OneHot, ops::Reduce, ops::ArgMax, ops::Softmax,
     ops::VarRead, ops::VarUpdate, ops::Print, ops::RandomUniform,
     ops::RandomNormal, ops::ShapeOf, ops::BroadcastToShape, ops::SetRow,
-    ops::SumToShape, ops::DynamicSlice, ops::DynamicUpdateSlice>;
+    ops::SumToShape, ops::DynamicSlice, ops::DynamicUpdateSlice,
+    ops::ReshapeToShape>;
 
 /// One op to record: what it is, its operands (value ids) and the result
 /// type computed by the shared shape rules (unused by VarUpdate and Print).

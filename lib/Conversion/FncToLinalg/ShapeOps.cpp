@@ -417,6 +417,89 @@ Value indexOfScalar(OpBuilder &b, Location loc, Value scalar) {
       tensor::ExtractOp::create(b, loc, scalar, ValueRange{}));
 }
 
+/// fnc.reshape_to_shape: a view in the sizes the shape tensor holds (as
+/// fnc.reshape's), after checking them: none negative, the static dims of
+/// the result, and their product against the input's element count.
+struct ReshapeToShapeLowering
+    : public OpConversionPattern<ReshapeToShapeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ReshapeToShapeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    RankedTensorType type = op.getType();
+    Value zero = indexConstant(rewriter, loc, 0);
+    Value mismatch, product = indexConstant(rewriter, loc, 1);
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t i = 0; i < type.getRank(); ++i) {
+      Value size = arith::IndexCastOp::create(
+          rewriter, loc, rewriter.getIndexType(),
+          tensor::ExtractOp::create(rewriter, loc, adaptor.getShape(),
+                                    ValueRange{indexConstant(rewriter, loc, i)}));
+      Value negative = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::slt, size, zero);
+      raiseErrorIf(rewriter, loc, negative, ErrorCode::NegativeDimension, size,
+                   indexConstant(rewriter, loc, i));
+      mismatch = orElse(rewriter, loc, mismatch, negative);
+      size = arith::MaxSIOp::create(rewriter, loc, size, zero);
+      product = arith::MulIOp::create(rewriter, loc, product, size);
+      if (!type.isDynamicDim(i)) {
+        mismatch = orElse(rewriter, loc, mismatch,
+                          checkSize(rewriter, loc, size,
+                                    rewriter.getIndexAttr(type.getDimSize(i)),
+                                    ErrorCode::DimensionMismatch));
+        sizes.push_back(rewriter.getIndexAttr(type.getDimSize(i)));
+        continue;
+      }
+      sizes.push_back(size);
+    }
+    Value total = numElements(rewriter, loc, input);
+    mismatch = orElse(rewriter, loc, mismatch,
+                      checkSize(rewriter, loc, total, product,
+                                ErrorCode::ReshapeSize));
+    // A view as fnc.reshape's where one dim is unknown; with more, a copy
+    // that reads the flat input at each element's row-major position (a
+    // memref.expand_shape of several dynamic dims in one group crashes
+    // expand-strided-metadata in MLIR 22, and memref.reshape of a shape
+    // buffer does not lower).
+    auto build = [&](OpBuilder &b, Location l) -> Value {
+      if (type.getNumDynamicDims() <= 1)
+        return reshapeTo(b, l, input, type, sizes);
+      auto flatType = RankedTensorType::get({ShapedType::kDynamic},
+                                            type.getElementType());
+      Value flat = reshapeTo(b, l, input, flatType, {total});
+      int64_t rank = type.getRank();
+      MLIRContext *ctx = b.getContext();
+      SmallVector<AffineMap> maps = {AffineMap::getMultiDimIdentityMap(rank,
+                                                                       ctx)};
+      SmallVector<utils::IteratorType> iterators(
+          rank, utils::IteratorType::parallel);
+      return linalg::GenericOp::create(
+                 b, l, type, ValueRange{}, emptyTensor(b, l, type, sizes),
+                 maps, iterators,
+                 [&](OpBuilder &nb, Location nl, ValueRange) {
+                   Value at = indexConstant(nb, nl, 0);
+                   for (int64_t d = 0; d < rank; ++d) {
+                     Value size =
+                         getValueOrCreateConstantIndexOp(nb, nl, sizes[d]);
+                     at = arith::AddIOp::create(
+                         nb, nl, arith::MulIOp::create(nb, nl, at, size),
+                         linalg::IndexOp::create(nb, nl, d));
+                   }
+                   linalg::YieldOp::create(
+                       nb, nl,
+                       tensor::ExtractOp::create(nb, nl, flat, ValueRange{at})
+                           .getResult());
+                 })
+          .getResult(0);
+    };
+    rewriter.replaceOp(op,
+                       guardedBy(rewriter, loc, mismatch, type, sizes, build));
+    return success();
+  }
+};
+
 /// fnc.set_row: tensor.insert_slice of the value at [index, 0, ...], after
 /// checking the index and the value's dims (the input unchanged on error).
 /// One-Shot Bufferize updates the input's buffer in place when it dies.
@@ -901,6 +984,7 @@ void lowering::populateShapePatterns(RewritePatternSet &patterns) {
                SqueezeLowering, BroadcastToLowering, ShapeOfLowering,
                SetRowLowering, BroadcastToShapeLowering, SliceLowering,
                DynamicSliceLowering, DynamicUpdateSliceLowering,
+               ReshapeToShapeLowering,
                PadLowering, ConcatLowering, GatherLowering, OneHotLowering>(
       patterns.getContext());
 }

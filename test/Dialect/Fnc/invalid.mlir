@@ -876,6 +876,22 @@ func.func @dynamic_slice_other_dim(%a: tensor<4x3xf32>, %i: tensor<i64>) {
 
 // -----
 
+func.func @reshape_to_shape_rank(%a: tensor<6xf32>, %s: tensor<3xi64>) {
+  // expected-error @+1 {{'fnc.reshape_to_shape' op the shape operand 'tensor<3xi64>' must have one element per dimension of the result 'tensor<?x?xf32>'}}
+  %0 = fnc.reshape_to_shape %a, %s : tensor<6xf32>, tensor<3xi64> -> tensor<?x?xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_to_shape_count(%a: tensor<6xf32>, %s: tensor<2xi64>) {
+  // expected-error @+1 {{'fnc.reshape_to_shape' op the result 'tensor<2x2xf32>' does not hold the input's 6 elements}}
+  %0 = fnc.reshape_to_shape %a, %s : tensor<6xf32>, tensor<2xi64> -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
 func.func @dynamic_update_slice_axis(%a: tensor<4x3xf32>, %i: tensor<i64>, %u: tensor<1x3xf32>) {
   // expected-error @+1 {{'fnc.dynamic_update_slice' op axis 2 is out of range for rank 2}}
   %0 = fnc.dynamic_update_slice %a[%i], %u axis 2 : tensor<4x3xf32>, tensor<i64>, tensor<1x3xf32>

@@ -147,6 +147,8 @@ func.func @shapes(%a: tensor<2x3xf32>, %d: tensor<?x4xf32>, %n: index,
   %dus = fnc.dynamic_update_slice %d[%row], %ds axis 0 : tensor<?x4xf32>, tensor<i64>, tensor<?x4xf32>
   // CHECK: fnc.shape_of %{{.*}} : tensor<?x4xf32> -> tensor<2xi32>
   %s = fnc.shape_of %d : tensor<?x4xf32> -> tensor<2xi32>
+  // CHECK: fnc.reshape_to_shape %{{.*}}, %{{.*}} : tensor<?x4xf32>, tensor<2xi32> -> tensor<?x?xf32>
+  %rts = fnc.reshape_to_shape %d, %s : tensor<?x4xf32>, tensor<2xi32> -> tensor<?x?xf32>
   // CHECK: fnc.broadcast_to_shape %{{.*}}, %{{.*}} : tensor<4xf32>, tensor<2xi32> -> tensor<?x4xf32>
   %z = fnc.broadcast_to_shape %d0, %s : tensor<4xf32>, tensor<2xi32> -> tensor<?x4xf32>
   // CHECK: fnc.broadcast_to_shape %{{.*}}, %{{.*}} : tensor<2x3xf32>, tensor<2xi64> -> tensor<?x3xf32>

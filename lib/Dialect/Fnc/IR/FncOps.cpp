@@ -360,6 +360,23 @@ LogicalResult BroadcastToShapeOp::verify() {
   return verifyBroadcast(*this, getInput().getType(), getType());
 }
 
+LogicalResult ReshapeToShapeOp::verify() {
+  RankedTensorType in = getInput().getType(), out = getType();
+  if (getShape().getType().getDimSize(0) != out.getRank())
+    return emitOpError("the shape operand ")
+           << getShape().getType() << " must have one element per dimension "
+           << "of the result " << out;
+  if (in.getElementType() != out.getElementType())
+    return emitOpError("the result ")
+           << out << " must have the input's element type (" << in << ")";
+  if (in.hasStaticShape() && out.hasStaticShape() &&
+      in.getNumElements() != out.getNumElements())
+    return emitOpError("the result ")
+           << out << " does not hold the input's " << in.getNumElements()
+           << " elements";
+  return success();
+}
+
 LogicalResult SumToShapeOp::verify() {
   if (getShape().getType().getDimSize(0) != getType().getRank())
     return emitOpError("the shape operand ")

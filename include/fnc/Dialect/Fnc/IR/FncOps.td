@@ -767,6 +767,37 @@ def Fnc_BroadcastToShapeOp : Fnc_Op<"broadcast_to_shape", [Pure]> {
   let hasFolder = 1;
 }
 
+def Fnc_ReshapeToShapeOp : Fnc_Op<"reshape_to_shape", [Pure]> {
+  let summary = "Reinterprets the elements in a shape held in a tensor";
+  let cppApiNote =
+      "Staged by `fnc::GradientTape`: the gradient of a reshape whose " #
+      "input has several dims unknown while tracing, and the history of a " #
+      "loop whose shapes change.";
+  let description = [{
+    `fnc.reshape` whose new shape is the value of a 1-D integer tensor,
+    read at run time (`tf.reshape(x, tf.shape(y))`), so that any number of
+    the result's dims may be unknown while compiling. The shape's length
+    is the result's rank. A negative size, a static dimension of the
+    result that differs from the shape's value there, or a shape whose
+    sizes do not multiply to the input's element count is a run-time
+    error.
+
+    ```mlir
+    func.func @f(%x: tensor<?xf32>, %s: tensor<2xi64>) -> tensor<?x?xf32> {
+      %r = fnc.reshape_to_shape %x, %s
+          : tensor<?xf32>, tensor<2xi64> -> tensor<?x?xf32>
+      return %r : tensor<?x?xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Fnc_Tensor:$input,
+                       1DTensorOf<[Fnc_Integer]>:$shape);
+  let results = (outs Fnc_Tensor:$result);
+  let assemblyFormat = "$input `,` $shape attr-dict `:` type($input) `,` "
+                       "type($shape) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def Fnc_SumToShapeOp : Fnc_Op<"sum_to_shape", [Pure]> {
   let summary = "Sums a broadcast tensor back to a shape held in a tensor";
   let cppApiNote =
