@@ -337,19 +337,21 @@ std::string whyNoReplay(const trace::ProgramFacts &facts, const char *what) {
   if (facts.random)
     return std::string(what) +
            " draws random numbers, which its gradient cannot draw again "
-           "(a staged loop whose shapes change keeps no draws: draw them "
+           "(a staged loop whose condition draws keeps no draws: draw them "
            "before the loop and pass them in)";
   if (facts.staleReads)
     return std::string(what) +
-           " reads a variable that a staged loop whose shapes change "
-           "updates, and such a loop keeps no copies of what it read: read "
-           "the variable into a tensor where it is updated and pass that in";
+           " reads a variable that a staged loop whose condition draws "
+           "random numbers updates, and such a loop keeps no copies of what "
+           "it read: read the variable into a tensor where it is updated and "
+           "pass that in";
   if (facts.replayMiscounts)
     return std::string(what) +
            " holds a staged loop whose condition reads a variable its body "
-           "updates, inside a staged loop whose shapes change, which keeps "
-           "no rows of its trip counts, so a replay cannot tell how many "
-           "times it ran: carry what the condition needs in a loop variable";
+           "updates, inside a staged loop whose condition draws random "
+           "numbers, which keeps no rows of its trip counts, so a replay "
+           "cannot tell how many times it ran: carry what the condition "
+           "needs in a loop variable";
   return "";
 }
 
@@ -632,21 +634,14 @@ bool canKeepHistory(const LoopOptions &options) {
   return true;
 }
 
-/// Whether a loop whose shapes may change can keep a flat history of its
-/// variables `kept` (types `types`): each iteration's elements appended to
-/// one 1-D tensor, read back by a reshape, which infers at most one dim (and
-/// none beside a dim of 0).
-bool fitsFlatHistory(const VarTypes &types, const std::vector<size_t> &kept) {
-  for (size_t k : kept) {
-    const Shape &shape = types.shapes[k];
-    size_t unknown = std::count_if(shape.begin(), shape.end(), [](int64_t d) {
-      return d == -1 || shapes::isDynamic(d);
-    });
-    bool empty = std::find(shape.begin(), shape.end(), 0) != shape.end();
-    if (unknown > 1 || (unknown == 1 && empty))
-      return false;
-  }
-  return true;
+/// Whether a loop keeps a draw of its body of `shape` as a flat history
+/// rather than a row per iteration: where the loop's shapes change
+/// (`keepsHistory` false), or the draw has a dim unknown while tracing,
+/// which may change from one iteration to the next (the rows of an inner
+/// loop's draws, as many as its trip count).
+bool flatDraw(bool keepsHistory, const Shape &shape) {
+  return !keepsHistory ||
+         std::any_of(shape.begin(), shape.end(), shapes::isDynamic);
 }
 
 /// `buffer` (1-D) with `values` (1-D) written at `at` (an int64 scalar),
@@ -666,17 +661,57 @@ Tensor appendAt(const Tensor &buffer, const Tensor &at, const Tensor &values) {
   return api::dynamicUpdateSlice(grown, 0, at, values);
 }
 
-/// Iteration i's value of a variable kept in a flat history: `elements`
-/// [starts[i], starts[i + 1]) as `shape` (its one unknown dim inferred).
-Tensor fromFlatHistory(const Tensor &elements, const Tensor &starts,
-                       const Tensor &i, const Shape &shape) {
-  Tensor start = gather(starts, i, 0);
-  Tensor end = gather(starts, i + int64_t{1}, 0);
-  Shape dims = shape;
-  for (int64_t &d : dims)
-    if (d == -1 || shapes::isDynamic(d))
-      d = -1;
-  return reshape(api::dynamicSlice(elements, 0, start, end - start), dims);
+/// A flat history of one loop variable: each iteration's elements in one
+/// buffer, where they start (from 0) and each iteration's shape (`rank`
+/// sizes per iteration), each appended in place (appendAt).
+struct FlatHistory {
+  Tensor elements, starts, shapes;
+  /// Empty buffers for a variable of `dtype`.
+  static FlatHistory empty(DType dtype) {
+    return {zeros({0}, dtype), zeros({1}, DType::i64), zeros({0}, DType::i64)};
+  }
+  /// Appends `value`, iteration `count`'s.
+  FlatHistory append(const Tensor &count, const Tensor &value) const {
+    Tensor flat = reshape(value, {-1});
+    Tensor start = gather(starts, count, 0);
+    Tensor end = start + api::sizeAlong(flat, 0);
+    Tensor rank(static_cast<int64_t>(value.rank()));
+    return {appendAt(elements, start, flat),
+            appendAt(starts, count + int64_t{1}, reshape(end, {1})),
+            appendAt(shapes, count * rank, shape(value, DType::i64))};
+  }
+  /// Iteration i's value (`index`: an integer scalar), whose dims known
+  /// while tracing are `known`.
+  Tensor at(const Tensor &index, const Shape &known) const {
+    Tensor i = index.dtype() == DType::i64 ? index : cast(index, DType::i64);
+    Tensor start = gather(starts, i, 0);
+    Tensor end = gather(starts, i + int64_t{1}, 0);
+    auto rank = static_cast<int64_t>(known.size());
+    Tensor dims = reshape(
+        api::dynamicSlice(shapes, 0, i * Tensor(rank), Tensor(rank)), {rank});
+    return api::reshapeToShape(
+        api::dynamicSlice(elements, 0, start, end - start), dims, known);
+  }
+};
+
+/// Iteration i's values of the draws of `body` (into `out`) from what a
+/// loop kept of them: `kept` (its draws' entries: a row per iteration, or
+/// the three tensors of a flat history) and their values `rows`.
+void drawsAt(const Program &body, const std::vector<trace::Drawn> &kept,
+             const std::vector<Tensor> &rows, const Tensor &i,
+             std::unordered_map<int64_t, Tensor> &out) {
+  size_t e = 0;
+  for (const trace::Drawn &d : body.draws) {
+    if (e >= kept.size() || e >= rows.size() || kept[e].trips != d.trips)
+      return;
+    if (kept[e].part == 0) {
+      out[d.id] = gather(rows[e], i, 0);
+      ++e;
+    } else {
+      out[d.id] = FlatHistory{rows[e], rows[e + 1], rows[e + 2]}.at(i, d.shape);
+      e += 3;
+    }
+  }
 }
 
 /// Zeros of `trips` rows (an int64 scalar, at least 1 row) of the shape of
@@ -709,8 +744,8 @@ const void *identity(const Tensor &t) { return &TensorAccess::impl(t); }
 /// The history of a loop whose trip count is known only once it has run:
 /// a second loop replays the recorded body `count` times from `init`,
 /// writing the variables `kept` of each iteration into rows preallocated
-/// for `count`; iteration i's random draws are row i of `drawRows` (those
-/// the first loop kept). Dead (and removed by the compiler) unless a
+/// for `count`; iteration i's random draws come from `drawRows` (what the
+/// first loop kept of them: `keptDraws`, drawsAt). Dead (and removed by the compiler) unless a
 /// gradient reaches the loop.
 std::vector<Tensor> recordHistory(std::shared_ptr<const Program> body,
                                   const std::vector<Tensor> &init,
@@ -719,6 +754,7 @@ std::vector<Tensor> recordHistory(std::shared_ptr<const Program> body,
                                   const std::vector<LoopVar> &kinds,
                                   size_t hidden, const Tensor &count,
                                   const std::vector<Tensor> &drawRows,
+                                  const std::vector<trace::Drawn> &keptDraws,
                                   const Snapshots &snapshots) {
   tape::Suspended quiet; // the tapes see the loop, not its bookkeeping
   trace::Recorder &r = *api::recording();
@@ -738,8 +774,7 @@ std::vector<Tensor> recordHistory(std::shared_ptr<const Program> body,
       forImpl(zeros({}, DType::i64), count, fill({}, 1.0, DType::i64),
               [&](const Tensor &i, const std::vector<Tensor> &v) {
                 std::vector<Tensor> vars(v.begin(), v.begin() + n);
-                for (size_t k = 0; k < drawRows.size(); ++k)
-                  map.residuals[body->draws[k].id] = gather(drawRows[k], i, 0);
+                drawsAt(*body, keptDraws, drawRows, i, map.residuals);
                 std::vector<Tensor> next = trace::replay(*body, map, vars);
                 for (size_t j = 0; j < kept.size(); ++j)
                   next.push_back(api::setRow(v[n + j], i, vars[kept[j]]));
@@ -749,58 +784,6 @@ std::vector<Tensor> recordHistory(std::shared_ptr<const Program> body,
   return std::vector<Tensor>(out.begin() + n, out.end());
 }
 
-/// The loop's variables (all of them, `hidden` included) at iteration `i`
-/// of a loop whose shapes may change across iterations, which keeps no
-/// history: the recorded body replayed `i` times from `init`, in a staged
-/// loop of its own whose variables have the loop's (relaxed) types. O(i)
-/// work per iteration of the backward: the price of shapes that change.
-std::vector<Tensor> stateByReplay(const Program &body,
-                                  const std::vector<Tensor> &init,
-                                  const std::vector<Tensor> &captured,
-                                  const VarTypes &types,
-                                  const std::vector<LoopVar> &kinds,
-                                  size_t hidden, const Tensor &i,
-                                  const Snapshots &snapshots) {
-  // Bookkeeping, not differentiated: the gradient comes from replayVjp.
-  tape::Suspended quiet;
-  trace::Recorder &r = *api::recording();
-  trace::ValueMap map(&r);
-  map.snapshots = snapshots;
-  std::vector<int64_t> ids = idsOf(r, captured, "gradient", "value");
-  for (size_t j = 0; j < captured.size(); ++j)
-    map.set(ids[j], captured[j]);
-  // Every variable is a user variable of the replaying loop: the hidden
-  // ones (a for_range's counter) are plain tensors of fixed shape.
-  std::vector<LoopVar> all;
-  LoopOptions options;
-  for (size_t k = 0; k < init.size(); ++k) {
-    LoopVar kind = k < hidden || k - hidden >= kinds.size()
-                       ? LoopVar::Tensor
-                       : kinds[k - hidden];
-    all.push_back(kind);
-    if (kind == LoopVar::Tensor)
-      options.shape_invariants.push_back(types.shapes[k]);
-  }
-  Tensor zero = zeros({}, i.dtype()), one = fill({}, 1.0, i.dtype());
-  return forImpl(
-      zero, i, one,
-      [&](const Tensor &, const std::vector<Tensor> &v) {
-        return trace::replay(body, map, v);
-      },
-      init, options, all);
-}
-
-/// How the backward of a loop whose shapes may change finds its
-/// variables: from a flat history (`flat`: per kept variable, its elements
-/// and where each iteration's start, fromFlatHistory) or, where none fits,
-/// by replaying the body (stateByReplay).
-struct ReplayedStates {
-  VarTypes types;
-  std::vector<LoopVar> kinds;
-  size_t hidden = 0;
-  bool flat = false;
-};
-
 /// The gradient of a staged loop: a loop from the last iteration down to
 /// the first that replays the recorded body on the variables it saw under
 /// a tape of its own, carrying the gradients of the loop variables and
@@ -809,19 +792,21 @@ struct ReplayedStates {
 /// iteration, `count` rows); a TensorArray's from `finals`, the array the
 /// loop left: its elements are written once, so an iteration's reads find
 /// the same values there, and the gradient of a write does not depend on
-/// the array written to. A loop whose shapes may change (`replayed`) reads
-/// them from its flat history, where it keeps one, else computes them again
-/// from the initial ones; the carried gradients change shape with them. The
-/// body's random draws come from `drawRows` (one row per iteration).
+/// the array written to. A loop whose shapes may change (`changing`: its
+/// variables' types) reads them from its flat histories (three tensors per
+/// kept variable in `history`, FlatHistory), and the carried gradients
+/// change shape with them. The body's random draws come from `drawRows`
+/// (what the loop kept of them: `keptDraws`, drawsAt).
 std::function<std::vector<Tensor>(const std::vector<Tensor> &,
                                   const std::vector<Tensor> &)>
 loopBackward(std::shared_ptr<const Program> body, std::vector<Tensor> init,
              std::vector<Tensor> finals, std::vector<size_t> kept,
              Tensor count, std::vector<Tensor> history,
              std::vector<Tensor> drawRows, std::vector<VariableRef> variables,
-             std::optional<ReplayedStates> replayed, Snapshots snapshots) {
-  return [body, init, finals, kept, count, history, drawRows, variables,
-          replayed, snapshots](const std::vector<Tensor> &captured,
+             std::vector<trace::Drawn> keptDraws,
+             std::optional<VarTypes> changing, Snapshots snapshots) {
+  return [body, init, finals, kept, count, history, drawRows, keptDraws,
+          variables, changing, snapshots](const std::vector<Tensor> &captured,
                     const std::vector<Tensor> &resultGrads) {
     size_t n = init.size(), c = captured.size(), nv = variables.size();
     std::vector<size_t> floats;
@@ -839,9 +824,9 @@ loopBackward(std::shared_ptr<const Program> body, std::vector<Tensor> init,
     // The carried gradients of variables whose shapes may change change
     // with them.
     LoopOptions options;
-    if (replayed) {
+    if (changing) {
       for (size_t k : floats)
-        options.shape_invariants.push_back(replayed->types.shapes[k]);
+        options.shape_invariants.push_back(changing->shapes[k]);
       for (size_t j = nf; j < carriedGrads.size(); ++j)
         options.shape_invariants.push_back(carriedGrads[j].shape());
     }
@@ -850,29 +835,23 @@ loopBackward(std::shared_ptr<const Program> body, std::vector<Tensor> init,
         count - one, -one, -one,
         [&](const Tensor &i, const std::vector<Tensor> &g) {
           std::vector<Tensor> vars = finals, watched, yieldGrads(n);
-          if (replayed && !replayed->flat)
-            vars = stateByReplay(*body, init, captured, replayed->types,
-                                 replayed->kinds, replayed->hidden, i,
-                                 snapshots);
-          for (size_t j = 0; j < kept.size() && replayed && replayed->flat;
-               ++j)
+          for (size_t j = 0; j < kept.size(); ++j)
             vars[kept[j]] =
-                fromFlatHistory(history[2 * j], history[2 * j + 1], i,
-                                replayed->types.shapes[kept[j]]);
-          for (size_t j = 0; j < kept.size() && !replayed; ++j)
-            vars[kept[j]] = gather(history[j], i, 0);
+                changing ? FlatHistory{history[3 * j], history[3 * j + 1],
+                                       history[3 * j + 2]}
+                               .at(i, changing->shapes[kept[j]])
+                         : gather(history[j], i, 0);
           for (size_t f = 0; f < nf; ++f) {
             watched.push_back(vars[floats[f]]);
             yieldGrads[floats[f]] = g[f];
           }
           Residuals drawn;
-          for (size_t k = 0; k < drawRows.size(); ++k)
-            drawn[body->draws[k].id] = gather(drawRows[k], i, 0);
+          drawsAt(*body, keptDraws, drawRows, i, drawn);
           // What the body yields for a kept variable is that variable at the
           // next iteration: row i + 1, or the final value after the last.
           // So the replay does not compute it again (an RNN cell's
           // matmuls), only what the gradients need of it.
-          if (!replayed) {
+          if (!changing) {
             Tensor last = count - one;
             Tensor nextRow = minimum(i + one, last);
             Tensor isLast = greater_equal(i, last);
@@ -893,7 +872,7 @@ loopBackward(std::shared_ptr<const Program> body, std::vector<Tensor> init,
             // Computed from values whose dims are unknown while tracing,
             // an accumulated gradient takes back the dims it is carried
             // with.
-            if (replayed)
+            if (changing)
               grads[j] = grad::conformTo(grads[j], carriedGrads[j].shape());
           }
           return grads;
@@ -925,13 +904,18 @@ struct LoopStep final : trace::NestedStep {
   std::vector<int64_t> inits, results;
   int64_t limit = -1, delta = -1; // a for_range's
   void requireConditionUnchanged() const;
+  /// Whether its last draw is its trip count (keepTripCount): a scalar,
+  /// where rows of an inner loop's are not.
+  bool keepsTripCount() const {
+    return !draws.empty() && draws.back().trips && draws.back().shape.empty();
+  }
   /// Its draws are the rows of its body's draws (a loop traced under a
   /// tape), then, if its condition reads a variable its body updates, its
   /// trip count: where the map has them (a backward), iteration i's draws
   /// are row i and it runs that many times; else (the forward replayed)
   /// they are drawn, counted and kept again.
   void replay(trace::ValueMap &map) const override {
-    bool counts = !draws.empty() && draws.back().trips;
+    bool counts = keepsTripCount();
     bool given = !draws.empty();
     for (const Drawn &d : draws)
       given = given && map.residuals.count(d.id);
@@ -970,11 +954,9 @@ struct LoopStep final : trace::NestedStep {
         },
         [&](const std::vector<Tensor> &v) {
           std::vector<Tensor> vars(v.begin(), v.begin() + n);
-          if (given) {
-            Tensor i = counter ? v[n] : floor_div(v[0] - start, step);
-            for (size_t k = 0; k + (counts ? 1 : 0) < rows.size(); ++k)
-              map.residuals[body->draws[k].id] = gather(rows[k], i, 0);
-          }
+          if (given)
+            drawsAt(*body, draws, rows, counter ? v[n] : floor_div(v[0] - start, step),
+                    map.residuals);
           std::vector<Tensor> next = trace::replay(*body, map, vars);
           if (counter)
             next.push_back(v[n] + int64_t{1});
@@ -984,6 +966,12 @@ struct LoopStep final : trace::NestedStep {
         map.effects, map.effects && counts);
     for (size_t i = 0; i < results.size(); ++i)
       map.set(results[i], outs[i]);
+    if (!given && !drawn.empty() && drawn.size() != draws.size())
+      throw Error(ErrorKind::Internal,
+                  std::string("fnc::") + op + ": the replayed loop kept " +
+                      std::to_string(drawn.size()) +
+                      " tensors of its draws, its trace " +
+                      std::to_string(draws.size()) + " (please report this bug)");
     for (size_t k = 0; k < draws.size(); ++k) {
       if (given)
         map.set(draws[k].id, rows[k]);
@@ -1028,20 +1016,25 @@ void keepTripCount(LoopStep &step, int64_t id) {
 }
 
 /// The draws of a loop step whose trace kept no rows of its body's draws:
-/// where it can keep them (`keepable`), rows under synthetic ids, which the
-/// forward replayed for a gradient keeps; else, in its facts, that a
-/// gradient cannot have them.
+/// where it can keep them (`keepable`: its condition draws nothing), rows
+/// (flat histories where they may change shape: flatDraw) under synthetic
+/// ids, which the forward replayed for a gradient keeps; else, in its
+/// facts, that a gradient cannot have them.
 void untracedRows(LoopStep &step, bool keepable) {
   if (!keepable) {
     step.facts.noteUnkept(step.cond->draws);
     step.facts.noteUnkept(step.body->draws);
     return;
   }
+  bool keep = canKeepHistory(step.options);
   for (const Drawn &d : step.body->draws) {
     Shape rows = d.shape;
     rows.insert(rows.begin(), shapes::kDynamic);
-    step.draws.push_back(
-        {trace::syntheticId(), d.dtype, rows, d.variable, d.trips});
+    bool flat = flatDraw(keep, d.shape);
+    for (int8_t part = flat ? 1 : 0; part <= (flat ? 3 : 0); ++part)
+      step.draws.push_back({trace::syntheticId(), part > 1 ? DType::i64 : d.dtype,
+                            part ? Shape{shapes::kDynamic} : rows, d.variable,
+                            d.trips, part});
   }
 }
 
@@ -1086,8 +1079,7 @@ public:
     step->delta = range ? delta : -1;
     // As traced without a tape: a loop keeps its draws when replayed for a
     // gradient (synthetic ids name the rows).
-    untracedRows(*step, canKeepHistory(step->options) &&
-                            step->cond->draws.empty());
+    untracedRows(*step, step->cond->draws.empty());
     keepTripCount(*step, trace::syntheticId());
     return step;
   }
@@ -1141,8 +1133,14 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
   // The body's random draws, kept as rows too (once known: see below)
   // under a tape or where a gradient will want them (`keepDraws`: the
   // forward of a staged call under a tape).
-  bool rowsOfDraws = (taped || keepDraws) && keep;
+  // (A draw that may change shape from one iteration to the next is kept
+  // as a flat history, three tensors, as the variables of a loop whose
+  // shapes change: flatDraw.)
+  bool rowsOfDraws = taped || keepDraws;
   size_t nd = rowsOfDraws && drawTypes ? drawTypes->dtypes.size() : 0;
+  std::vector<bool> flatDraws;
+  for (size_t k = 0; k < nd; ++k)
+    flatDraws.push_back(flatDraw(keep, drawTypes->shapes[k]));
   bool counted = taped || nd > 0 || countTrips;
   // The variables whose history is kept: all but TensorArrays.
   std::vector<size_t> kept;
@@ -1150,11 +1148,10 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
     if (k < hidden || k - hidden >= kinds.size() ||
         kinds[k - hidden] == LoopVar::Tensor)
       kept.push_back(k);
-  // A loop whose shapes may change keeps a flat history instead: per
-  // variable, its elements of every iteration in one buffer and where each
-  // iteration's start (from 0), appended in place (appendAt).
-  bool flat = taped && !keep && fitsFlatHistory(types, kept);
-  size_t historyWidth = history ? kept.size() : flat ? 2 * kept.size() : 0;
+  // A loop whose shapes may change keeps flat histories instead (three
+  // buffers per variable: FlatHistory), which it fills as it runs.
+  bool flat = taped && !keep;
+  size_t historyWidth = history ? kept.size() : flat ? 3 * kept.size() : 0;
   std::vector<Tensor> carried = init;
   VarTypes carriedTypes = types;
   std::vector<int64_t> initIds;
@@ -1183,21 +1180,24 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
       for (size_t k : kept)
         addRows(init[k], types.shapes[k], types.shapes[k], types.dtypes[k]);
     for (size_t j = 0; flat && j < kept.size(); ++j) {
-      carried.push_back(zeros({0}, types.dtypes[kept[j]]));
-      carried.push_back(zeros({1}, DType::i64));
-      for (DType dtype : {types.dtypes[kept[j]], DType::i64}) {
-        carriedTypes.dtypes.push_back(dtype);
+      FlatHistory empty = FlatHistory::empty(types.dtypes[kept[j]]);
+      for (const Tensor *t : {&empty.elements, &empty.starts, &empty.shapes}) {
+        carried.push_back(*t);
+        carriedTypes.dtypes.push_back(t->dtype());
         carriedTypes.shapes.push_back({shapes::kDynamic});
       }
     }
-    {
-      // A draw's dims unknown while tracing are 0 here: its rows are
-      // allocated at the first iteration, which knows them.
-      for (size_t k = 0; k < nd; ++k) {
-        Shape known = drawTypes->shapes[k];
-        for (int64_t &d : known)
-          d = std::max<int64_t>(d, 0);
-        addRows(init[0], known, drawTypes->shapes[k], drawTypes->dtypes[k]);
+    for (size_t k = 0; k < nd; ++k) {
+      if (!flatDraws[k]) {
+        addRows(init[0], drawTypes->shapes[k], drawTypes->shapes[k],
+                drawTypes->dtypes[k]);
+        continue;
+      }
+      FlatHistory empty = FlatHistory::empty(drawTypes->dtypes[k]);
+      for (const Tensor *t : {&empty.elements, &empty.starts, &empty.shapes}) {
+        carried.push_back(*t);
+        carriedTypes.dtypes.push_back(t->dtype());
+        carriedTypes.shapes.push_back({shapes::kDynamic});
       }
     }
     initIds = idsOf(*r, carried, op, "loop variable");
@@ -1253,29 +1253,25 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
           next.push_back(
               api::setRow(args[n + 1 + j], count, vars[kept[j]]));
       for (size_t j = 0; flat && j < kept.size(); ++j) {
-        const Tensor &elements = args[n + 1 + 2 * j],
-                     &starts = args[n + 2 + 2 * j];
-        Tensor values = reshape(vars[kept[j]], {-1});
-        Tensor start = gather(starts, count, 0);
-        next.push_back(appendAt(elements, start, values));
-        Tensor end = start + api::sizeAlong(values, 0);
-        next.push_back(
-            appendAt(starts, count + int64_t{1}, reshape(end, {1})));
+        size_t at = n + 1 + 3 * j;
+        FlatHistory grown = FlatHistory{args[at], args[at + 1], args[at + 2]}
+                                .append(count, vars[kept[j]]);
+        next.insert(next.end(), {grown.elements, grown.starts, grown.shapes});
       }
+      size_t at = n + 1 + historyWidth;
       for (size_t k = 0; k < nd; ++k) {
         Tensor drawn = trace::makeSymbolic(
             drawTypes->dtypes[k], drawTypes->shapes[k], r->token(),
             bodyProgram->draws[k].id, op);
-        Tensor rows = args[n + 1 + historyWidth + k];
-        const Shape &shape = drawTypes->shapes[k];
-        if (std::any_of(shape.begin(), shape.end(), shapes::isDynamic))
-          rows = condImpl(
-              count == int64_t{0},
-              [&] {
-                return std::vector<Tensor>{
-                    rowsFor(trips, drawn, shape, drawn.dtype())};
-              },
-              [&] { return std::vector<Tensor>{rows}; })[0];
+        if (flatDraws[k]) {
+          FlatHistory grown = FlatHistory{args[at], args[at + 1], args[at + 2]}
+                                  .append(count, drawn);
+          next.insert(next.end(),
+                      {grown.elements, grown.starts, grown.shapes});
+          at += 3;
+          continue;
+        }
+        Tensor rows = args[at++];
         if (!bounds) {
           Tensor capacity = api::sizeAlong(rows, 0);
           rows = condImpl(
@@ -1297,7 +1293,7 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
   // the tapes' own tensors, which a replay of the record would not give),
   // and this attempt's blocks are dropped.
   bool drawsKeepable =
-      keep && !bodyProgram->draws.empty() && condProgram->draws.empty();
+      !bodyProgram->draws.empty() && condProgram->draws.empty();
   if (rowsOfDraws && drawsKeepable && !drawTypes) {
     region.reset(); // the tapes forget this attempt
     DrawTypes found;
@@ -1339,15 +1335,16 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
     step->limit = r->valueOf(bounds->limit, op);
     step->delta = r->valueOf(bounds->delta, op);
   }
-  // The rows of the draws it kept are draws of the program around it;
-  // traced without a tape, it keeps them when replayed for a gradient,
-  // under synthetic ids. A loop whose shapes change keeps none: it has no
-  // gradient (it would have to draw again).
-  for (size_t k = 0; k < nd; ++k)
-    step->draws.push_back({results[drawsAt + k], drawRows[k].dtype(),
-                           drawRows[k].shape(),
-                           bodyProgram->draws[k].variable,
-                           bodyProgram->draws[k].trips});
+  // The rows of the draws it kept (flat histories of them, where its
+  // shapes change) are draws of the program around it; traced without a
+  // tape, it keeps them when replayed for a gradient, under synthetic ids.
+  for (size_t k = 0, e = 0; k < nd; ++k) {
+    const Drawn &d = bodyProgram->draws[k];
+    for (int8_t part = flatDraws[k] ? 1 : 0; part <= (flatDraws[k] ? 3 : 0);
+         ++part, ++e)
+      step->draws.push_back({results[drawsAt + e], drawRows[e].dtype(),
+                             drawRows[e].shape(), d.variable, d.trips, part});
+  }
   if (nd == 0)
     untracedRows(*step, drawsKeepable);
   // (Its own gradient walks the forward's iterations: only replays of it
@@ -1365,21 +1362,20 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
   loop->whyNot = whyNoReplay(bodyFacts, "its body");
   if (loop->whyNot.empty() && taped) {
     std::vector<Tensor> rows;
-    std::optional<ReplayedStates> replayed;
+    std::optional<VarTypes> changing;
     if (history || flat) {
       rows.assign(all.begin() + n + 1, all.begin() + drawsAt);
       if (flat)
-        replayed = ReplayedStates{types, kinds, hidden, /*flat=*/true};
-    } else if (keep) {
+        changing = types;
+    } else {
       trace::ProgramScope bookkeeping(*r, nullptr);
       rows = recordHistory(bodyProgram, init, kept, types, kinds, hidden,
-                           all[n], drawRows, snapshots);
-    } else {
-      replayed = ReplayedStates{types, kinds, hidden};
+                           all[n], drawRows, step->draws, snapshots);
     }
     loop->backward =
         loopBackward(bodyProgram, init, outs, kept, all[n], rows, drawRows,
-                     bodyProgram->reads, std::move(replayed), snapshots);
+                     bodyProgram->reads, step->draws, std::move(changing),
+                     snapshots);
   }
   // The body may return a value from outside unchanged: it is an input of
   // the region too.
@@ -1388,7 +1384,7 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
   region->end(loop, inputs, outs);
   if (drawRowsOut) {
     *drawRowsOut = std::move(drawRows);
-    if (counted && !step->draws.empty() && step->draws.back().trips)
+    if (counted && step->keepsTripCount())
       drawRowsOut->push_back(all[n]);
   }
   return outs;

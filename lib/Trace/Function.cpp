@@ -1184,8 +1184,8 @@ struct Residual {
 /// staged conds are the conds' extra results), its reads of the variables
 /// it updates and, with `products`, the results of its matmuls and
 /// convolutions (JAX's dots-saveable checkpoint policy). None when staged
-/// control flow keeps no rows of its random draws (a loop whose shapes
-/// change) or reads a variable updated outside it (the call then runs its
+/// control flow keeps no rows of its random draws (a loop whose condition
+/// draws) or reads a variable updated outside it (the call then runs its
 /// callable eagerly).
 std::optional<std::vector<Residual>>
 residualsOf(const trace::RecordedTrace &recorded, bool products) {
@@ -1791,10 +1791,8 @@ ConcreteFunction::operator()(const std::vector<Tensor> &args) const {
                       "fnc::ConcreteFunction `" + c.name +
                           "`: called under a GradientTape, it would have to "
                           "run its C++ callable eagerly (a staged loop "
-                          "whose shapes change draws random numbers or "
-                          "reads a variable it updates, or a loop's "
-                          "condition reads a variable its body updates), "
-                          "and a concrete function has none; call the "
+                          "whose condition draws random numbers), and a "
+                          "concrete function has none; call the "
                           "fnc::Function under the tape, or put the tape "
                           "inside it");
                 }};

@@ -261,7 +261,7 @@ private:
       for (const Drawn &d : inner) {
         if (d.id < 0) {
           draws.push_back(
-              {syntheticId(), d.dtype, d.shape, d.variable, d.trips});
+              {syntheticId(), d.dtype, d.shape, d.variable, d.trips, d.part});
           continue;
         }
         auto type = cast<RankedTensorType>(op.getResult(at).getType());
@@ -270,7 +270,8 @@ private:
                          *mlir::fnc::dtypeOf(type.getElementType()),
                          {shape.begin(), shape.end()},
                          d.variable,
-                         d.trips});
+                         d.trips,
+                         d.part});
       }
       results.resize(n);
       for (auto &b : branches)

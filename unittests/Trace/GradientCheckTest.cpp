@@ -6,7 +6,9 @@
 // reach every way a value enters a staged body: loop variables, captured
 // symbolic and eager tensors, variables read inside bodies and branches,
 // values returned unchanged from a branch or body, with conds and
-// for_range / while_loop nested two deep; updates of the variables by
+// for_range / while_loop nested two deep, a quarter of the loops carrying
+// a value that grows by a row each iteration (shapes that change: flat
+// histories, of draws too); updates of the variables by
 // constants before, inside and after the regions that read them (every
 // evaluation starts from the same values); also random draws
 // (multiplicative noise, each of its own seed; the streams are reset
@@ -89,7 +91,8 @@ using Expr = std::function<Tensor(Env &)>;
 class Generator {
 public:
   Generator(uint32_t seed, const Tensor &x)
-      : rng_(seed), updates_(seed ^ 0x5bd1e995u), x_(x) {}
+      : rng_(seed), updates_(seed ^ 0x5bd1e995u), grows_(seed ^ 0x2545f491u),
+        x_(x) {}
 
   Expr program() {
     text.clear();
@@ -258,14 +261,18 @@ private:
       int trips = 1 + pick(3);
       bool second = pick(2); // a second variable returned unchanged
       bool nestedCond = pick(2);
+      // A third variable that grows by a row of the state each iteration
+      // (shape invariants with an unknown dim: a loop whose shapes change,
+      // its history flat), added back as the sum of its rows.
+      bool grow = grows_() % 4 == 0;
       text += std::string(useWhile ? "while" : "for") + std::to_string(trips) +
-              (second ? "+pass" : "") + "(";
+              (second ? "+pass" : "") + (grow ? "+grow" : "") + "(";
       Expr init = gen(depth);
       text += "){";
       Expr body = gen(depth + 1);
       Expr inner = nestedCond ? predicate() : Expr();
       text += "}";
-      return [init, body, inner, trips, useWhile, second](Env &e) {
+      return [init, body, inner, trips, useWhile, second, grow](Env &e) {
         ++*e.calls;
         auto step = [&](const Tensor &s) {
           ++*e.calls;
@@ -279,31 +286,57 @@ private:
           return next;
         };
         Tensor start = init(e);
-        if (useWhile) {
-          auto [i, s, t] = fnc::while_loop(
-              [&](const Tensor &i, const Tensor &, const Tensor &) {
-                return i < trips;
-              },
-              [&](const Tensor &i, const Tensor &s, const Tensor &) {
-                return std::make_tuple(i + 1, step(s), e.c * 1.0);
-              },
-              std::make_tuple(Tensor(0), start, e.c * 0.0));
-          (void)i;
-          return second ? s + t : s;
+        // The rows grown, from one row of the start (a state of rank 1 or
+        // more): its shape but dim 0, which is unknown.
+        bool growing = grow && start.rank() > 0;
+        Tensor rows = growing ? reduce_mean(start, {0}, true) : e.c * 0.0;
+        LoopOptions options;
+        if (growing) {
+          Shape grows = rows.shape();
+          grows[0] = kUnknownDim;
+          options.shape_invariants = {start.shape(), Shape{3}, grows};
         }
-        auto [s, t] = fnc::for_range(
+        auto grown = [&](const Tensor &r, const Tensor &next) {
+          return growing
+                     ? concat({r, reduce_mean(tanh(next), {0}, true)}, 0)
+                     : r;
+        };
+        auto withRows = [&](const Tensor &s, const Tensor &r) {
+          return growing ? s + reduce_sum(r, {0}, true) * 0.25 : s;
+        };
+        if (useWhile) {
+          if (growing)
+            options.shape_invariants.insert(options.shape_invariants.begin(),
+                                            Shape{});
+          auto [i, s, t, r] = fnc::while_loop(
+              [&](const Tensor &i, const Tensor &, const Tensor &,
+                  const Tensor &) { return i < trips; },
+              [&](const Tensor &i, const Tensor &s, const Tensor &,
+                  const Tensor &r) {
+                Tensor next = step(s);
+                return std::make_tuple(i + 1, next, e.c * 1.0, grown(r, next));
+              },
+              std::make_tuple(Tensor(0), start, e.c * 0.0, rows), options);
+          (void)i;
+          return withRows(second ? s + t : s, r);
+        }
+        auto [s, t, r] = fnc::for_range(
             Tensor(0), Tensor(trips), Tensor(1),
-            [&](const Tensor &, const Tensor &s, const Tensor &t) {
-              return std::make_tuple(step(s), second ? e.c : t);
+            [&](const Tensor &, const Tensor &s, const Tensor &t,
+                const Tensor &r) {
+              Tensor next = step(s);
+              return std::make_tuple(next, second ? e.c : t, grown(r, next));
             },
-            std::make_tuple(start, e.c * 0.0));
-        return second ? s + t : s;
+            std::make_tuple(start, e.c * 0.0, rows), options);
+        return withRows(second ? s + t : s, r);
       };
     }
     }
   }
 
-  std::mt19937 rng_, updates_;
+  // (The updates and the growing loops draw from streams of their own, so
+  // that the programs of a seed stay what they were without them.)
+  std::mt19937 rng_, updates_, grows_;
   Tensor x_;
   int budget_ = 0;
   int64_t draws_ = 0; // seeds given to draws

@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <functional>
 #include <random>
@@ -760,26 +761,76 @@ TEST(GradientTest, LoopsWithoutHistorySayWhy) {
   float a = acc.read_value().item<float>();
   EXPECT_EQ(readsUpdatedElsewhere(Tensor{1.f}).to_vector<float>(),
             std::vector<float>{a * (a + 1.f) * (a + 2.f)});
-  // Nor random numbers drawn inside a loop whose shapes change, which
-  // keeps no rows of them: the gradient cannot draw them again.
-  auto random = fnc::function([&](Tensor x) {
-    GradientTape tape;
-    tape.watch(x);
+  // Random numbers drawn inside a loop whose shapes change: it keeps them
+  // as flat histories (they may change shape too), as its variables (it
+  // was an error). y doubles its length each iteration, v -> [v u, v]:
+  // sum(y) = x (1 + u0)(1 + u1)(1 + u2), so the gradient is sum(y) / x,
+  // with the tape inside and over a staged call (which stays compiled:
+  // the body runs only to trace).
+  int bodyCalls = 0;
+  auto grown = [&](const Tensor &x) {
     LoopOptions grows;
     grows.shape_invariants = {{}, {kUnknownDim}};
-    auto [i, y] = fnc::while_loop(
+    return std::get<1>(fnc::while_loop(
         [](const Tensor &i, const Tensor &) { return i < 3; },
         [&](const Tensor &i, const Tensor &v) {
+          ++bodyCalls;
           return std::make_tuple(
               i + 1, concat({v * fnc::random_uniform({}, 1.f, 2.f), v}, 0));
         },
-        std::make_tuple(Tensor(0), x), grows);
-    (void)i;
+        std::make_tuple(Tensor(0), x), grows));
+  };
+  auto random = fnc::function([&](Tensor x) {
+    GradientTape tape;
+    tape.watch(x);
+    Tensor sum = reduce_sum(grown(x));
+    return std::make_tuple(sum, tape.gradient(sum, x));
+  });
+  Tensor x{2.f};
+  auto [sum, gradient] = random(x);
+  EXPECT_NEAR(gradient.item<float>(), sum.item<float>() / 2.f, 1e-5);
+  EXPECT_GT(sum.item<float>(), 2.f * 8.f);
+  auto staged = fnc::function([&](Tensor x) { return reduce_sum(grown(x)); });
+  for (int round = 0; round < 2; ++round) {
+    GradientTape tape;
+    tape.watch(x);
+    Tensor y = staged(x);
+    EXPECT_NEAR(tape.gradient(y, x).item<float>(), y.item<float>() / 2.f,
+                1e-5);
+    if (round == 0)
+      bodyCalls = 0;
+  }
+  EXPECT_EQ(bodyCalls, 0) << "the callable ran again";
+  // A loaded function, which has no callable, and a concrete function
+  // (they said so).
+  std::string path = ::testing::TempDir() + "grown-by-random.mlir";
+  save(path, staged);
+  LoadedFunction loaded = load(path);
+  std::remove(path.c_str());
+  ConcreteFunction concrete =
+      staged.get_concrete_function(TensorSpec({1}, DType::f32));
+  for (int way = 0; way < 2; ++way) {
+    GradientTape tape;
+    tape.watch(x);
+    Tensor y = way == 0 ? loaded(x)[0] : concrete(x)[0];
+    EXPECT_NEAR(tape.gradient(y, x).item<float>(), y.item<float>() / 2.f,
+                1e-5);
+  }
+  // A loop whose condition draws keeps no rows of those draws (nor of its
+  // body's): its gradient says so.
+  auto drawingCondition = fnc::function([](Tensor x) {
+    GradientTape tape;
+    tape.watch(x);
+    Tensor y = fnc::while_loop(
+        [](const Tensor &v) {
+          return reduce_sum(v) * fnc::random_uniform({}, 1.f, 2.f) < 100.f;
+        },
+        [](const Tensor &v) { return v * 2.f; }, x);
     return tape.gradient(reduce_sum(y), x);
   });
-  expectError([&] { random(Tensor{1.f}); }, ErrorKind::Unimplemented,
+  expectError([&] { drawingCondition(Tensor{1.f}); }, ErrorKind::Unimplemented,
               {"no gradient through this staged fnc::while_loop",
-               "random numbers"});
+               "draws random numbers", "condition draws"});
   // A loop the gradient does not reach is fine.
   auto g = fnc::function([](Tensor x) {
     GradientTape tape;

@@ -49,6 +49,10 @@ struct Drawn {
   std::vector<int64_t> shape;
   uint64_t variable = 0;
   bool trips = false; // a trip count, or rows of one
+  /// Of a loop's kept draws: 0, one row per iteration; 1, 2, 3: the
+  /// elements, starts and shapes of a flat history (a loop whose shapes
+  /// change, whose draws may too).
+  int8_t part = 0;
 };
 
 /// An id no recorder gives (negative, unique in the process): for a value a
@@ -62,16 +66,16 @@ int64_t syntheticId();
 struct ProgramFacts {
   /// Draws random numbers that a gradient cannot get back (a program's own
   /// draws, and those its nested steps return, are values the forward can
-  /// hand to the backward: Program::draws): in a loop whose shapes change,
-  /// which keeps no rows of them.
+  /// hand to the backward: Program::draws): in a loop whose condition
+  /// draws, which keeps no rows of them.
   bool random = false;
-  /// Reads, in a loop whose shapes change, a variable that loop updates
-  /// (it keeps no rows of its reads): a replay would read the variable's
-  /// value after the update.
+  /// Reads, in such a loop, a variable that loop updates (it keeps no rows
+  /// of its reads): a replay would read the variable's value after the
+  /// update.
   bool staleReads = false;
-  /// Holds a loop whose condition reads a variable its body updates, in a
-  /// loop whose shapes change (which keeps no rows of its trip counts): a
-  /// replay cannot tell how many times the loop ran.
+  /// Holds a loop whose condition reads a variable its body updates, in
+  /// such a loop (which keeps no rows of its trip counts): a replay cannot
+  /// tell how many times the loop ran.
   bool replayMiscounts = false;
   std::vector<VariableRef> reads;   // the float variables it reads
   std::vector<VariableRef> others;  // the other variables it reads
