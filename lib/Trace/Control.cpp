@@ -334,24 +334,23 @@ std::vector<Tensor> replayVjp(const Program &program,
 /// Why a region whose programs have `facts` cannot be differentiated by
 /// replaying them (empty: it can).
 std::string whyNoReplay(const trace::ProgramFacts &facts, const char *what) {
+  // (Only a staged cond read back from a file saved before conds returned
+  // their branches' draws keeps no rows of what a gradient needs.)
+  const char *resave = " (a staged cond read from a file saved by an older "
+                       "fnc, which keeps no rows of them: trace and save the "
+                       "function again)";
   if (facts.random)
     return std::string(what) +
-           " draws random numbers, which its gradient cannot draw again "
-           "(a staged loop whose condition draws keeps no draws: draw them "
-           "before the loop and pass them in)";
+           " draws random numbers that its gradient cannot get back" + resave;
   if (facts.staleReads)
     return std::string(what) +
-           " reads a variable that a staged loop whose condition draws "
-           "random numbers updates, and such a loop keeps no copies of what "
-           "it read: read the variable into a tensor where it is updated and "
-           "pass that in";
+           " reads a variable it updates, and its gradient cannot get back "
+           "the values it read" + resave;
   if (facts.replayMiscounts)
     return std::string(what) +
            " holds a staged loop whose condition reads a variable its body "
-           "updates, inside a staged loop whose condition draws random "
-           "numbers, which keeps no rows of its trip counts, so a replay "
-           "cannot tell how many times it ran: carry what the condition "
-           "needs in a loop variable";
+           "updates, and its gradient cannot tell how many times it ran" +
+           resave;
   return "";
 }
 
@@ -994,7 +993,21 @@ VariableRef conditionReadsUpdated(const Program &cond, const Program &body) {
   return {};
 }
 
+/// Whether a replay of a loop for a gradient must run it as many times as
+/// the forward did rather than ask its condition: the condition reads a
+/// variable the body updates, or draws random numbers (a replay would draw
+/// others).
+bool conditionUnrepeatable(const Program &cond, const Program &body) {
+  return conditionReadsUpdated(cond, body).uid || !cond.draws.empty();
+}
+
 void LoopStep::requireConditionUnchanged() const {
+  if (!cond->draws.empty())
+    throw Error(ErrorKind::Unimplemented,
+                std::string("no gradient through this staged fnc::") + op +
+                    ": its condition draws random numbers, and a gradient "
+                    "that replays the loop without the trip count it kept "
+                    "would draw others (please report this bug)");
   VariableRef v = conditionReadsUpdated(*cond, *body);
   if (v.uid)
     throw Error(ErrorKind::Unimplemented,
@@ -1006,26 +1019,19 @@ void LoopStep::requireConditionUnchanged() const {
                     "GradientTape inside the fnc::function around the loop");
 }
 
-/// A loop whose condition reads a variable its body updates keeps its trip
-/// count, as the last of its draws (`id`; a synthetic one where its trace
+/// A loop whose condition reads a variable its body updates, or draws,
+/// keeps its trip count, as the last of its draws (`id`; a synthetic one where its trace
 /// did not count, which the forward replayed for a gradient counts): a
 /// replay for a gradient runs it that many times.
 void keepTripCount(LoopStep &step, int64_t id) {
-  if (conditionReadsUpdated(*step.cond, *step.body).uid)
+  if (conditionUnrepeatable(*step.cond, *step.body))
     step.draws.push_back({id, DType::i64, {}, 0, /*trips=*/true});
 }
 
 /// The draws of a loop step whose trace kept no rows of its body's draws:
-/// where it can keep them (`keepable`: its condition draws nothing), rows
-/// (flat histories where they may change shape: flatDraw) under synthetic
-/// ids, which the forward replayed for a gradient keeps; else, in its
-/// facts, that a gradient cannot have them.
-void untracedRows(LoopStep &step, bool keepable) {
-  if (!keepable) {
-    step.facts.noteUnkept(step.cond->draws);
-    step.facts.noteUnkept(step.body->draws);
-    return;
-  }
+/// rows (flat histories where they may change shape: flatDraw) under
+/// synthetic ids, which the forward replayed for a gradient keeps.
+void untracedRows(LoopStep &step) {
   bool keep = canKeepHistory(step.options);
   for (const Drawn &d : step.body->draws) {
     Shape rows = d.shape;
@@ -1079,7 +1085,7 @@ public:
     step->delta = range ? delta : -1;
     // As traced without a tape: a loop keeps its draws when replayed for a
     // gradient (synthetic ids name the rows).
-    untracedRows(*step, step->cond->draws.empty());
+    untracedRows(*step);
     keepTripCount(*step, trace::syntheticId());
     return step;
   }
@@ -1292,9 +1298,7 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
   // callables run a second time while tracing (the values they capture are
   // the tapes' own tensors, which a replay of the record would not give),
   // and this attempt's blocks are dropped.
-  bool drawsKeepable =
-      !bodyProgram->draws.empty() && condProgram->draws.empty();
-  if (rowsOfDraws && drawsKeepable && !drawTypes) {
+  if (rowsOfDraws && !bodyProgram->draws.empty() && !drawTypes) {
     region.reset(); // the tapes forget this attempt
     DrawTypes found;
     for (const Drawn &d : bodyProgram->draws) {
@@ -1346,7 +1350,7 @@ std::vector<Tensor> whileLoop(const LoopCondFn &cond, const LoopBodyFn &body,
                              drawRows[e].shape(), d.variable, d.trips, part});
   }
   if (nd == 0)
-    untracedRows(*step, drawsKeepable);
+    untracedRows(*step);
   // (Its own gradient walks the forward's iterations: only replays of it
   // need its trip count.)
   keepTripCount(*step, counted ? results[n] : trace::syntheticId());

@@ -1184,9 +1184,9 @@ struct Residual {
 /// staged conds are the conds' extra results), its reads of the variables
 /// it updates and, with `products`, the results of its matmuls and
 /// convolutions (JAX's dots-saveable checkpoint policy). None when staged
-/// control flow keeps no rows of its random draws (a loop whose condition
-/// draws) or reads a variable updated outside it (the call then runs its
-/// callable eagerly).
+/// control flow keeps no rows of its random draws or of its reads of a
+/// variable it updates (a cond read from a file saved by an older fnc; the
+/// call then runs its callable eagerly, where it has one).
 std::optional<std::vector<Residual>>
 residualsOf(const trace::RecordedTrace &recorded, bool products) {
   const trace::Program &p = recorded.program;
@@ -1790,11 +1790,11 @@ ConcreteFunction::operator()(const std::vector<Tensor> &args) const {
                       ErrorKind::Unimplemented,
                       "fnc::ConcreteFunction `" + c.name +
                           "`: called under a GradientTape, it would have to "
-                          "run its C++ callable eagerly (a staged loop "
-                          "whose condition draws random numbers), and a "
-                          "concrete function has none; call the "
-                          "fnc::Function under the tape, or put the tape "
-                          "inside it");
+                          "run its C++ callable eagerly (its staged "
+                          "control flow keeps no rows of the random "
+                          "numbers it draws), and a concrete function has "
+                          "none; call the fnc::Function under the tape, or "
+                          "put the tape inside it");
                 }};
   return detail::tapedCall(impl_, how, ptrs.data(), ptrs.size());
 }

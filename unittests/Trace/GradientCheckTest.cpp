@@ -8,7 +8,8 @@
 // values returned unchanged from a branch or body, with conds and
 // for_range / while_loop nested two deep, a quarter of the loops carrying
 // a value that grows by a row each iteration (shapes that change: flat
-// histories, of draws too); updates of the variables by
+// histories, of draws too) and a third of the while_loops' conditions
+// drawing (a random trip count); updates of the variables by
 // constants before, inside and after the regions that read them (every
 // evaluation starts from the same values); also random draws
 // (multiplicative noise, each of its own seed; the streams are reset
@@ -265,14 +266,22 @@ private:
       // (shape invariants with an unknown dim: a loop whose shapes change,
       // its history flat), added back as the sum of its rows.
       bool grow = grows_() % 4 == 0;
+      // A third of the while_loops' conditions also draw (each evaluation
+      // stops the loop with probability 0.2: a trip count the gradient
+      // must keep), of seeds apart from the other draws'.
+      int64_t conditionSeed =
+          useWhile && grows_() % 3 == 0 ? kConditionSeeds + ++conditionDraws_
+                                          : 0;
       text += std::string(useWhile ? "while" : "for") + std::to_string(trips) +
-              (second ? "+pass" : "") + (grow ? "+grow" : "") + "(";
+              (second ? "+pass" : "") + (grow ? "+grow" : "") +
+              (conditionSeed ? "+drawing" : "") + "(";
       Expr init = gen(depth);
       text += "){";
       Expr body = gen(depth + 1);
       Expr inner = nestedCond ? predicate() : Expr();
       text += "}";
-      return [init, body, inner, trips, useWhile, second, grow](Env &e) {
+      return [init, body, inner, trips, useWhile, second, grow,
+              conditionSeed](Env &e) {
         ++*e.calls;
         auto step = [&](const Tensor &s) {
           ++*e.calls;
@@ -310,7 +319,13 @@ private:
                                             Shape{});
           auto [i, s, t, r] = fnc::while_loop(
               [&](const Tensor &i, const Tensor &, const Tensor &,
-                  const Tensor &) { return i < trips; },
+                  const Tensor &) {
+                if (!conditionSeed)
+                  return i < trips;
+                return logical_and(i < trips,
+                                   random_uniform({}, 0.0, 1.0, DType::f64,
+                                                  conditionSeed) < 0.8);
+              },
               [&](const Tensor &i, const Tensor &s, const Tensor &,
                   const Tensor &r) {
                 Tensor next = step(s);
@@ -334,12 +349,16 @@ private:
     }
   }
 
-  // (The updates and the growing loops draw from streams of their own, so
-  // that the programs of a seed stay what they were without them.)
+  // (The updates, the growing loops and the conditions that draw come
+  // from streams of their own, so that the programs of a seed stay what
+  // they were without them.)
   std::mt19937 rng_, updates_, grows_;
   Tensor x_;
   int budget_ = 0;
   int64_t draws_ = 0; // seeds given to draws
+  // Those given to loop conditions' draws, from kConditionSeeds.
+  static constexpr int64_t kConditionSeeds = int64_t{1} << 20;
+  int64_t conditionDraws_ = 0;
 };
 
 int fromEnvironment(const char *name, int fallback) {

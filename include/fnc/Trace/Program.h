@@ -66,16 +66,15 @@ int64_t syntheticId();
 struct ProgramFacts {
   /// Draws random numbers that a gradient cannot get back (a program's own
   /// draws, and those its nested steps return, are values the forward can
-  /// hand to the backward: Program::draws): in a loop whose condition
-  /// draws, which keeps no rows of them.
+  /// hand to the backward: Program::draws): in a staged cond read from a
+  /// file saved before conds returned their branches' draws.
   bool random = false;
-  /// Reads, in such a loop, a variable that loop updates (it keeps no rows
-  /// of its reads): a replay would read the variable's value after the
-  /// update.
+  /// Reads, in such a cond, a variable it updates (it keeps no rows of its
+  /// reads): a replay would read the variable's value after the update.
   bool staleReads = false;
-  /// Holds a loop whose condition reads a variable its body updates, in
-  /// such a loop (which keeps no rows of its trip counts): a replay cannot
-  /// tell how many times the loop ran.
+  /// Holds, in such a cond, a loop whose condition reads a variable its
+  /// body updates (its trip count is not kept): a replay cannot tell how
+  /// many times the loop ran.
   bool replayMiscounts = false;
   std::vector<VariableRef> reads;   // the float variables it reads
   std::vector<VariableRef> others;  // the other variables it reads
