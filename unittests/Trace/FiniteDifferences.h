@@ -30,8 +30,9 @@ inline Tensor randomTensor(std::mt19937 &rng, const Shape &shape,
 
 /// Central differences (step 1e-6) of `f` in each element of `t`, which
 /// `set` installs before each evaluation; `t` is installed again after.
+/// (`t` is taken by value: it is often the very tensor `set` assigns.)
 inline std::vector<double>
-centralDifferences(const Tensor &t,
+centralDifferences(const Tensor t,
                    const std::function<void(const Tensor &)> &set,
                    const std::function<double()> &f) {
   const double h = 1e-6;
