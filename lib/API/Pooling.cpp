@@ -4,9 +4,9 @@
 // their gradient rules call (api::pool2dGrad, fnc.max_pool2d_grad and
 // fnc.avg_pool2d_grad once staged). Each validates the dtype, asks the
 // shared shape rule for the result shape, and runs the reference kernel or
-// records the op; the gradient ops report to the tapes too, so a second
-// derivative either has a rule (avg) or is the tape's clear "no gradient"
-// error (max), never a silently missing term.
+// records the op; the gradient ops report to the tapes too, so second
+// derivatives have rules (lib/Trace/Gradients.cpp), never a silently
+// missing term.
 //
 //===----------------------------------------------------------------------===//
 

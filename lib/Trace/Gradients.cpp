@@ -529,6 +529,56 @@ std::vector<Tensor> padRule(const trace::ops::Pad &p, const Tensor &x,
   return {slice(g, p.low, sizes, strides)};
 }
 
+/// The gradient of max_pool2d_grad(x, g) (the input gradient of max
+/// pooling: g routed to each window's first maximum of x) with respect to
+/// g, given `c` (x's shape): per window, c at that maximum, TF's
+/// MaxPoolGradGrad. The taps of the windows in row-major order keep the
+/// first maximum as the reference kernel does (a NaN wins once), padded
+/// positions never count. Linear in c, through slices and selects, so it
+/// differentiates again; x only routes (its gradient is zero).
+Tensor maxPoolGradRule(const trace::ops::Pool2DGrad &o, const Tensor &x,
+                       const Tensor &g, const Tensor &c) {
+  const Shape &xs = x.shape(), &gs = g.shape();
+  int64_t n = xs[0], h = xs[1], wd = xs[2], ch = xs[3], oh = gs[1],
+          ow = gs[2];
+  if (!knownShape({h, wd, oh, ow}))
+    noRule("max_pool2d_grad",
+           "of " + describe(x) +
+               " (a second derivative of max_pool2d): it needs the input's "
+               "height and width known while tracing (the batch and channel "
+               "dims may be unknown); give the function an input_signature "
+               "with known dims");
+  int64_t kh = o.ksize[0], kw = o.ksize[1], sh = o.strides[0],
+          sw = o.strides[1];
+  shapes::Padding padding =
+      o.samePadding ? shapes::Padding::Same : shapes::Padding::Valid;
+  int64_t top, bottom, left, right;
+  shapes::conv2dPadding(h, kh, sh, padding, top, bottom);
+  shapes::conv2dPadding(wd, kw, sw, padding, left, right);
+  std::vector<std::pair<int64_t, int64_t>> pads = {
+      {0, 0}, {top, bottom}, {left, right}, {0, 0}};
+  Tensor xp = pad(x, pads), cp = pad(c, pads),
+         inside = pad(ones_like(x), pads) > 0.5;
+  auto tap = [&](const Tensor &t, int64_t i, int64_t j) {
+    return slice(t, {0, i, j, 0}, {sizeOrToEnd(n), oh, ow, sizeOrToEnd(ch)},
+                 {1, sh, sw, 1});
+  };
+  Tensor best = tap(xp, 0, 0), picked = tap(cp, 0, 0),
+         seen = tap(inside, 0, 0);
+  for (int64_t i = 0; i < kh; ++i)
+    for (int64_t j = i == 0 ? 1 : 0; j < kw; ++j) {
+      Tensor v = tap(xp, i, j), valid = tap(inside, i, j);
+      Tensor better = logical_or(
+          logical_not(seen),
+          logical_or(v > best, logical_and(v != v, best == best)));
+      Tensor take = logical_and(valid, better);
+      best = select(take, v, best);
+      picked = select(take, tap(cp, i, j), picked);
+      seen = logical_or(seen, valid);
+    }
+  return picked;
+}
+
 /// The gradients of conv2d (NHWC input, HWCF filter) with respect to the
 /// input (a stride-1 convolution of the dilated, padded output gradient
 /// with the spatially flipped filter) and the filter (with stride 1 a
@@ -834,10 +884,7 @@ std::vector<Tensor> gradientsOf(const trace::OpAttrs &op,
                                   o.samePadding)};
         else if constexpr (std::is_same_v<Op, ops::Pool2DGrad>) {
           if (o.max)
-            noRule("max_pool2d_grad",
-                   "(the gradient of fnc::max_pool2d): second derivatives of "
-                   "max pooling are not implemented; differentiate through "
-                   "max_pool2d only once");
+            return {Tensor(), maxPoolGradRule(o, in[0], in[1], g)};
           // Linear in the output gradient, the transpose of avg_pool2d;
           // the input gives only its shape.
           return {Tensor(), avg_pool2d(g, o.ksize, o.strides,

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FiniteDifferences.h"
 #include "RandomPrograms.h"
 #include "Support/ExpectError.h"
 #include "fnc/Reference/Scalar.h"
@@ -477,29 +478,123 @@ TEST(GradientTest, RulesThatNeedShapesSayWhatToDo) {
             (std::vector<float>{4.f, 4.f}));
 }
 
-// max_pool2d_grad has no gradient itself: a second derivative through max
-// pooling is a clear error, eagerly and staged, not a silently missing
-// term. (avg_pool2d_grad has one: see OtherOpFamiliesMatchFiniteDifferences.)
-TEST(GradientTest, SecondDerivativesOfMaxPoolingSayTheyAreMissing) {
-  Tensor x =
-      Tensor(std::vector<double>{1, 4, 2, 3, 0, 5, 7, 6, 8}, {1, 3, 3, 1});
-  auto second = [](Tensor in) {
+// Second derivatives through max pooling (they were an Unimplemented
+// error): max_pool2d_grad(x, g) is linear in g, and its gradient picks, per
+// window, the incoming gradient at x's first maximum. Eagerly, staged and
+// staged with an unknown batch, against central differences in float64,
+// with overlapping windows, SAME padding and strides; with ties (every
+// value equal: the first maximum of each window in row-major order, as the
+// kernel routes); a third derivative too. Unknown heights say what to do.
+TEST(GradientTest, SecondDerivativesOfMaxPooling) {
+  struct Pooling {
+    std::vector<int64_t> ksize, strides;
+    const char *padding;
+  };
+  std::mt19937 rng(11);
+  for (const Pooling &p : {Pooling{{2, 2}, {1, 1}, "VALID"},
+                           Pooling{{3, 3}, {2, 2}, "SAME"},
+                           Pooling{{2, 3}, {2, 1}, "SAME"}}) {
+    SCOPED_TRACE(std::to_string(p.ksize[0]) + "x" + std::to_string(p.ksize[1]) +
+                 " " + p.padding);
+    // d/dx sum(pool(x^3)) = 3 x^2 at the maxima; the second derivative of
+    // sum(g^2) = 9 x^4 summed there: 36 x^3, per window that chose x.
+    auto first = [&](const Tensor &x) {
+      GradientTape inner;
+      inner.watch(x);
+      Tensor y = reduce_sum(max_pool2d(x * x * x, p.ksize, p.strides, p.padding));
+      return inner.gradient(y, x);
+    };
+    auto second = [&](Tensor x) {
+      GradientTape outer;
+      outer.watch(x);
+      Tensor g = first(x);
+      return outer.gradient(reduce_sum(g * g), x);
+    };
+    Tensor x = fnc::testing::randomTensor(rng, {2, 5, 4, 2}, 1.0);
+    std::vector<double> eager = second(x).to_vector<double>();
+    std::vector<double> numeric = fnc::testing::centralDifferences(
+        x, [&](const Tensor &t) { x = t; },
+        [&] { return reduce_sum(first(x) * first(x)).item<double>(); });
+    for (size_t k = 0; k < eager.size(); ++k)
+      EXPECT_NEAR(eager[k], numeric[k], 1e-5 * (1 + std::abs(numeric[k])))
+          << "element " << k;
+    FunctionOptions unknownBatch;
+    unknownBatch.input_signature = {TensorSpec({kUnknownDim, 5, 4, 2},
+                                               DType::f64)};
+    // (The batch unknown for the SAME ones.)
+    bool batch = std::string(p.padding) == "SAME";
+    auto staged =
+        batch ? fnc::function(second, unknownBatch) : fnc::function(second);
+    std::vector<double> got = staged(x).to_vector<double>();
+    for (size_t k = 0; k < eager.size(); ++k)
+      EXPECT_NEAR(got[k], eager[k], 1e-9 * (1 + std::abs(eager[k])));
+    // Third: d/dx sum(second(x)) = 108 x^2 per window that chose x.
+    auto third = [&](Tensor x) {
+      GradientTape t;
+      t.watch(x);
+      Tensor s = second(x);
+      return t.gradient(reduce_sum(s), x);
+    };
+    std::vector<double> thirdEager = third(x).to_vector<double>(),
+                        thirdNumeric = fnc::testing::centralDifferences(
+                            x, [&](const Tensor &t) { x = t; },
+                            [&] { return reduce_sum(second(x)).item<double>(); });
+    for (size_t k = 0; k < thirdEager.size(); ++k)
+      EXPECT_NEAR(thirdEager[k], thirdNumeric[k],
+                  1e-5 * (1 + std::abs(thirdNumeric[k])));
+    std::vector<double> thirdStaged =
+        fnc::function(third)(x).to_vector<double>();
+    for (size_t k = 0; k < thirdEager.size(); ++k)
+      EXPECT_NEAR(thirdStaged[k], thirdEager[k],
+                  1e-9 * (1 + std::abs(thirdEager[k])));
+  }
+  // Ties: with every value equal, each window's gradient goes to its first
+  // tap, and the gradient of max_pool2d_grad with respect to its output
+  // gradient reads the cotangent there: d/dgout sum(pool_grad(x, gout) c)
+  // is c at each window's first tap (c[0, 2i, 2j] for 2x2 windows, stride
+  // 2), eagerly (reference kernel) and staged (compiled kernel).
+  Tensor ties = fill({1, 4, 4, 1}, 1.0, DType::f64);
+  std::vector<double> cv(16);
+  for (int k = 0; k < 16; ++k)
+    cv[k] = k + 1;
+  Tensor c(cv, {1, 4, 4, 1});
+  auto throughGout = [&](Tensor gout) {
     GradientTape outer;
-    outer.watch(in);
+    outer.watch(gout);
     Tensor g;
     {
       GradientTape inner;
-      inner.watch(in);
-      g = inner.gradient(reduce_sum(max_pool2d(in * in, {2, 2}, {1, 1})), in);
+      inner.watch(ties);
+      g = inner.gradient(
+          reduce_sum(max_pool2d(ties, {2, 2}, {2, 2}) * gout), ties);
     }
-    return outer.gradient(reduce_sum(g * g), in);
+    return outer.gradient(reduce_sum(g * c), gout);
   };
-  expectError([&] { second(x); }, ErrorKind::Unimplemented,
+  Tensor gout = fill({1, 2, 2, 1}, 1.0, DType::f64);
+  std::vector<double> firstTaps = {1, 3, 9, 11};
+  EXPECT_EQ(throughGout(gout).to_vector<double>(), firstTaps);
+  EXPECT_EQ(fnc::function(throughGout)(gout).to_vector<double>(), firstTaps);
+  // A height unknown while tracing: the rule says what to do.
+  FunctionOptions unknownHeight;
+  unknownHeight.input_signature = {TensorSpec({1, kUnknownDim, 4, 1},
+                                              DType::f64)};
+  auto unknown = fnc::function(
+      [&](Tensor in) {
+        GradientTape outer;
+        outer.watch(in);
+        Tensor g;
+        {
+          GradientTape inner;
+          inner.watch(in);
+          g = inner.gradient(reduce_sum(max_pool2d(in * in, {2, 2}, {1, 1})),
+                             in);
+        }
+        return outer.gradient(reduce_sum(g * g), in);
+      },
+      unknownHeight);
+  expectError([&] { unknown(ties); }, ErrorKind::Unimplemented,
               {"no gradient through fnc::max_pool2d_grad",
-               "second derivatives of max pooling are not implemented"});
-  auto staged = fnc::function(second);
-  expectError([&] { staged(x); }, ErrorKind::Unimplemented,
-              {"no gradient through fnc::max_pool2d_grad"});
+               "input_signature with known dims"});
 }
 
 //===----------------------------------------------------------------------===//

@@ -120,8 +120,9 @@ Tensor sizeAlong(const Tensor &t, int64_t axis);
 /// The input gradient of max_pool2d (`max`) or avg_pool2d of `input` with
 /// these windows, given the gradient of the pooled result (`gradOutput`):
 /// the kernel eagerly, `fnc.max_pool2d_grad` / `fnc.avg_pool2d_grad` in a
-/// trace. Reported to the tapes: the max op has no gradient (reaching it
-/// is an error), the avg op is linear in `gradOutput`.
+/// trace. Reported to the tapes: both are linear in `gradOutput` (the max
+/// op's gradient picks, per window, the cotangent at the input's first
+/// maximum; the input only routes).
 Tensor pool2dGrad(bool max, const Tensor &input, const Tensor &gradOutput,
                   const std::vector<int64_t> &ksize,
                   const std::vector<int64_t> &strides, bool samePadding);
