@@ -466,12 +466,30 @@ Tensor zerosAlong(const Tensor &t, int64_t axis, const Tensor &size) {
 }
 
 /// Places g, the gradient of a slice of x, where the slice read it, with
-/// zeros elsewhere: one pad (the stride as interior padding). Along a dim
-/// unknown while tracing the slice must have stride 1; the zeros after a
-/// window of known size there are counted at run time.
+/// zeros elsewhere: one pad (the stride as interior padding); the zeros
+/// after a window of known size along a dim unknown while tracing are
+/// counted at run time. A stride > 1 along such a dim (the interior
+/// padding's count unknown) places g with the strided slice's backward
+/// op, whose bounds are resolved at run time.
 std::vector<Tensor> sliceRule(const trace::ops::Slice &s, const Tensor &x,
                               const Tensor &g) {
   const Shape &xs = x.shape(), &gs = g.shape();
+  bool stridedUnknown = false;
+  for (size_t d = 0; d < xs.size(); ++d)
+    stridedUnknown |= shapes::isDynamic(xs[d]) && s.strides[d] != 1;
+  if (stridedUnknown) {
+    shapes::SliceSpec spec;
+    for (size_t d = 0; d < xs.size(); ++d) {
+      int64_t offset = s.offsets[d], size = s.sizes[d];
+      spec.begin.push_back(offset);
+      spec.end.push_back(size == shapes::kSliceToEnd ? shapes::kSliceMax
+                         : size == 0 ? offset
+                                     : offset + (size - 1) * s.strides[d] + 1);
+      spec.strides.push_back(s.strides[d]);
+      spec.shrink.push_back(false);
+    }
+    return {api::stridedSliceGrad(x, g, spec)};
+  }
   std::vector<std::pair<int64_t, int64_t>> paddings;
   std::vector<int64_t> interior, runTimeRest;
   for (size_t d = 0; d < xs.size(); ++d) {
@@ -490,11 +508,6 @@ std::vector<Tensor> sliceRule(const trace::ops::Slice &s, const Tensor &x,
       interior.push_back(count == 0 ? 0 : stride - 1);
       continue;
     }
-    if (stride != 1)
-      noRule("slice", "with stride " + std::to_string(stride) + " along dim " +
-                          std::to_string(d) + " of " + describe(x) +
-                          ", whose size is unknown while tracing; give the "
-                          "function an input_signature with known dims");
     paddings.push_back({offset, 0});
     interior.push_back(0);
     if (s.sizes[d] != shapes::kSliceToEnd)
@@ -510,23 +523,30 @@ std::vector<Tensor> sliceRule(const trace::ops::Slice &s, const Tensor &x,
   return {placed};
 }
 
-/// The gradient of pad: the elements of g that came from x. Along a dim
-/// unknown while tracing the slice runs to the end, so nothing may be
-/// padded after it.
+/// The gradient of pad: the elements of g that came from x, a slice (a
+/// dim unknown while tracing runs to the end); where values were padded
+/// after such a dim, a strided slice that stops that many before the end
+/// (g[low : -high : interior + 1]), resolved at run time.
 std::vector<Tensor> padRule(const trace::ops::Pad &p, const Tensor &x,
                             const Tensor &g) {
   std::vector<int64_t> sizes, strides;
+  bool highAfterUnknown = false;
   for (size_t d = 0; d < x.shape().size(); ++d) {
     int64_t n = x.shape()[d];
-    if (shapes::isDynamic(n) && p.high[d] != 0)
-      noRule("pad", "of " + describe(x) + " with " + std::to_string(p.high[d]) +
-                        " values after dim " + std::to_string(d) +
-                        ", whose size is unknown while tracing; give the "
-                        "function an input_signature with known dims");
+    highAfterUnknown |= shapes::isDynamic(n) && p.high[d] != 0;
     sizes.push_back(sizeOrToEnd(n));
     strides.push_back(p.interior[d] + 1);
   }
-  return {slice(g, p.low, sizes, strides)};
+  if (!highAfterUnknown)
+    return {slice(g, p.low, sizes, strides)};
+  shapes::SliceSpec spec;
+  spec.begin = p.low;
+  spec.strides = strides;
+  for (int64_t high : p.high)
+    spec.end.push_back(high ? -high : shapes::kSliceMax);
+  spec.shrink.assign(strides.size(), false);
+  return {grad::conformTo(api::stridedSlice(g, spec, "strided_slice"),
+                          x.shape())};
 }
 
 /// The gradient of max_pool2d_grad(x, g) (the input gradient of max
@@ -784,13 +804,35 @@ std::vector<Tensor> gatherRule(const trace::ops::Gather &op,
   Shape pre(params.shape().begin(), params.shape().begin() + axis),
       post(params.shape().begin() + axis + 1, params.shape().end());
   int64_t rest = times(shapes::numElements(pre), shapes::numElements(post));
-  Tensor flat = reshapeTo(moved, {n, rest}, "gather");
-  Tensor hot = one_hot(reshape(indices, {-1}), depth, 1.0, 0.0, -1, g.dtype());
-  Tensor rows = matmul(transposeLast2(hot), flat); // [depth, rest]
   Shape grouped = {depth};
   grouped.insert(grouped.end(), pre.begin(), pre.end());
   grouped.insert(grouped.end(), post.begin(), post.end());
-  Tensor shaped = reshapeTo(rows, grouped, "gather");
+  // Reshapes to shapes with several dims unknown while tracing read them
+  // at run time (from params' and the indices' shapes).
+  auto dimsAt = [&](const std::vector<int64_t> &which) {
+    return gather(shape(params, DType::i64),
+                  Tensor(which, {static_cast<int64_t>(which.size())}));
+  };
+  std::vector<int64_t> others, order = {axis};
+  for (int64_t i = 0; i < params.rank(); ++i)
+    if (i != axis)
+      others.push_back(i);
+  order.insert(order.end(), others.begin(), others.end());
+  Tensor flat =
+      shapes::isDynamic(n) && shapes::isDynamic(rest)
+          ? api::reshapeToShape(
+                moved,
+                concat({reshape(reduce_prod(shape(indices, DType::i64)), {1}),
+                        reshape(reduce_prod(dimsAt(others)), {1})},
+                       0),
+                {n, rest})
+          : reshapeTo(moved, {n, rest}, "gather");
+  Tensor hot = one_hot(reshape(indices, {-1}), depth, 1.0, 0.0, -1, g.dtype());
+  Tensor rows = matmul(transposeLast2(hot), flat); // [depth, rest]
+  Tensor shaped =
+      std::count_if(grouped.begin(), grouped.end(), shapes::isDynamic) > 1
+          ? api::reshapeToShape(rows, dimsAt(order), grouped)
+          : reshapeTo(rows, grouped, "gather");
   // Move the depth dim back to `axis`.
   std::vector<int64_t> back;
   for (int64_t i = 1; i <= axis; ++i)

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FiniteDifferences.h"
 #include "Support/ExpectError.h"
 #include "fnc/fnc.h"
 
@@ -430,27 +431,67 @@ TEST(DynamicGradientTest, RulesThatNeedADimSayWhich) {
       {"no gradient through fnc::conv2d of float32[?,?,4,1]",
        "needs the input's height and width and the kernel size known",
        "input_signature with known dims"});
-  expectGradientError(
-      [](const Tensor &x) {
-        return slice(x, {0, 0}, {-1, 2}, {2, 1});
-      },
-      {-1, 3}, zeros({4, 3}),
-      {"no gradient through fnc::slice with stride 2 along dim 0 of "
-       "float32[?,3]",
-       "input_signature with known dims"});
-  expectGradientError(
-      [](const Tensor &x) {
-        return pad(x, {{0, 1}, {0, 0}});
-      },
-      {-1, 3}, zeros({2, 3}),
-      {"no gradient through fnc::pad of float32[?,3] with 1 values after dim "
-       "0, whose size is unknown while tracing"});
+  // The gather's depth unknown while tracing (one_hot needs it).
   expectGradientError(
       [](const Tensor &x) {
         return gather(x, Tensor{0, 1}, 1);
       },
       {2, -1}, zeros({2, 3}),
       {"no gradient through fnc::gather from float32[2,?] along axis 1"});
+}
+
+// Rules that needed a dim unknown while tracing and now read it at run
+// time (each was an Unimplemented error): a slice with a stride > 1 along
+// such a dim (the strided slice's backward op places g), a pad with values
+// after one (a strided slice stopping that many before the end), a gather
+// whose indices and other params dims are both unknown (reshapes to shapes
+// read at run time). Staged with the dims unknown, against eager, at two
+// sizes each.
+TEST(DynamicGradientTest, RulesThatReadADimAtRunTime) {
+  struct Case {
+    const char *name;
+    std::function<Tensor(const Tensor &)> f;
+    Shape spec;
+    std::vector<Shape> shapes;
+  };
+  std::vector<Case> cases = {
+      {"strided slice", [](const Tensor &x) {
+         return slice(x, {1, 0}, {-1, 2}, {2, 1}) * 3.0;
+       }, {-1, 3}, {{5, 3}, {2, 3}}},
+      {"slice of a known size", [](const Tensor &x) {
+         return slice(x, {0, 1}, {2, 2}, {3, 2});
+       }, {-1, -1}, {{4, 5}, {7, 4}}},
+      {"pad after", [](const Tensor &x) {
+         return pad(x, {{1, 2}, {0, 1}}, 0, {1, 0}) * 2.0;
+       }, {-1, 3}, {{3, 3}, {1, 3}}},
+      {"gather", [](const Tensor &x) {
+         // params [?, 3, ?] (others unknown), indices [?] (count unknown).
+         Tensor idx = cast(reduce_sum(x, {1, 2}) * 0.0, DType::i32) + 2;
+         return gather(x, idx, 1) * 1.5;
+       }, {-1, 3, -1}, {{2, 3, 4}, {3, 3, 1}}},
+  };
+  std::mt19937 rng(5);
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.name);
+    auto gradient = [&](Tensor a) {
+      GradientTape tape;
+      tape.watch(a);
+      Tensor y = c.f(a);
+      return tape.gradient(reduce_sum(y * y), a);
+    };
+    FunctionOptions options;
+    options.input_signature = {TensorSpec(c.spec, DType::f64)};
+    options.jit_compile = true; // the compiled code, not the graph executor
+    auto staged = fnc::function(gradient, options);
+    for (const Shape &shape : c.shapes) {
+      Tensor x = fnc::testing::randomTensor(rng, shape, 1.0);
+      std::vector<double> eager = gradient(x).to_vector<double>(),
+                          got = staged(x).to_vector<double>();
+      ASSERT_EQ(got.size(), eager.size());
+      for (size_t k = 0; k < eager.size(); ++k)
+        EXPECT_NEAR(got[k], eager[k], 1e-12) << "element " << k;
+    }
+  }
 }
 
 // A reshape of a value with several dims unknown while tracing: its
