@@ -554,40 +554,69 @@ std::vector<Tensor> padRule(const trace::ops::Pad &p, const Tensor &x,
 /// g, given `c` (x's shape): per window, c at that maximum, TF's
 /// MaxPoolGradGrad. The taps of the windows in row-major order keep the
 /// first maximum as the reference kernel does (a NaN wins once), padded
-/// positions never count. Linear in c, through slices and selects, so it
-/// differentiates again; x only routes (its gradient is zero).
+/// positions never count (with the height or width unknown while tracing,
+/// the padding and the windows' counts are computed at run time). Linear
+/// in c, through slices and selects, so it differentiates again; x only
+/// routes (its gradient is zero).
 Tensor maxPoolGradRule(const trace::ops::Pool2DGrad &o, const Tensor &x,
                        const Tensor &g, const Tensor &c) {
   const Shape &xs = x.shape(), &gs = g.shape();
   int64_t n = xs[0], h = xs[1], wd = xs[2], ch = xs[3], oh = gs[1],
           ow = gs[2];
-  if (!knownShape({h, wd, oh, ow}))
-    noRule("max_pool2d_grad",
-           "of " + describe(x) +
-               " (a second derivative of max_pool2d): it needs the input's "
-               "height and width known while tracing (the batch and channel "
-               "dims may be unknown); give the function an input_signature "
-               "with known dims");
   int64_t kh = o.ksize[0], kw = o.ksize[1], sh = o.strides[0],
           sw = o.strides[1];
-  shapes::Padding padding =
-      o.samePadding ? shapes::Padding::Same : shapes::Padding::Valid;
-  int64_t top, bottom, left, right;
-  shapes::conv2dPadding(h, kh, sh, padding, top, bottom);
-  shapes::conv2dPadding(wd, kw, sw, padding, left, right);
-  std::vector<std::pair<int64_t, int64_t>> pads = {
-      {0, 0}, {top, bottom}, {left, right}, {0, 0}};
-  Tensor xp = pad(x, pads), cp = pad(c, pads),
-         inside = pad(ones_like(x), pads) > 0.5;
-  auto tap = [&](const Tensor &t, int64_t i, int64_t j) {
-    return slice(t, {0, i, j, 0}, {sizeOrToEnd(n), oh, ow, sizeOrToEnd(ch)},
-                 {1, sh, sw, 1});
-  };
+  Tensor xp = x, cp = c, inside = ones_like(x);
+  std::function<Tensor(const Tensor &, int64_t, int64_t)> tap;
+  if (knownShape({h, wd, oh, ow})) {
+    shapes::Padding padding =
+        o.samePadding ? shapes::Padding::Same : shapes::Padding::Valid;
+    int64_t top, bottom, left, right;
+    shapes::conv2dPadding(h, kh, sh, padding, top, bottom);
+    shapes::conv2dPadding(wd, kw, sw, padding, left, right);
+    std::vector<std::pair<int64_t, int64_t>> pads = {
+        {0, 0}, {top, bottom}, {left, right}, {0, 0}};
+    xp = pad(x, pads);
+    cp = pad(c, pads);
+    inside = pad(inside, pads);
+    tap = [&](const Tensor &t, int64_t i, int64_t j) {
+      return slice(t, {0, i, j, 0}, {sizeOrToEnd(n), oh, ow, sizeOrToEnd(ch)},
+                   {1, sh, sw, 1});
+    };
+  } else {
+    // The height or width unknown while tracing: the padding (SAME's
+    // depends on the size) and the windows' counts at run time.
+    for (int a : {1, 2}) {
+      int64_t k = o.ksize[a - 1], stride = o.strides[a - 1];
+      Tensor size = api::sizeAlong(x, a), zero = zeros({}, DType::i64);
+      Tensor total =
+          o.samePadding
+              ? maximum((api::sizeAlong(g, a) - int64_t{1}) * stride + k - size,
+                        zero)
+              : zero;
+      Tensor before = floor_div(total, Tensor(int64_t{2}));
+      for (Tensor *t : {&xp, &cp, &inside})
+        *t = concat({zerosAlong(*t, a, before), *t,
+                     zerosAlong(*t, a, total - before)},
+                    a);
+    }
+    tap = [&](const Tensor &t, int64_t i, int64_t j) {
+      shapes::SliceSpec spec{{0, i, j, 0},
+                             {shapes::kSliceMax, shapes::kSliceMax,
+                              shapes::kSliceMax, shapes::kSliceMax},
+                             {1, sh, sw, 1},
+                             {false, false, false, false}};
+      Tensor window = api::stridedSlice(t, spec, "strided_slice");
+      for (int a : {1, 2})
+        window = api::dynamicSlice(window, a, zeros({}, DType::i64),
+                                   api::sizeAlong(g, a));
+      return window;
+    };
+  }
   Tensor best = tap(xp, 0, 0), picked = tap(cp, 0, 0),
-         seen = tap(inside, 0, 0);
+         seen = tap(inside, 0, 0) > 0.5;
   for (int64_t i = 0; i < kh; ++i)
     for (int64_t j = i == 0 ? 1 : 0; j < kw; ++j) {
-      Tensor v = tap(xp, i, j), valid = tap(inside, i, j);
+      Tensor v = tap(xp, i, j), valid = tap(inside, i, j) > 0.5;
       Tensor better = logical_or(
           logical_not(seen),
           logical_or(v > best, logical_and(v != v, best == best)));
@@ -596,7 +625,80 @@ Tensor maxPoolGradRule(const trace::ops::Pool2DGrad &o, const Tensor &x,
       picked = select(take, tap(cp, i, j), picked);
       seen = logical_or(seen, valid);
     }
-  return picked;
+  return grad::conformTo(picked, gs);
+}
+
+/// conv2dRule where the input's height or width is unknown while tracing:
+/// the same convolutions, with the padding, the rows no window reaches and
+/// the windows' counts computed at run time (SAME's padding depends on the
+/// size), per spatial axis. The kernel size must be known.
+std::vector<Tensor> conv2dRuleAtRunTime(const trace::ops::Conv2D &c,
+                                        const Tensor &x, const Tensor &w,
+                                        const Tensor &g) {
+  const Shape &ws = w.shape();
+  int64_t k[3] = {0, ws[0], ws[1]}, stride[3] = {0, c.strides[0],
+                                                 c.strides[1]};
+  int64_t ch = ws[2], f = shapes::isDynamic(ws[3]) ? g.shape()[3] : ws[3];
+  // Per spatial axis: the input's size, the padding before and in all.
+  Tensor size[3], before[3], total[3];
+  for (int a : {1, 2}) {
+    size[a] = api::sizeAlong(x, a);
+    Tensor out = api::sizeAlong(g, a);
+    Tensor zero = zeros({}, DType::i64);
+    total[a] = c.samePadding
+                   ? maximum((out - int64_t{1}) * stride[a] + k[a] - size[a],
+                             zero)
+                   : zero;
+    before[a] = floor_div(total[a], Tensor(int64_t{2}));
+  }
+  // Input: as conv2dRule's, the rows no window reaches appended as zeros
+  // of a run-time count, then the input's rows taken back from the padded
+  // coordinates.
+  Tensor spread =
+      pad(g, {{0, 0}, {k[1] - 1, k[1] - 1}, {k[2] - 1, k[2] - 1}, {0, 0}}, 0,
+          {0, stride[1] - 1, stride[2] - 1, 0});
+  std::vector<int32_t> rowsBack(k[1]), colsBack(k[2]);
+  std::iota(rowsBack.rbegin(), rowsBack.rend(), 0);
+  std::iota(colsBack.rbegin(), colsBack.rend(), 0);
+  Tensor flipped = gather(gather(w, Tensor(rowsBack, {k[1]}), 0),
+                          Tensor(colsBack, {k[2]}), 1);
+  Tensor dx = conv2d(spread, transpose(flipped, {0, 1, 3, 2}), {1, 1},
+                     "VALID"); // [n, (oh-1)*sh + kh, (ow-1)*sw + kw, ch]
+  Tensor padded = x;
+  for (int a : {1, 2}) {
+    Tensor unreached = size[a] + total[a] - api::sizeAlong(dx, a);
+    dx = concat({dx, zerosAlong(dx, a, unreached)}, a);
+    dx = api::dynamicSlice(dx, a, before[a], size[a]);
+    padded = concat({zerosAlong(padded, a, before[a]), padded,
+                     zerosAlong(padded, a, total[a] - before[a])},
+                    a);
+  }
+  dx = grad::conformTo(dx, x.shape());
+  // Filter: tap (i, j) sees the padded input's window starting at (i, j),
+  // every stride-th element, as many as g has.
+  Tensor gFlat = reshapeTo(g, {shapes::kDynamic, f}, "conv2d");
+  std::vector<Tensor> rows;
+  for (int64_t i = 0; i < k[1]; ++i) {
+    std::vector<Tensor> taps;
+    for (int64_t j = 0; j < k[2]; ++j) {
+      shapes::SliceSpec spec{{0, i, j, 0},
+                             {shapes::kSliceMax, shapes::kSliceMax,
+                              shapes::kSliceMax, shapes::kSliceMax},
+                             {1, stride[1], stride[2], 1},
+                             {false, false, false, false}};
+      Tensor window = api::stridedSlice(padded, spec, "strided_slice");
+      for (int a : {1, 2})
+        window = api::dynamicSlice(window, a, zeros({}, DType::i64),
+                                   api::sizeAlong(g, a));
+      Tensor tap = matmul(
+          transposeLast2(reshapeTo(window, {shapes::kDynamic, ch}, "conv2d")),
+          gFlat); // [ch, f]
+      taps.push_back(knownShape({ch, f}) ? reshape(tap, {1, 1, ch, f})
+                                         : expand_dims(expand_dims(tap, 0), 0));
+    }
+    rows.push_back(taps.size() == 1 ? taps[0] : concat(taps, 1));
+  }
+  return {dx, rows.size() == 1 ? rows[0] : concat(rows, 0)};
 }
 
 /// The gradients of conv2d (NHWC input, HWCF filter) with respect to the
@@ -610,12 +712,13 @@ std::vector<Tensor> conv2dRule(const trace::ops::Conv2D &c,
   const Shape &xs = x.shape(), &ws = w.shape(), &gs = g.shape();
   int64_t n = xs[0], h = xs[1], wd = xs[2], ch = xs[3];
   int64_t kh = ws[0], kw = ws[1], f = ws[3], oh = gs[1], ow = gs[2];
-  if (!knownShape({h, wd, kh, kw}))
+  if (!knownShape({kh, kw}))
     noRule("conv2d", "of " + describe(x) + " with the filter " + describe(w) +
-                         ": its backward needs the input's height and width "
-                         "and the kernel size known while tracing (the batch "
-                         "and channel dims may be unknown); give the "
-                         "function an input_signature with known dims");
+                         ": its backward needs the kernel size known while "
+                         "tracing; give the function an input_signature "
+                         "with known dims");
+  if (!knownShape({h, wd}))
+    return conv2dRuleAtRunTime(c, x, w, g);
   if (shapes::isDynamic(ch)) // the channels may be known from the other side
     ch = ws[2];
   if (shapes::isDynamic(f))

@@ -450,37 +450,19 @@ TEST(GradientTest, Errors) {
 }
 
 TEST(GradientTest, RulesThatNeedShapesSayWhatToDo) {
-  // A rule that needs the shapes, in a trace with unknown dims.
+  // A rule that needs the shapes, in a trace with unknown dims: gather's
+  // one-hot needs the size of the axis gathered from.
   FunctionOptions options;
   options.input_signature = {TensorSpec({kUnknownDim}, DType::f32)};
   auto unknown = fnc::function(
       [](Tensor a) {
         GradientTape t;
         t.watch(a);
-        return t.gradient(reduce_sum(max_pool2d(reshape(a, {1, 1, -1, 1}),
-                                                {1, 2}, {1, 2})),
-                          a);
+        return t.gradient(reduce_sum(gather(a, Tensor{0, 0})), a);
       },
       options);
-  auto twice = fnc::function(
-      [](Tensor a) {
-        GradientTape outer;
-        outer.watch(a);
-        Tensor g;
-        {
-          GradientTape t;
-          t.watch(a);
-          g = t.gradient(reduce_sum(max_pool2d(reshape(a, {1, 1, -1, 1}),
-                                               {1, 2}, {1, 2})),
-                         a);
-        }
-        return outer.gradient(reduce_sum(g * a), a);
-      },
-      options);
-  EXPECT_EQ(unknown(Tensor{1.f, 2.f}).to_vector<float>(),
-            (std::vector<float>{0.f, 1.f}));
-  expectError([&] { twice(Tensor{1.f, 2.f}); }, ErrorKind::Unimplemented,
-              {"no gradient through fnc::max_pool2d_grad",
+  expectError([&] { unknown(Tensor{1.f, 2.f}); }, ErrorKind::Unimplemented,
+              {"no gradient through fnc::gather", "along axis 0",
                "input_signature with known dims"});
   // (A pad with values after such a dim takes them back at run time.)
   auto padded = fnc::function(
@@ -600,27 +582,37 @@ TEST(GradientTest, SecondDerivativesOfMaxPooling) {
   std::vector<double> firstTaps = {1, 3, 9, 11};
   EXPECT_EQ(throughGout(gout).to_vector<double>(), firstTaps);
   EXPECT_EQ(fnc::function(throughGout)(gout).to_vector<double>(), firstTaps);
-  // A height unknown while tracing: the rule says what to do.
+  // Heights and widths unknown while tracing: the padding and the windows'
+  // counts at run time (compiled, against eager).
   FunctionOptions unknownHeight;
-  unknownHeight.input_signature = {TensorSpec({1, kUnknownDim, 4, 1},
+  unknownHeight.input_signature = {TensorSpec({1, kUnknownDim, kUnknownDim, 1},
                                               DType::f64)};
-  auto unknown = fnc::function(
-      [&](Tensor in) {
-        GradientTape outer;
-        outer.watch(in);
-        Tensor g;
-        {
-          GradientTape inner;
-          inner.watch(in);
-          g = inner.gradient(reduce_sum(max_pool2d(in * in, {2, 2}, {1, 1})),
-                             in);
-        }
-        return outer.gradient(reduce_sum(g * g), in);
-      },
-      unknownHeight);
-  expectError([&] { unknown(ties); }, ErrorKind::Unimplemented,
-              {"no gradient through fnc::max_pool2d_grad",
-               "input_signature with known dims"});
+  unknownHeight.jit_compile = true;
+  for (const Pooling &p : {Pooling{{2, 2}, {1, 1}, "VALID"},
+                           Pooling{{3, 2}, {2, 2}, "SAME"}}) {
+    auto twice = [&](Tensor in) {
+      GradientTape outer;
+      outer.watch(in);
+      Tensor g;
+      {
+        GradientTape inner;
+        inner.watch(in);
+        g = inner.gradient(
+            reduce_sum(max_pool2d(in * in * in, p.ksize, p.strides, p.padding)),
+            in);
+      }
+      return outer.gradient(reduce_sum(g * g), in);
+    };
+    auto staged = fnc::function(twice, unknownHeight);
+    for (const Shape &shape : {Shape{1, 5, 4, 1}, Shape{1, 4, 7, 1}}) {
+      Tensor in = fnc::testing::randomTensor(rng, shape, 1.0);
+      std::vector<double> want = twice(in).to_vector<double>(),
+                          got = staged(in).to_vector<double>();
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t k = 0; k < want.size(); ++k)
+        EXPECT_NEAR(got[k], want[k], 1e-9 * (1 + std::abs(want[k])));
+    }
+  }
 }
 
 //===----------------------------------------------------------------------===//
