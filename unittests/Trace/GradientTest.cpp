@@ -450,19 +450,21 @@ TEST(GradientTest, Errors) {
 }
 
 TEST(GradientTest, RulesThatNeedShapesSayWhatToDo) {
-  // A rule that needs the shapes, in a trace with unknown dims: gather's
-  // one-hot needs the size of the axis gathered from.
+  // A rule that needs the shapes, in a trace with unknown dims: conv2d's
+  // needs the filter's spatial size.
   FunctionOptions options;
   options.input_signature = {TensorSpec({kUnknownDim}, DType::f32)};
   auto unknown = fnc::function(
       [](Tensor a) {
         GradientTape t;
         t.watch(a);
-        return t.gradient(reduce_sum(gather(a, Tensor{0, 0})), a);
+        Tensor image = fill({1, 3, 3, 1}, 1.f) * reduce_sum(a);
+        Tensor filter = reshape(a, {1, -1, 1, 1});
+        return t.gradient(reduce_sum(conv2d(image, filter)), a);
       },
       options);
   expectError([&] { unknown(Tensor{1.f, 2.f}); }, ErrorKind::Unimplemented,
-              {"no gradient through fnc::gather", "along axis 0",
+              {"no gradient through fnc::conv2d", "kernel size known",
                "input_signature with known dims"});
   // (A pad with values after such a dim takes them back at run time.)
   auto padded = fnc::function(
