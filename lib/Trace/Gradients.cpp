@@ -94,10 +94,6 @@ Tensor transposeLast2(const Tensor &x) {
   return transpose(x, perm);
 }
 
-std::string describe(const Tensor &t) {
-  return shapes::describe(t.dtype(), t.shape());
-}
-
 /// a * b, unknown when either is.
 int64_t times(int64_t a, int64_t b) {
   return shapes::isDynamic(a) || shapes::isDynamic(b) ? shapes::kDynamic
@@ -629,40 +625,48 @@ Tensor maxPoolGradRule(const trace::ops::Pool2DGrad &o, const Tensor &x,
   return grad::conformTo(picked, gs);
 }
 
-/// conv2dRule where the input's height or width is unknown while tracing:
-/// the same convolutions, with the padding, the rows no window reaches and
-/// the windows' counts computed at run time (SAME's padding depends on the
-/// size), per spatial axis. The kernel size must be known.
+/// conv2dRule where the input's height or width, or the kernel's, is
+/// unknown while tracing: the same input gradient, with the padding, the
+/// kernel's extent and the rows no window reaches computed at run time
+/// (SAME's padding depends on the size), per spatial axis, and the
+/// filter's by one convolution of the padded input (the batch as its
+/// channels) with the output gradient dilated by the strides, of which
+/// the first kernel-size rows and columns are the taps.
 std::vector<Tensor> conv2dRuleAtRunTime(const trace::ops::Conv2D &c,
                                         const Tensor &x, const Tensor &w,
                                         const Tensor &g) {
-  const Shape &ws = w.shape();
-  int64_t k[3] = {0, ws[0], ws[1]}, stride[3] = {0, c.strides[0],
-                                                 c.strides[1]};
-  int64_t ch = ws[2], f = shapes::isDynamic(ws[3]) ? g.shape()[3] : ws[3];
-  // Per spatial axis: the input's size, the padding before and in all.
-  Tensor size[3], before[3], total[3];
+  int64_t stride[3] = {0, c.strides[0], c.strides[1]};
+  // Per spatial axis: the input's and the kernel's sizes, the padding
+  // before and in all.
+  Tensor size[3], kernel[3], before[3], total[3];
+  Tensor zero = zeros({}, DType::i64);
   for (int a : {1, 2}) {
     size[a] = api::sizeAlong(x, a);
+    kernel[a] = api::sizeAlong(w, a - 1);
     Tensor out = api::sizeAlong(g, a);
-    Tensor zero = zeros({}, DType::i64);
     total[a] = c.samePadding
-                   ? maximum((out - int64_t{1}) * stride[a] + k[a] - size[a],
+                   ? maximum((out - int64_t{1}) * stride[a] + kernel[a] -
+                                 size[a],
                              zero)
                    : zero;
     before[a] = floor_div(total[a], Tensor(int64_t{2}));
   }
-  // Input: as conv2dRule's, the rows no window reaches appended as zeros
-  // of a run-time count, then the input's rows taken back from the padded
+  // Input: g dilated by the strides and padded by the kernel's extent less
+  // one, convolved with the flipped filter; the rows no window reaches
+  // appended as zeros, then the input's rows taken back from the padded
   // coordinates.
-  Tensor spread =
-      pad(g, {{0, 0}, {k[1] - 1, k[1] - 1}, {k[2] - 1, k[2] - 1}, {0, 0}}, 0,
+  Tensor dilated =
+      pad(g, {{0, 0}, {0, 0}, {0, 0}, {0, 0}}, 0,
           {0, stride[1] - 1, stride[2] - 1, 0});
-  std::vector<int32_t> rowsBack(k[1]), colsBack(k[2]);
-  std::iota(rowsBack.rbegin(), rowsBack.rend(), 0);
-  std::iota(colsBack.rbegin(), colsBack.rend(), 0);
-  Tensor flipped = gather(gather(w, Tensor(rowsBack, {k[1]}), 0),
-                          Tensor(colsBack, {k[2]}), 1);
+  Tensor spread = dilated;
+  for (int a : {1, 2}) {
+    Tensor margin = kernel[a] - int64_t{1};
+    spread = concat({zerosAlong(spread, a, margin), spread,
+                     zerosAlong(spread, a, margin)},
+                    a);
+  }
+  Tensor flipped = strided_slice(w, {0, 0, 0, 0}, {0, 0, 0, 0},
+                                 {-1, -1, 1, 1}, 0b1111, 0b1111);
   Tensor dx = conv2d(spread, transpose(flipped, {0, 1, 3, 2}), {1, 1},
                      "VALID"); // [n, (oh-1)*sh + kh, (ow-1)*sw + kw, ch]
   Tensor padded = x;
@@ -674,32 +678,16 @@ std::vector<Tensor> conv2dRuleAtRunTime(const trace::ops::Conv2D &c,
                      zerosAlong(padded, a, total[a] - before[a])},
                     a);
   }
-  dx = grad::conformTo(dx, x.shape());
-  // Filter: tap (i, j) sees the padded input's window starting at (i, j),
-  // every stride-th element, as many as g has.
-  Tensor gFlat = reshapeTo(g, {shapes::kDynamic, f}, "conv2d");
-  std::vector<Tensor> rows;
-  for (int64_t i = 0; i < k[1]; ++i) {
-    std::vector<Tensor> taps;
-    for (int64_t j = 0; j < k[2]; ++j) {
-      shapes::SliceSpec spec{{0, i, j, 0},
-                             {shapes::kSliceMax, shapes::kSliceMax,
-                              shapes::kSliceMax, shapes::kSliceMax},
-                             {1, stride[1], stride[2], 1},
-                             {false, false, false, false}};
-      Tensor window = api::stridedSlice(padded, spec, "strided_slice");
-      for (int a : {1, 2})
-        window = api::dynamicSlice(window, a, zeros({}, DType::i64),
-                                   api::sizeAlong(g, a));
-      Tensor tap = matmul(
-          transposeLast2(reshapeTo(window, {shapes::kDynamic, ch}, "conv2d")),
-          gFlat); // [ch, f]
-      taps.push_back(knownShape({ch, f}) ? reshape(tap, {1, 1, ch, f})
-                                         : expand_dims(expand_dims(tap, 0), 0));
-    }
-    rows.push_back(taps.size() == 1 ? taps[0] : concat(taps, 1));
-  }
-  return {dx, rows.size() == 1 ? rows[0] : concat(rows, 0)};
+  // Filter: dw[i, j, c, f] = sum over (n, y, x) of
+  // padded[n, y*sh + i, x*sw + j, c] * g[n, y, x, f], a VALID convolution
+  // of the padded input ([c, hp, wp, n]) by the dilated g ([.., .., n, f]);
+  // past the kernel's extent it runs over rows no window reached.
+  Tensor taps = conv2d(transpose(padded, {3, 1, 2, 0}),
+                       transpose(dilated, {1, 2, 0, 3}), {1, 1}, "VALID");
+  for (int a : {1, 2})
+    taps = api::dynamicSlice(taps, a, zero, kernel[a]);
+  Tensor dw = transpose(taps, {1, 2, 0, 3}); // [kh, kw, c, f]
+  return {grad::conformTo(dx, x.shape()), grad::conformTo(dw, w.shape())};
 }
 
 /// The gradients of conv2d (NHWC input, HWCF filter) with respect to the
@@ -713,18 +701,17 @@ std::vector<Tensor> conv2dRule(const trace::ops::Conv2D &c,
   const Shape &xs = x.shape(), &ws = w.shape(), &gs = g.shape();
   int64_t n = xs[0], h = xs[1], wd = xs[2], ch = xs[3];
   int64_t kh = ws[0], kw = ws[1], f = ws[3], oh = gs[1], ow = gs[2];
-  if (!knownShape({kh, kw}))
-    noRule("conv2d", "of " + describe(x) + " with the filter " + describe(w) +
-                         ": its backward needs the kernel size known while "
-                         "tracing; give the function an input_signature "
-                         "with known dims");
-  if (!knownShape({h, wd}))
-    return conv2dRuleAtRunTime(c, x, w, g);
   if (shapes::isDynamic(ch)) // the channels may be known from the other side
     ch = ws[2];
   if (shapes::isDynamic(f))
     f = gs[3];
   int64_t sh = c.strides[0], sw = c.strides[1];
+  // (The per-tap filter gradient below flattens pixels by channels: it
+  // needs one of them known.)
+  bool perTapFlattens = (sh != 1 || sw != 1) && shapes::isDynamic(n) &&
+                        !knownShape({ch, f});
+  if (!knownShape({h, wd, kh, kw}) || perTapFlattens)
+    return conv2dRuleAtRunTime(c, x, w, g);
   shapes::Padding padding =
       c.samePadding ? shapes::Padding::Same : shapes::Padding::Valid;
   int64_t top, bottom, left, right;
