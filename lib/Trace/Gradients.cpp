@@ -433,10 +433,19 @@ std::vector<Tensor> reduction(const trace::ops::Reduce &r,
   }
 }
 
+/// zeroStaysZero's promise for a matmul: a row of g that is all zero gives
+/// a zero row of da, a column of g that is all zero a zero column of db,
+/// even where the other operand holds an inf (0 * inf is NaN). Staged, a
+/// matmul before a cond sees a zero gradient from the branch not taken
+/// where eagerly it is not differentiated at all.
 std::vector<Tensor> matmulRule(const std::vector<Tensor> &in, const Tensor &g) {
   const Tensor &a = in[0], &b = in[1];
-  return {unbroadcast(matmul(g, transposeLast2(b)), a),
-          unbroadcast(matmul(transposeLast2(a), g), b)};
+  Tensor nonzero = g != 0.0, zero = zeros({}, g.dtype());
+  Tensor da = select(reduce_any(nonzero, {-1}, /*keepdims=*/true),
+                     matmul(g, transposeLast2(b)), zero);
+  Tensor db = select(reduce_any(nonzero, {-2}, /*keepdims=*/true),
+                     matmul(transposeLast2(a), g), zero);
+  return {unbroadcast(da, a), unbroadcast(db, b)};
 }
 
 std::vector<Tensor> softmaxRule(const trace::ops::Softmax &s, const Tensor &out,

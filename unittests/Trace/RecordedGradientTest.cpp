@@ -19,6 +19,7 @@
 
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <random>
 
 using namespace fnc;
@@ -335,6 +336,36 @@ TEST(RecordedGradientTest, ZeroGradientsStayZero) {
   Tensor a(-1e30f);
   EXPECT_EQ(loop(a).item<float>(), -2e30f);
   EXPECT_EQ(fnc::function(loop)(a).item<float>(), -2e30f);
+}
+
+// A matmul whose result only a cond's other branch, or a loop that runs no
+// iteration, uses: eagerly it is not differentiated; staged its gradient is
+// zero, which must not turn into NaN times the inf of its other factor (the
+// AgreementTest, seed 2026, found it).
+TEST(RecordedGradientTest, ZeroGradientsThroughAMatmulWithAnInf) {
+  const float inf = std::numeric_limits<float>::infinity();
+  auto program = [inf](Tensor a, bool loop) {
+    GradientTape tape;
+    tape.watch(a);
+    Tensor c = matmul(a, Tensor({{inf}, {1.0f}})); // [1, 1], inf
+    Tensor y =
+        loop ? fnc::for_range(
+                   Tensor(0), Tensor(0), Tensor(1),
+                   [&](const Tensor &, const Tensor &v) { return v + c; }, a)
+             : fnc::cond(
+                   reduce_sum(a) > 0.0f, [&] { return a * 2.0f; },
+                   [&] { return a + c; });
+    return tape.gradient(reduce_sum(y), a);
+  };
+  for (bool loop : {true, false}) {
+    SCOPED_TRACE(loop ? "for_range of no iteration" : "cond");
+    Tensor a({{1.0f, 2.0f}});
+    std::vector<float> want = {loop ? 1.0f : 2.0f, loop ? 1.0f : 2.0f};
+    EXPECT_EQ(program(a, loop).to_vector<float>(), want);
+    EXPECT_EQ(fnc::function([&](Tensor x) { return program(x, loop); })(a)
+                  .to_vector<float>(),
+              want);
+  }
 }
 
 // Variables read in a loop body of a function called under an outer tape.
