@@ -16,6 +16,7 @@
 #include "Gradients.h"
 
 #include "fnc/API/OpSupport.h"
+#include "fnc/Control.h"
 #include "fnc/Ops.h"
 #include "fnc/Shape/ShapeRules.h"
 
@@ -91,10 +92,6 @@ Tensor transposeLast2(const Tensor &x) {
   std::iota(perm.begin(), perm.end(), 0);
   std::swap(perm[perm.size() - 2], perm[perm.size() - 1]);
   return transpose(x, perm);
-}
-
-std::string describe(const Tensor &t) {
-  return shapes::describe(t.dtype(), t.shape());
 }
 
 /// a * b, unknown when either is.
@@ -925,16 +922,22 @@ std::vector<Tensor> gatherRule(const trace::ops::Gather &op,
                        0),
                 {n, rest})
           : reshapeTo(moved, {n, rest}, "gather");
-  // (Along an axis of unknown size the gradient would need a scatter-add
-  // of run-time length; a staged loop doing it ran, but a flat history's
-  // row reads then gave NaN gradients where eager gives none: see
-  // Autodiff.md.)
-  if (shapes::isDynamic(depth))
-    noRule("gather", "from " + describe(params) + " along axis " +
-                         std::to_string(axis) +
-                         ", whose size is unknown while tracing; give the "
-                         "function an input_signature with known dims");
-  Tensor hot = one_hot(reshape(indices, {-1}), depth, 1.0, 0.0, -1, g.dtype());
+  Tensor hot;
+  if (!shapes::isDynamic(depth)) {
+    hot = one_hot(reshape(indices, {-1}), depth, 1.0, 0.0, -1, g.dtype());
+  } else {
+    // The axis's size unknown while tracing (a batch of -1 gathered from):
+    // the one-hot compares the indices with 0 .. depth - 1, which a staged
+    // loop writes (the op set has no iota of run-time length).
+    Tensor count = api::sizeAlong(params, axis);
+    Tensor iota = fnc::for_range(
+        zeros({}, DType::i64), count, ones({}, DType::i64),
+        [](const Tensor &i, const Tensor &v) { return api::setRow(v, i, i); },
+        zeros(reshape(count, {1}), DType::i64));
+    hot = cast(equal(reshape(cast(indices, DType::i64), {-1, 1}),
+                     reshape(iota, {1, -1})),
+               g.dtype()); // [n, depth]
+  }
   Tensor rows = matmul(transposeLast2(hot), flat); // [depth, rest]
   Tensor shaped =
       std::count_if(grouped.begin(), grouped.end(), shapes::isDynamic) > 1

@@ -405,28 +405,14 @@ TEST(DynamicGradientTest, CnnTrainStepWithUnknownBatch) {
 // Rules that read a dim at run time
 //===----------------------------------------------------------------------===//
 
-TEST(DynamicGradientTest, GatherAlongAnUnknownAxisSaysWhatToDo) {
-  FunctionOptions options;
-  options.input_signature = {TensorSpec({2, -1}, DType::f32)};
-  auto staged = fnc::function(
-      [](Tensor a) {
-        GradientTape tape;
-        tape.watch(a);
-        return tape.gradient(reduce_sum(gather(a, Tensor{0, 1}, 1)), a);
-      },
-      options);
-  expectError([&] { staged(zeros({2, 3})); }, ErrorKind::Unimplemented,
-              {"no gradient through fnc::gather from float32[2,?] along axis 1",
-               "input_signature with known dims"});
-}
-
 // Rules that needed a dim unknown while tracing and now read it at run
 // time (each was an Unimplemented error): a slice with a stride > 1 along
 // such a dim (the strided slice's backward op places g), a pad with values
 // after one (a strided slice stopping that many before the end), a gather
 // whose indices and other params dims are both unknown (reshapes to shapes
-// read at run time). Staged with the dims unknown, against eager, at two
-// sizes each.
+// read at run time), a gather along an axis of unknown size (its one-hot
+// against 0 .. depth - 1, which a staged loop writes). Staged with the dims
+// unknown, against eager, at two sizes each.
 TEST(DynamicGradientTest, RulesThatReadADimAtRunTime) {
   struct Case {
     const char *name;
@@ -444,6 +430,13 @@ TEST(DynamicGradientTest, RulesThatReadADimAtRunTime) {
       {"pad after", [](const Tensor &x) {
          return pad(x, {{1, 2}, {0, 1}}, 0, {1, 0}) * 2.0;
        }, {-1, 3}, {{3, 3}, {1, 3}}},
+      {"gather along an unknown axis", [](const Tensor &x) {
+         // A batch of -1 gathered from, twice from row 0.
+         Tensor rows = concat({cast(reduce_sum(x, {1}) * 0.0, DType::i32),
+                               Tensor{0}},
+                              0);
+         return gather(x, rows, 0) * 2.0;
+       }, {-1, 3}, {{4, 3}, {1, 3}}},
       {"gather", [](const Tensor &x) {
          // params [?, 3, ?] (others unknown), indices [?] (count unknown).
          Tensor idx = cast(reduce_sum(x, {1, 2}) * 0.0, DType::i32) + 2;
