@@ -545,6 +545,15 @@ TEST(AgreementTest, UnknownDimsOfOneBroadcastAtRunTime) {
               },
               {f32({1, 2, 3, 4, 5, 6, 7, 8}, {1, 2, 2, 2}),
                f32({1, -1, 2, 0.5f, 3, 1, 0, 2}, {2, 1, 2, 2})});
+  // cond ? x : x is x only where cond does not stretch x (the generator:
+  // a canonicalization dropped the broadcast of a [4, 1, 1] loop value
+  // against a [1, 1, 3] condition).
+  expectAgree("select of one value against a wider condition",
+              [unknown](std::vector<Tensor> a) {
+                Tensor x = unknown(a[0]);
+                return std::vector<Tensor>{select(a[1] > 0.f, x, x)};
+              },
+              {f32({1, 2, 3, 4}, {4, 1, 1}), f32({1, -1, 2}, {1, 1, 3})});
   // Sizes that are neither equal nor 1 are the eager error.
   FunctionOptions options;
   options.input_signature = std::vector<TensorSpec>{TensorSpec({kUnknownDim})};

@@ -461,3 +461,19 @@ func.func @strided_slice_grad_to_pad(%x: tensor<5x6xf32>, %g: tensor<2x3xf32>, %
   // CHECK: return %[[P]], %[[S]]
   return %0, %1 : tensor<5x6xf32>, tensor<?x6xf32>
 }
+
+// -----
+
+// cond ? x : x is x, unless cond may stretch one of x's unknown dims.
+// CHECK-LABEL: func @select_of_one_value
+func.func @select_of_one_value(%c: tensor<?xi1>, %c1: tensor<1xi1>, %x: tensor<?xf32>, %w: tensor<3x?xf32>, %cw: tensor<3x1xi1>) -> (tensor<?xf32>, tensor<?xf32>, tensor<3x?xf32>, tensor<?xf32>) {
+  // CHECK-SAME: (%[[C:.*]]: tensor<?xi1>, %[[C1:.*]]: tensor<1xi1>, %[[X:.*]]: tensor<?xf32>, %[[W:.*]]: tensor<3x?xf32>, %[[CW:.*]]: tensor<3x1xi1>)
+  // CHECK: %[[S:.*]] = fnc.select %[[C]], %[[X]], %[[X]]
+  %0 = fnc.select %c, %x, %x : tensor<?xi1>, tensor<?xf32>, tensor<?xf32>
+  %1 = fnc.select %c1, %x, %x : tensor<1xi1>, tensor<?xf32>, tensor<?xf32>
+  %2 = fnc.select %cw, %w, %w : tensor<3x1xi1>, tensor<3x?xf32>, tensor<3x?xf32>
+  // The tracer knows the unknown dims are equal.
+  %3 = fnc.select %c, %x, %x {fnc.same_unknown_dims} : tensor<?xi1>, tensor<?xf32>, tensor<?xf32>
+  // CHECK: return %[[S]], %[[X]], %[[W]], %[[X]]
+  return %0, %1, %2, %3 : tensor<?xf32>, tensor<?xf32>, tensor<3x?xf32>, tensor<?xf32>
+}

@@ -315,8 +315,27 @@ OpFoldResult CompareOp::fold(FoldAdaptor adaptor) {
   return {};
 }
 
+/// Whether `cond` cannot stretch a value of type `valueType` at run time:
+/// where the value's dim is unknown, cond's (aligned to the right) is
+/// absent or 1. (Types alike do not say it: a dim unknown at compile time
+/// may be 1 in the value and 3 in cond.)
+static bool neverStretchedBy(Type valueType, Type condType) {
+  auto value = dyn_cast<RankedTensorType>(valueType);
+  auto cond = dyn_cast<RankedTensorType>(condType);
+  if (!value || !cond)
+    return false;
+  int64_t lead = value.getRank() - cond.getRank();
+  for (int64_t d = 0; d < value.getRank(); ++d)
+    if (value.isDynamicDim(d) && d >= lead && cond.getDimSize(d - lead) != 1)
+      return false;
+  return true;
+}
+
 OpFoldResult SelectOp::fold(FoldAdaptor adaptor) {
-  if (getLhs() == getRhs())
+  // cond ? x : x is x unless cond broadcasts x.
+  if (getLhs() == getRhs() &&
+      ((*this)->hasAttr(kSameUnknownDims) ||
+       neverStretchedBy(getLhs().getType(), getCond().getType())))
     return sameTypeOrNull(getLhs(), getType());
   if (isSplat(adaptor.getCond(), 1))
     return sameTypeOrNull(getLhs(), getType());
