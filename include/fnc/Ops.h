@@ -62,6 +62,7 @@ Tensor fillFromShapeTensor(const Tensor &shape, const Tensor &value,
                            const char *op);
 Tensor fillFromShapeTensor(const Tensor &shape, double value, DType dtype,
                            const char *op);
+Tensor broadcastToShapeTensor(const Tensor &x, const Tensor &shape);
 template <typename T>
 using IfTensor = std::enable_if_t<std::is_same_v<T, Tensor>, int>;
 } // namespace detail
@@ -340,6 +341,13 @@ Tensor transpose(const Tensor &x, const std::vector<int64_t> &perm = {});
 /// Same elements, new shape; one dim may be -1 (inferred).
 Tensor reshape(const Tensor &x, const Shape &shape);
 Tensor broadcast_to(const Tensor &x, const Shape &shape);
+/// broadcast_to a shape held in a 1-D int32/int64 tensor of known length,
+/// such as fnc::shape(y) (tf.broadcast_to(x, tf.shape(y))): while tracing,
+/// its sizes may be known only when the code runs.
+template <typename T, detail::IfTensor<T> = 0>
+Tensor broadcast_to(const Tensor &x, const T &shape) {
+  return detail::broadcastToShapeTensor(x, shape);
+}
 /// Inserts a dim of size 1 at `axis` in [-rank-1, rank].
 Tensor expand_dims(const Tensor &x, int64_t axis);
 /// Removes the size-1 dims at `axes` (all of them if empty).

@@ -49,13 +49,20 @@ Tensor transpose(const Tensor &x, const std::vector<int64_t> &perm) {
 }
 
 Tensor reshape(const Tensor &x, const Shape &target) {
-  for (int64_t d : target)
+  for (int64_t d : target) {
+    if (shapes::isDynamic(d))
+      fail(ErrorKind::InvalidArgument, "reshape",
+           "target shape " + shapes::toString(target) +
+               " has a dim unknown while tracing (the shape of a traced "
+               "value); give -1 for the one dim to infer",
+           {&x});
     if (d < -1)
       fail(ErrorKind::InvalidArgument, "reshape",
            "target shape " + shapes::toString(target) +
                " has a negative dimension other than -1; dims must be >= 0 "
                "(or -1 once, to infer it)",
            {&x});
+  }
   Shape shape = checked(shapes::reshape(x.shape(), target), "reshape", {&x});
   // Dispatch point.
   Tensor out;
@@ -69,12 +76,21 @@ Tensor reshape(const Tensor &x, const Shape &target) {
 }
 
 Tensor broadcast_to(const Tensor &x, const Shape &target) {
-  for (int64_t d : target)
+  for (int64_t d : target) {
+    if (shapes::isDynamic(d))
+      fail(ErrorKind::InvalidArgument, "broadcast_to",
+           "target shape " + shapes::toString(target) +
+               " has a dim unknown while tracing (the shape of a traced "
+               "value); pass the shape as a tensor, "
+               "fnc::broadcast_to(x, fnc::shape(y)), whose sizes are read "
+               "when the code runs",
+           {&x});
     if (d < 0)
       fail(ErrorKind::InvalidArgument, "broadcast_to",
            "target shape " + shapes::toString(target) +
                " has a negative dimension; dims must be >= 0",
            {&x});
+  }
   Shape shape =
       checked(shapes::broadcastTo(x.shape(), target), "broadcast_to", {&x});
   if (shape == x.shape())
@@ -329,5 +345,23 @@ Tensor broadcastLike(const Tensor &value, const Tensor &like) {
 }
 
 } // namespace api
+
+namespace detail {
+
+Tensor broadcastToShapeTensor(const Tensor &x, const Tensor &shapeTensor) {
+  Shape target = dimsOfShapeTensor(shapeTensor, "broadcast_to");
+  trace::Recorder *r = recording();
+  if (!r || !trace::isSymbolic(shapeTensor))
+    return broadcast_to(x, target); // sizes known now: checked there
+  Shape shape =
+      checked(shapes::broadcastTo(x.shape(), target), "broadcast_to", {&x});
+  // Dispatch point: sizes read at run time.
+  Tensor out = record(*r, trace::ops::BroadcastToShape{}, x.dtype(),
+                      std::move(shape), {&x, &shapeTensor}, "broadcast_to");
+  return taped(std::move(out), {&x, &shapeTensor},
+               [] { return trace::ops::BroadcastToShape{}; });
+}
+
+} // namespace detail
 
 } // namespace fnc

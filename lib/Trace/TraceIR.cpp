@@ -464,6 +464,35 @@ public:
     dimSymbols_[result].assign(to.begin(), to.end());
   }
 
+  /// Marks `result`, fnc.broadcast_to_shape of `input` to the shape tensor
+  /// `shape`, kSameUnknownDims where no unknown dim of the input can be 1
+  /// against a larger unknown dim of the shape (noteSumToShape's rule, the
+  /// other way). Its dims are the shape's: those of fnc::zeros(
+  /// fnc::shape(x)) are x's.
+  void noteBroadcastToShape(Value input, Value shape, Value result) {
+    auto known = shapeSymbols_.find(shape);
+    if (!result || known == shapeSymbols_.end())
+      return;
+    ArrayRef<int64_t> in = dimSymbols(input), to = known->second;
+    size_t lead = to.size() - in.size();
+    bool same = true, needsExactOnes = false;
+    for (size_t i = 0; i < in.size(); ++i) {
+      int64_t from = in[i];
+      if (!to[lead + i] || !from || from == to[lead + i])
+        continue;
+      if (argumentSymbols_.contains(from))
+        needsExactOnes = true;
+      else
+        same = false;
+    }
+    if (same) {
+      unknownDimsMeet |= needsExactOnes;
+      result.getDefiningOp()->setAttr(mlir::fnc::kSameUnknownDims,
+                                      UnitAttr::get(result.getContext()));
+    }
+    dimSymbols_[result].assign(to.begin(), to.end());
+  }
+
   /// Gives `result` the symbols of `input`'s dims it keeps: result dim i
   /// is input dim from[i] (-1: none, a fresh symbol if unknown).
   Value keepSymbols(Value input, Value result, ArrayRef<int64_t> from) {
@@ -689,10 +718,7 @@ public:
             [&](const ops::BroadcastToShape &) -> Value {
               Value r = mark(mlir::fnc::BroadcastToShapeOp::create(
                   b, loc_, type, in(0), in(1)));
-              // The dims of fnc::zeros(fnc::shape(x)) are x's.
-              auto known = shapeSymbols_.find(in(1));
-              if (known != shapeSymbols_.end())
-                dimSymbols_[r] = known->second;
+              noteBroadcastToShape(in(0), in(1), r);
               return r;
             },
             [&](const ops::SetRow &) -> Value {

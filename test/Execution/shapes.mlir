@@ -57,6 +57,12 @@
 // Shapes as values: shape_of and broadcast_to_shape (zeros(shape(x))).
 // RUN: fnc-run %s --entry=shape_values --input=2x3xf32=1,2,3,4,5,6 --input=3xi64=2,1,3 | FileCheck %s --check-prefix=SV
 // RUN: fnc-run %s --interpret --entry=shape_values --input=2x3xf32=1,2,3,4,5,6 --input=3xi64=2,1,3 | FileCheck %s --check-prefix=SV
+// An unknown dim that is 1 stretches to the shape's unknown dim; any other
+// size must equal it.
+// RUN: fnc-run %s --entry=shape_values --input=1x3xf32=1,2,3 --input=3xi64=2,1,3 | FileCheck %s --check-prefix=SV1
+// RUN: fnc-run %s --interpret --entry=shape_values --input=1x3xf32=1,2,3 --input=3xi64=2,1,3 | FileCheck %s --check-prefix=SV1
+// RUN: not fnc-run %s --entry=shape_values --input=2x3xf32=1,2,3,4,5,6 --input=3xi64=3,1,3 2>&1 | FileCheck %s --check-prefix=SV-BAD
+// RUN: not fnc-run %s --interpret --entry=shape_values --input=2x3xf32=1,2,3,4,5,6 --input=3xi64=3,1,3 2>&1 | FileCheck %s --check-prefix=SV-BAD-INTERP
 // sum_to_shape: the shape decides at run time which dims are summed; a
 // shape the input is not a broadcast of is an error.
 // RUN: fnc-run %s --entry=sum_to_shape --input=2x3xf32=1,2,3,4,5,6 --input=2xi64=1,3 | FileCheck %s --check-prefix=SUM1
@@ -177,6 +183,12 @@ func.func @pad(%a: tensor<?x3xi32>) -> tensor<?x7xi32> {
 // SV-NEXT: {{\[\[}}[1. 2. 3.]]
 // SV-EMPTY:
 // SV-NEXT:  {{\[\[}}4. 5. 6.]]], shape=(2, 1, 3), dtype=float32)
+// SV1: {{^}}fnc.Tensor({{$}}
+// SV1-NEXT: {{\[\[}}[1. 2. 3.]]
+// SV1-EMPTY:
+// SV1-NEXT:  {{\[\[}}1. 2. 3.]]], shape=(2, 1, 3), dtype=float32)
+// SV-BAD: error: @shape_values: dynamic dimension mismatch: 2 vs 3
+// SV-BAD-INTERP: error: {{.*}}cannot broadcast shape [2, 1, 3] to [3, 1, 3]
 func.func @shape_values(%x: tensor<?x?xf32>, %s: tensor<3xi64>) -> (tensor<2xi32>, tensor<?x?xf32>, tensor<?x?x3xf32>) {
   %shape = fnc.shape_of %x : tensor<?x?xf32> -> tensor<2xi32>
   %zero = fnc.constant dense<0.0> : tensor<f32>

@@ -182,6 +182,8 @@ std::multimap<std::string, Probe> probes() {
                             return broadcast_to(a, {4, 2, 3});
                           },
                           x));
+  add("broadcast_to",
+      probe([](Tensor s) { return broadcast_to(Tensor(2.5f), s); }, shape23));
   add("expand_dims", probe([](Tensor a) { return expand_dims(a, 0); }, x));
   add("squeeze",
       probe([](Tensor a) { return squeeze(a); }, reshape(x, {1, 2, 1, 3})));

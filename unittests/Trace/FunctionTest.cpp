@@ -385,6 +385,71 @@ TEST(FunctionTest, ShapesWithUnknownDimsAreRunTimeValues) {
             std::string::npos);
 }
 
+// tf.broadcast_to(x, tf.shape(y)): the target's sizes read at run time.
+TEST(FunctionTest, BroadcastToAShapeTensor) {
+  FunctionOptions options;
+  options.input_signature = std::vector<TensorSpec>{
+      TensorSpec({kUnknownDim, 1}), TensorSpec({kUnknownDim, kUnknownDim})};
+  Shape seen;
+  auto f = fnc::function(
+      [&](Tensor x, Tensor y) {
+        GradientTape tape;
+        tape.watch(x);
+        Tensor b = broadcast_to(x, shape(y));
+        seen = b.shape();
+        Tensor loss = reduce_sum(b * y);
+        return std::make_tuple(b, tape.gradient(loss, x));
+      },
+      options);
+  for (int64_t rows : {1, 3}) {
+    for (int64_t cols : {1, 4}) {
+      Tensor x = reshape(range(1, static_cast<double>(rows + 1)), {rows, 1});
+      Tensor y = reshape(range(0, static_cast<double>(rows * cols)),
+                         {rows, cols});
+      auto [b, dx] = f(x, y);
+      Tensor want = broadcast_to(x, shape(y)); // eagerly
+      EXPECT_EQ(want.shape(), (Shape{rows, cols}));
+      EXPECT_EQ(b.shape(), want.shape());
+      EXPECT_EQ(b.to_vector<float>(), want.to_vector<float>());
+      EXPECT_EQ(dx.to_vector<float>(),
+                reduce_sum(y, {1}, true).to_vector<float>());
+    }
+  }
+  // The rows unknown while tracing (a call whose unknown dim is 1 may get
+  // a trace of its own).
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0], kUnknownDim);
+  // Sizes that do not broadcast: an error when the code runs.
+  fnc::testing::expectError(
+      [&] { f(zeros({2, 1}), zeros({3, 2})); }, ErrorKind::InvalidArgument,
+      {"dimension mismatch"});
+  // An unknown dim that is 1 when the code runs, not an argument's (a
+  // loop value's whose shape may change), stretches to an unknown dim of
+  // the target.
+  auto firstRow = fnc::function(
+      [](Tensor, Tensor y) {
+        LoopOptions loop;
+        loop.shape_invariants = {Shape{kUnknownDim, kUnknownDim}};
+        Tensor row = for_range(
+            0, 1, 1, [](Tensor, Tensor v) { return v; },
+            slice(y, {0, 0}, {1, -1}), loop);
+        return broadcast_to(row, shape(y));
+      },
+      options);
+  Tensor y = reshape(range(0.0, 12.0), {3, 4});
+  EXPECT_EQ(firstRow(zeros({3, 1}), y).to_vector<float>(),
+            broadcast_to(slice(y, {0, 0}, {1, -1}), {3, 4}).to_vector<float>());
+  // The static shape of a value with unknown dims: the error names the fix.
+  auto g = fnc::function([](Tensor x, Tensor y) {
+    return broadcast_to(x, y.shape());
+  }, options);
+  fnc::testing::expectError(
+      [&] { g(zeros({2, 1}), zeros({2, 3})); }, ErrorKind::InvalidArgument,
+      {"fnc::broadcast_to: target shape [?, ?] has a dim unknown while "
+       "tracing",
+       "fnc::broadcast_to(x, fnc::shape(y))"});
+}
+
 TEST(FunctionTest, ShapeErrorsWhileTracing) {
   FunctionOptions options;
   options.name = "pad";

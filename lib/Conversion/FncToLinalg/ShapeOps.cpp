@@ -248,11 +248,15 @@ AffineMap broadcastMap(RankedTensorType type, RankedTensorType result,
 
 /// `input` broadcast to `type` with the given full `sizes`; `mismatch`
 /// (null for never) is the i1 of checks already made, to which the input's
-/// own dims are added. A dynamic input dim that is 1 at run time against a
-/// static result dim broadcasts (a slower path copies it to full size).
+/// own dims are added. A dynamic input dim that is 1 at run time broadcasts
+/// against a static result dim, and against a dynamic one unless
+/// `sameUnknownDims` (the tracer knows they are equal): a slower path
+/// copies it to full size. Any other size must equal the result's.
+bool sameUnknownDims(Operation *op) { return op->hasAttr(kSameUnknownDims); }
+
 Value broadcastInto(OpBuilder &b, Location loc, Value input,
                     RankedTensorType type, ArrayRef<OpFoldResult> sizes,
-                    Value mismatch) {
+                    Value mismatch, bool sameUnknownDims) {
   auto inType = cast<RankedTensorType>(input.getType());
   int64_t rank = type.getRank(), r = inType.getRank();
   Value stretch;
@@ -266,6 +270,26 @@ Value broadcastInto(OpBuilder &b, Location loc, Value input,
       StretchCheck check = checkStretchable(b, loc, d, out);
       mismatch = orElse(b, loc, mismatch, check.mismatch);
       stretch = orElse(b, loc, stretch, check.isOne);
+      stretched.push_back({j, d});
+      continue;
+    }
+    if (inType.isDynamicDim(j) && ShapedType::isDynamic(out) &&
+        !sameUnknownDims) {
+      // numpy's rule at run time: 1 stretches to the result's size, any
+      // other size must equal it.
+      Value d = tensor::DimOp::create(b, loc, input, j);
+      Value size = getValueOrCreateConstantIndexOp(b, loc, sizes[j + rank - r]);
+      Value one = indexConstant(b, loc, 1);
+      auto ne = [&](Value x, Value y) {
+        return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x, y);
+      };
+      Value isOne =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, d, one);
+      Value bad = arith::AndIOp::create(b, loc, ne(d, one), ne(d, size));
+      raiseErrorIf(b, loc, bad, ErrorCode::DimensionMismatch, d, size);
+      mismatch = orElse(b, loc, mismatch, bad);
+      stretch = orElse(b, loc, stretch,
+                       arith::AndIOp::create(b, loc, isOne, ne(size, one)));
       stretched.push_back({j, d});
       continue;
     }
@@ -324,7 +348,7 @@ struct BroadcastToLowering : public OpConversionPattern<BroadcastToOp> {
                                 type.getDimSize(i))));
     rewriter.replaceOp(op, broadcastInto(rewriter, op.getLoc(),
                                          adaptor.getInput(), type, sizes,
-                                         nullptr));
+                                         nullptr, sameUnknownDims(op)));
     return success();
   }
 };
@@ -377,7 +401,8 @@ struct BroadcastToShapeLowering
         sizes.push_back(size);
       }
       rewriter.replaceOp(op, broadcastInto(rewriter, loc, adaptor.getInput(),
-                                           type, sizes, mismatch));
+                                           type, sizes, mismatch,
+                                           sameUnknownDims(op)));
       return success();
     }
     for (int64_t i = 0; i < type.getRank(); ++i) {
@@ -405,7 +430,8 @@ struct BroadcastToShapeLowering
           arith::MaxSIOp::create(rewriter, loc, size, zero).getResult());
     }
     rewriter.replaceOp(op, broadcastInto(rewriter, loc, adaptor.getInput(),
-                                         type, sizes, mismatch));
+                                         type, sizes, mismatch,
+                                         sameUnknownDims(op)));
     return success();
   }
 };

@@ -741,13 +741,14 @@ def Fnc_ShapeOfOp : Fnc_Op<"shape_of", [Pure]> {
 
 def Fnc_BroadcastToShapeOp : Fnc_Op<"broadcast_to_shape", [Pure]> {
   let summary = "Broadcasts to a shape held in a tensor";
+  let cppApi = ["broadcast_to"];
   let description = [{
     `fnc.broadcast_to` whose target shape is the value of a 1-D integer
-    tensor, read at run time (`tf.broadcast_to(x, tf.shape(y))`, and
-    `fnc::zeros(fnc::shape(y))`). The shape's length is the result's rank. A
-    static dimension of the result must equal the shape's value there; a
-    negative size or a size the input does not broadcast to is a run-time
-    error.
+    tensor, read at run time (`fnc::broadcast_to(x, fnc::shape(y))` as
+    `tf.broadcast_to(x, tf.shape(y))`, and `fnc::zeros(fnc::shape(y))`).
+    The shape's length is the result's rank. A static dimension of the
+    result must equal the shape's value there; a negative size or a size
+    the input does not broadcast to is a run-time error.
 
     ```mlir
     func.func @f(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
