@@ -246,14 +246,15 @@ AffineMap broadcastMap(RankedTensorType type, RankedTensorType result,
   return AffineMap::get(rank, 0, exprs, ctx);
 }
 
+/// Whether the tracer knows that op's unknown dims meet equal ones.
+bool sameUnknownDims(Operation *op) { return op->hasAttr(kSameUnknownDims); }
+
 /// `input` broadcast to `type` with the given full `sizes`; `mismatch`
 /// (null for never) is the i1 of checks already made, to which the input's
 /// own dims are added. A dynamic input dim that is 1 at run time broadcasts
 /// against a static result dim, and against a dynamic one unless
 /// `sameUnknownDims` (the tracer knows they are equal): a slower path
 /// copies it to full size. Any other size must equal the result's.
-bool sameUnknownDims(Operation *op) { return op->hasAttr(kSameUnknownDims); }
-
 Value broadcastInto(OpBuilder &b, Location loc, Value input,
                     RankedTensorType type, ArrayRef<OpFoldResult> sizes,
                     Value mismatch, bool sameUnknownDims) {
