@@ -437,6 +437,53 @@ Tensor softmax(const Tensor &x, int64_t axis = -1);
 /// x - log(sum(exp(x))) along `axis`, computed stably (float only).
 Tensor log_softmax(const Tensor &x, int64_t axis = -1);
 
+//===----------------------------------------------------------------------===//
+// Ops built from the ones above (TensorFlow's Python-level ops): they run
+// eagerly, stage, interpret and differentiate as the ops they are made of
+//===----------------------------------------------------------------------===//
+
+/// tf.stack: tensors of one dtype and shape along a new dim at `axis`, in
+/// [-rank-1, rank].
+Tensor stack(const std::vector<Tensor> &values, int64_t axis = 0);
+/// tf.unstack: the slices of `x` along `axis`, without that dim (whose size,
+/// the number of results, must be known while tracing).
+std::vector<Tensor> unstack(const Tensor &x, int64_t axis = 0);
+/// tf.split into `num` equal parts along `axis` (its size, known while
+/// tracing, divisible by num).
+std::vector<Tensor> split(const Tensor &x, int64_t num, int64_t axis = 0);
+/// tf.split into parts of the given `sizes` along `axis`, adding up to its
+/// size; one may be -1 (the rest; along a dim unknown while tracing, only
+/// the last). A braced list of one number is a count, `split(x, {3})` is
+/// `split(x, 3)`: write `std::vector<int64_t>{3}` for one part.
+std::vector<Tensor> split(const Tensor &x, const std::vector<int64_t> &sizes,
+                          int64_t axis = 0);
+/// tf.tile: `x` repeated multiples[i] >= 0 times along each dim i (dims
+/// unknown while tracing are read when the code runs).
+Tensor tile(const Tensor &x, const std::vector<int64_t> &multiples);
+/// tf.clip_by_value: maximum(minimum(x, hi), lo), bounds that broadcast to
+/// x's shape without stretching it (lo wins where lo > hi). The gradient
+/// reaches x where lo <= x <= hi, the bounds elsewhere.
+Tensor clip_by_value(const Tensor &x, const Tensor &lo, const Tensor &hi);
+template <typename L, typename H, detail::EnableIfScalar<L> = 0,
+          detail::EnableIfScalar<H> = 0>
+Tensor clip_by_value(const Tensor &x, L lo, H hi) {
+  return clip_by_value(x, detail::toScalar(x, lo, "clip_by_value"),
+                       detail::toScalar(x, hi, "clip_by_value"));
+}
+/// tf.linalg.global_norm: sqrt of the sum of squares of every element of
+/// the tensors (float, one dtype), a scalar.
+Tensor global_norm(const std::vector<Tensor> &tensors);
+/// tf.clip_by_global_norm: each tensor times clip_norm / max(global_norm,
+/// clip_norm), and the global norm (of the tensors given); a norm of inf or
+/// NaN makes every result NaN, as TensorFlow.
+std::pair<std::vector<Tensor>, Tensor>
+clip_by_global_norm(const std::vector<Tensor> &tensors, double clip_norm);
+/// tf.nn.moments: the mean and the variance (the mean of the squared
+/// deviations) of float `x` over `axes` (empty: all).
+std::pair<Tensor, Tensor> moments(const Tensor &x,
+                                  const std::vector<int64_t> &axes = {},
+                                  bool keepdims = false);
+
 } // namespace fnc
 
 #endif // FNC_OPS_H

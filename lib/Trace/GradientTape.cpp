@@ -454,12 +454,4 @@ std::vector<Tensor> grad::vjp(const std::function<std::vector<Tensor>()> &f,
   return detail::TapeAccess::vjp(f, watch, variables, outputGrads);
 }
 
-Tensor stop_gradient(const Tensor &x) {
-  const TensorImpl &impl = detail::TensorAccess::impl(x);
-  if (!impl.symbolic())
-    return api::wrap(impl.array());
-  return trace::makeSymbolic(impl.dtype(), impl.shape(), impl.token(),
-                             impl.id(), impl.name());
-}
-
 } // namespace fnc

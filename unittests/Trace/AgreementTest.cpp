@@ -882,6 +882,45 @@ Fn gradientsOf(Fn fn) {
   };
 }
 
+// The ops built from other ops (stack, unstack, split, tile, clipping,
+// moments), with dims of size 0 and 1 (CompositeOpsTest checks them
+// against loops).
+TEST(AgreementTest, CompositeOps) {
+  auto all = [](std::vector<Tensor> a) {
+    const Tensor &x = a[0];
+    std::vector<Tensor> out;
+    Tensor s = stack({x, x * 2.f, -x}, 1);
+    out.push_back(s);
+    for (const Tensor &t : unstack(s, 1))
+      out.push_back(t);
+    for (const Tensor &t : split(x, {1, -1}, 0)) // a rest along dim 0
+      out.push_back(t);
+    for (const Tensor &t : split(stack({x, x}, -1), 2, -1))
+      out.push_back(t);
+    out.push_back(tile(x, {2, 1, 3}));
+    out.push_back(tile(x, {1, 0, 2}));
+    out.push_back(clip_by_value(x, -0.5f, 0.5f));
+    out.push_back(clip_by_value(x, reduce_mean(x, {0}, true) - 1.f, 1.f));
+    auto [mean, variance] = moments(x, {0, 2});
+    auto [meanOfAll, varianceOfAll] = moments(x, {}, true);
+    out.insert(out.end(), {mean, variance, meanOfAll, varianceOfAll});
+    auto [clipped, norm] = clip_by_global_norm({x, tile(x, {1, 2, 1})}, 1.0);
+    out.insert(out.end(), clipped.begin(), clipped.end());
+    out.insert(out.end(), {norm, global_norm({x})});
+    return out;
+  };
+  std::mt19937 rng(7);
+  for (Shape s : {Shape{2, 3, 4}, Shape{1, 1, 1}, Shape{3, 0, 2},
+                  Shape{1, 4, 3}, Shape{4, 1, 2}}) {
+    std::vector<float> v(s[0] * s[1] * s[2]);
+    for (float &f : v)
+      f = std::uniform_real_distribution<float>(-2, 2)(rng);
+    expectAgree("composite ops of [" + std::to_string(s[0]) + ", " +
+                    std::to_string(s[1]) + ", " + std::to_string(s[2]) + "]",
+                all, {Tensor(v, s)}, /*fastMath=*/false);
+  }
+}
+
 TEST(AgreementTest, RandomEdgeProgramsAgree) {
   using namespace fnc::testing;
   // $FNC_AGREEMENT_PROGRAMS programs (scripts/fuzz.sh soaks with many,

@@ -211,6 +211,36 @@ std::multimap<std::string, Probe> probes() {
   add("softmax", probe([](Tensor a) { return softmax(a); }, x));
   add("log_softmax", probe([](Tensor a) { return log_softmax(a, 0); }, x));
 
+  // Ops built from other ops.
+  add("stack", probe(
+                   [](Tensor a, Tensor c) {
+                     return stack({a, c}, 1);
+                   },
+                   x, y));
+  add("unstack", probe([](Tensor a) { return unstack(a, 1); }, unknownRows));
+  add("split", probe([](Tensor a) { return split(a, 3, 1); }, x));
+  add("split", probe([](Tensor a) { return split(a, {1, -1}); }, unknownRows));
+  add("tile", probe([](Tensor a) { return tile(a, {2, 1}); }, x));
+  add("tile", probe([](Tensor a) { return tile(a, {2, 3}); }, unknownRows));
+  add("clip_by_value",
+      probe([](Tensor a) { return clip_by_value(a, -1.f, 2.f); }, x));
+  add("global_norm", probe(
+                         [](Tensor a, Tensor c) {
+                           return global_norm({a, c});
+                         },
+                         x, y));
+  add("clip_by_global_norm", probe(
+                                 [](Tensor a, Tensor c) {
+                                   return clip_by_global_norm({a, c}, 1).first;
+                                 },
+                                 x, y));
+  add("moments", probe(
+                     [](Tensor a) {
+                       auto [mean, variance] = moments(a, {0});
+                       return std::vector<Tensor>{mean, variance};
+                     },
+                     x));
+
   // Control flow, with bodies that stage nothing themselves.
   add("cond", probe(
                   [](Tensor p, Tensor a, Tensor c) {

@@ -1688,4 +1688,36 @@ def Fnc_ApiTensorArrayStack : Fnc_ApiCall<"TensorArray::stack",
     "A list: each element reshaped to `[1, ...]`, then concatenated; an " #
     "array in tensor form is its tensor.">;
 
+// Ops built from other ops (lib/API/Composites.cpp).
+def Fnc_ApiStack : Fnc_ApiCall<"stack", ["fnc.expand_dims", "fnc.concat"],
+    "Each tensor gets a dim of size 1 at `axis`, then they are " #
+    "concatenated along it.">;
+def Fnc_ApiUnstack : Fnc_ApiCall<"unstack", ["fnc.slice", "fnc.squeeze"],
+    "One `fnc.slice` of size 1 along `axis` per result, squeezed.">;
+def Fnc_ApiSplit : Fnc_ApiCall<"split", ["fnc.slice"],
+    "One `fnc.slice` per part.">;
+def Fnc_ApiTile : Fnc_ApiCall<"tile",
+    ["fnc.expand_dims", "fnc.broadcast_to", "fnc.reshape", "fnc.shape_of",
+     "fnc.concat", "fnc.mul", "fnc.broadcast_to_shape",
+     "fnc.reshape_to_shape"],
+    "`x` as `[1, d0, 1, d1, ...]` broadcast to `[m0, d0, m1, d1, ...]` and " #
+    "reshaped to `[m0 * d0, ...]`; with dims unknown while tracing, the " #
+    "shapes are computed from `fnc.shape_of` (`fnc.broadcast_to_shape`, " #
+    "`fnc.reshape_to_shape`).">;
+def Fnc_ApiClipByValue : Fnc_ApiCall<"clip_by_value",
+    ["fnc.minimum", "fnc.maximum"],
+    "`maximum(minimum(x, hi), lo)`, as TensorFlow.">;
+def Fnc_ApiGlobalNorm : Fnc_ApiCall<"global_norm",
+    ["fnc.square", "fnc.sum", "fnc.add", "fnc.sqrt"],
+    "The square root of the sum of each tensor's sum of squares.">;
+def Fnc_ApiClipByGlobalNorm : Fnc_ApiCall<"clip_by_global_norm",
+    ["fnc.square", "fnc.sum", "fnc.add", "fnc.sqrt", "fnc.div",
+     "fnc.minimum", "fnc.mul", "fnc.sub"],
+    "`global_norm`, then each tensor times `clip_norm * minimum(1 / norm, " #
+    "1 / clip_norm) + (norm - norm)` (NaN for a norm of inf or NaN).">;
+def Fnc_ApiMoments : Fnc_ApiCall<"moments",
+    ["fnc.mean", "fnc.sub", "fnc.square", "fnc.squeeze"],
+    "The mean (kept dims), the mean of the squared deviations from it, " #
+    "squeezed unless `keepdims`.">;
+
 #endif // FNC_OPS

@@ -1,0 +1,418 @@
+//===- CompositeOpsTest.cpp - stack, split, tile, clipping, moments -------===//
+//
+// The ops built from other ops (lib/API/Composites.cpp): eagerly against
+// loops written here on random shapes (zero-size and size-1 dims, NaN),
+// their gradients against central differences (eagerly and staged), and
+// their errors. AgreementTest.CompositeOps runs them staged and interpreted.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FiniteDifferences.h"
+#include "Support/ExpectError.h"
+
+#include "fnc/fnc.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace fnc;
+using namespace fnc::testing;
+
+namespace {
+
+int64_t count(const Shape &s) {
+  int64_t n = 1;
+  for (int64_t d : s)
+    n *= d;
+  return n;
+}
+
+/// The multi-index of flat position `flat` in `shape` (row-major).
+std::vector<int64_t> unravel(int64_t flat, const Shape &shape) {
+  std::vector<int64_t> idx(shape.size());
+  for (int64_t i = static_cast<int64_t>(shape.size()) - 1; i >= 0; --i) {
+    idx[i] = flat % shape[i];
+    flat /= shape[i];
+  }
+  return idx;
+}
+
+int64_t ravel(const std::vector<int64_t> &idx, const Shape &shape) {
+  int64_t flat = 0;
+  for (size_t i = 0; i < shape.size(); ++i)
+    flat = flat * shape[i] + idx[i];
+  return flat;
+}
+
+/// Equal values (NaN equal to NaN), same shape.
+void expectSame(const std::string &what, const Tensor &got,
+                const std::vector<double> &want, const Shape &shape,
+                double tol = 0) {
+  ASSERT_EQ(got.shape(), shape) << what;
+  std::vector<double> g = cast(got, DType::f64).to_vector<double>();
+  ASSERT_EQ(g.size(), want.size()) << what;
+  for (size_t i = 0; i < g.size(); ++i) {
+    if (std::isnan(want[i])) {
+      EXPECT_TRUE(std::isnan(g[i])) << what << " at " << i << ": " << g[i];
+      continue;
+    }
+    EXPECT_NEAR(g[i], want[i], tol * (1 + std::fabs(want[i])))
+        << what << " at " << i;
+  }
+}
+
+Shape randomShape(std::mt19937 &rng, int minRank = 0) {
+  int rank = std::uniform_int_distribution<int>(minRank, 3)(rng);
+  Shape s;
+  for (int i = 0; i < rank; ++i)
+    s.push_back(std::uniform_int_distribution<int>(0, 3)(rng));
+  return s;
+}
+
+/// Random float64 values with a NaN now and then.
+Tensor randomValues(std::mt19937 &rng, const Shape &shape) {
+  std::vector<double> v(count(shape));
+  for (double &d : v)
+    d = std::uniform_int_distribution<int>(0, 15)(rng) == 0
+            ? std::numeric_limits<double>::quiet_NaN()
+            : std::uniform_real_distribution<double>(-3, 3)(rng);
+  return Tensor(v, shape);
+}
+
+std::string shapeStr(const Shape &s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i)
+    out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+} // namespace
+
+TEST(CompositeOpsTest, EagerMatchesLoops) {
+  std::mt19937 rng(2026);
+  for (int trial = 0; trial < 60; ++trial) {
+    Shape s = randomShape(rng);
+    Tensor x = randomValues(rng, s);
+    std::vector<double> xv = x.to_vector<double>();
+    int64_t r = static_cast<int64_t>(s.size());
+    std::string at =
+        " of " + shapeStr(s) + " (trial " + std::to_string(trial) + ")";
+
+    // stack of 1-3 tensors at an axis in [-r-1, r].
+    int n = std::uniform_int_distribution<int>(1, 3)(rng);
+    std::vector<Tensor> values;
+    for (int k = 0; k < n; ++k)
+      values.push_back(randomValues(rng, s));
+    int64_t axis = std::uniform_int_distribution<int64_t>(-r - 1, r)(rng);
+    int64_t a = axis < 0 ? axis + r + 1 : axis;
+    Shape ss = s;
+    ss.insert(ss.begin() + a, n);
+    std::vector<double> want(count(ss));
+    for (int64_t i = 0; i < count(ss); ++i) {
+      std::vector<int64_t> idx = unravel(i, ss);
+      int64_t k = idx[a];
+      idx.erase(idx.begin() + a);
+      want[i] = values[k].to_vector<double>()[ravel(idx, s)];
+    }
+    expectSame("stack at " + std::to_string(axis) + at, stack(values, axis),
+               want, ss);
+
+    // clip_by_value by scalars (lo > hi now and then: lo wins).
+    double lo = std::uniform_real_distribution<double>(-2, 1)(rng);
+    double hi = std::uniform_real_distribution<double>(-1, 2)(rng);
+    want = xv;
+    for (double &v : want)
+      v = std::isnan(v) ? v : std::max(std::min(v, hi), lo);
+    expectSame("clip_by_value" + at, clip_by_value(x, lo, hi), want, s);
+
+    // tile by multiples in 0..2.
+    std::vector<int64_t> m;
+    Shape ts;
+    for (int64_t d : s) {
+      m.push_back(std::uniform_int_distribution<int>(0, 2)(rng));
+      ts.push_back(d * m.back());
+    }
+    want.assign(count(ts), 0);
+    for (int64_t i = 0; i < count(ts); ++i) {
+      std::vector<int64_t> idx = unravel(i, ts);
+      for (int64_t k = 0; k < r; ++k)
+        idx[k] %= s[k];
+      want[i] = xv[ravel(idx, s)];
+    }
+    expectSame("tile" + at, tile(x, m), want, ts);
+
+    // moments over a random set of axes (none drawn: all), finite values
+    // (a NaN fills its results); the mean of nothing is NaN.
+    Tensor fx = randomTensor(rng, s, 3);
+    std::vector<double> fv = fx.to_vector<double>();
+    std::vector<int64_t> axes;
+    std::vector<bool> reduced(r, false);
+    for (int64_t k = 0; k < r; ++k)
+      if (rng() % 2) {
+        axes.push_back(rng() % 2 ? k : k - r);
+        reduced[k] = true;
+      }
+    if (axes.empty())
+      reduced.assign(r, true);
+    Shape kept, squeezed;
+    for (int64_t k = 0; k < r; ++k) {
+      kept.push_back(reduced[k] ? 1 : s[k]);
+      if (!reduced[k])
+        squeezed.push_back(s[k]);
+    }
+    std::vector<double> sum(count(kept), 0), cnt(count(kept), 0);
+    auto outAt = [&](int64_t i) {
+      std::vector<int64_t> idx = unravel(i, s);
+      for (int64_t k = 0; k < r; ++k)
+        if (reduced[k])
+          idx[k] = 0;
+      return ravel(idx, kept);
+    };
+    for (int64_t i = 0; i < count(s); ++i) {
+      sum[outAt(i)] += fv[i];
+      cnt[outAt(i)] += 1;
+    }
+    std::vector<double> mean(count(kept)), var(count(kept), 0);
+    for (size_t i = 0; i < mean.size(); ++i)
+      mean[i] = cnt[i] ? sum[i] / cnt[i] : std::nan("");
+    for (int64_t i = 0; i < count(s); ++i)
+      var[outAt(i)] += std::pow(fv[i] - mean[outAt(i)], 2) / cnt[outAt(i)];
+    for (size_t i = 0; i < var.size(); ++i)
+      if (!cnt[i])
+        var[i] = std::nan("");
+    bool keepdims = rng() % 2;
+    auto [mu, sigma2] = moments(fx, axes, keepdims);
+    expectSame("moments' mean" + at, mu, mean, keepdims ? kept : squeezed,
+               1e-12);
+    expectSame("moments' variance" + at, sigma2, var,
+               keepdims ? kept : squeezed, 1e-12);
+
+    // global_norm and clip_by_global_norm of 1-3 tensors of any shapes.
+    std::vector<Tensor> list;
+    double squares = 0;
+    for (int k = std::uniform_int_distribution<int>(1, 3)(rng); k > 0; --k) {
+      list.push_back(randomTensor(rng, randomShape(rng), 2));
+      for (double v : list.back().to_vector<double>())
+        squares += v * v;
+    }
+    double norm = std::sqrt(squares);
+    double clip = std::uniform_real_distribution<double>(0.5, 5)(rng);
+    expectSame("global_norm" + at, global_norm(list), {norm}, {}, 1e-12);
+    auto [clipped, gotNorm] = clip_by_global_norm(list, clip);
+    expectSame("clip_by_global_norm's norm" + at, gotNorm, {norm}, {}, 1e-12);
+    ASSERT_EQ(clipped.size(), list.size());
+    for (size_t k = 0; k < list.size(); ++k) {
+      std::vector<double> c = list[k].to_vector<double>();
+      for (double &v : c)
+        v *= norm > clip ? clip / norm : 1;
+      expectSame("clip_by_global_norm" + at, clipped[k], c, list[k].shape(),
+                 1e-12);
+    }
+
+    if (r == 0)
+      continue;
+
+    // unstack and split along an axis.
+    axis = std::uniform_int_distribution<int64_t>(-r, r - 1)(rng);
+    a = axis < 0 ? axis + r : axis;
+    auto part = [&](int64_t begin, int64_t size) {
+      Shape ps = s;
+      ps[a] = size;
+      std::vector<double> p(count(ps));
+      for (int64_t i = 0; i < count(ps); ++i) {
+        std::vector<int64_t> idx = unravel(i, ps);
+        idx[a] += begin;
+        p[i] = xv[ravel(idx, s)];
+      }
+      return std::pair{p, ps};
+    };
+    std::vector<Tensor> pieces = unstack(x, axis);
+    ASSERT_EQ(static_cast<int64_t>(pieces.size()), s[a]) << at;
+    for (int64_t i = 0; i < s[a]; ++i) {
+      auto [p, ps] = part(i, 1);
+      ps.erase(ps.begin() + a);
+      expectSame("unstack" + at, pieces[i], p, ps);
+    }
+    // Sizes adding up to the dim, one of them -1 half the time.
+    std::vector<int64_t> sizes;
+    for (int64_t left = s[a]; left > 0;) {
+      sizes.push_back(std::uniform_int_distribution<int64_t>(0, left)(rng));
+      left -= sizes.back();
+    }
+    if (sizes.empty())
+      sizes.push_back(0);
+    std::vector<int64_t> given = sizes;
+    if (rng() % 2)
+      given[rng() % given.size()] = -1;
+    pieces = split(x, given, axis);
+    ASSERT_EQ(pieces.size(), sizes.size()) << at;
+    for (size_t i = 0, begin = 0; i < sizes.size(); begin += sizes[i++]) {
+      auto [p, ps] = part(begin, sizes[i]);
+      expectSame("split by sizes" + at, pieces[i], p, ps);
+    }
+    if (s[a] > 0) {
+      int64_t num = s[a] % 3 == 0 ? 3 : s[a] % 2 == 0 ? 2 : 1;
+      pieces = split(x, num, axis);
+      ASSERT_EQ(static_cast<int64_t>(pieces.size()), num) << at;
+      for (int64_t i = 0; i < num; ++i) {
+        auto [p, ps] = part(i * (s[a] / num), s[a] / num);
+        expectSame("split into " + std::to_string(num) + at, pieces[i], p, ps);
+      }
+    }
+  }
+}
+
+TEST(CompositeOpsTest, GradientsMatchFiniteDifferences) {
+  using Op = std::function<Tensor(const Tensor &)>;
+  std::mt19937 rng(11);
+  Tensor x = randomTensor(rng, {2, 3, 2}, 2);
+  std::vector<std::pair<std::string, Op>> ops = {
+      {"stack",
+       [](const Tensor &a) {
+         return stack({a, a * a}, 1);
+       }},
+      {"unstack", [](const Tensor &a) { return unstack(a, 1)[1] * 3.0; }},
+      {"split",
+       [](const Tensor &a) {
+         return split(a, {2, -1}, 1)[1];
+       }},
+      {"tile",
+       [](const Tensor &a) {
+         return tile(a, {2, 1, 3});
+       }},
+      {"clip_by_value",
+       [](const Tensor &a) { return clip_by_value(a, -1, 1); }},
+      {"moments' mean",
+       [](const Tensor &a) {
+         return moments(a, {0, 2}).first;
+       }},
+      {"moments' variance",
+       [](const Tensor &a) { return moments(a, {1}, true).second; }},
+      {"clip_by_global_norm",
+       [](const Tensor &a) {
+         auto [c, norm] = clip_by_global_norm({a, a * 2.0}, 2.0);
+         return c[1] + norm;
+       }},
+  };
+  // Sums of products with random weights: every element of a result counts.
+  for (const auto &[name, op] : ops) {
+    Tensor w = randomTensor(rng, op(x).shape(), 1);
+    auto loss = [op = op, w](Tensor a) { return reduce_sum(op(a) * w); };
+    Tensor value = x;
+    std::vector<double> numeric = centralDifferences(
+        x, [&](const Tensor &t) { value = t; },
+        [&] { return loss(value).item<double>(); });
+    Tensor eager = fnc::grad(loss)(x);
+    expectSame(name + ", eager", eager, numeric, x.shape(), 1e-6);
+    Tensor staged = fnc::function(fnc::grad(loss))(x);
+    expectSame(name + ", staged", staged, numeric, x.shape(), 1e-6);
+  }
+  // clip_by_value's ties pass the gradient to x, as TensorFlow.
+  Tensor at = Tensor(std::vector<double>{-1, 1, -2, 2, 0.5}, {5});
+  auto [gx, glo, ghi] = [&] {
+    GradientTape tape;
+    Tensor lo(-1.0), hi(1.0);
+    tape.watch(std::vector<Tensor>{at, lo, hi});
+    Tensor y = reduce_sum(clip_by_value(at, lo, hi));
+    std::vector<Tensor> g = tape.gradient(y, {at, lo, hi});
+    return std::tuple{g[0], g[1], g[2]};
+  }();
+  expectSame("clip_by_value at its bounds", gx, {1, 1, 0, 0, 1}, {5});
+  expectSame("clip_by_value's lo", glo, {1}, {});
+  expectSame("clip_by_value's hi", ghi, {1}, {});
+}
+
+TEST(CompositeOpsTest, ErrorsNameTheCall) {
+  Tensor x = Tensor(std::vector<float>{1, 2, 3, 4, 5, 6}, {2, 3});
+  expectError([] { stack({}); }, ErrorKind::InvalidArgument,
+              {"fnc::stack: needs"}, "stack of nothing");
+  expectError(
+      [&] {
+        stack({x, transpose(x)});
+      },
+      ErrorKind::InvalidArgument, {"same shape, got [2, 3] and [3, 2]"},
+      "stack of two shapes");
+  expectError(
+      [&] {
+        stack({x, cast(x, DType::i32)});
+      },
+      ErrorKind::InvalidArgument, {"fnc::stack"}, "stack of two dtypes");
+  expectError([&] { stack({x}, 3); }, ErrorKind::InvalidArgument, {"axis 3"},
+              "stack at axis 3");
+  expectError([] { unstack(Tensor(1.f)); }, ErrorKind::InvalidArgument,
+              {"fnc::unstack: needs a tensor of rank >= 1"},
+              "unstack of a scalar");
+  expectError([&] { unstack(x, -3); }, ErrorKind::InvalidArgument, {"axis -3"},
+              "unstack at axis -3");
+  expectError([&] { split(x, 2, 1); }, ErrorKind::InvalidArgument,
+              {"does not split into 2 equal parts"}, "split into 2");
+  expectError([&] { split(x, 0, 1); }, ErrorKind::InvalidArgument,
+              {"must be positive"}, "split into 0");
+  expectError(
+      [&] {
+        split(x, {1, 1}, 1);
+      },
+      ErrorKind::InvalidArgument, {"do not add up to dim 1 of size 3"},
+      "split by sizes");
+  expectError(
+      [&] {
+        split(x, {-1, -1}, 1);
+      },
+      ErrorKind::InvalidArgument, {"one of them may be -1"},
+      "split by two rests");
+  expectError(
+      [&] {
+        split(x, {4, -1}, 1);
+      },
+      ErrorKind::InvalidArgument, {"do not add up"}, "split with too much");
+  expectError([&] { tile(x, {2}); }, ErrorKind::InvalidArgument,
+              {"one multiple per dim"}, "tile by 1 multiple");
+  expectError(
+      [&] {
+        tile(x, {2, -1});
+      },
+      ErrorKind::InvalidArgument, {"must be >= 0"}, "tile by -1");
+  expectError(
+      [&] {
+        clip_by_value(x, zeros({4, 2, 3}), Tensor(1.f));
+      },
+      ErrorKind::InvalidArgument, {"would stretch x to [4, 2, 3]"},
+      "clip_by_value stretching x");
+  expectError([&] { global_norm({cast(x, DType::i32)}); },
+              ErrorKind::InvalidArgument, {"float"}, "global_norm of ints");
+  expectError([] { global_norm({}); }, ErrorKind::InvalidArgument,
+              {"at least one"}, "global_norm of nothing");
+  expectError([&] { clip_by_global_norm({x}, 0); }, ErrorKind::InvalidArgument,
+              {"must be positive"}, "clip_by_global_norm by 0");
+  expectError([&] { moments(cast(x, DType::i32)); }, ErrorKind::InvalidArgument,
+              {"fnc::moments: needs a float operand"}, "moments of ints");
+  // A dim unknown while tracing that the call needs known says so.
+  FunctionOptions unknown;
+  unknown.input_signature =
+      std::vector<TensorSpec>{TensorSpec({kUnknownDim, 3})};
+  expectError(
+      [&] { fnc::function([](Tensor a) { return unstack(a); }, unknown)(x); },
+      ErrorKind::InvalidArgument, {"dim 0 is unknown while tracing"},
+      "unstack along an unknown dim");
+  expectError(
+      [&] { fnc::function([](Tensor a) { return split(a, 2); }, unknown)(x); },
+      ErrorKind::InvalidArgument, {"dim 0 is unknown while tracing"},
+      "split into 2 along an unknown dim");
+  expectError(
+      [&] {
+        fnc::function([](Tensor a) { return split(a, {-1, 1}); }, unknown)(x);
+      },
+      ErrorKind::InvalidArgument, {"a size of -1 before the last part"},
+      "a rest before the last part along an unknown dim");
+  // A clip_by_global_norm of an inf is NaN everywhere, as TensorFlow's.
+  auto [clipped, norm] = clip_by_global_norm(
+      {Tensor(std::vector<float>{1, INFINITY}, {2}), Tensor(2.f)}, 1);
+  EXPECT_TRUE(std::isinf(norm.item<float>()));
+  EXPECT_TRUE(std::isnan(clipped[0].to_vector<float>()[0]));
+  EXPECT_TRUE(std::isnan(clipped[1].item<float>()));
+}
