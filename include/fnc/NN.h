@@ -307,6 +307,66 @@ private:
   std::optional<int64_t> seed_;
 };
 
+/// Normalizes each example over `axis` (keras LayerNormalization): with
+/// the mean and variance of x over those dims (fnc::moments),
+/// (x - mean) / sqrt(variance + epsilon) * gamma + beta, where gamma (ones)
+/// and beta (zeros) have the input's sizes along `axis`, which must be
+/// known when the layer is built. `center` / `scale` false leave beta /
+/// gamma out.
+class LayerNormalization : public Layer {
+public:
+  explicit LayerNormalization(std::vector<int64_t> axis = {-1},
+                              double epsilon = 1e-3, bool center = true,
+                              bool scale = true,
+                              Initializer beta_initializer = init::zeros(),
+                              Initializer gamma_initializer = init::ones(),
+                              std::string name = "layer_normalization");
+  const Variable &gamma() const { return gamma_; }
+  const Variable &beta() const { return beta_; }
+
+protected:
+  void build(const Shape &inputShape) override;
+  Tensor call(const Tensor &x, bool training) override;
+
+private:
+  std::vector<int64_t> axis_; // as given; normalized by build
+  double epsilon_;
+  bool center_, scale_;
+  Initializer betaInit_, gammaInit_;
+  Shape inputShape_; // what build saw
+  Variable gamma_, beta_;
+};
+
+/// The mean over the steps of [batch, steps, features] (keras
+/// GlobalAveragePooling1D) or over the rows and columns of NHWC
+/// [batch, h, w, channels] (GlobalAveragePooling2D); `keepdims` keeps them
+/// as dims of size 1.
+class GlobalAveragePooling1D : public Layer {
+public:
+  explicit GlobalAveragePooling1D(bool keepdims = false,
+                                  std::string name = "global_average_pooling1d")
+      : Layer(std::move(name)), keepdims_(keepdims) {}
+
+protected:
+  Tensor call(const Tensor &x, bool training) override;
+
+private:
+  bool keepdims_;
+};
+
+class GlobalAveragePooling2D : public Layer {
+public:
+  explicit GlobalAveragePooling2D(bool keepdims = false,
+                                  std::string name = "global_average_pooling2d")
+      : Layer(std::move(name)), keepdims_(keepdims) {}
+
+protected:
+  Tensor call(const Tensor &x, bool training) override;
+
+private:
+  bool keepdims_;
+};
+
 /// Layers applied in order (keras Sequential). Sub-layers are named
 /// uniquely among themselves: dense, dense_1, ...
 class Sequential : public Layer {

@@ -207,4 +207,95 @@ Tensor Dropout::call(const Tensor &x, bool training) {
   return training ? dropout(x, rate_, seed_) : x;
 }
 
+LayerNormalization::LayerNormalization(std::vector<int64_t> axis,
+                                       double epsilon, bool center, bool scale,
+                                       Initializer beta_initializer,
+                                       Initializer gamma_initializer,
+                                       std::string name)
+    : Layer(std::move(name)), axis_(std::move(axis)), epsilon_(epsilon),
+      center_(center), scale_(scale), betaInit_(std::move(beta_initializer)),
+      gammaInit_(std::move(gamma_initializer)) {
+  if (axis_.empty())
+    fail("needs at least one axis to normalize over");
+  if (!(epsilon >= 0))
+    fail("epsilon must be >= 0, got " + std::to_string(epsilon));
+}
+
+void LayerNormalization::build(const Shape &in) {
+  int64_t rank = static_cast<int64_t>(in.size());
+  std::vector<int64_t> axes;
+  for (int64_t a : axis_) {
+    int64_t n = a < 0 ? a + rank : a;
+    if (n < 0 || n >= rank)
+      fail("axis " + std::to_string(a) + " is out of range for inputs of " +
+           "shape " + shapes::toString(in));
+    if (std::count(axes.begin(), axes.end(), n))
+      fail("axis " + std::to_string(a) + " is given twice");
+    if (shapes::isDynamic(in[n]))
+      fail("the dims normalized over must be known, got shape " +
+           shapes::toString(in) + " and axis " + std::to_string(a));
+    axes.push_back(n);
+  }
+  std::sort(axes.begin(), axes.end());
+  axis_ = axes;
+  inputShape_ = in;
+  Shape param;
+  for (int64_t a : axes)
+    param.push_back(in[a]);
+  if (scale_)
+    gamma_ = add_variable("gamma", param, gammaInit_);
+  if (center_)
+    beta_ = add_variable("beta", param, betaInit_);
+}
+
+Tensor LayerNormalization::call(const Tensor &x, bool) {
+  const Shape &in = x.shape();
+  bool same = in.size() == inputShape_.size();
+  for (size_t i = 0; same && i < axis_.size(); ++i)
+    same = in[axis_[i]] == inputShape_[axis_[i]];
+  if (!same)
+    fail("was built for inputs of shape " + shapes::toString(inputShape_) +
+         " (normalized over their dims " + shapes::toString(axis_) +
+         "), got shape " + shapes::toString(in));
+  if (!isFloat(x.dtype()))
+    fail("needs float inputs, got " + std::string(dtypeName(x.dtype())) +
+         "; cast them with fnc::cast");
+  auto [mean, variance] = moments(x, axis_, true);
+  // gamma and beta as dims of x: 1 where it is not normalized.
+  Shape along(in.size(), 1);
+  for (int64_t a : axis_)
+    along[a] = in[a];
+  auto spread = [&](const Variable &v) {
+    Tensor t = v.read_value();
+    if (t.dtype() != x.dtype())
+      fail("the input is " + std::string(dtypeName(x.dtype())) +
+           " but the layer's variables are " + dtypeName(t.dtype()) +
+           "; cast the input with fnc::cast");
+    return reshape(t, along);
+  };
+  // keras: inv = rsqrt(variance + epsilon) * gamma; x * inv + (beta -
+  // mean * inv).
+  Tensor inv = rsqrt(variance + epsilon_);
+  if (scale_)
+    inv = inv * spread(gamma_);
+  Tensor offset = -mean * inv;
+  if (center_)
+    offset = offset + spread(beta_);
+  return x * inv + offset;
+}
+
+Tensor GlobalAveragePooling1D::call(const Tensor &x, bool) {
+  if (x.rank() != 3)
+    fail("needs inputs [batch, steps, features], got shape " +
+         shapes::toString(x.shape()));
+  return reduce_mean(x, {1}, keepdims_);
+}
+
+Tensor GlobalAveragePooling2D::call(const Tensor &x, bool) {
+  if (x.rank() != 4)
+    fail("needs NHWC inputs [batch, height, width, channels], got shape " +
+         shapes::toString(x.shape()));
+  return reduce_mean(x, {1, 2}, keepdims_);
+}
+
 } // namespace fnc::nn

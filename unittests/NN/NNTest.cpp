@@ -115,6 +115,112 @@ TEST(NNTest, PoolingLayersMatchDirectPooling) {
   EXPECT_FNC_ERROR(nn::MaxPool2D({0, 2}), InvalidArgument, "pool_size");
 }
 
+TEST(NNTest, LayerNormalizationMatchesLoops) {
+  std::mt19937 rng(8);
+  Tensor x = randomTensor({3, 4, 5}, rng, 2);
+  std::vector<float> xs = x.to_vector<float>();
+  for (std::vector<int64_t> axis :
+       {std::vector<int64_t>{-1}, std::vector<int64_t>{1, 2}}) {
+    nn::LayerNormalization norm(axis, 1e-3);
+    Tensor y = norm(x);
+    bool last = axis.size() == 1;
+    Shape param = last ? Shape{5} : Shape{4, 5};
+    ASSERT_EQ(norm.gamma().shape(), param);
+    ASSERT_EQ(norm.beta().shape(), param);
+    // Other gamma and beta than the initial ones, to check their broadcast.
+    Tensor gamma = randomTensor(param, rng), beta = randomTensor(param, rng);
+    norm.gamma().assign(gamma);
+    norm.beta().assign(beta);
+    y = norm(x);
+    std::vector<float> g = gamma.to_vector<float>(),
+                       b = beta.to_vector<float>();
+    int groups = last ? 12 : 3, size = last ? 5 : 20;
+    for (int i = 0; i < groups; ++i) {
+      double mean = 0, var = 0;
+      for (int j = 0; j < size; ++j)
+        mean += xs[i * size + j] / size;
+      for (int j = 0; j < size; ++j)
+        var += std::pow(xs[i * size + j] - mean, 2) / size;
+      for (int j = 0; j < size; ++j) {
+        double want =
+            (xs[i * size + j] - mean) / std::sqrt(var + 1e-3) * g[j] + b[j];
+        EXPECT_NEAR(y.to_vector<float>()[i * size + j], want, 1e-5)
+            << "axis " << axis.size() << " at " << i << ", " << j;
+      }
+    }
+    // Staged and with an unknown batch dim, the same values.
+    FunctionOptions options;
+    options.input_signature =
+        std::vector<TensorSpec>{TensorSpec({kUnknownDim, 4, 5})};
+    auto staged = fnc::function([&](Tensor a) { return norm(a); }, options);
+    expectNear(staged(x), y, 1e-5, "staged");
+    // Its gradient reaches gamma and beta.
+    GradientTape tape;
+    Tensor loss = reduce_sum(norm(x) * x);
+    std::vector<Tensor> grads =
+        tape.gradient(loss, {norm.gamma(), norm.beta()});
+    Tensor normalized = (x - moments(x, axis, true).first) *
+                        rsqrt(moments(x, axis, true).second + 1e-3);
+    std::vector<int64_t> batch =
+        last ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0};
+    expectNear(grads[0], reduce_sum(normalized * x, batch), 1e-4, "dgamma");
+    expectNear(grads[1], reduce_sum(x, batch), 1e-5, "dbeta");
+  }
+  // Without center and scale: no variables, plain normalization.
+  nn::LayerNormalization plain({-1}, 0, false, false);
+  Tensor y = plain(x);
+  EXPECT_TRUE(plain.variables().empty());
+  auto [mean, variance] = moments(y, {-1});
+  expectNear(mean, zeros({3, 4}), 1e-5, "mean 0");
+  expectNear(variance, ones({3, 4}), 1e-4, "variance 1");
+  EXPECT_FNC_ERROR(nn::LayerNormalization({})(x), InvalidArgument,
+                   "needs at least one axis");
+  EXPECT_FNC_ERROR(nn::LayerNormalization({3})(x), InvalidArgument,
+                   "axis 3 is out of range");
+  EXPECT_FNC_ERROR(nn::LayerNormalization({2, -1})(x), InvalidArgument,
+                   "axis -1 is given twice");
+  nn::LayerNormalization built;
+  built(x);
+  EXPECT_FNC_ERROR(built(randomTensor({3, 4, 6}, rng)), InvalidArgument,
+                   "was built for inputs of shape [3, 4, 5]");
+  EXPECT_FNC_ERROR(built(cast(x, DType::f64)), InvalidArgument, "float64");
+  FunctionOptions unknownLast;
+  unknownLast.input_signature =
+      std::vector<TensorSpec>{TensorSpec({3, 4, kUnknownDim})};
+  EXPECT_FNC_ERROR(
+      fnc::function([](Tensor a) { return nn::LayerNormalization()(a); },
+                    unknownLast)(x),
+      InvalidArgument, "the dims normalized over must be known");
+}
+
+TEST(NNTest, GlobalAveragePooling) {
+  std::mt19937 rng(9);
+  Tensor seq = randomTensor({2, 5, 3}, rng),
+         image = randomTensor({2, 4, 3, 6}, rng);
+  Tensor p1 = nn::GlobalAveragePooling1D()(seq);
+  ASSERT_EQ(p1.shape(), (Shape{2, 3}));
+  for (int b = 0; b < 2; ++b)
+    for (int c = 0; c < 3; ++c) {
+      double s = 0;
+      for (int t = 0; t < 5; ++t)
+        s += seq.at<float>({b, t, c}) / 5;
+      EXPECT_NEAR(p1.at<float>({b, c}), s, 1e-6);
+    }
+  expectNear(nn::GlobalAveragePooling1D(true)(seq), reshape(p1, {2, 1, 3}), 0);
+  Tensor p2 = nn::GlobalAveragePooling2D()(image);
+  ASSERT_EQ(p2.shape(), (Shape{2, 6}));
+  double s = 0;
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 3; ++j)
+      s += image.at<float>({1, i, j, 5}) / 12;
+  EXPECT_NEAR(p2.at<float>({1, 5}), s, 1e-6);
+  EXPECT_EQ(nn::GlobalAveragePooling2D(true)(image).shape(),
+            (Shape{2, 1, 1, 6}));
+  EXPECT_FNC_ERROR(nn::GlobalAveragePooling1D()(image), InvalidArgument,
+                   "[batch, steps, features]");
+  EXPECT_FNC_ERROR(nn::GlobalAveragePooling2D()(seq), InvalidArgument, "NHWC");
+}
+
 TEST(NNTest, FlattenDropoutAndActivations) {
   std::mt19937 rng(3);
   Tensor x = randomTensor({2, 3, 4, 5}, rng);
