@@ -60,6 +60,9 @@ Initializer constant(double value);
 /// Normal values (tf.keras.initializers.RandomNormal).
 Initializer random_normal(double mean = 0, double stddev = 0.05,
                           std::optional<int64_t> seed = std::nullopt);
+/// Uniform values in [minval, maxval) (tf.keras.initializers.RandomUniform).
+Initializer random_uniform(double minval = -0.05, double maxval = 0.05,
+                           std::optional<int64_t> seed = std::nullopt);
 /// Glorot (Xavier) and He initializers as in Keras. Fans: a kernel
 /// [in, out] has fan_in = in and fan_out = out; a conv kernel [kh, kw, c, f]
 /// has fan_in = kh*kw*c and fan_out = kh*kw*f. The normal variants draw
@@ -305,6 +308,28 @@ protected:
 private:
   double rate_;
   std::optional<int64_t> seed_;
+};
+
+/// Rows of a trainable [input_dim, output_dim] table looked up by integer
+/// indices of any shape (keras Embedding): the result has the indices'
+/// shape plus output_dim. Indices of another dtype are cast to int32, as
+/// Keras does; one outside [0, input_dim) is an OutOfRange error
+/// (fnc::gather).
+class Embedding : public Layer {
+public:
+  Embedding(int64_t input_dim, int64_t output_dim,
+            Initializer embeddings_initializer = init::random_uniform(),
+            std::string name = "embedding");
+  const Variable &embeddings() const { return embeddings_; }
+
+protected:
+  void build(const Shape &inputShape) override;
+  Tensor call(const Tensor &x, bool training) override;
+
+private:
+  int64_t inputDim_, outputDim_;
+  Initializer init_;
+  Variable embeddings_;
 };
 
 /// Normalizes each example over `axis` (keras LayerNormalization): with

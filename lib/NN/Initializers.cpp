@@ -98,6 +98,18 @@ Initializer random_normal(double mean, double stddev,
     return fnc::random_normal(shape, mean, stddev, dtype, seed);
   };
 }
+Initializer random_uniform(double minval, double maxval,
+                           std::optional<int64_t> seed) {
+  if (!(minval < maxval))
+    throw Error(ErrorKind::InvalidArgument,
+                "fnc::nn::init::random_uniform: minval must be below maxval, "
+                "got " +
+                    std::to_string(minval) + " and " + std::to_string(maxval));
+  return [=](const Shape &shape, DType dtype) {
+    requireFloat(dtype, "random_uniform");
+    return fnc::random_uniform(shape, minval, maxval, dtype, seed);
+  };
+}
 Initializer glorot_uniform(std::optional<int64_t> seed) {
   return varianceScaling("glorot_uniform", 1, false, true, seed);
 }

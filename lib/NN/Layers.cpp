@@ -207,6 +207,26 @@ Tensor Dropout::call(const Tensor &x, bool training) {
   return training ? dropout(x, rate_, seed_) : x;
 }
 
+Embedding::Embedding(int64_t input_dim, int64_t output_dim,
+                     Initializer embeddings_initializer, std::string name)
+    : Layer(std::move(name)), inputDim_(input_dim), outputDim_(output_dim),
+      init_(std::move(embeddings_initializer)) {
+  if (input_dim <= 0 || output_dim <= 0)
+    fail("input_dim and output_dim must be positive, got " +
+         std::to_string(input_dim) + " and " + std::to_string(output_dim));
+}
+
+void Embedding::build(const Shape &) {
+  embeddings_ = add_variable("embeddings", {inputDim_, outputDim_}, init_);
+}
+
+Tensor Embedding::call(const Tensor &x, bool) {
+  // As Keras: indices of another dtype are cast to int32 (floats truncate).
+  bool integer = x.dtype() == DType::i32 || x.dtype() == DType::i64;
+  return gather(embeddings_.read_value(), integer ? x : cast(x, DType::i32),
+                0);
+}
+
 LayerNormalization::LayerNormalization(std::vector<int64_t> axis,
                                        double epsilon, bool center, bool scale,
                                        Initializer beta_initializer,

@@ -115,6 +115,50 @@ TEST(NNTest, PoolingLayersMatchDirectPooling) {
   EXPECT_FNC_ERROR(nn::MaxPool2D({0, 2}), InvalidArgument, "pool_size");
 }
 
+TEST(NNTest, EmbeddingLooksUpAndTrainsRows) {
+  nn::Embedding embed(6, 3);
+  Tensor idx = Tensor(std::vector<int32_t>{4, 0, 4, 5, 2, 0}, {2, 3});
+  Tensor y = embed(idx);
+  ASSERT_EQ(y.shape(), (Shape{2, 3, 3}));
+  ASSERT_EQ(embed.embeddings().shape(), (Shape{6, 3}));
+  std::vector<float> table = embed.embeddings().read_value().to_vector<float>();
+  for (float v : table)
+    EXPECT_TRUE(v >= -0.05f && v < 0.05f) << v;
+  std::vector<int32_t> is = idx.to_vector<int32_t>();
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 3; ++j)
+      EXPECT_EQ(y.to_vector<float>()[i * 3 + j], table[is[i] * 3 + j]);
+  // int64 indices, and floats cast to int32 as Keras does.
+  expectNear(embed(cast(idx, DType::i64)), y, 0, "int64 indices");
+  expectNear(embed(cast(idx, DType::f32) + 0.25f), y, 0, "float indices");
+  // The gradient adds each row of the output's gradient into the row of
+  // the table it came from (twice for an index seen twice), eagerly and
+  // staged with an unknown batch dim.
+  std::mt19937 rng(10);
+  Tensor w = randomTensor({2, 3, 3}, rng);
+  std::vector<float> wv = w.to_vector<float>(), want(18, 0);
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 3; ++j)
+      want[is[i] * 3 + j] += wv[i * 3 + j];
+  auto step = [&](Tensor indices) {
+    GradientTape tape;
+    Tensor loss = reduce_sum(embed(indices) * w);
+    return tape.gradient(loss, embed.embeddings());
+  };
+  expectNear(step(idx), Tensor(want, {6, 3}), 1e-6, "eager gradient");
+  FunctionOptions options;
+  options.input_signature =
+      std::vector<TensorSpec>{TensorSpec({kUnknownDim, 3}, DType::i32)};
+  expectNear(fnc::function(step, options)(idx), Tensor(want, {6, 3}), 1e-6,
+             "staged gradient");
+  EXPECT_FNC_ERROR(embed(Tensor(std::vector<int32_t>{6}, {1})), OutOfRange,
+                   "fnc::gather");
+  EXPECT_FNC_ERROR(nn::Embedding(0, 3), InvalidArgument,
+                   "input_dim and output_dim must be positive");
+  EXPECT_FNC_ERROR(nn::init::random_uniform(1, 1), InvalidArgument,
+                   "minval must be below maxval");
+}
+
 TEST(NNTest, LayerNormalizationMatchesLoops) {
   std::mt19937 rng(8);
   Tensor x = randomTensor({3, 4, 5}, rng, 2);
