@@ -29,21 +29,26 @@ template <typename Op> bool is(const OpRecord &op) {
   return std::holds_alternative<Op>(op.op);
 }
 
-/// A read of a kept value: a value of its own (an identity cast, which the
-/// compiler folds away), not recorded into the program. The tapes tell
-/// values apart by their tensors and a program's steps by their result ids,
-/// and this read's gradient goes to the variable, not to the other uses of
-/// the kept value (a snapshot read by several reads, a row of draws that is
-/// also a gather's result).
-Tensor valueOfItsOwn(Recorder &r, const Tensor &kept) {
+/// A kept value as a value of its own of the recorded `shape` (an identity
+/// cast, which the compiler folds away where the shapes are equal), not
+/// recorded into the program. A read's: the tapes tell values apart by
+/// their tensors and a program's steps by their result ids, and this read's
+/// gradient goes to the variable, not to the other uses of the kept value (a
+/// snapshot read by several reads, a row of draws that is also a gather's
+/// result). A residual's: a loop's history keeps rows of the loop
+/// variables' types, whose dims may be less known than the step's result
+/// (an LSTM's state [?, ?] whose step gives [?, units]); the ops replayed
+/// on it were recorded with the step's shape.
+Tensor valueOfItsOwn(Recorder &r, const Tensor &kept,
+                     const std::vector<int64_t> &shape) {
   ProgramScope bookkeeping(r, nullptr);
   OpRecord copy{ops::Cast{}, {r.valueOf(kept, "gradient")}, kept.dtype(),
-                kept.shape()};
+                shape};
   std::string error;
   int64_t id = r.record(copy, error);
   if (id < 0)
     internal(error);
-  return makeSymbolic(kept.dtype(), kept.shape(), r.token(), id, "read");
+  return makeSymbolic(kept.dtype(), shape, r.token(), id, "read");
 }
 
 } // namespace
@@ -120,8 +125,10 @@ std::vector<Tensor> replay(const Program &program, ValueMap &map,
         // Not computed again, but the tapes see the op on its inputs, for
         // its gradient rule (a variable read as a read of the variable).
         Tensor out = *kept;
+        if (!is<ops::VarRead>(op) && out.shape() != op.shape)
+          out = valueOfItsOwn(*r, out, op.shape);
         if (is<ops::VarRead>(op)) {
-          out = valueOfItsOwn(*r, out);
+          out = valueOfItsOwn(*r, out, out.shape());
           VariableRef variable = map.variable(op.operands[0]);
           if (r->program && r->program->block) {
             // In a staged block, still a read of the variable, so that the

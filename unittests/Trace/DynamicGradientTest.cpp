@@ -529,6 +529,31 @@ TEST(DynamicGradientTest, Conv2dOfUnknownHeightAndWidth) {
 // A reshape of a value with several dims unknown while tracing: its
 // gradient reshapes g back to a shape read at run time
 // (fnc.reshape_to_shape). It was an Unimplemented error.
+// Loop states that start less known than their steps make them: zeros of
+// a shape tensor ([?, ?]) carried through steps giving [?, 3], a yield (c)
+// also read by the step (an LSTM's cell). The backward's replay reads c
+// from the loop's history, rows of the state's type [?, ?], and recorded
+// the ops on it with the step's [?, 3]: the trace did not verify.
+TEST(DynamicGradientTest, LoopStatesLessKnownThanTheirSteps) {
+  std::mt19937 rng(31);
+  checkWithUnknownBatch(
+      "an LSTM-like cell",
+      [](const Tensor &x, const Tensor &p) {
+        Tensor b = gather(shape(x, DType::i64), Tensor(int64_t{0}));
+        Tensor zero = zeros(stack({b, Tensor(int64_t{3})}), DType::f64);
+        auto [h, c] = for_range(
+            0, 3, 1,
+            [&](const Tensor &, const Tensor &hp, const Tensor &cp) {
+              Tensor z = x * p + hp;
+              Tensor cn = sigmoid(z) * cp + tanh(z);
+              return std::make_tuple(sigmoid(z) * tanh(cn), cn);
+            },
+            std::make_tuple(zero, zero));
+        return h + c;
+      },
+      {-1, 3}, {3}, {-1, 3}, rng);
+}
+
 TEST(DynamicGradientTest, ReshapesOfSeveralUnknownDims) {
   auto f = [](const Tensor &x) {
     Tensor flat = reshape(x, {-1});
