@@ -63,6 +63,11 @@ Initializer random_normal(double mean = 0, double stddev = 0.05,
 /// Uniform values in [minval, maxval) (tf.keras.initializers.RandomUniform).
 Initializer random_uniform(double minval = -0.05, double maxval = 0.05,
                            std::optional<int64_t> seed = std::nullopt);
+/// A (semi-)orthogonal matrix of the variable's shape read as
+/// [prod(shape[:-1]), shape[-1]], times `gain` (keras Orthogonal: the
+/// recurrent kernels' default).
+Initializer orthogonal(double gain = 1.0,
+                       std::optional<int64_t> seed = std::nullopt);
 /// Glorot (Xavier) and He initializers as in Keras. Fans: a kernel
 /// [in, out] has fan_in = in and fan_out = out; a conv kernel [kh, kw, c, f]
 /// has fan_in = kh*kw*c and fan_out = kh*kw*f. The normal variants draw
@@ -156,6 +161,9 @@ public:
   bool built() const { return built_; }
 
 protected:
+  /// Builds the layer for `x` on its first call (what operator() does
+  /// before call()), for layers with other entry points.
+  void buildFor(const Tensor &x);
   /// Creates the variables for inputs of `inputShape` (dims unknown while
   /// tracing are shapes::kDynamic; a layer may require some to be known).
   virtual void build(const Shape &inputShape);
@@ -330,6 +338,107 @@ private:
   int64_t inputDim_, outputDim_;
   Initializer init_;
   Variable embeddings_;
+};
+
+/// The recurrent layers (keras SimpleRNN, LSTM, GRU) run over inputs
+/// [batch, timesteps, features] as one staged loop (fnc::for_range), so a
+/// trace serves every sequence length, and batch and timesteps may be
+/// unknown while tracing. The input projections of all steps are one
+/// matmul before the loop; each step multiplies the state by the recurrent
+/// kernel. operator() gives the last output [batch, units], or every
+/// output [batch, timesteps, units] with `return_sequences`;
+/// call_with_states gives {output, final states...} (keras return_state:
+/// h, plus c for an LSTM). States start at zero.
+class RNN : public Layer {
+public:
+  int64_t units() const { return units_; }
+  const Variable &kernel() const { return kernel_; }
+  const Variable &recurrent_kernel() const { return recurrent_; }
+  const Variable &bias() const { return bias_; }
+  /// {output, h} ({output, h, c} for an LSTM).
+  std::vector<Tensor> call_with_states(const Tensor &x, bool training = false);
+
+protected:
+  struct Options {
+    bool use_bias, return_sequences;
+    Initializer kernel_initializer, recurrent_initializer, bias_initializer;
+  };
+  /// `gates`: the kernels' widths in units (1, 4 or 3); `biasRows`: 1, or 2
+  /// for a GRU's input and recurrent biases.
+  RNN(int64_t units, int64_t gates, int64_t biasRows, bool twoStates,
+      Options options, std::string name);
+  void build(const Shape &inputShape) override;
+  Tensor call(const Tensor &x, bool training) override;
+  /// One step: the new (h, c) from the step's input projection `xw`
+  /// [batch, gates * units] (with the input bias), the recurrent kernel
+  /// and bias, and the states (c is a 0-d placeholder for one-state cells).
+  virtual std::pair<Tensor, Tensor> step(const Tensor &xw, const Tensor &u,
+                                         const Tensor &bias, const Tensor &h,
+                                         const Tensor &c) const = 0;
+
+private:
+  std::vector<Tensor> run(const Tensor &x);
+
+  int64_t units_, gates_, biasRows_;
+  bool twoStates_;
+  Options options_;
+  int64_t features_ = 0;
+  Variable kernel_, recurrent_, bias_;
+};
+
+/// h = activation(x W + h U + b).
+class SimpleRNN : public RNN {
+public:
+  explicit SimpleRNN(int64_t units, Activation activation = "tanh",
+                     bool use_bias = true, bool return_sequences = false,
+                     Initializer kernel_initializer = init::glorot_uniform(),
+                     Initializer recurrent_initializer = init::orthogonal(),
+                     Initializer bias_initializer = init::zeros(),
+                     std::string name = "simple_rnn");
+
+protected:
+  std::pair<Tensor, Tensor> step(const Tensor &xw, const Tensor &u,
+                                 const Tensor &bias, const Tensor &h,
+                                 const Tensor &c) const override;
+
+private:
+  Activation activation_;
+};
+
+/// Keras's LSTM: gates i, f, c, o in the kernels' columns; c = f * c +
+/// i * tanh(.), h = o * tanh(c); sigmoid gates; with `unit_forget_bias` the
+/// forget gate's bias starts at 1.
+class LSTM : public RNN {
+public:
+  explicit LSTM(int64_t units, bool return_sequences = false,
+                bool use_bias = true, bool unit_forget_bias = true,
+                Initializer kernel_initializer = init::glorot_uniform(),
+                Initializer recurrent_initializer = init::orthogonal(),
+                Initializer bias_initializer = init::zeros(),
+                std::string name = "lstm");
+
+protected:
+  std::pair<Tensor, Tensor> step(const Tensor &xw, const Tensor &u,
+                                 const Tensor &bias, const Tensor &h,
+                                 const Tensor &c) const override;
+};
+
+/// Keras's GRU (reset_after = true, its default): gates z, r, h; bias
+/// [2, 3 * units] (input, recurrent); the reset gate multiplies the
+/// recurrent projection of the candidate; h = z * h + (1 - z) * tanh(.).
+class GRU : public RNN {
+public:
+  explicit GRU(int64_t units, bool return_sequences = false,
+               bool use_bias = true,
+               Initializer kernel_initializer = init::glorot_uniform(),
+               Initializer recurrent_initializer = init::orthogonal(),
+               Initializer bias_initializer = init::zeros(),
+               std::string name = "gru");
+
+protected:
+  std::pair<Tensor, Tensor> step(const Tensor &xw, const Tensor &u,
+                                 const Tensor &bias, const Tensor &h,
+                                 const Tensor &c) const override;
 };
 
 /// Normalizes each example over `axis` (keras LayerNormalization): with

@@ -10,6 +10,7 @@
 #include "fnc/Error.h"
 #include "fnc/NN.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace fnc::nn {
@@ -108,6 +109,43 @@ Initializer random_uniform(double minval, double maxval,
   return [=](const Shape &shape, DType dtype) {
     requireFloat(dtype, "random_uniform");
     return fnc::random_uniform(shape, minval, maxval, dtype, seed);
+  };
+}
+Initializer orthogonal(double gain, std::optional<int64_t> seed) {
+  return [=](const Shape &shape, DType dtype) {
+    requireFloat(dtype, "orthogonal");
+    if (shape.size() < 2)
+      throw Error(ErrorKind::InvalidArgument,
+                  "fnc::nn::init::orthogonal: needs a variable of rank >= 2, "
+                  "got rank " +
+                      std::to_string(shape.size()));
+    int64_t cols = shape.back(), rows = 1;
+    for (size_t i = 0; i + 1 < shape.size(); ++i)
+      rows *= shape[i];
+    // Keras: the Q of a normal [max, min] matrix (signs fixed by R's
+    // diagonal, which Gram-Schmidt keeps positive), transposed if wide.
+    int64_t n = std::max(rows, cols), m = std::min(rows, cols);
+    std::vector<double> a =
+        random_normal({n, m}, 0, 1, DType::f64, seed).to_vector<double>();
+    for (int64_t j = 0; j < m; ++j) {
+      for (int64_t k = 0; k < j; ++k) {
+        double dot = 0;
+        for (int64_t i = 0; i < n; ++i)
+          dot += a[i * m + j] * a[i * m + k];
+        for (int64_t i = 0; i < n; ++i)
+          a[i * m + j] -= dot * a[i * m + k];
+      }
+      double norm = 0;
+      for (int64_t i = 0; i < n; ++i)
+        norm += a[i * m + j] * a[i * m + j];
+      norm = std::sqrt(norm);
+      for (int64_t i = 0; i < n; ++i)
+        a[i * m + j] /= norm;
+    }
+    Tensor q = Tensor(a, {n, m});
+    if (rows < cols)
+      q = transpose(q);
+    return cast(reshape(q * gain, shape), dtype);
   };
 }
 Initializer glorot_uniform(std::optional<int64_t> seed) {

@@ -124,13 +124,17 @@ std::shared_ptr<Module> Module::add_module(std::shared_ptr<Module> module) {
 }
 
 Tensor Layer::operator()(const Tensor &x, bool training) {
+  buildFor(x);
+  return call(x, training);
+}
+
+void Layer::buildFor(const Tensor &x) {
   if (!x.defined())
     fail("the input is a null fnc::Tensor");
   if (!built_) {
     build(x.shape());
     built_ = true;
   }
-  return call(x, training);
 }
 
 void Layer::build(const Shape &) {}

@@ -159,6 +159,154 @@ TEST(NNTest, EmbeddingLooksUpAndTrainsRows) {
                    "minval must be below maxval");
 }
 
+/// A recurrent layer's recurrence written out step by step with eager ops
+/// (a C++ loop over slices), from the layer's variables: {output, h[, c]}.
+std::vector<Tensor> unrolled(const std::string &kind, const nn::RNN &layer,
+                             const Tensor &x, bool sequences) {
+  int64_t n = layer.units(), steps = x.shape()[1];
+  Tensor w = layer.kernel().read_value(),
+         u = layer.recurrent_kernel().read_value();
+  Tensor b = layer.bias().read_value();
+  auto part = [n](const Tensor &t, int64_t k) {
+    return slice(t, {0, k * n}, {-1, n});
+  };
+  Tensor h = zeros({x.shape()[0], n}), c = h;
+  std::vector<Tensor> outputs;
+  for (int64_t t = 0; t < steps; ++t) {
+    Tensor xt = squeeze(slice(x, {0, t, 0}, {-1, 1, -1}), {1});
+    if (kind == "simple") {
+      h = tanh(matmul(xt, w) + matmul(h, u) + b);
+    } else if (kind == "lstm") {
+      Tensor z = matmul(xt, w) + matmul(h, u) + b;
+      c = sigmoid(part(z, 1)) * c + sigmoid(part(z, 0)) * tanh(part(z, 2));
+      h = sigmoid(part(z, 3)) * tanh(c);
+    } else {
+      Tensor xz = matmul(xt, w) + squeeze(slice(b, {0, 0}, {1, -1}), {0});
+      Tensor hz = matmul(h, u) + squeeze(slice(b, {1, 0}, {1, -1}), {0});
+      Tensor z = sigmoid(part(xz, 0) + part(hz, 0));
+      Tensor r = sigmoid(part(xz, 1) + part(hz, 1));
+      h = z * h + (1.f - z) * tanh(part(xz, 2) + r * part(hz, 2));
+    }
+    outputs.push_back(h);
+  }
+  std::vector<Tensor> out = {sequences ? stack(outputs, 1) : h, h};
+  if (kind == "lstm")
+    out.push_back(c);
+  return out;
+}
+
+/// A recurrent layer of `kind` against its recurrence written out: outputs,
+/// states and gradients, eagerly and staged.
+void checkRecurrent(const std::string &kind) {
+  std::mt19937 rng(12);
+  Tensor x = randomTensor({2, 3, 4}, rng);
+  {
+    for (bool sequences : {false, true}) {
+      std::shared_ptr<nn::RNN> layer;
+      if (kind == "simple")
+        layer = std::make_shared<nn::SimpleRNN>(3, "tanh", true, sequences);
+      else if (kind == "lstm")
+        layer = std::make_shared<nn::LSTM>(3, sequences);
+      else
+        layer = std::make_shared<nn::GRU>(3, sequences);
+      std::string what = kind + (sequences ? " sequences" : " last");
+      Tensor y = (*layer)(x);
+      int64_t gates = kind == "simple" ? 1 : kind == "lstm" ? 4 : 3;
+      ASSERT_EQ(layer->kernel().shape(), (Shape{4, 3 * gates})) << what;
+      ASSERT_EQ(layer->recurrent_kernel().shape(), (Shape{3, 3 * gates}));
+      // The recurrent kernel starts orthogonal; an LSTM's forget bias 1.
+      Tensor u = layer->recurrent_kernel().read_value();
+      if (kind == "simple")
+        expectNear(matmul(transpose(u), u), eye(3), 1e-5, "orthogonal");
+      if (kind == "lstm")
+        expectNear(layer->bias().read_value(),
+                   concat({zeros({3}), ones({3}), zeros({6})}, 0), 0,
+                   "unit_forget_bias");
+      // Other biases than the initial ones, to check their broadcast.
+      layer->bias().assign(randomTensor(layer->bias().shape(), rng));
+      std::vector<Tensor> want = unrolled(kind, *layer, x, sequences);
+      std::vector<Tensor> got = layer->call_with_states(x);
+      ASSERT_EQ(got.size(), want.size()) << what;
+      for (size_t k = 0; k < got.size(); ++k)
+        expectNear(got[k], want[k], 1e-5, what.c_str());
+      // Gradients of every variable, against the unrolled recurrence's.
+      Tensor target = randomTensor(want[0].shape(), rng);
+      auto grads = [&](bool layered) {
+        GradientTape tape;
+        Tensor out =
+            layered ? (*layer)(x) : unrolled(kind, *layer, x, sequences)[0];
+        return tape.gradient(reduce_sum(square(out - target)),
+                             layer->trainable_variables());
+      };
+      std::vector<Tensor> g = grads(true), gw = grads(false);
+      ASSERT_EQ(g.size(), 3u);
+      for (size_t k = 0; k < g.size(); ++k)
+        expectNear(g[k], gw[k], 1e-4, (what + " gradient").c_str());
+      // Staged with batch and timesteps unknown, outputs and gradients in
+      // one function (a compile each costs seconds: the simple cell's
+      // sequences and the GRU's last output are left to eager): one trace
+      // for every length (a size-1 dim would get a trace of its own:
+      // Function.h).
+      if ((kind == "simple" && sequences) || (kind == "gru" && !sequences))
+        continue;
+      FunctionOptions options;
+      options.input_signature = std::vector<TensorSpec>{
+          TensorSpec({kUnknownDim, kUnknownDim, 4}),
+          TensorSpec(Shape(target.rank(), kUnknownDim))};
+      auto staged = fnc::function(
+          [layer](Tensor a, Tensor t) {
+            std::vector<Tensor> out = layer->call_with_states(a);
+            GradientTape tape;
+            Tensor y = (*layer)(a);
+            for (const Tensor &g : tape.gradient(reduce_sum(square(y - t)),
+                                                 layer->trainable_variables()))
+              out.push_back(g);
+            return out;
+          },
+          options);
+      for (Shape s : {Shape{2, 3, 4}, Shape{3, 5, 4}, Shape{4, 2, 4}}) {
+        Tensor in = s == x.shape() ? x : randomTensor(s, rng);
+        std::vector<Tensor> eager = layer->call_with_states(in);
+        std::vector<Tensor> st = staged(
+            in, in.shape() == x.shape() ? target
+                                        : randomTensor(eager[0].shape(), rng));
+        ASSERT_EQ(st.size(), eager.size() + 3);
+        for (size_t k = 0; k < eager.size(); ++k)
+          expectNear(st[k], eager[k], 1e-5, (what + " staged").c_str());
+        if (in.shape() == x.shape())
+          for (size_t k = 0; k < 3; ++k)
+            expectNear(st[eager.size() + k], g[k], 1e-4,
+                       (what + " staged gradient").c_str());
+      }
+      EXPECT_EQ(staged.tracing_count(), 1) << what;
+    }
+  }
+}
+
+TEST(NNTest, SimpleRNNMatchesItsRecurrence) { checkRecurrent("simple"); }
+TEST(NNTest, LSTMMatchesItsRecurrence) { checkRecurrent("lstm"); }
+TEST(NNTest, GRUMatchesItsRecurrence) { checkRecurrent("gru"); }
+
+TEST(NNTest, RecurrentLayerErrorsAndOrthogonal) {
+  std::mt19937 rng(13);
+  Tensor x = randomTensor({2, 3, 4}, rng);
+  EXPECT_FNC_ERROR(nn::LSTM(0), InvalidArgument, "units must be positive");
+  EXPECT_FNC_ERROR(nn::GRU(3)(randomTensor({2, 4}, rng)), InvalidArgument,
+                   "needs inputs [batch, timesteps, features]");
+  nn::SimpleRNN built(2);
+  built(x);
+  EXPECT_FNC_ERROR(built(randomTensor({2, 3, 5}, rng)), InvalidArgument,
+                   "was built for inputs [batch, timesteps, 4]");
+  EXPECT_FNC_ERROR(built(cast(x, DType::f64)), InvalidArgument, "float64");
+  // orthogonal: Q^T Q = I for a tall matrix, Q Q^T = I for a wide one.
+  Tensor tall = nn::init::orthogonal()({5, 3}, DType::f32);
+  expectNear(matmul(transpose(tall), tall), eye(3), 1e-5, "tall");
+  Tensor wide = nn::init::orthogonal(2.0)({3, 5}, DType::f64);
+  expectNear(matmul(wide, transpose(wide)), eye(3) * 4.f, 1e-5, "wide");
+  EXPECT_FNC_ERROR(nn::init::orthogonal()({3}, DType::f32), InvalidArgument,
+                   "rank >= 2");
+}
+
 TEST(NNTest, LayerNormalizationMatchesLoops) {
   std::mt19937 rng(8);
   Tensor x = randomTensor({3, 4, 5}, rng, 2);
