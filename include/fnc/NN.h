@@ -303,6 +303,20 @@ protected:
   Tensor call(const Tensor &x, bool training) override;
 };
 
+/// Reshapes [batch, ...] to [batch, target_shape...] (keras Reshape: the
+/// batch dim is kept; one target dim may be -1).
+class Reshape : public Layer {
+public:
+  explicit Reshape(std::vector<int64_t> target_shape,
+                   std::string name = "reshape");
+
+protected:
+  Tensor call(const Tensor &x, bool training) override;
+
+private:
+  std::vector<int64_t> target_;
+};
+
 /// fnc::dropout(x, rate) when called with training = true; the identity
 /// otherwise.
 class Dropout : public Layer {

@@ -197,6 +197,29 @@ Tensor Flatten::call(const Tensor &x, bool) {
   return reshape(x, {shapes::isDynamic(in[0]) ? -1 : in[0], features});
 }
 
+Reshape::Reshape(std::vector<int64_t> target_shape, std::string name)
+    : Layer(std::move(name)), target_(std::move(target_shape)) {
+  if (std::count(target_.begin(), target_.end(), -1) > 1 ||
+      std::any_of(target_.begin(), target_.end(),
+                  [](int64_t d) { return d < -1; }))
+    fail("target_shape " + shapes::toString(target_) +
+         " must hold sizes >= 0 and at most one -1");
+}
+
+Tensor Reshape::call(const Tensor &x, bool) {
+  const Shape &in = x.shape();
+  if (in.empty())
+    fail("the input must have a batch dim, got a scalar");
+  bool inferred = std::count(target_.begin(), target_.end(), -1) > 0;
+  if (shapes::isDynamic(in[0]) && inferred)
+    fail("with a batch dim unknown while tracing, give every dim of "
+         "target_shape " +
+         shapes::toString(target_) + " (no -1)");
+  Shape shape = {shapes::isDynamic(in[0]) ? -1 : in[0]};
+  shape.insert(shape.end(), target_.begin(), target_.end());
+  return reshape(x, shape);
+}
+
 Dropout::Dropout(double rate, std::optional<int64_t> seed, std::string name)
     : Layer(std::move(name)), rate_(rate), seed_(seed) {
   if (!(rate >= 0 && rate < 1))
@@ -223,8 +246,7 @@ void Embedding::build(const Shape &) {
 Tensor Embedding::call(const Tensor &x, bool) {
   // As Keras: indices of another dtype are cast to int32 (floats truncate).
   bool integer = x.dtype() == DType::i32 || x.dtype() == DType::i64;
-  return gather(embeddings_.read_value(), integer ? x : cast(x, DType::i32),
-                0);
+  return gather(embeddings_.read_value(), integer ? x : cast(x, DType::i32), 0);
 }
 
 LayerNormalization::LayerNormalization(std::vector<int64_t> axis,

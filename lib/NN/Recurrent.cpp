@@ -87,8 +87,10 @@ std::vector<Tensor> RNN::run(const Tensor &x) {
   if (!shapes::isDynamic(batch)) {
     h0 = zeros({batch, units_}, x.dtype());
   } else {
+    // zeros of a shape tensor have every dim unknown; the reshape tells
+    // the trace the units (the loop keeps its states' shapes).
     Tensor b = gather(shape(x, DType::i64), Tensor(int64_t{0}));
-    h0 = zeros(stack({b, Tensor(units_)}), x.dtype());
+    h0 = reshape(zeros(stack({b, Tensor(units_)}), x.dtype()), {-1, units_});
   }
   // One-state cells carry a 0-d placeholder for c.
   Tensor c0 = twoStates_ ? h0 : zeros({}, x.dtype());

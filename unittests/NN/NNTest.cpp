@@ -442,6 +442,33 @@ TEST(NNTest, FlattenDropoutAndActivations) {
       0.5f);
 }
 
+TEST(NNTest, ReshapeKeepsTheBatchDim) {
+  std::mt19937 rng(14);
+  Tensor x = randomTensor({2, 28, 28, 1}, rng);
+  expectNear(nn::Reshape({28, 28})(x), reshape(x, {2, 28, 28}), 0);
+  EXPECT_EQ(nn::Reshape({-1, 4})(x).shape(), (Shape{2, 196, 4}));
+  // An unknown batch stays unknown: a staged call takes any batch.
+  FunctionOptions options;
+  options.input_signature =
+      std::vector<TensorSpec>{TensorSpec({kUnknownDim, 28, 28, 1})};
+  auto staged = fnc::function(
+      [](Tensor a) {
+        return nn::Reshape({28, 28})(a);
+      },
+      options);
+  EXPECT_EQ(staged(x).shape(), (Shape{2, 28, 28}));
+  EXPECT_EQ(staged(randomTensor({3, 28, 28, 1}, rng)).shape(),
+            (Shape{3, 28, 28}));
+  EXPECT_FNC_ERROR(nn::Reshape({-1, -1}), InvalidArgument, "at most one -1");
+  EXPECT_FNC_ERROR(nn::Reshape({5, 5})(x), InvalidArgument, "fnc::reshape");
+  EXPECT_FNC_ERROR(fnc::function(
+                       [](Tensor a) {
+                         return nn::Reshape({-1, 4})(a);
+                       },
+                       options)(x),
+                   InvalidArgument, "no -1");
+}
+
 TEST(NNTest, SequentialNamesAndCollectsVariables) {
   nn::Sequential model{nn::Flatten(), nn::Dense(8, "relu"), nn::Dropout(0.1),
                        nn::Dense(3)};
