@@ -10,6 +10,10 @@ compared:
   cnn  Conv 3x3 16 SAME + relu -> MaxPool 2x2/2 -> Conv 3x3 32 SAME + relu
        -> MaxPool 2x2/2 -> flatten -> Dense 10
        (fnc uses NHWC; torch runs NCHW, its fast path: the same math)
+  lstm the 28 rows of 28 pixels as a sequence -> LSTM 128 (torch.nn.LSTM,
+       the last h) -> Dense 10; Keras's initialisation as fnc's nn::LSTM:
+       glorot-uniform input kernel, orthogonal recurrent kernel, bias 1 for
+       the forget gate, 0 elsewhere
 
 Glorot-uniform kernels, zero biases, Adam (lr 1e-3; times 0.5 after each
 epoch for the mlp, as fnc-train-fashion-mnist does), batches of 32 with the
@@ -106,6 +110,17 @@ class Cnn(torch.nn.Module):
         return self.out(torch.flatten(x, 1))
 
 
+class Lstm(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm = torch.nn.LSTM(28, 128, batch_first=True)
+        self.out = torch.nn.Linear(128, 10)
+
+    def forward(self, x):
+        _, (h, _) = self.lstm(x.reshape(-1, 28, 28))
+        return self.out(h[0])
+
+
 def glorot_init(model):
     """Keras defaults: glorot-uniform kernels (fan over the receptive field,
     as torch's xavier_uniform_ computes it), zero biases."""
@@ -113,6 +128,16 @@ def glorot_init(model):
         if isinstance(module, (torch.nn.Linear, torch.nn.Conv2d)):
             torch.nn.init.xavier_uniform_(module.weight)
             torch.nn.init.zeros_(module.bias)
+        if isinstance(module, torch.nn.LSTM):
+            # Keras's kernel [in, 4h] is torch's weight_ih_l0 [4h, in]
+            # transposed: the same fans. Gates i, f, g, o in both.
+            torch.nn.init.xavier_uniform_(module.weight_ih_l0)
+            torch.nn.init.orthogonal_(module.weight_hh_l0)
+            torch.nn.init.zeros_(module.bias_ih_l0)
+            torch.nn.init.zeros_(module.bias_hh_l0)
+            h = module.hidden_size
+            with torch.no_grad():
+                module.bias_ih_l0[h:2 * h] = 1.0
 
 
 def evaluate(model, x, y, batch_size):
@@ -128,14 +153,14 @@ def evaluate(model, x, y, batch_size):
 
 def main(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--model", choices=["mlp", "cnn"], default="mlp")
+    p.add_argument("--model", choices=["mlp", "cnn", "lstm"], default="mlp")
     p.add_argument("--epochs", type=int, default=5)
     p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--lr-decay", type=float, default=None,
                    help="the learning rate's factor after each epoch "
                         "(default, as fnc-train-fashion-mnist: 0.5 for the "
-                        "mlp, 1 for the cnn)")
+                        "mlp, 1 for the others)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=2,
                    help="torch.set_num_threads (default 2)")
@@ -157,7 +182,7 @@ def main(argv):
               f"t10k-labels-idx1-ubyte.gz.", file=sys.stderr)
         return 1
 
-    model = Mlp() if args.model == "mlp" else Cnn()
+    model = {"mlp": Mlp, "cnn": Cnn, "lstm": Lstm}[args.model]()
     glorot_init(model)
     optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
     if args.lr_decay is None:

@@ -3,17 +3,18 @@
 #   build/bin/fnc-train-fashion-mnist --model=M --epochs=N --batch=B --bench
 #   /usr/bin/python3 bench/fashion_mnist_torch.py --model=M --epochs=N
 #     --batch-size=B
-# for the MLP and the CNN, shows their output as it comes, then prints a
-# table: mean training time per epoch of each (the training loop only, not
-# the test evaluation), their ratio fnc/torch, and the final test accuracy of
-# each. Both sides print "RESULT impl=... model=... epochs=...
-# mean_epoch_s=... test_acc=..." lines, which this script reads.
+# for the MLP and the CNN (and the LSTM: --models mlp,cnn,lstm), shows
+# their output as it comes, then prints a table: mean training time per
+# epoch of each (the training loop only, not the test evaluation), their
+# ratio fnc/torch, and the final test accuracy of each. Both sides print
+# "RESULT impl=... model=... epochs=... mean_epoch_s=... test_acc=..."
+# lines, which this script reads.
 #
 # Usage: bench/train-vs-torch.sh [--mlp-epochs N] [--cnn-epochs N]
-#          [--epochs N (both)] [--models mlp,cnn] [--build DIR]
-#          [--torch-threads N] [--batch N]
-# Defaults: 5 MLP epochs, 3 CNN epochs, both models, build/, 2 threads,
-# batches of 32 (Keras's default).
+#          [--lstm-epochs N] [--epochs N (all)] [--models mlp,cnn,lstm]
+#          [--build DIR] [--torch-threads N] [--batch N]
+# Defaults: 5 MLP epochs, 3 CNN epochs, 2 LSTM epochs, models mlp,cnn,
+# build/, 2 threads, batches of 32 (Keras's default).
 # A benchmark, not a test. The "busy" column is how many cores other
 # processes kept busy during each run (from /proc/stat, less the run's own
 # CPU time); above 0.5 the figures are not comparable: OpenMP threads that
@@ -25,11 +26,12 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build
 mlp_epochs=5
 cnn_epochs=3
+lstm_epochs=2
 models=mlp,cnn
 torch_threads=2
 batch=32
 
-usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; }
 need_value() {
   [ $# -ge 2 ] && [ -n "$2" ] || { echo "train-vs-torch.sh: $1 needs a value" >&2; exit 1; }
 }
@@ -42,7 +44,8 @@ while [ $# -gt 0 ]; do
   --*=*) set -- "${arg%%=*}" "${arg#*=}" "${@:2}"; continue ;;
   --mlp-epochs) need_value "$@"; positive "$1" "$2"; mlp_epochs=$2; shift 2 ;;
   --cnn-epochs) need_value "$@"; positive "$1" "$2"; cnn_epochs=$2; shift 2 ;;
-  --epochs) need_value "$@"; positive "$1" "$2"; mlp_epochs=$2; cnn_epochs=$2; shift 2 ;;
+  --lstm-epochs) need_value "$@"; positive "$1" "$2"; lstm_epochs=$2; shift 2 ;;
+  --epochs) need_value "$@"; positive "$1" "$2"; mlp_epochs=$2; cnn_epochs=$2; lstm_epochs=$2; shift 2 ;;
   --models) need_value "$@"; models=$2; shift 2 ;;
   --torch-threads) need_value "$@"; positive "$1" "$2"; torch_threads=$2; shift 2 ;;
   --batch) need_value "$@"; positive "$1" "$2"; batch=$2; shift 2 ;;
@@ -54,8 +57,8 @@ done
 IFS=, read -r -a model_list <<<"$models"
 for m in "${model_list[@]}"; do
   case $m in
-  mlp|cnn) ;;
-  *) echo "train-vs-torch.sh: unknown model '$m' in --models (mlp, cnn)" >&2; exit 1 ;;
+  mlp|cnn|lstm) ;;
+  *) echo "train-vs-torch.sh: unknown model '$m' in --models (mlp, cnn, lstm)" >&2; exit 1 ;;
   esac
 done
 
@@ -119,6 +122,7 @@ field() {
 for m in "${model_list[@]}"; do
   epochs=$mlp_epochs
   [ "$m" = cnn ] && epochs=$cnn_epochs
+  [ "$m" = lstm ] && epochs=$lstm_epochs
   if [ -z "$fnc_missing" ]; then
     run "fnc-$m" "$fnc_bin" --model="$m" --epochs="$epochs" --batch="$batch" --bench
   fi
@@ -134,6 +138,7 @@ noisy=0
 for m in "${model_list[@]}"; do
   epochs=$mlp_epochs
   [ "$m" = cnn ] && epochs=$cnn_epochs
+  [ "$m" = lstm ] && epochs=$lstm_epochs
   ft=$(field "$logs/fnc-$m" fnc "$m" mean_epoch_s)
   tt=$(field "$logs/torch-$m" torch "$m" mean_epoch_s)
   fa=$(field "$logs/fnc-$m" fnc "$m" test_acc)

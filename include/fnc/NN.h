@@ -357,9 +357,8 @@ private:
 /// The recurrent layers (keras SimpleRNN, LSTM, GRU) run over inputs
 /// [batch, timesteps, features] as one staged loop (fnc::for_range), so a
 /// trace serves every sequence length, and batch and timesteps may be
-/// unknown while tracing. The input projections of all steps are one
-/// matmul before the loop; each step multiplies the state by the recurrent
-/// kernel. operator() gives the last output [batch, units], or every
+/// unknown while tracing. Each step projects its row of the inputs and
+/// multiplies the state by the recurrent kernel. operator() gives the last output [batch, units], or every
 /// output [batch, timesteps, units] with `return_sequences`;
 /// call_with_states gives {output, final states...} (keras return_state:
 /// h, plus c for an LSTM). States start at zero.

@@ -1,9 +1,8 @@
 //===- Recurrent.cpp - fnc::nn SimpleRNN, LSTM, GRU -----------------------===//
 //
 // Keras's recurrent layers as one staged loop over the time steps
-// (fnc::for_range, the seeds' dynamic_rnn): the input projections of all
-// steps are one matmul before the loop, and the loop body multiplies the
-// state by the recurrent kernel. Batch and timesteps may be unknown while
+// (fnc::for_range, the seeds' dynamic_rnn): each step projects its row of
+// the inputs and multiplies the state by the recurrent kernel. Batch and timesteps may be unknown while
 // tracing; the gradient comes from the loop's recorded history
 // (docs/Autodiff.md).
 //
@@ -71,15 +70,19 @@ std::vector<Tensor> RNN::run(const Tensor &x) {
          " but the kernel is " + dtypeName(kernel_.dtype()) +
          "; cast the input with fnc::cast");
   int64_t batch = in[0], steps = in[1];
-  // Every step's input projection at once: [T, B, gates * units].
-  Tensor xw = matmul(transpose(x, {1, 0, 2}), kernel_.read_value());
+  // The steps' inputs [T, B, features], each projected in its step: the
+  // gradient of a step's row of a captured tensor is a tensor of its whole
+  // shape (gather's rule), so a row of the inputs costs the backward
+  // T * B * features per step where a row of all steps' projections
+  // (one matmul before the loop) cost T * B * gates * units.
+  Tensor seq = transpose(x, {1, 0, 2});
+  Tensor w = kernel_.read_value();
   Tensor inputBias, recurrentBias;
   if (options_.use_bias) {
     Tensor b = bias_.read_value();
     inputBias = biasRows_ == 1 ? b : squeeze(slice(b, {0, 0}, {1, -1}), {0});
     if (biasRows_ > 1)
       recurrentBias = squeeze(slice(b, {1, 0}, {1, -1}), {0});
-    xw = xw + inputBias;
   }
   Tensor u = recurrent_.read_value();
   // Zero states [B, units]; B read at run time where it is unknown.
@@ -98,7 +101,9 @@ std::vector<Tensor> RNN::run(const Tensor &x) {
                  ? gather(shape(x, DType::i32), Tensor(int32_t{1}))
                  : Tensor(static_cast<int32_t>(steps));
   auto stepAt = [&](const Tensor &i, const Tensor &h, const Tensor &c) {
-    return step(gather(xw, i, 0), u, recurrentBias, h, c);
+    Tensor xw = matmul(gather(seq, i, 0), w);
+    return step(inputBias.defined() ? xw + inputBias : xw, u, recurrentBias,
+                h, c);
   };
   std::vector<Tensor> out;
   Tensor h, c;
