@@ -55,14 +55,6 @@ Tensor part(const Tensor &x, int64_t a, int64_t begin, int64_t size) {
   return slice(x, begins, sizes);
 }
 
-void requireFloat(const char *op, const Tensor &x) {
-  if (!isFloat(x.dtype()))
-    fail(ErrorKind::InvalidArgument, op,
-         std::string("needs a float operand, got ") + dtypeName(x.dtype()) +
-             "; cast first with fnc::cast(x, fnc::DType::f32)",
-         {&x});
-}
-
 } // namespace
 
 Tensor stop_gradient(const Tensor &x) {

@@ -41,6 +41,17 @@ void fail(ErrorKind kind, const char *op, const std::string &message,
   throw Error(kind, full);
 }
 
+void requireFloat(const char *op, const Tensor &x, Operands operands) {
+  if (isFloat(x.dtype()))
+    return;
+  std::string message = std::string("needs a float operand, got ") +
+                        dtypeName(x.dtype()) +
+                        "; cast first with fnc::cast(x, fnc::DType::f32)";
+  if (operands.size())
+    fail(ErrorKind::InvalidArgument, op, message, operands);
+  fail(ErrorKind::InvalidArgument, op, message, {&x});
+}
+
 void requireSameDType(const char *op, const Tensor &a, const Tensor &b) {
   if (a.dtype() != b.dtype())
     fail(ErrorKind::InvalidArgument, op,

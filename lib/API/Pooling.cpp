@@ -27,14 +27,6 @@ shapes::Padding parsePadding(const char *op, const std::string &padding,
        operands);
 }
 
-void requireFloat(const char *op, const Tensor &t, Operands operands) {
-  if (!isFloat(t.dtype()))
-    fail(ErrorKind::InvalidArgument, op,
-         std::string("is defined for float32 and float64 only, got ") +
-             dtypeName(t.dtype()) + "; convert the input with fnc::cast",
-         operands);
-}
-
 Tensor pool2d(bool max, const Tensor &input, const std::vector<int64_t> &ksize,
               const std::vector<int64_t> &strides, const std::string &padding) {
   const char *op = max ? "max_pool2d" : "avg_pool2d";

@@ -94,11 +94,7 @@ Tensor argOp(bool isMax, const Tensor &x, int64_t axis, DType outputType) {
 
 Tensor softmaxOp(bool log, const Tensor &x, int64_t axis) {
   const char *name = log ? "log_softmax" : "softmax";
-  if (!isFloat(x.dtype()))
-    fail(ErrorKind::InvalidArgument, name,
-         std::string("needs a float operand, got ") + dtypeName(x.dtype()) +
-             "; cast first with fnc::cast(x, fnc::DType::f32)",
-         {&x});
+  requireFloat(name, x);
   // The shape rule of an axis check; the result has x's shape.
   checked(shapes::reduceAxis(x.shape(), axis), name, {&x});
   int64_t a;

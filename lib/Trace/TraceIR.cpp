@@ -435,52 +435,27 @@ public:
       op->setAttr(mlir::fnc::kSameUnknownDims, UnitAttr::get(op->getContext()));
   }
 
-  /// Marks `result`, fnc.sum_to_shape of `input` to the shape tensor
-  /// `shape`, kSameUnknownDims where no unknown dim of the shape can be 1
-  /// against a larger unknown dim of the input: their symbols are equal, or
-  /// the shape's is an argument's, which is not 1 in any call this trace
-  /// serves once unknownDimsMeet is set. Its dims are the shape's.
-  void noteSumToShape(Value input, Value shape, Value result) {
+  /// Marks `result`, fnc.sum_to_shape (`toLarger` false) or
+  /// fnc.broadcast_to_shape (true) of `input` to the shape tensor `shape`,
+  /// kSameUnknownDims where no unknown dim of the smaller side can be 1
+  /// against a larger unknown dim of the other: their symbols are equal, or
+  /// the smaller side's is an argument's, which is not 1 in any call this
+  /// trace serves once unknownDimsMeet is set. Its dims are the shape's:
+  /// those of fnc::zeros(fnc::shape(x)) are x's.
+  void noteToShape(Value input, Value shape, Value result, bool toLarger) {
     auto known = shapeSymbols_.find(shape);
     if (!result || known == shapeSymbols_.end())
       return;
     ArrayRef<int64_t> in = dimSymbols(input), to = known->second;
-    size_t lead = in.size() - to.size();
+    ArrayRef<int64_t> smaller = toLarger ? in : to;
+    ArrayRef<int64_t> larger = toLarger ? to : in;
+    size_t lead = larger.size() - smaller.size();
     bool same = true, needsExactOnes = false;
-    for (size_t i = 0; i < to.size(); ++i) {
-      int64_t from = in[lead + i];
-      if (!to[i] || !from || from == to[i])
+    for (size_t i = 0; i < smaller.size(); ++i) {
+      int64_t small = smaller[i], large = larger[lead + i];
+      if (!small || !large || small == large)
         continue;
-      if (argumentSymbols_.contains(to[i]))
-        needsExactOnes = true;
-      else
-        same = false;
-    }
-    if (same) {
-      unknownDimsMeet |= needsExactOnes;
-      result.getDefiningOp()->setAttr(mlir::fnc::kSameUnknownDims,
-                                      UnitAttr::get(result.getContext()));
-    }
-    dimSymbols_[result].assign(to.begin(), to.end());
-  }
-
-  /// Marks `result`, fnc.broadcast_to_shape of `input` to the shape tensor
-  /// `shape`, kSameUnknownDims where no unknown dim of the input can be 1
-  /// against a larger unknown dim of the shape (noteSumToShape's rule, the
-  /// other way). Its dims are the shape's: those of fnc::zeros(
-  /// fnc::shape(x)) are x's.
-  void noteBroadcastToShape(Value input, Value shape, Value result) {
-    auto known = shapeSymbols_.find(shape);
-    if (!result || known == shapeSymbols_.end())
-      return;
-    ArrayRef<int64_t> in = dimSymbols(input), to = known->second;
-    size_t lead = to.size() - in.size();
-    bool same = true, needsExactOnes = false;
-    for (size_t i = 0; i < in.size(); ++i) {
-      int64_t from = in[i];
-      if (!to[lead + i] || !from || from == to[lead + i])
-        continue;
-      if (argumentSymbols_.contains(from))
+      if (argumentSymbols_.contains(small))
         needsExactOnes = true;
       else
         same = false;
@@ -718,7 +693,7 @@ public:
             [&](const ops::BroadcastToShape &) -> Value {
               Value r = mark(mlir::fnc::BroadcastToShapeOp::create(
                   b, loc_, type, in(0), in(1)));
-              noteBroadcastToShape(in(0), in(1), r);
+              noteToShape(in(0), in(1), r, /*toLarger=*/true);
               return r;
             },
             [&](const ops::SetRow &) -> Value {
@@ -740,7 +715,7 @@ public:
             [&](const ops::SumToShape &) -> Value {
               Value r = mark(mlir::fnc::SumToShapeOp::create(b, loc_, type,
                                                              in(0), in(1)));
-              noteSumToShape(in(0), in(1), r);
+              noteToShape(in(0), in(1), r, /*toLarger=*/false);
               return r;
             },
             [&](const ops::ExpandDims &e) -> Value {

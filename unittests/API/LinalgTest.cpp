@@ -233,10 +233,10 @@ TEST(Pool2dTest, Errors) {
                    "got \"FULL\"");
   EXPECT_FNC_ERROR(max_pool2d(zeros({1, 4, 4, 2}, DType::i32), {2, 2}, {2, 2}),
                    InvalidArgument,
-                   "fnc::max_pool2d: is defined for float32 and float64 only, "
-                   "got int32; convert the input with fnc::cast");
+                   "fnc::max_pool2d: needs a float operand, got int32; cast "
+                   "first with fnc::cast(x, fnc::DType::f32)");
   EXPECT_FNC_ERROR(avg_pool2d(ones({1, 2, 2, 1}, DType::i1), {1, 1}, {1, 1}),
-                   InvalidArgument, "float64 only, got bool");
+                   InvalidArgument, "needs a float operand, got bool");
   EXPECT_FNC_ERROR(max_pool2d(Tensor(), {2, 2}, {2, 2}), FailedPrecondition,
                    "default-constructed (null)");
 }

@@ -51,6 +51,10 @@ inline shapes::Shape checked(const shapes::ShapeResult &r, const char *op,
   return r.shape;
 }
 
+/// Throws unless `x` is f32 or f64 ("needs a float operand, got int32; cast
+/// first ..."), naming `operands` (x alone when empty).
+void requireFloat(const char *op, const Tensor &x, Operands operands = {});
+
 /// Throws unless both operands have the same dtype.
 void requireSameDType(const char *op, const Tensor &a, const Tensor &b);
 
