@@ -1,4 +1,4 @@
-//===- Optimizers.h - fnc::nn optimizers: SGD, Adam --------------*- C++
+//===- Optimizers.h - fnc::nn optimizers: SGD, Adam, AdamW -------*- C++
 //-*-===//
 //
 // Keras-style optimizers that update fnc::Variables from their gradients,
@@ -19,8 +19,8 @@
 // of an eager op per term (fnc::run_functions_eagerly(true) runs them op by
 // op). The learning rate and the step count are variables of the optimizer,
 // so set_learning_rate() between steps, or a schedule of the step count,
-// changes the rate without a retrace. Slot variables (momentum, Adam's moments) are
-// created once per variable, on first use — inside a trace, on the first
+// changes the rate without a retrace. Slot variables (momentum, Adam's moments)
+// are created once per variable, on first use — inside a trace, on the first
 // trace (fnc::InitScope).
 //
 // Thread-safety: none (like the variables it updates).
@@ -53,6 +53,17 @@ LearningRateSchedule exponential_decay(double initial_learning_rate,
                                        int64_t decay_steps, double decay_rate,
                                        bool staircase = false);
 
+/// keras CosineDecay: a linear warm-up from `initial_learning_rate` to
+/// `warmup_target` over `warmup_steps` steps (none when warmup_steps is 0,
+/// the decay then starts from initial_learning_rate), then a cosine decay
+/// over `decay_steps` steps to `alpha` times its start, held there after:
+///   start * ((1 - alpha) * 0.5 * (1 + cos(pi * min(s, decay_steps) /
+///   decay_steps)) + alpha),  s = step - warmup_steps.
+LearningRateSchedule cosine_decay(double initial_learning_rate,
+                                  int64_t decay_steps, double alpha = 0.0,
+                                  int64_t warmup_steps = 0,
+                                  double warmup_target = -1);
+
 class Optimizer {
 public:
   virtual ~Optimizer();
@@ -72,6 +83,21 @@ public:
   /// Sets a constant learning rate (replacing a schedule). Eager: a staged
   /// step reads it on its next call, without a retrace.
   void set_learning_rate(double learning_rate);
+  /// Gradient clipping before the update (keras's clipnorm, clipvalue and
+  /// global_clipnorm; at most one may be set, 0 unsets): each gradient
+  /// scaled to an L2 norm of at most `clipnorm`, clipped elementwise to
+  /// [-clipvalue, clipvalue], or all scaled together to a global norm of at
+  /// most `global_clipnorm` (fnc::clip_by_global_norm).
+  void set_clipnorm(double clipnorm);
+  void set_clipvalue(double clipvalue);
+  void set_global_clipnorm(double global_clipnorm);
+  /// Decoupled weight decay (keras's weight_decay, AdamW): before each
+  /// update, var -= var * weight_decay * learning_rate, for every variable
+  /// whose name contains none of the strings given to
+  /// exclude_from_weight_decay (biases and norms, say: {"bias", "gamma"}).
+  void set_weight_decay(double weight_decay);
+  void exclude_from_weight_decay(std::vector<std::string> var_names);
+
   /// How many times apply_gradients ran (int64 scalar variable).
   const Variable &iterations() const { return iterations_; }
   /// The optimizer's own variables: iterations, the learning rate and every
@@ -97,6 +123,14 @@ private:
     std::string name;
     Variable value;
   };
+  /// The gradients clipped as set_clipnorm and friends say.
+  std::vector<Tensor> clipped(const std::vector<Tensor> &grads) const;
+  /// The staged applies are traced with the clipping and decay as
+  /// constants: forget them when those change.
+  void optionsChanged();
+  void setClipping(double value, const char *what, double &field);
+  /// Whether weight decay applies to `var`.
+  bool decays(const Variable &var) const;
   /// The updates of the variables with a gradient, then the step count.
   void applyEach(const std::vector<Tensor> &grads,
                  const std::vector<Variable> &vars);
@@ -108,6 +142,9 @@ private:
   Variable iterations_, learningRate_;
   LearningRateSchedule schedule_;
   std::vector<Slot> slots_;
+  double clipnorm_ = 0, clipvalue_ = 0, globalClipnorm_ = 0;
+  double weightDecay_ = 0;
+  std::vector<std::string> excludedFromDecay_;
 };
 
 /// Gradient descent with optional momentum (keras SGD):
@@ -140,11 +177,27 @@ public:
                 double beta_2 = 0.999, double epsilon = 1e-7);
 
 protected:
+  Adam(std::string name, double learning_rate, double beta_1, double beta_2,
+       double epsilon);
+  Adam(std::string name, LearningRateSchedule schedule, double beta_1,
+       double beta_2, double epsilon);
   void update(const Variable &var, const Tensor &grad, const Tensor &lr,
               const Tensor &step) override;
 
 private:
   double beta1_, beta2_, epsilon_;
+};
+
+/// Adam with decoupled weight decay (keras AdamW, Loshchilov & Hutter):
+/// Adam's update after var -= var * weight_decay * lr (set_weight_decay).
+class AdamW : public Adam {
+public:
+  explicit AdamW(double learning_rate = 0.001, double weight_decay = 0.004,
+                 double beta_1 = 0.9, double beta_2 = 0.999,
+                 double epsilon = 1e-7);
+  explicit AdamW(LearningRateSchedule schedule, double weight_decay = 0.004,
+                 double beta_1 = 0.9, double beta_2 = 0.999,
+                 double epsilon = 1e-7);
 };
 
 } // namespace fnc::nn

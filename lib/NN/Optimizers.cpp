@@ -1,4 +1,4 @@
-//===- Optimizers.cpp - fnc::nn::SGD and Adam ----------------------------===//
+//===- Optimizers.cpp - fnc::nn::SGD, Adam and AdamW ---------------------===//
 //
 // Optimizers as variable updates written with fnc ops: in a trace, the
 // updates are staged; called eagerly, they are staged too, as one function
@@ -34,6 +34,46 @@ LearningRateSchedule exponential_decay(double initial_learning_rate,
       p = floor(p);
     return pow(Tensor(static_cast<float>(decay_rate)), p) *
            static_cast<float>(initial_learning_rate);
+  };
+}
+
+constexpr double kPi = 3.14159265358979323846;
+
+LearningRateSchedule cosine_decay(double initial_learning_rate,
+                                  int64_t decay_steps, double alpha,
+                                  int64_t warmup_steps, double warmup_target) {
+  auto fail = [](const std::string &message) {
+    throw Error(ErrorKind::InvalidArgument,
+                "fnc::nn::cosine_decay: " + message);
+  };
+  if (decay_steps <= 0)
+    fail("decay_steps must be positive, got " + std::to_string(decay_steps));
+  if (warmup_steps < 0)
+    fail("warmup_steps must be >= 0, got " + std::to_string(warmup_steps));
+  if (!(alpha >= 0 && alpha <= 1))
+    fail("alpha must be in [0, 1], got " + std::to_string(alpha));
+  if (warmup_steps > 0 && warmup_target < 0)
+    fail("a warm-up needs its warmup_target (the rate it reaches), got " +
+         std::to_string(warmup_target));
+  const float start = static_cast<float>(
+      warmup_steps > 0 ? warmup_target : initial_learning_rate);
+  return [=](const Tensor &step) {
+    Tensor s = cast(step, DType::f32);
+    Tensor decaySteps = Tensor(static_cast<float>(decay_steps));
+    Tensor done = minimum(maximum(s - static_cast<float>(warmup_steps), 0.f),
+                          decaySteps) /
+                  decaySteps;
+    Tensor cosine = (cos(done * static_cast<float>(kPi)) + 1.f) * 0.5f;
+    Tensor decayed =
+        (cosine * static_cast<float>(1 - alpha) + static_cast<float>(alpha)) *
+        start;
+    if (warmup_steps == 0)
+      return decayed;
+    Tensor warm =
+        s / static_cast<float>(warmup_steps) *
+            static_cast<float>(warmup_target - initial_learning_rate) +
+        static_cast<float>(initial_learning_rate);
+    return select(less(s, static_cast<float>(warmup_steps)), warm, decayed);
   };
 }
 
@@ -83,9 +123,66 @@ Tensor Optimizer::learning_rate() const {
   return lr;
 }
 
+void Optimizer::optionsChanged() { staged_->functions.clear(); }
+
+void Optimizer::set_clipnorm(double clipnorm) {
+  setClipping(clipnorm, "clipnorm", clipnorm_);
+}
+void Optimizer::set_clipvalue(double clipvalue) {
+  setClipping(clipvalue, "clipvalue", clipvalue_);
+}
+void Optimizer::set_global_clipnorm(double global_clipnorm) {
+  setClipping(global_clipnorm, "global_clipnorm", globalClipnorm_);
+}
+
+void Optimizer::setClipping(double value, const char *what, double &field) {
+  auto fail = [&](const std::string &message) {
+    throw Error(ErrorKind::InvalidArgument,
+                "fnc::nn::" + name_ + "::set_" + what + ": " + message);
+  };
+  if (!(value >= 0) || std::isinf(value))
+    fail("the bound must be finite and > 0, or 0 to unset it; got " +
+         std::to_string(value));
+  double others = clipnorm_ + clipvalue_ + globalClipnorm_ - field;
+  if (value > 0 && others > 0)
+    fail("at most one of clipnorm, clipvalue and global_clipnorm can be set "
+         "(as in Keras); unset the other with 0 first");
+  field = value;
+  optionsChanged();
+}
+
+void Optimizer::set_weight_decay(double weight_decay) {
+  if (!(weight_decay >= 0) || std::isinf(weight_decay))
+    throw Error(ErrorKind::InvalidArgument,
+                "fnc::nn::" + name_ +
+                    "::set_weight_decay: weight_decay must be finite and >= "
+                    "0, got " +
+                    std::to_string(weight_decay));
+  weightDecay_ = weight_decay;
+  optionsChanged();
+}
+
+void Optimizer::exclude_from_weight_decay(std::vector<std::string> var_names) {
+  excludedFromDecay_ = std::move(var_names);
+  optionsChanged();
+}
+
+std::vector<Tensor> Optimizer::clipped(const std::vector<Tensor> &grads) const {
+  if (globalClipnorm_ > 0)
+    return clip_by_global_norm(grads, globalClipnorm_).first;
+  std::vector<Tensor> out = grads;
+  for (Tensor &g : out) {
+    if (clipnorm_ > 0) // tf.clip_by_norm: a global norm of one
+      g = clip_by_global_norm({g}, clipnorm_).first[0];
+    else if (clipvalue_ > 0)
+      g = clip_by_value(g, -clipvalue_, clipvalue_);
+  }
+  return out;
+}
+
 void Optimizer::set_learning_rate(double learning_rate) {
   if (schedule_)
-    staged_->functions.clear(); // they computed the rate with the schedule
+    optionsChanged(); // they computed the rate with the schedule
   schedule_ = nullptr;
   learningRate_.assign(static_cast<float>(learning_rate));
 }
@@ -161,8 +258,9 @@ void Optimizer::apply_gradients(const std::vector<Tensor> &grads,
   it->second(given);
 }
 
-void Optimizer::applyEach(const std::vector<Tensor> &grads,
+void Optimizer::applyEach(const std::vector<Tensor> &unclipped,
                           const std::vector<Variable> &vars) {
+  std::vector<Tensor> grads = clipped(unclipped);
   Tensor lr32 = learning_rate();
   Tensor step32 = cast(iterations_.read_value() + int64_t(1), DType::f32);
   Tensor lr64, step64;
@@ -172,9 +270,21 @@ void Optimizer::applyEach(const std::vector<Tensor> &grads,
       lr64 = cast(lr32, DType::f64);
       step64 = cast(step32, DType::f64);
     }
-    update(vars[i], grads[i], f64 ? lr64 : lr32, f64 ? step64 : step32);
+    const Tensor &lr = f64 ? lr64 : lr32;
+    if (decays(vars[i])) // keras: decoupled, before the update
+      vars[i].assign_sub(vars[i] * (lr * weightDecay_));
+    update(vars[i], grads[i], lr, f64 ? step64 : step32);
   }
   iterations_.assign_add(int64_t(1));
+}
+
+bool Optimizer::decays(const Variable &var) const {
+  if (weightDecay_ == 0)
+    return false;
+  for (const std::string &part : excludedFromDecay_)
+    if (var.name().find(part) != std::string::npos)
+      return false;
+  return true;
 }
 
 void Optimizer::apply_gradients(
@@ -219,28 +329,38 @@ void SGD::update(const Variable &var, const Tensor &grad, const Tensor &lr,
 }
 
 namespace {
-void checkAdam(double beta1, double beta2, double epsilon) {
+void checkAdam(const std::string &name, double beta1, double beta2,
+               double epsilon) {
   if (!(beta1 >= 0 && beta1 < 1) || !(beta2 >= 0 && beta2 < 1) ||
       !(epsilon > 0))
     throw Error(ErrorKind::InvalidArgument,
-                "fnc::nn::Adam: beta_1 and beta_2 must be in [0, 1) and "
-                "epsilon > 0, got " +
+                "fnc::nn::" + name +
+                    ": beta_1 and beta_2 must be in [0, 1) and "
+                    "epsilon > 0, got " +
                     std::to_string(beta1) + ", " + std::to_string(beta2) +
                     ", " + std::to_string(epsilon));
 }
 } // namespace
 
 Adam::Adam(double learning_rate, double beta_1, double beta_2, double epsilon)
-    : Optimizer("Adam", learning_rate), beta1_(beta_1), beta2_(beta_2),
-      epsilon_(epsilon) {
-  checkAdam(beta_1, beta_2, epsilon);
-}
+    : Adam("Adam", learning_rate, beta_1, beta_2, epsilon) {}
 
 Adam::Adam(LearningRateSchedule schedule, double beta_1, double beta_2,
            double epsilon)
-    : Optimizer("Adam", std::move(schedule)), beta1_(beta_1), beta2_(beta_2),
+    : Adam("Adam", std::move(schedule), beta_1, beta_2, epsilon) {}
+
+Adam::Adam(std::string name, double learning_rate, double beta_1, double beta_2,
+           double epsilon)
+    : Optimizer(std::move(name), learning_rate), beta1_(beta_1), beta2_(beta_2),
       epsilon_(epsilon) {
-  checkAdam(beta_1, beta_2, epsilon);
+  checkAdam(this->name(), beta_1, beta_2, epsilon);
+}
+
+Adam::Adam(std::string name, LearningRateSchedule schedule, double beta_1,
+           double beta_2, double epsilon)
+    : Optimizer(std::move(name), std::move(schedule)), beta1_(beta_1),
+      beta2_(beta_2), epsilon_(epsilon) {
+  checkAdam(this->name(), beta_1, beta_2, epsilon);
 }
 
 void Adam::update(const Variable &var, const Tensor &grad, const Tensor &lr,
@@ -252,6 +372,18 @@ void Adam::update(const Variable &var, const Tensor &grad, const Tensor &lr,
   Tensor mNew = m.assign_add((grad - m) * (1 - beta1_));
   Tensor vNew = v.assign_add((square(grad) - v) * (1 - beta2_));
   var.assign_sub(mNew * alpha / (sqrt(vNew) + epsilon_));
+}
+
+AdamW::AdamW(double learning_rate, double weight_decay, double beta_1,
+             double beta_2, double epsilon)
+    : Adam("AdamW", learning_rate, beta_1, beta_2, epsilon) {
+  set_weight_decay(weight_decay);
+}
+
+AdamW::AdamW(LearningRateSchedule schedule, double weight_decay, double beta_1,
+             double beta_2, double epsilon)
+    : Adam("AdamW", std::move(schedule), beta_1, beta_2, epsilon) {
+  set_weight_decay(weight_decay);
 }
 
 } // namespace fnc::nn

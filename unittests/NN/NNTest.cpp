@@ -635,6 +635,118 @@ TEST(NNTest, OptimizerErrorsAndSchedules) {
   }
 }
 
+// keras's clipnorm, clipvalue, global_clipnorm and weight decay (AdamW),
+// step by step against their formulas; staged like the plain updates.
+TEST(NNTest, ClippingAndWeightDecayFollowKeras) {
+  Variable w(Tensor({1.0f, -2.0f}), "dense/kernel"), b(Tensor({0.5f}), "b");
+  Tensor g({3.0f, 4.0f}), gb({-12.0f}); // norms 5 and 12, global norm 13
+  nn::SGD byNorm(0.1);
+  byNorm.set_clipnorm(1.0); // each scaled to norm 1
+  byNorm.apply_gradients({g, gb}, {w, b});
+  expectNear(w.read_value(), Tensor({1.0f - 0.06f, -2.0f - 0.08f}), 1e-6);
+  expectNear(b.read_value(), Tensor({0.6f}), 1e-6);
+  nn::SGD byValue(0.1);
+  byValue.set_clipvalue(3.5);
+  byValue.apply_gradients({g, gb}, {w, b});
+  expectNear(w.read_value(), Tensor({0.94f - 0.3f, -2.08f - 0.35f}), 1e-6);
+  expectNear(b.read_value(), Tensor({0.95f}), 1e-6);
+  nn::SGD byGlobalNorm(1.0);
+  byGlobalNorm.set_global_clipnorm(6.5); // all halved
+  byGlobalNorm.apply_gradients({g, gb}, {w, b});
+  expectNear(w.read_value(), Tensor({0.64f - 1.5f, -2.43f - 2.0f}), 1e-6);
+  expectNear(b.read_value(), Tensor({6.95f}), 1e-5);
+  // Below the bounds nothing changes.
+  byGlobalNorm.set_global_clipnorm(100);
+  byGlobalNorm.apply_gradients({Tensor({0.5f, 0.0f}), Tensor()}, {w, b});
+  expectNear(w.read_value(), Tensor({-0.86f - 0.5f, -4.43f}), 1e-5);
+  EXPECT_FNC_ERROR(byGlobalNorm.set_clipnorm(1), InvalidArgument,
+                   "at most one of clipnorm, clipvalue and global_clipnorm");
+  EXPECT_FNC_ERROR(byNorm.set_clipvalue(-1), InvalidArgument,
+                   "SGD::set_clipvalue: the bound must be finite and > 0");
+  byNorm.set_clipnorm(0); // unset: another may be set
+  byNorm.set_clipvalue(1);
+
+  // AdamW: var -= var * wd * lr, then Adam's step; "b" excluded.
+  for (bool staged : {false, true}) {
+    nn::AdamW opt(0.01, 0.1);
+    opt.exclude_from_weight_decay({"b"});
+    opt.set_global_clipnorm(2.0);
+    Variable k(Tensor({0.5, -1.5}), "k"), bias(Tensor({2.0}), "b");
+    std::vector<double> ref = {0.5, -1.5, 2.0}, m(3), v(3);
+    auto step = function([&](Tensor gk, Tensor gbias) {
+      opt.apply_gradients({gk, gbias}, {k, bias});
+    });
+    for (int t = 1; t <= 3; ++t) {
+      std::vector<double> grad = {0.3 * t, -0.7, 2.5}; // norms > 2
+      double norm =
+          std::sqrt(grad[0] * grad[0] + grad[1] * grad[1] + grad[2] * grad[2]);
+      Tensor gk({grad[0], grad[1]}), gbias({grad[2]});
+      if (staged)
+        step(gk, gbias);
+      else
+        opt.apply_gradients({gk, gbias}, {k, bias});
+      double alpha =
+          0.01 * std::sqrt(1 - std::pow(0.999, t)) / (1 - std::pow(0.9, t));
+      for (int i = 0; i < 3; ++i) {
+        double gi = grad[i] * 2.0 / std::max(norm, 2.0);
+        if (i < 2)
+          ref[i] -= ref[i] * 0.1 * 0.01;
+        m[i] = 0.9 * m[i] + 0.1 * gi;
+        v[i] = 0.999 * v[i] + 0.001 * gi * gi;
+        ref[i] -= alpha * m[i] / (std::sqrt(v[i]) + 1e-7);
+      }
+      std::vector<double> got = k.read_value().to_vector<double>();
+      got.push_back(bias.read_value().item<double>());
+      for (int i = 0; i < 3; ++i)
+        EXPECT_NEAR(got[i], ref[i], 1e-9) << "step " << t << ", " << i;
+    }
+  }
+  EXPECT_FNC_ERROR(nn::AdamW(0.1, -1), InvalidArgument,
+                   "AdamW::set_weight_decay: weight_decay must be finite");
+  EXPECT_FNC_ERROR(nn::AdamW(0.1, 0.1, 1.0), InvalidArgument,
+                   "fnc::nn::AdamW: beta_1");
+}
+
+// keras CosineDecay, with and without its warm-up, staged inside the step.
+TEST(NNTest, CosineDecayWithWarmup) {
+  auto expected = [](double initial, int decay, double alpha, int warmup,
+                     double target, int step) {
+    if (warmup > 0 && step < warmup)
+      return initial + (target - initial) * step / warmup;
+    double start = warmup > 0 ? target : initial;
+    double done = std::min(double(step - warmup), double(decay)) / decay;
+    return start * ((1 - alpha) * 0.5 * (1 + std::cos(M_PI * done)) + alpha);
+  };
+  struct Case {
+    double initial;
+    int decay;
+    double alpha;
+    int warmup;
+    double target;
+  };
+  for (Case c : {Case{0.1, 4, 0.0, 0, -1}, Case{0.1, 3, 0.2, 0, -1},
+                 Case{0.0, 4, 0.1, 3, 0.5}}) {
+    nn::SGD opt(
+        nn::cosine_decay(c.initial, c.decay, c.alpha, c.warmup, c.target));
+    Variable w(Tensor({0.0f}), "w");
+    auto step = function([&](Tensor g) { opt.apply_gradients({g}, {w}); });
+    double sum = 0;
+    for (int s = 0; s < 10; ++s) {
+      double lr = expected(c.initial, c.decay, c.alpha, c.warmup, c.target, s);
+      EXPECT_NEAR(opt.learning_rate().item<float>(), lr, 1e-6) << s;
+      sum += lr;
+      step(Tensor({-1.0f})); // w += lr
+    }
+    EXPECT_NEAR(w.read_value().item<float>(), sum, 1e-5);
+  }
+  EXPECT_FNC_ERROR(nn::cosine_decay(0.1, 0), InvalidArgument,
+                   "fnc::nn::cosine_decay: decay_steps must be positive");
+  EXPECT_FNC_ERROR(nn::cosine_decay(0.1, 10, 0.0, 5), InvalidArgument,
+                   "a warm-up needs its warmup_target");
+  EXPECT_FNC_ERROR(nn::cosine_decay(0.1, 10, 2.0), InvalidArgument,
+                   "alpha must be in [0, 1]");
+}
+
 // Called eagerly, apply_gradients is staged (one function per set of
 // variables with a gradient): the same updates as op by op, for each set,
 // with a gradient left out, and after a schedule is replaced by a rate.
