@@ -358,10 +358,10 @@ private:
 /// [batch, timesteps, features] as one staged loop (fnc::for_range), so a
 /// trace serves every sequence length, and batch and timesteps may be
 /// unknown while tracing. Each step projects its row of the inputs and
-/// multiplies the state by the recurrent kernel. operator() gives the last output [batch, units], or every
-/// output [batch, timesteps, units] with `return_sequences`;
-/// call_with_states gives {output, final states...} (keras return_state:
-/// h, plus c for an LSTM). States start at zero.
+/// multiplies the state by the recurrent kernel. operator() gives the last
+/// output [batch, units], or every output [batch, timesteps, units] with
+/// `return_sequences`; call_with_states gives {output, final states...} (keras
+/// return_state: h, plus c for an LSTM). States start at zero.
 class RNN : public Layer {
 public:
   int64_t units() const { return units_; }
@@ -482,6 +482,42 @@ private:
   Initializer betaInit_, gammaInit_;
   Shape inputShape_; // what build saw
   Variable gamma_, beta_;
+};
+
+/// Normalizes each feature over the batch (keras BatchNormalization), the
+/// features along `axis` (channels last by default), whose size must be
+/// known when the layer is built. In training, with the mean and variance
+/// of the batch over every other dim, and the moving statistics updated:
+///   moving -= (moving - batch_statistic) * (1 - momentum)
+/// (a variable assignment, staged inside a train step); in inference,
+/// with the moving statistics. Either way
+///   (x - mean) / sqrt(variance + epsilon) * gamma + beta.
+/// gamma and beta are trainable; moving_mean (zeros) and moving_variance
+/// (ones) are not, and are saved with the module.
+class BatchNormalization : public Layer {
+public:
+  explicit BatchNormalization(int64_t axis = -1, double momentum = 0.99,
+                              double epsilon = 1e-3, bool center = true,
+                              bool scale = true,
+                              Initializer beta_initializer = init::zeros(),
+                              Initializer gamma_initializer = init::ones(),
+                              std::string name = "batch_normalization");
+  const Variable &gamma() const { return gamma_; }
+  const Variable &beta() const { return beta_; }
+  const Variable &moving_mean() const { return movingMean_; }
+  const Variable &moving_variance() const { return movingVariance_; }
+
+protected:
+  void build(const Shape &inputShape) override;
+  Tensor call(const Tensor &x, bool training) override;
+
+private:
+  int64_t axis_; // as given; normalized by build
+  double momentum_, epsilon_;
+  bool center_, scale_;
+  Initializer betaInit_, gammaInit_;
+  Shape inputShape_; // what build saw
+  Variable gamma_, beta_, movingMean_, movingVariance_;
 };
 
 /// The mean over the steps of [batch, steps, features] (keras

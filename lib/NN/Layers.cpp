@@ -7,11 +7,13 @@
 
 #include "fnc/Effects.h"
 #include "fnc/Error.h"
+#include "fnc/GradientTape.h"
 #include "fnc/NN.h"
 #include "fnc/Shape/ShapeRules.h"
 
 #include <algorithm>
 #include <cctype>
+#include <tuple>
 
 namespace fnc::nn {
 
@@ -323,6 +325,79 @@ Tensor LayerNormalization::call(const Tensor &x, bool) {
   Tensor offset = -mean * inv;
   if (center_)
     offset = offset + spread(beta_);
+  return x * inv + offset;
+}
+
+BatchNormalization::BatchNormalization(int64_t axis, double momentum,
+                                       double epsilon, bool center, bool scale,
+                                       Initializer beta_initializer,
+                                       Initializer gamma_initializer,
+                                       std::string name)
+    : Layer(std::move(name)), axis_(axis), momentum_(momentum),
+      epsilon_(epsilon), center_(center), scale_(scale),
+      betaInit_(std::move(beta_initializer)),
+      gammaInit_(std::move(gamma_initializer)) {
+  if (!(momentum >= 0 && momentum <= 1))
+    fail("momentum must be in [0, 1], got " + std::to_string(momentum));
+  if (!(epsilon >= 0))
+    fail("epsilon must be >= 0, got " + std::to_string(epsilon));
+}
+
+void BatchNormalization::build(const Shape &in) {
+  int64_t rank = static_cast<int64_t>(in.size());
+  int64_t a = axis_ < 0 ? axis_ + rank : axis_;
+  if (a < 0 || a >= rank)
+    fail("axis " + std::to_string(axis_) + " is out of range for inputs of " +
+         "shape " + shapes::toString(in));
+  if (shapes::isDynamic(in[a]))
+    fail("the features' dim must be known, got shape " + shapes::toString(in) +
+         " and axis " + std::to_string(axis_));
+  axis_ = a;
+  inputShape_ = in;
+  Shape param{in[a]};
+  if (scale_)
+    gamma_ = add_variable("gamma", param, gammaInit_);
+  if (center_)
+    beta_ = add_variable("beta", param, betaInit_);
+  movingMean_ = add_variable("moving_mean", param, init::zeros(), false);
+  movingVariance_ = add_variable("moving_variance", param, init::ones(), false);
+}
+
+Tensor BatchNormalization::call(const Tensor &x, bool training) {
+  const Shape &in = x.shape();
+  if (in.size() != inputShape_.size() || in[axis_] != inputShape_[axis_])
+    fail("was built for inputs of shape " + shapes::toString(inputShape_) +
+         " (features along dim " + std::to_string(axis_) + "), got shape " +
+         shapes::toString(in));
+  if (x.dtype() != DType::f32)
+    fail("needs float32 inputs (its variables are float32), got " +
+         std::string(dtypeName(x.dtype())) + "; cast them with fnc::cast");
+  Shape along(in.size(), 1);
+  along[axis_] = in[axis_];
+  Tensor mean, variance;
+  if (training) {
+    std::vector<int64_t> over;
+    for (int64_t d = 0; d < static_cast<int64_t>(in.size()); ++d)
+      if (d != axis_)
+        over.push_back(d);
+    std::tie(mean, variance) = moments(x, over, true);
+    // The statistics' updates are no part of the loss.
+    float rate = static_cast<float>(1 - momentum_);
+    movingMean_.assign_sub(
+        (movingMean_.read_value() - stop_gradient(reshape(mean, {-1}))) * rate);
+    movingVariance_.assign_sub((movingVariance_.read_value() -
+                                stop_gradient(reshape(variance, {-1}))) *
+                               rate);
+  } else {
+    mean = reshape(movingMean_.read_value(), along);
+    variance = reshape(movingVariance_.read_value(), along);
+  }
+  Tensor inv = rsqrt(variance + static_cast<float>(epsilon_));
+  if (scale_)
+    inv = inv * reshape(gamma_.read_value(), along);
+  Tensor offset = -mean * inv;
+  if (center_)
+    offset = offset + reshape(beta_.read_value(), along);
   return x * inv + offset;
 }
 

@@ -307,6 +307,115 @@ TEST(NNTest, RecurrentLayerErrorsAndOrthogonal) {
                    "rank >= 2");
 }
 
+// keras BatchNormalization against its definition written out: batch
+// statistics and the moving averages' updates in training, the moving
+// statistics in inference; staged with an unknown batch (the updates are
+// assignments inside the step); gradients reach gamma and beta only; the
+// moving statistics are saved with the module.
+TEST(NNTest, BatchNormalizationMatchesItsDefinition) {
+  std::mt19937 rng(11);
+  const int n = 6, c = 3;
+  Tensor x = randomTensor({2, n / 2, c}, rng, 2) + 1.0f; // features last
+  std::vector<float> xs = x.to_vector<float>();
+  auto run = [&](bool staged) {
+    nn::BatchNormalization bn(-1, 0.9, 1e-3);
+    FunctionOptions options;
+    options.input_signature =
+        std::vector<TensorSpec>{TensorSpec({kUnknownDim, n / 2, c})};
+    auto train = fnc::function([&](Tensor a) { return bn(a, true); }, options);
+    bn(x); // build: inference with the initial statistics (0, 1)
+    Tensor gamma = randomTensor({c}, rng) + 1.0f, beta = randomTensor({c}, rng);
+    bn.gamma().assign(gamma);
+    bn.beta().assign(beta);
+    std::vector<float> g = gamma.to_vector<float>(),
+                       b = beta.to_vector<float>();
+    std::vector<double> movingMean(c, 0.0), movingVariance(c, 1.0);
+    for (int step = 0; step < 2; ++step) {
+      Tensor y = staged ? train(x) : bn(x, true);
+      std::vector<float> ys = y.to_vector<float>();
+      for (int k = 0; k < c; ++k) {
+        double mean = 0, var = 0;
+        for (int i = 0; i < n; ++i)
+          mean += xs[i * c + k] / n;
+        for (int i = 0; i < n; ++i)
+          var += std::pow(xs[i * c + k] - mean, 2) / n;
+        for (int i = 0; i < n; ++i)
+          EXPECT_NEAR(ys[i * c + k],
+                      (xs[i * c + k] - mean) / std::sqrt(var + 1e-3) * g[k] +
+                          b[k],
+                      1e-5)
+              << "training, step " << step << ", feature " << k;
+        movingMean[k] -= (movingMean[k] - mean) * 0.1;
+        movingVariance[k] -= (movingVariance[k] - var) * 0.1;
+      }
+      std::vector<float>
+          mm = bn.moving_mean().read_value().to_vector<float>(),
+          mv = bn.moving_variance().read_value().to_vector<float>();
+      for (int k = 0; k < c; ++k) {
+        EXPECT_NEAR(mm[k], movingMean[k], 1e-5) << "moving mean " << k;
+        EXPECT_NEAR(mv[k], movingVariance[k], 1e-5) << "moving variance " << k;
+      }
+    }
+    EXPECT_EQ(train.tracing_count(), staged ? 1 : 0);
+    // Inference: the moving statistics, nothing updated.
+    std::vector<float> ys = bn(x).to_vector<float>();
+    for (int i = 0; i < n; ++i)
+      for (int k = 0; k < c; ++k)
+        EXPECT_NEAR(ys[i * c + k],
+                    (xs[i * c + k] - movingMean[k]) /
+                            std::sqrt(movingVariance[k] + 1e-3) * g[k] +
+                        b[k],
+                    1e-5)
+            << "inference " << i << ", " << k;
+    EXPECT_NEAR(bn.moving_mean().read_value().to_vector<float>()[0],
+                movingMean[0], 1e-6);
+    // Trainable: gamma and beta; the moving statistics are variables too.
+    EXPECT_EQ(bn.trainable_variables().size(), 2u);
+    EXPECT_EQ(bn.variables().size(), 4u);
+    return bn.moving_mean().read_value();
+  };
+  expectNear(run(true), run(false), 1e-6, "staged and eager updates");
+
+  // The gradient of the training output reaches gamma and beta (and x
+  // through the batch statistics); the updates are no part of it.
+  nn::BatchNormalization bn;
+  bn(x);
+  GradientTape tape;
+  tape.watch(x);
+  Tensor loss = reduce_sum(bn(x, true) * x);
+  std::vector<Tensor> grads =
+      tape.gradient(loss, {bn.gamma(), bn.beta(), bn.moving_mean()});
+  auto [mean, variance] = moments(x, {0, 1}, true);
+  Tensor normalized = (x - mean) * rsqrt(variance + 1e-3f);
+  expectNear(grads[0], reduce_sum(normalized * x, {0, 1}), 1e-4, "dgamma");
+  expectNear(grads[1], reduce_sum(x, {0, 1}), 1e-5, "dbeta");
+  EXPECT_FALSE(grads[2].defined()) << "moving_mean is not read in training";
+
+  // Saved and restored with the module.
+  std::string path = ::testing::TempDir() + "batch_norm.npz";
+  bn.save(path);
+  nn::BatchNormalization fresh;
+  fresh(x);
+  fresh.restore(path);
+  expectNear(fresh.moving_variance().read_value(),
+             bn.moving_variance().read_value(), 0, "restored");
+  expectNear(fresh(x), bn(x), 0, "restored inference");
+
+  EXPECT_FNC_ERROR(nn::BatchNormalization(3)(x), InvalidArgument,
+                   "axis 3 is out of range");
+  EXPECT_FNC_ERROR(nn::BatchNormalization(-1, 1.5), InvalidArgument,
+                   "momentum must be in [0, 1]");
+  EXPECT_FNC_ERROR(bn(randomTensor({2, 3, 4}, rng)), InvalidArgument,
+                   "was built for inputs of shape [2, 3, 3]");
+  EXPECT_FNC_ERROR(bn(cast(x, DType::f64)), InvalidArgument, "float64");
+  FunctionOptions unknownFeatures;
+  unknownFeatures.input_signature =
+      std::vector<TensorSpec>{TensorSpec({2, 3, kUnknownDim})};
+  nn::BatchNormalization late;
+  auto f = fnc::function([&](Tensor a) { return late(a); }, unknownFeatures);
+  EXPECT_FNC_ERROR(f(x), InvalidArgument, "the features' dim must be known");
+}
+
 TEST(NNTest, LayerNormalizationMatchesLoops) {
   std::mt19937 rng(8);
   Tensor x = randomTensor({3, 4, 5}, rng, 2);
