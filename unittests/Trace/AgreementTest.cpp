@@ -926,6 +926,9 @@ TEST(AgreementTest, RandomEdgeProgramsAgree) {
   // $FNC_AGREEMENT_PROGRAMS programs (scripts/fuzz.sh soaks with many,
   // scripts/sanitize.sh runs fewer), from $FNC_AGREEMENT_SEED.
   const int total = fromEnvironment("FNC_AGREEMENT_PROGRAMS", 1000);
+  // $FNC_AGREEMENT_GROUP repeats one group of a soak (a failure names
+  // its group): the groups before it are generated, not run.
+  const int only = fromEnvironment("FNC_AGREEMENT_GROUP", -1);
   const int perFunction = 6;
   std::mt19937 rng(fromEnvironment("FNC_AGREEMENT_SEED", 2026));
   int programs = 0, failures = 0, groups = 0, refused = 0;
@@ -964,6 +967,8 @@ TEST(AgreementTest, RandomEdgeProgramsAgree) {
     for (bool gradients : {false, true}) {
       if (gradients && (!floats || groups % 2 || straight.empty()))
         continue;
+      if (only >= 0 && groups != only)
+        continue;
       const std::vector<EdgeProgram> &programs = gradients ? straight : group;
       // Gradients with every dim known while tracing: the backward of a
       // reshape, pad or gather of dims unknown while tracing is a clear
@@ -993,7 +998,9 @@ TEST(AgreementTest, RandomEdgeProgramsAgree) {
         os << t;
         inputsText += "  " + os.str() + "\n";
       }
-      std::string known = "dims known while tracing:";
+      std::string known = "(group " + std::to_string(groups) +
+                          ": FNC_AGREEMENT_GROUP repeats it with the same "
+                          "seed) dims known while tracing:";
       for (const std::vector<bool> &flags : unknownDims) {
         known += " [";
         for (bool u : flags)
