@@ -302,6 +302,11 @@ std::vector<uint64_t> uidsOf(const std::vector<VariableRef> &vars) {
 /// with respect to `watch`, then `captured`, then the variables: zeros
 /// where none flows. The program's random draws take the forward's values,
 /// `residuals`, and its reads of the variables in `snapshots` those values.
+/// `reached`, if given, is set where a gradient flows to a captured value
+/// (and left alone elsewhere): a value no gradient reaches in any replay
+/// has none, not a zero one, so that, as eagerly, the backward does not
+/// continue into the ops that computed it (where a zero times an inf is
+/// NaN).
 std::vector<Tensor> replayVjp(const Program &program,
                               const std::vector<Tensor> &args,
                               const std::vector<Tensor> &watch,
@@ -309,7 +314,8 @@ std::vector<Tensor> replayVjp(const Program &program,
                               const std::vector<VariableRef> &variables,
                               const std::vector<Tensor> &yieldGrads,
                               const Residuals &residuals,
-                              const Snapshots &snapshots) {
+                              const Snapshots &snapshots,
+                              std::vector<char> *reached = nullptr) {
   trace::Recorder *r = api::recording();
   trace::ValueMap map(r);
   map.residuals = residuals;
@@ -322,6 +328,9 @@ std::vector<Tensor> replayVjp(const Program &program,
   std::vector<Tensor> g =
       grad::vjp([&] { return trace::replay(program, map, args); }, all,
                 uidsOf(variables), yieldGrads);
+  for (size_t j = 0; reached && j < captured.size(); ++j)
+    if (g[watch.size() + j].defined())
+      (*reached)[j] = 1;
   for (size_t i = 0; i < all.size(); ++i)
     if (!g[i].defined())
       g[i] = zeros_like(all[i]);
@@ -460,14 +469,20 @@ condRegion(const Tensor &pred, std::shared_ptr<const CondStep> step,
   region->backward = [pred, step, variables, residuals,
                       snapshots](const std::vector<Tensor> &captured,
                                  const std::vector<Tensor> &resultGrads) {
+    std::vector<char> reached(captured.size(), 0);
     auto differentiate = [&](const Program &branch) -> BranchFn {
       return [&] {
         return replayVjp(branch, {}, {}, captured, variables, resultGrads,
-                         residuals, snapshots);
+                         residuals, snapshots, &reached);
       };
     };
-    return condImpl(pred, differentiate(*step->branches[0]),
-                    differentiate(*step->branches[1]));
+    std::vector<Tensor> grads =
+        condImpl(pred, differentiate(*step->branches[0]),
+                 differentiate(*step->branches[1]));
+    for (size_t j = 0; j < captured.size() && j < grads.size(); ++j)
+      if (!reached[j]) // in neither branch
+        grads[j] = Tensor();
+    return grads;
   };
   return region;
 }
@@ -830,6 +845,7 @@ loopBackward(std::shared_ptr<const Program> body, std::vector<Tensor> init,
         options.shape_invariants.push_back(carriedGrads[j].shape());
     }
     Tensor one = fill({}, 1.0, count.dtype());
+    std::vector<char> reached(c, 0);
     std::vector<Tensor> out = forImpl(
         count - one, -one, -one,
         [&](const Tensor &i, const std::vector<Tensor> &g) {
@@ -865,7 +881,7 @@ loopBackward(std::shared_ptr<const Program> body, std::vector<Tensor> init,
           }
           std::vector<Tensor> grads =
               replayVjp(*body, vars, watched, captured, variables, yieldGrads,
-                        drawn, snapshots);
+                        drawn, snapshots, &reached);
           for (size_t j = nf; j < nf + c + nv; ++j) {
             grads[j] = g[j] + grads[j];
             // Computed from values whose dims are unknown while tracing,
@@ -880,11 +896,13 @@ loopBackward(std::shared_ptr<const Program> body, std::vector<Tensor> init,
     // An initial value's gradient is the carried one after the first
     // iteration; a captured value's, what the iterations accumulated.
     std::vector<Tensor> grads;
+    // None for a captured value the body's gradient reaches in no
+    // iteration (and that is no initial value).
     for (size_t j = 0; j < c; ++j) {
-      Tensor g = out[nf + j];
+      Tensor g = reached[j] ? out[nf + j] : Tensor();
       for (size_t f = 0; f < nf; ++f)
         if (identity(init[floats[f]]) == identity(captured[j]))
-          g = g + out[f];
+          g = g.defined() ? g + out[f] : out[f];
       grads.push_back(g);
     }
     for (size_t j = 0; j < nv; ++j)

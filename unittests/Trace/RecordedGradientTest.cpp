@@ -368,6 +368,44 @@ TEST(RecordedGradientTest, ZeroGradientsThroughAMatmulWithAnInf) {
   }
 }
 
+// A value that a loop body or a cond branch uses only where no gradient
+// flows (a select's predicate) has no gradient staged, as eagerly: the
+// backward stops there instead of taking a zero back through the ops that
+// computed it, where a conv2d of a NaN made NaN of it (AgreementTest, seed
+// 2806, a for_range whose body captured a conv2d's result).
+TEST(RecordedGradientTest, ValuesUsedWithoutAGradientHaveNone) {
+  auto program = [](Tensor x, Tensor p, bool loop) {
+    GradientTape tape;
+    tape.watch(x);
+    Tensor c = conv2d(reshape(x, {1, 1, 3, 1}), reshape(x, {1, 3, 1, 1}));
+    auto positive = [&] { return greater(reduce_sum(c), 0.0f); };
+    Tensor y =
+        loop ? fnc::for_range(
+                   Tensor(0), Tensor(2), Tensor(1),
+                   [&](const Tensor &, const Tensor &v) {
+                     return select(positive(), v * 2.0f, v);
+                   },
+                   x)
+             : fnc::cond(
+                   p > 0.0f, [&] { return select(positive(), x * 2.0f, x); },
+                   [&] { return x * 3.0f; });
+    return tape.gradient(reduce_sum(y), x);
+  };
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  Tensor x({nan, 1.0f, 2.0f});
+  for (bool loop : {true, false}) {
+    SCOPED_TRACE(loop ? "for_range" : "cond");
+    Tensor p(loop ? 1.0f : -1.0f);
+    std::vector<float> want(3, loop ? 1.0f : 3.0f);
+    EXPECT_EQ(program(x, p, loop).to_vector<float>(), want);
+    EXPECT_EQ(fnc::function([&](Tensor a, Tensor q) {
+                return program(a, q, loop);
+              })(x, p)
+                  .to_vector<float>(),
+              want);
+  }
+}
+
 // Variables read in a loop body of a function called under an outer tape.
 TEST(RecordedGradientTest, OuterTapeOverVariablesInLoops) {
   Variable w(Tensor({0.5, -0.25}), "w");
