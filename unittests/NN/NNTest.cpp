@@ -37,6 +37,18 @@ Tensor randomTensor(const Shape &shape, std::mt19937 &rng, float scale = 1) {
   return Tensor(randomValues(static_cast<size_t>(n), rng, scale), shape);
 }
 
+/// The mean and (biased) variance of the `count` values xs[start],
+/// xs[start + stride], ..., in double: the normalization layers' reference.
+std::pair<double, double> referenceMoments(const std::vector<float> &xs,
+                                           int start, int stride, int count) {
+  double mean = 0, var = 0;
+  for (int i = 0; i < count; ++i)
+    mean += xs[start + i * stride] / count;
+  for (int i = 0; i < count; ++i)
+    var += std::pow(xs[start + i * stride] - mean, 2) / count;
+  return {mean, var};
+}
+
 void expectNear(const Tensor &a, const Tensor &b, double tol,
                 const char *what = "") {
   ASSERT_EQ(a.shape(), b.shape()) << what;
@@ -334,11 +346,7 @@ TEST(NNTest, BatchNormalizationMatchesItsDefinition) {
       Tensor y = staged ? train(x) : bn(x, true);
       std::vector<float> ys = y.to_vector<float>();
       for (int k = 0; k < c; ++k) {
-        double mean = 0, var = 0;
-        for (int i = 0; i < n; ++i)
-          mean += xs[i * c + k] / n;
-        for (int i = 0; i < n; ++i)
-          var += std::pow(xs[i * c + k] - mean, 2) / n;
+        auto [mean, var] = referenceMoments(xs, k, c, n);
         for (int i = 0; i < n; ++i)
           EXPECT_NEAR(ys[i * c + k],
                       (xs[i * c + k] - mean) / std::sqrt(var + 1e-3) * g[k] +
@@ -437,11 +445,7 @@ TEST(NNTest, LayerNormalizationMatchesLoops) {
                        b = beta.to_vector<float>();
     int groups = last ? 12 : 3, size = last ? 5 : 20;
     for (int i = 0; i < groups; ++i) {
-      double mean = 0, var = 0;
-      for (int j = 0; j < size; ++j)
-        mean += xs[i * size + j] / size;
-      for (int j = 0; j < size; ++j)
-        var += std::pow(xs[i * size + j] - mean, 2) / size;
+      auto [mean, var] = referenceMoments(xs, i * size, 1, size);
       for (int j = 0; j < size; ++j) {
         double want =
             (xs[i * size + j] - mean) / std::sqrt(var + 1e-3) * g[j] + b[j];
