@@ -302,11 +302,11 @@ std::vector<uint64_t> uidsOf(const std::vector<VariableRef> &vars) {
 /// with respect to `watch`, then `captured`, then the variables: zeros
 /// where none flows. The program's random draws take the forward's values,
 /// `residuals`, and its reads of the variables in `snapshots` those values.
-/// `reached`, if given, is set where a gradient flows to a captured value
-/// (and left alone elsewhere): a value no gradient reaches in any replay
-/// has none, not a zero one, so that, as eagerly, the backward does not
-/// continue into the ops that computed it (where a zero times an inf is
-/// NaN).
+/// `reached`, if given, is set where a gradient flows to a value of
+/// `watch`, then `captured` (and left alone elsewhere): a value no gradient
+/// reaches in any replay has none, not a zero one, so that, as eagerly, the
+/// backward does not continue into the ops that computed it (where a zero
+/// times an inf is NaN).
 std::vector<Tensor> replayVjp(const Program &program,
                               const std::vector<Tensor> &args,
                               const std::vector<Tensor> &watch,
@@ -328,8 +328,8 @@ std::vector<Tensor> replayVjp(const Program &program,
   std::vector<Tensor> g =
       grad::vjp([&] { return trace::replay(program, map, args); }, all,
                 uidsOf(variables), yieldGrads);
-  for (size_t j = 0; reached && j < captured.size(); ++j)
-    if (g[watch.size() + j].defined())
+  for (size_t j = 0; reached && j < watch.size() + captured.size(); ++j)
+    if (g[j].defined())
       (*reached)[j] = 1;
   for (size_t i = 0; i < all.size(); ++i)
     if (!g[i].defined())
@@ -828,9 +828,18 @@ loopBackward(std::shared_ptr<const Program> body, std::vector<Tensor> init,
       if (isFloat(init[k].dtype()))
         floats.push_back(k);
     size_t nf = floats.size();
+    // The variables whose gradients flow: those of the results a gradient
+    // reached, and those the body's gradient reaches from them. The others
+    // carry zeros that seed nothing: as eagerly, no gradient starts from a
+    // result none reached (a zero through an op whose derivative is inf is
+    // NaN).
+    std::vector<char> live(nf, 0);
     std::vector<Tensor> carriedGrads;
-    for (size_t k : floats)
-      carriedGrads.push_back(resultGrads[k]);
+    for (size_t f = 0; f < nf; ++f) {
+      size_t k = floats[f];
+      live[f] = k < resultGrads.size() && resultGrads[k].defined();
+      carriedGrads.push_back(live[f] ? resultGrads[k] : zeros_like(finals[k]));
+    }
     for (const Tensor &t : captured)
       carriedGrads.push_back(zeros_like(t));
     for (const VariableRef &v : variables)
@@ -856,10 +865,8 @@ loopBackward(std::shared_ptr<const Program> body, std::vector<Tensor> init,
                                        history[3 * j + 2]}
                                .at(i, changing->shapes[kept[j]])
                          : gather(history[j], i, 0);
-          for (size_t f = 0; f < nf; ++f) {
+          for (size_t f = 0; f < nf; ++f)
             watched.push_back(vars[floats[f]]);
-            yieldGrads[floats[f]] = g[f];
-          }
           Residuals drawn;
           drawsAt(*body, keptDraws, drawRows, i, drawn);
           // What the body yields for a kept variable is that variable at the
@@ -879,9 +886,23 @@ loopBackward(std::shared_ptr<const Program> body, std::vector<Tensor> init,
                   select(isLast, finals[k], gather(history[j], nextRow, 0));
             }
           }
-          std::vector<Tensor> grads =
-              replayVjp(*body, vars, watched, captured, variables, yieldGrads,
-                        drawn, snapshots, &reached);
+          // Replayed again (rarely) while the gradient reaches variables
+          // not yet live: the body's dependences are those of every
+          // iteration.
+          std::vector<Tensor> grads;
+          for (bool grown = true; grown;) {
+            for (size_t f = 0; f < nf; ++f)
+              yieldGrads[floats[f]] = live[f] ? g[f] : Tensor();
+            std::vector<char> hit(nf + c, 0);
+            grads = replayVjp(*body, vars, watched, captured, variables,
+                              yieldGrads, drawn, snapshots, &hit);
+            grown = false;
+            for (size_t f = 0; f < nf; ++f)
+              if (hit[f] && !live[f])
+                live[f] = grown = true;
+            for (size_t j = 0; j < c; ++j)
+              reached[j] |= hit[nf + j];
+          }
           for (size_t j = nf; j < nf + c + nv; ++j) {
             grads[j] = g[j] + grads[j];
             // Computed from values whose dims are unknown while tracing,
@@ -901,7 +922,7 @@ loopBackward(std::shared_ptr<const Program> body, std::vector<Tensor> init,
     for (size_t j = 0; j < c; ++j) {
       Tensor g = reached[j] ? out[nf + j] : Tensor();
       for (size_t f = 0; f < nf; ++f)
-        if (identity(init[floats[f]]) == identity(captured[j]))
+        if (live[f] && identity(init[floats[f]]) == identity(captured[j]))
           g = g.defined() ? g + out[f] : out[f];
       grads.push_back(g);
     }

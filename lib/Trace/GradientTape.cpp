@@ -344,10 +344,9 @@ GradientTape::propagate(const std::vector<std::pair<Tensor, Tensor>> &seeds,
                  "; compute the loop eagerly (outside fnc::function, or "
                  "with fnc::run_functions_eagerly(true)) or unroll it with "
                  "a C++ loop while tracing");
-      for (size_t i = 0; i < e->outputs.size(); ++i)
-        if (!outputGrads[i].defined() && e->outputs[i].defined() &&
-            isFloat(e->outputs[i].dtype()))
-          outputGrads[i] = zeros_like(e->outputs[i]);
+      // A result no gradient reached stays null: as eagerly, the region's
+      // backward does not start from it (a zero through an op whose
+      // derivative is inf is NaN).
       inputGrads = e->region->backward(e->inputs, outputGrads);
       const auto &vars = e->region->variables;
       for (size_t j = 0; j < vars.size(); ++j) {

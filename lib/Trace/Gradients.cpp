@@ -688,9 +688,35 @@ std::vector<Tensor> conv2dRuleAtRunTime(const trace::ops::Conv2D &c,
                     a);
   }
   // Filter: dw[i, j, c, f] = sum over (n, y, x) of
-  // padded[n, y*sh + i, x*sw + j, c] * g[n, y, x, f], a VALID convolution
-  // of the padded input ([c, hp, wp, n]) by the dilated g ([.., .., n, f]);
-  // past the kernel's extent it runs over rows no window reached.
+  // padded[n, y*sh + i, x*sw + j, c] * g[n, y, x, f].
+  const Shape &ws = w.shape();
+  if ((stride[1] != 1 || stride[2] != 1) &&
+      knownShape({ws[0], ws[1], ws[2], ws[3]}) && ws[2] > 0 && ws[3] > 0) {
+    // Strided, per tap: the matmul of the input pixels its windows see
+    // with g, as conv2dRule's, so that pixels no window sees (and the
+    // zeros of a dilated g) are never multiplied (0 * inf is NaN).
+    Tensor gFlat = reshape(g, {-1, ws[3]});
+    std::vector<Tensor> rows;
+    for (int64_t i = 0; i < ws[0]; ++i) {
+      std::vector<Tensor> taps;
+      for (int64_t j = 0; j < ws[1]; ++j) {
+        Tensor window =
+            strided_slice(padded, {0, i, j, 0}, {0, 0, 0, 0},
+                          {1, stride[1], stride[2], 1}, 0b1001, 0b1111);
+        for (int a : {1, 2})
+          window = api::dynamicSlice(window, a, zero, api::sizeAlong(g, a));
+        Tensor tap = matmul(transposeLast2(reshape(window, {-1, ws[2]})),
+                            gFlat); // [c, f]
+        taps.push_back(reshape(tap, {1, 1, ws[2], ws[3]}));
+      }
+      rows.push_back(taps.size() == 1 ? taps[0] : concat(taps, 1));
+    }
+    Tensor dw = rows.size() == 1 ? rows[0] : concat(rows, 0);
+    return {grad::conformTo(dx, x.shape()), dw};
+  }
+  // Else a VALID convolution of the padded input ([c, hp, wp, n]) by the
+  // dilated g ([.., .., n, f]); past the kernel's extent it runs over rows
+  // no window reached.
   Tensor taps = conv2d(transpose(padded, {3, 1, 2, 0}),
                        transpose(dilated, {1, 2, 0, 3}), {1, 1}, "VALID");
   for (int a : {1, 2})
@@ -829,6 +855,9 @@ std::vector<Tensor> concatRule(const trace::ops::Concat &c,
     int64_t along = t.shape()[axis];
     if (!isFloat(t.dtype())) {
       grads.push_back(Tensor());
+    } else if (k > unknownAt && along == 0) {
+      // (Its bounds from the end would be -0: the start.)
+      grads.push_back(zeros_like(t));
     } else if (k < unknownAt) {
       std::vector<int64_t> begin(t.rank(), 0), size;
       for (int64_t d : t.shape())
@@ -913,8 +942,12 @@ std::vector<Tensor> gatherRule(const trace::ops::Gather &op,
     if (i != axis)
       others.push_back(i);
   order.insert(order.end(), others.begin(), others.end());
+  // (So do those with one unknown and a known 0: an empty tensor's
+  // element count does not tell the other.)
+  bool readDims = shapes::isDynamic(n) ? shapes::isDynamic(rest) || rest == 0
+                                       : shapes::isDynamic(rest) && n == 0;
   Tensor flat =
-      shapes::isDynamic(n) && shapes::isDynamic(rest)
+      readDims
           ? api::reshapeToShape(
                 moved,
                 concat({reshape(reduce_prod(shape(indices, DType::i64)), {1}),
@@ -939,8 +972,11 @@ std::vector<Tensor> gatherRule(const trace::ops::Gather &op,
                g.dtype()); // [n, depth]
   }
   Tensor rows = matmul(transposeLast2(hot), flat); // [depth, rest]
+  auto unknown = std::count_if(grouped.begin(), grouped.end(),
+                               shapes::isDynamic);
   Tensor shaped =
-      std::count_if(grouped.begin(), grouped.end(), shapes::isDynamic) > 1
+      unknown > 1 || (unknown == 1 && std::count(grouped.begin(),
+                                                 grouped.end(), 0) > 0)
           ? api::reshapeToShape(rows, dimsAt(order), grouped)
           : reshapeTo(rows, grouped, "gather");
   // Move the depth dim back to `axis`.

@@ -41,6 +41,8 @@
 // RUN: not fnc-run %s --interpret --entry=reshape_to_shape --input=6xf32=1,2,3,4,5,6 --input=2xi64=4,2 2>&1 | FileCheck %s --check-prefix=RTS-SIZE-INTERP
 // RUN: not fnc-run %s --entry=reshape_to_shape --input=6xf32=1,2,3,4,5,6 --input=2xi64=-2,-3 2>&1 | FileCheck %s --check-prefix=RTS-NEG
 // RUN: not fnc-run %s --entry=reshape_to_shape_static --input=6xf32=1,2,3,4,5,6 --input=2xi64=2,3 2>&1 | FileCheck %s --check-prefix=RTS-STATIC
+// From a static input (the gradient of a reshape of unknown dims):
+// RUN: fnc-run %s --entry=reshape_to_shape_from_static --input=3x2xf32=1,2,3,4,5,6 --input=1xi64=6 | FileCheck %s --check-prefix=RTS-FROM
 // Slices to the end of a dynamic dim, on two shapes; an offset past the end
 // is an error.
 // RUN: fnc-run %s --entry=slice_to_end --input=3x4xf32=1,2,3,4,5,6,7,8,9,10,11,12 | FileCheck %s --check-prefix=TOEND3
@@ -269,6 +271,12 @@ func.func @reshape_to_shape(%a: tensor<?xf32>, %s: tensor<2xi64>) -> tensor<?x?x
 func.func @reshape_to_shape_static(%a: tensor<?xf32>, %s: tensor<2xi64>) -> tensor<3x?xf32> {
   %0 = fnc.reshape_to_shape %a, %s : tensor<?xf32>, tensor<2xi64> -> tensor<3x?xf32>
   return %0 : tensor<3x?xf32>
+}
+
+// RTS-FROM: fnc.Tensor([1. 2. 3. 4. 5. 6.], shape=(6,), dtype=float32)
+func.func @reshape_to_shape_from_static(%a: tensor<3x2xf32>, %s: tensor<1xi64>) -> tensor<?xf32> {
+  %0 = fnc.reshape_to_shape %a, %s : tensor<3x2xf32>, tensor<1xi64> -> tensor<?xf32>
+  return %0 : tensor<?xf32>
 }
 
 func.func @set_row(%a: tensor<?x2xf32>, %i: tensor<i32>, %v: tensor<2xf32>) -> tensor<?x2xf32> {

@@ -882,6 +882,88 @@ Fn gradientsOf(Fn fn) {
   };
 }
 
+// Gradients the edge-program soak found wrong, eager and staged with
+// every dim unknown, compiled and interpreted: results no gradient reaches
+// start none (eagerly the backward does not visit them, and a zero through
+// a conv2d by inf is NaN), pixels no window of a strided conv2d sees are never
+// multiplied, and empty operands keep their empty gradients.
+TEST(AgreementTest, GradientsOfUnusedResultsAndEmptyParts) {
+  // x * inf by a conv2d, whose gradient rule has no guard for a zero
+  // gradient (elementwise and matmul rules keep 0 * inf at 0).
+  auto timesInf = [](const Tensor &x) {
+    return reshape(conv2d(reshape(x, {1, 1, -1, 1}),
+                          f32({INFINITY}, {1, 1, 1, 1}), {1, 1}, "VALID"),
+                   {-1});
+  };
+  auto one = [](auto f) {
+    return gradientsOf(
+        [f](std::vector<Tensor> a) { return std::vector<Tensor>{f(a)}; });
+  };
+  Tensor x = f32({0, 1, 4}, {3});
+  Tensor row = f32({1, NAN, 2, INFINITY, 3}, {1, 1, 5, 1});
+  Tensor taps = f32({0.5f, -1}, {1, 2, 1, 1});
+  struct Case {
+    const char *what;
+    Fn fn;
+    std::vector<Tensor> args;
+    std::vector<std::vector<bool>> unknown;
+  };
+  std::vector<Case> cases = {
+      {"a for_range whose second result is unused",
+       one([timesInf](std::vector<Tensor> a) {
+         Tensor c = timesInf(a[0]);
+         auto [u, w] = for_range(
+             0, 2, 1,
+             [&](Tensor, Tensor u, Tensor) { return std::tuple{u * 2.f, c}; },
+             std::tuple{a[0], a[0]});
+         return u;
+       }),
+       {x}},
+      {"a while_loop whose second result is unused",
+       one([timesInf](std::vector<Tensor> a) {
+         Tensor c = timesInf(a[0]);
+         auto [i, u, w] = while_loop(
+             [](Tensor i, Tensor, Tensor) { return i < Tensor(3); },
+             [&](Tensor i, Tensor u, Tensor w) {
+               return std::tuple{i + Tensor(1), u * 2.f, w + c};
+             },
+             std::tuple{Tensor(0), a[0], a[0]});
+         return u;
+       }),
+       {x}},
+      {"a cond whose second result is unused",
+       one([timesInf](std::vector<Tensor> a) {
+         Tensor c = timesInf(a[0]);
+         auto [p, q] = cond(
+             reduce_sum(a[0]) > 0.f,
+             [&] { return std::tuple{a[0] * 2.f, c}; },
+             [&] { return std::tuple{a[0] * 3.f, c}; });
+         return p;
+       }),
+       {x}},
+      {"conv2d, stride 2, over a NaN and an inf no window sees",
+       gradientsOf([](std::vector<Tensor> a) {
+         return std::vector<Tensor>{conv2d(a[0], a[1], {1, 2}, "VALID"),
+                                    conv2d(a[0], a[1], {1, 2}, "SAME")};
+       }),
+       {row, taps},
+       {{true, true, true, true}, {false, false, false, false}}},
+      {"concat of an unknown length and an empty slice",
+       one([](std::vector<Tensor> a) {
+         return concat({a[0], slice(a[0], {1}, {0})}, 0);
+       }),
+       {x}},
+      {"gather of no indices",
+       one([](std::vector<Tensor> a) {
+         return gather(reshape(a[0], {3, 1}) + 1.f, zeros({0}, DType::i32));
+       }),
+       {x}},
+  };
+  for (const Case &c : cases)
+    expectAgree(c.what, c.fn, c.args, /*fastMath=*/false, c.unknown, {},
+                Compare::Gradients);
+}
+
 // The ops built from other ops (stack, unstack, split, tile, clipping,
 // moments), with dims of size 0 and 1 (CompositeOpsTest checks them
 // against loops).

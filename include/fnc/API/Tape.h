@@ -41,7 +41,8 @@ struct Region {
   std::vector<trace::VariableRef> variables;
   /// The gradients of `captured` (the watched values the region used,
   /// defined outside it), then of `variables`, given those of the region's
-  /// results (null for a non-float result): replays the recorded region
+  /// results (null for a non-float result or one no gradient reached, from
+  /// which the backward starts nothing): replays the recorded region
   /// under a tape of its own. Null when the region has no gradient;
   /// `whyNot` then says why.
   std::function<std::vector<Tensor>(const std::vector<Tensor> &captured,

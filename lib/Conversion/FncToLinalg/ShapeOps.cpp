@@ -66,6 +66,11 @@ Value reshapeTo(OpBuilder &b, Location loc, Value input, RankedTensorType type,
   if (type.hasStaticShape() && !inType.hasStaticShape())
     flat = tensor::CastOp::create(
         b, loc, RankedTensorType::get({type.getNumElements()}, element), flat);
+  // A dynamic result from a static input (fnc.reshape_to_shape): the flat
+  // view's size is what expand_shape reads from `sizes`.
+  if (!type.hasStaticShape() && inType.hasStaticShape())
+    flat = tensor::CastOp::create(
+        b, loc, RankedTensorType::get({ShapedType::kDynamic}, element), flat);
   ReassociationIndices outAll;
   for (int64_t i = 0; i < type.getRank(); ++i)
     outAll.push_back(i);
