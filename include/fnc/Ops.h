@@ -478,6 +478,26 @@ Tensor global_norm(const std::vector<Tensor> &tensors);
 /// NaN makes every result NaN, as TensorFlow.
 std::pair<std::vector<Tensor>, Tensor>
 clip_by_global_norm(const std::vector<Tensor> &tensors, double clip_norm);
+/// tf.math.cumsum: the running sums of `x` (numeric) along `axis`; with
+/// `exclusive` each element leaves itself out (the first is 0), with
+/// `reverse` the sums run from the end. Summed in ceil(log2(n)) doubling
+/// steps (a float sum rounds as a tree's, not left to right).
+Tensor cumsum(const Tensor &x, int64_t axis = 0, bool exclusive = false,
+              bool reverse = false);
+/// tf.math.cumprod: cumsum's running products (the first exclusive one is
+/// 1). Its gradient is right where x holds zeros.
+Tensor cumprod(const Tensor &x, int64_t axis = 0, bool exclusive = false,
+               bool reverse = false);
+/// tf.linalg.band_part: in the matrices of x's last two dims, the elements
+/// at most `num_lower` below and `num_upper` above the diagonal (a negative
+/// count keeps that whole triangle); zeros elsewhere.
+Tensor band_part(const Tensor &x, int64_t num_lower, int64_t num_upper);
+/// numpy's tril: the elements on and below the k-th diagonal (column - row
+/// <= k) of the matrices of x's last two dims; zeros elsewhere.
+Tensor tril(const Tensor &x, int64_t k = 0);
+/// numpy's triu: the elements on and above the k-th diagonal (column - row
+/// >= k); zeros elsewhere.
+Tensor triu(const Tensor &x, int64_t k = 0);
 /// tf.nn.moments: the mean and the variance (the mean of the squared
 /// deviations) of float `x` over `axes` (empty: all).
 std::pair<Tensor, Tensor> moments(const Tensor &x,

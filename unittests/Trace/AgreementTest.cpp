@@ -965,8 +965,8 @@ TEST(AgreementTest, GradientsOfUnusedResultsAndEmptyParts) {
 }
 
 // The ops built from other ops (stack, unstack, split, tile, clipping,
-// moments), with dims of size 0 and 1 (CompositeOpsTest checks them
-// against loops).
+// moments, scans, bands), with dims of size 0 and 1 (CompositeOpsTest
+// checks them against loops).
 TEST(AgreementTest, CompositeOps) {
   auto all = [](std::vector<Tensor> a) {
     const Tensor &x = a[0];
@@ -989,6 +989,9 @@ TEST(AgreementTest, CompositeOps) {
     auto [clipped, norm] = clip_by_global_norm({x, tile(x, {1, 2, 1})}, 1.0);
     out.insert(out.end(), clipped.begin(), clipped.end());
     out.insert(out.end(), {norm, global_norm({x})});
+    out.insert(out.end(), {cumsum(x, 1), cumsum(x, -1, true, true),
+                           cumprod(x, 0, false, true), band_part(x, 1, 0),
+                           tril(x, -1), triu(x, 1)});
     return out;
   };
   std::mt19937 rng(7);

@@ -234,6 +234,17 @@ std::multimap<std::string, Probe> probes() {
                                    return clip_by_global_norm({a, c}, 1).first;
                                  },
                                  x, y));
+  add("cumsum", probe([](Tensor a) { return cumsum(a, 1, true); }, x));
+  add("cumsum", probe([](Tensor a) { return cumsum(a); }, unknownRows));
+  add("cumprod", probe([](Tensor a) { return cumprod(a, 1, false, true); }, x));
+  add("band_part", probe([](Tensor a) { return band_part(a, 0, -1); }, x));
+  add("band_part",
+      probe([](Tensor a) { return band_part(a, 1, 1); }, unknownRows));
+  add("cumprod", probe([](Tensor a) { return cumprod(a); }, unknownRows));
+  add("tril", probe([](Tensor a) { return tril(a); }, x));
+  add("tril", probe([](Tensor a) { return tril(a, -1); }, unknownRows));
+  add("triu", probe([](Tensor a) { return triu(a, 1); }, x));
+  add("triu", probe([](Tensor a) { return triu(a); }, unknownRows));
   add("moments", probe(
                      [](Tensor a) {
                        auto [mean, variance] = moments(a, {0});

@@ -1,7 +1,8 @@
-//===- CompositeOpsTest.cpp - stack, split, tile, clipping, moments -------===//
+//===- CompositeOpsTest.cpp - stack, split, tile, clipping, scans, bands --===//
 //
-// The ops built from other ops (lib/API/Composites.cpp): eagerly against
-// loops written here on random shapes (zero-size and size-1 dims, NaN),
+// The ops built from other ops (lib/API/Composites.cpp, lib/Trace/Scans.cpp):
+// eagerly against loops written here on random shapes (zero-size and size-1
+// dims, NaN),
 // their gradients against central differences (eagerly and staged), and
 // their errors. AgreementTest.CompositeOps runs them staged and interpreted.
 //
@@ -267,6 +268,115 @@ TEST(CompositeOpsTest, EagerMatchesLoops) {
   }
 }
 
+// cumsum, cumprod (lib/Trace/Scans.cpp) and the band ops against loops,
+// eagerly and traced with every dim unknown (the scans then loop over
+// their doubling steps in a staged while_loop, the bands' positions come
+// from a scan of ones).
+TEST(CompositeOpsTest, ScansAndBandsMatchLoops) {
+  std::mt19937 rng(31);
+  // On the graph executor (AgreementTest.CompositeOps compiles them).
+  FunctionOptions unknown;
+  unknown.jit_compile = false;
+  for (int trial = 0; trial < 40; ++trial) {
+    Shape s = randomShape(rng, 1);
+    for (int64_t &d : s)
+      d = std::uniform_int_distribution<int>(0, 6)(rng); // several steps
+    Tensor x = randomValues(rng, s);
+    std::vector<double> xv = x.to_vector<double>();
+    int64_t r = static_cast<int64_t>(s.size());
+    std::string at =
+        " of " + shapeStr(s) + " (trial " + std::to_string(trial) + ")";
+    unknown.input_signature =
+        std::vector<TensorSpec>{TensorSpec(Shape(r, kUnknownDim), DType::f64)};
+    int64_t axis = std::uniform_int_distribution<int64_t>(-r, r - 1)(rng);
+    int64_t a = axis < 0 ? axis + r : axis;
+    for (int flags = 0; flags < 8; ++flags) {
+      bool exclusive = flags & 1, reverse = flags & 2, product = flags & 4;
+      std::vector<double> want(xv.size());
+      for (int64_t i = 0; i < count(s); ++i) {
+        std::vector<int64_t> idx = unravel(i, s);
+        int64_t k = idx[a];
+        double acc = product ? 1 : 0;
+        for (int64_t j = 0; j < s[a]; ++j) {
+          bool in = reverse ? (exclusive ? j > k : j >= k)
+                            : (exclusive ? j < k : j <= k);
+          if (!in)
+            continue;
+          idx[a] = j;
+          double v = xv[ravel(idx, s)];
+          acc = product ? acc * v : acc + v;
+        }
+        want[i] = acc;
+      }
+      auto op = [=](const Tensor &t) {
+        return product ? cumprod(t, axis, exclusive, reverse)
+                       : cumsum(t, axis, exclusive, reverse);
+      };
+      std::string what = std::string(product ? "cumprod" : "cumsum") +
+                         " along " + std::to_string(axis) +
+                         (exclusive ? ", exclusive" : "") +
+                         (reverse ? ", reverse" : "") + at;
+      expectSame(what, op(x), want, s, 1e-12);
+      if (flags == 1 || flags == 6)
+        expectSame(what + ", staged with unknown dims",
+                   fnc::function([op](Tensor t) { return op(t); },
+                                 unknown)(x),
+                   want, s, 1e-12);
+    }
+    // Integers sum exactly.
+    std::vector<int32_t> iv(xv.size());
+    for (size_t i = 0; i < iv.size(); ++i)
+      iv[i] = std::uniform_int_distribution<int32_t>(-1000, 1000)(rng);
+    Tensor xi = Tensor(iv, s);
+    std::vector<double> wantInt(iv.size());
+    for (int64_t i = 0; i < count(s); ++i) {
+      std::vector<int64_t> idx = unravel(i, s);
+      int64_t k = idx[a];
+      for (int64_t j = 0; j <= k; ++j) {
+        idx[a] = j;
+        wantInt[i] += iv[ravel(idx, s)];
+      }
+    }
+    Tensor sums = cumsum(xi, axis);
+    EXPECT_EQ(sums.dtype(), DType::i32);
+    expectSame("cumsum of int32" + at, sums, wantInt, s);
+
+    if (r < 2)
+      continue;
+    // Bands: keep lo <= column - row <= hi.
+    int64_t lower = std::uniform_int_distribution<int64_t>(-1, 3)(rng),
+            upper = std::uniform_int_distribution<int64_t>(-1, 3)(rng),
+            k = std::uniform_int_distribution<int64_t>(-3, 3)(rng);
+    auto band = [&](auto keep) {
+      std::vector<double> w(xv.size());
+      for (int64_t i = 0; i < count(s); ++i) {
+        std::vector<int64_t> idx = unravel(i, s);
+        w[i] = keep(idx[r - 1] - idx[r - 2]) ? xv[i] : 0.0;
+      }
+      return w;
+    };
+    std::vector<double> wantBand = band([&](int64_t d) {
+      return (lower < 0 || -d <= lower) && (upper < 0 || d <= upper);
+    });
+    std::string bp = "band_part(" + std::to_string(lower) + ", " +
+                     std::to_string(upper) + ")" + at;
+    expectSame(bp, band_part(x, lower, upper), wantBand, s);
+    expectSame(bp + ", staged with unknown dims",
+               fnc::function(
+                   [=](Tensor t) { return band_part(t, lower, upper); },
+                   unknown)(x),
+               wantBand, s);
+    std::vector<double> wantTril = band([&](int64_t d) { return d <= k; });
+    std::vector<double> wantTriu = band([&](int64_t d) { return d >= k; });
+    std::string kk = "(" + std::to_string(k) + ")" + at;
+    expectSame("tril" + kk, tril(x, k), wantTril, s);
+    expectSame("triu" + kk, triu(x, k), wantTriu, s);
+    expectSame("tril" + kk + ", staged with unknown dims",
+               fnc::function([=](Tensor t) { return tril(t, k); }, unknown)(x),
+               wantTril, s);
+  }
+}
+
 TEST(CompositeOpsTest, GradientsMatchFiniteDifferences) {
   using Op = std::function<Tensor(const Tensor &)>;
   std::mt19937 rng(11);
@@ -298,7 +408,22 @@ TEST(CompositeOpsTest, GradientsMatchFiniteDifferences) {
          auto [c, norm] = clip_by_global_norm({a, a * 2.0}, 2.0);
          return c[1] + norm;
        }},
+      {"cumsum", [](const Tensor &a) { return cumsum(a, 1); }},
+      {"cumsum, exclusive and reverse",
+       [](const Tensor &a) { return cumsum(a, -1, true, true); }},
+      {"cumprod", [](const Tensor &a) { return cumprod(a, 1); }},
+      {"cumprod through a zero", // (TF's rule divides by x: NaN)
+       [](const Tensor &a) {
+         return cumprod(a * Tensor(std::vector<double>{1, 0, 1}, {3, 1}), 1,
+                        false, true);
+       }},
+      {"band_part", [](const Tensor &a) { return band_part(a, 0, 1); }},
+      {"tril", [](const Tensor &a) { return tril(a, -1); }},
+      {"triu", [](const Tensor &a) { return triu(a); }},
   };
+  FunctionOptions unknown;
+  unknown.input_signature = std::vector<TensorSpec>{
+      TensorSpec({kUnknownDim, kUnknownDim, kUnknownDim}, DType::f64)};
   // Sums of products with random weights: every element of a result counts.
   for (const auto &[name, op] : ops) {
     Tensor w = randomTensor(rng, op(x).shape(), 1);
@@ -311,6 +436,10 @@ TEST(CompositeOpsTest, GradientsMatchFiniteDifferences) {
     expectSame(name + ", eager", eager, numeric, x.shape(), 1e-6);
     Tensor staged = fnc::function(fnc::grad(loss))(x);
     expectSame(name + ", staged", staged, numeric, x.shape(), 1e-6);
+    if (name.rfind("cum", 0) == 0 || name == "tril") // loops over the steps
+      expectSame(name + ", staged with unknown dims",
+                 fnc::function(fnc::grad(loss), unknown)(x), numeric,
+                 x.shape(), 1e-6);
   }
   // clip_by_value's ties pass the gradient to x, as TensorFlow.
   Tensor at = Tensor(std::vector<double>{-1, 1, -2, 2, 0.5}, {5});
@@ -391,6 +520,19 @@ TEST(CompositeOpsTest, ErrorsNameTheCall) {
               {"must be positive"}, "clip_by_global_norm by 0");
   expectError([&] { moments(cast(x, DType::i32)); }, ErrorKind::InvalidArgument,
               {"fnc::moments: needs a float operand"}, "moments of ints");
+  expectError([&] { cumsum(x > 2.f); }, ErrorKind::InvalidArgument,
+              {"fnc::cumsum: needs a numeric operand, got bool"},
+              "cumsum of bools");
+  expectError([&] { cumprod(x, 2); }, ErrorKind::InvalidArgument,
+              {"fnc::cumprod", "axis 2 is out of range for rank 2"},
+              "cumprod along axis 2");
+  expectError([] { cumsum(Tensor(1.f)); }, ErrorKind::InvalidArgument,
+              {"out of range for rank 0"}, "cumsum of a scalar");
+  expectError([] { band_part(ones({3}), 1, 1); }, ErrorKind::InvalidArgument,
+              {"fnc::band_part: needs a tensor of rank 2 or more"},
+              "band_part of a vector");
+  expectError([] { triu(Tensor(1.f)); }, ErrorKind::InvalidArgument,
+              {"fnc::triu", "got rank 0"}, "triu of a scalar");
   // A dim unknown while tracing that the call needs known says so.
   FunctionOptions unknown;
   unknown.input_signature =

@@ -1720,4 +1720,32 @@ def Fnc_ApiMoments : Fnc_ApiCall<"moments",
     "The mean (kept dims), the mean of the squared deviations from it, " #
     "squeezed unless `keepdims`.">;
 
+// Ops built from other ops that loop where a dim is unknown while tracing
+// (lib/Trace/Scans.cpp).
+defvar Fnc_ScanOps = ["fnc.strided_slice", "fnc.pad", "fnc.slice",
+                      "fnc.shape_of", "fnc.while", "fnc.compare lt",
+                      "fnc.mul", "fnc.add", "fnc.broadcast_to_shape",
+                      "fnc.sub", "fnc.dynamic_slice", "fnc.concat",
+                      "fnc.reshape"];
+defvar Fnc_ScanNote = "Doubling steps (Hillis and Steele): `x` combined " #
+    "with itself shifted by 1, 2, 4, ... along `axis` (`fnc.pad` of a " #
+    "`fnc.slice`); along a dim unknown while tracing a `fnc.while` over the " #
+    "shifts (`fnc.concat` of a `fnc.broadcast_to_shape` of the identity and " #
+    "a `fnc.dynamic_slice`). `exclusive` and `reverse` are strided slices.";
+def Fnc_ApiCumsum : Fnc_ApiCall<"cumsum", Fnc_ScanOps, Fnc_ScanNote>;
+def Fnc_ApiCumprod : Fnc_ApiCall<"cumprod", Fnc_ScanOps, Fnc_ScanNote>;
+defvar Fnc_BandOps = !listconcat(Fnc_ScanOps, ["fnc.range", "fnc.expand_dims",
+                                               "fnc.logical_and",
+                                               "fnc.select"]);
+defvar Fnc_BandNote = "`select(keep, x, 0)`, `keep` comparing column - row " #
+    "(from `fnc.range`, or a `cumsum` of ones along a dim unknown while " #
+    "tracing) with the bounds.";
+def Fnc_ApiBandPart : Fnc_ApiCall<"band_part",
+    !listconcat(Fnc_BandOps, ["fnc.compare ge", "fnc.compare le"]),
+    Fnc_BandNote>;
+def Fnc_ApiTril : Fnc_ApiCall<"tril",
+    !listconcat(Fnc_BandOps, ["fnc.compare le"]), Fnc_BandNote>;
+def Fnc_ApiTriu : Fnc_ApiCall<"triu",
+    !listconcat(Fnc_BandOps, ["fnc.compare ge"]), Fnc_BandNote>;
+
 #endif // FNC_OPS
