@@ -258,6 +258,35 @@ private:
   Variable kernel_, bias_;
 };
 
+/// 1-D convolution of [batch, steps, channels] inputs with a [kernel_size,
+/// channels, filters] kernel (keras Conv1D): conv2d over a height of 1, so
+/// the steps may be unknown while tracing. `padding` is "valid", "same" or
+/// "causal" (kernel_size - 1 zeros before the sequence only: output t sees
+/// the inputs up to t), any case.
+class Conv1D : public Layer {
+public:
+  Conv1D(int64_t filters, int64_t kernel_size, int64_t strides = 1,
+         const std::string &padding = "valid", Activation activation = {},
+         bool use_bias = true,
+         Initializer kernel_initializer = init::glorot_uniform(),
+         Initializer bias_initializer = init::zeros(),
+         std::string name = "conv1d");
+  const Variable &kernel() const { return kernel_; }
+  const Variable &bias() const { return bias_; }
+
+protected:
+  void build(const Shape &inputShape) override;
+  Tensor call(const Tensor &x, bool training) override;
+
+private:
+  int64_t filters_, kernelSize_, strides_;
+  std::string padding_; // "VALID", "SAME" or "CAUSAL"
+  Activation activation_;
+  bool useBias_;
+  Initializer kernelInit_, biasInit_;
+  Variable kernel_, bias_;
+};
+
 /// 2-D max or average pooling of NHWC inputs (keras MaxPool2D /
 /// AveragePooling2D): fnc::max_pool2d / fnc::avg_pool2d; `strides` default
 /// to `pool_size`, `padding` is "valid" or "same" (any case).

@@ -168,6 +168,53 @@ Tensor Conv2D::call(const Tensor &x, bool) {
   return activation_.apply(y);
 }
 
+Conv1D::Conv1D(int64_t filters, int64_t kernel_size, int64_t strides,
+               const std::string &padding, Activation activation, bool use_bias,
+               Initializer kernel_initializer, Initializer bias_initializer,
+               std::string name)
+    : Layer(std::move(name)), filters_(filters), kernelSize_(kernel_size),
+      strides_(strides), activation_(std::move(activation)), useBias_(use_bias),
+      kernelInit_(std::move(kernel_initializer)),
+      biasInit_(std::move(bias_initializer)) {
+  if (filters <= 0)
+    fail("filters must be positive, got " + std::to_string(filters));
+  if (kernel_size <= 0 || strides <= 0)
+    fail("kernel_size and strides must be positive, got " +
+         std::to_string(kernel_size) + " and " + std::to_string(strides));
+  padding_ = padding;
+  std::transform(padding_.begin(), padding_.end(), padding_.begin(),
+                 [](unsigned char c) { return std::toupper(c); });
+  if (padding_ != "VALID" && padding_ != "SAME" && padding_ != "CAUSAL")
+    fail("padding must be \"valid\", \"same\" or \"causal\", got \"" + padding +
+         "\"");
+}
+
+void Conv1D::build(const Shape &in) {
+  if (in.size() != 3 || shapes::isDynamic(in[2]))
+    fail("the input must be [batch, steps, channels] with a known channel "
+         "dim, got shape " +
+         shapes::toString(in));
+  kernel_ = add_variable("kernel", {kernelSize_, in[2], filters_}, kernelInit_);
+  if (useBias_)
+    bias_ = add_variable("bias", {filters_}, biasInit_);
+}
+
+Tensor Conv1D::call(const Tensor &x, bool) {
+  if (x.rank() != 3 || x.shape()[2] != kernel_.shape()[1])
+    fail("was built for [batch, steps, channels] inputs with " +
+         std::to_string(kernel_.shape()[1]) + " channels, got shape " +
+         shapes::toString(x.shape()));
+  Tensor rows = expand_dims(x, 1); // [batch, 1, steps, channels]
+  if (padding_ == "CAUSAL")
+    rows = pad(rows, {{0, 0}, {0, 0}, {kernelSize_ - 1, 0}, {0, 0}});
+  Tensor y = squeeze(conv2d(rows, expand_dims(kernel_, 0), {1, strides_},
+                            padding_ == "SAME" ? "SAME" : "VALID"),
+                     {1});
+  if (useBias_)
+    y = y + bias_;
+  return activation_.apply(y);
+}
+
 Pool2D::Pool2D(bool max, std::vector<int64_t> pool_size,
                std::vector<int64_t> strides, const std::string &padding,
                std::string name)

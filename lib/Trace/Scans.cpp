@@ -50,14 +50,13 @@ Tensor reversed(const Tensor &x, int64_t a) {
 
 /// A tensor of x's shape but `size` (an int64 scalar, read at run time
 /// when staged) along `a`, every element `value` (x's dtype).
-Tensor fillAlong(const Tensor &x, int64_t a, const Tensor &size,
-                 double value) {
+Tensor fillAlong(const Tensor &x, int64_t a, const Tensor &size, double value) {
   int64_t rank = x.rank();
   std::vector<int64_t> keep(rank, 1), put(rank, 0);
   keep[a] = 0;
   put[a] = 1;
-  Tensor dims = shape(x, DType::i64) * Tensor(keep, {rank}) +
-                Tensor(put, {rank}) * size;
+  Tensor dims =
+      shape(x, DType::i64) * Tensor(keep, {rank}) + Tensor(put, {rank}) * size;
   Shape known = x.shape();
   known[a] = shapes::kDynamic;
   noteShapeValues(dims, known);
@@ -125,12 +124,13 @@ Tensor positionsAlong(const Tensor &x, int64_t a) {
 
 /// `x` where lo <= column - row <= hi in its last two dims (no bound where
 /// absent), zeros elsewhere.
-Tensor keepDiagonals(const char *op, const Tensor &x,
-                     std::optional<int64_t> lo, std::optional<int64_t> hi) {
+Tensor keepDiagonals(const char *op, const Tensor &x, std::optional<int64_t> lo,
+                     std::optional<int64_t> hi) {
   if (x.rank() < 2)
     fail(ErrorKind::InvalidArgument, op,
          "needs a tensor of rank 2 or more (matrices in its last two dims), "
-         "got rank " + std::to_string(x.rank()),
+         "got rank " +
+             std::to_string(x.rank()),
          {&x});
   int64_t r = x.rank();
   Tensor offset = expand_dims(positionsAlong(x, r - 1), 0) -
@@ -154,11 +154,10 @@ Tensor cumprod(const Tensor &x, int64_t axis, bool exclusive, bool reverse) {
 }
 
 Tensor band_part(const Tensor &x, int64_t num_lower, int64_t num_upper) {
-  return keepDiagonals("band_part", x,
-                       num_lower < 0 ? std::nullopt
-                                     : std::optional<int64_t>(-num_lower),
-                       num_upper < 0 ? std::nullopt
-                                     : std::optional<int64_t>(num_upper));
+  return keepDiagonals(
+      "band_part", x,
+      num_lower < 0 ? std::nullopt : std::optional<int64_t>(-num_lower),
+      num_upper < 0 ? std::nullopt : std::optional<int64_t>(num_upper));
 }
 
 Tensor tril(const Tensor &x, int64_t k) {

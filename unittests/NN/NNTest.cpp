@@ -109,6 +109,68 @@ TEST(NNTest, Conv2DMatchesDirectConvolution) {
                    "padding must be");
 }
 
+// Conv1D against the sum over taps and channels, for each padding and an
+// unknown number of steps while tracing.
+TEST(NNTest, Conv1DMatchesDirectConvolution) {
+  std::mt19937 rng(5);
+  const int64_t batch = 2, steps = 7, channels = 3, filters = 4, k = 3;
+  Tensor x = randomTensor({batch, steps, channels}, rng);
+  std::vector<float> xs = x.to_vector<float>();
+  for (const char *padding : {"valid", "same", "Causal"}) {
+    for (int64_t stride : {1, 2}) {
+      nn::Conv1D conv(filters, k, stride, padding, "tanh");
+      conv(x); // build
+      ASSERT_EQ(conv.kernel().shape(), (Shape{k, channels, filters}));
+      Tensor bias = randomTensor({filters}, rng);
+      conv.bias().assign(bias);
+      std::vector<float> w = conv.kernel().read_value().to_vector<float>(),
+                         b = bias.to_vector<float>();
+      // Zeros before the sequence: k - 1 (causal), SAME's half, or none.
+      std::string p = padding;
+      int64_t out, before;
+      if (p == "valid") {
+        out = (steps - k) / stride + 1;
+        before = 0;
+      } else if (p == "same") {
+        out = (steps + stride - 1) / stride;
+        before = std::max<int64_t>((out - 1) * stride + k - steps, 0) / 2;
+      } else {
+        out = (steps - 1) / stride + 1;
+        before = k - 1;
+      }
+      std::vector<float> want;
+      for (int64_t n = 0; n < batch; ++n)
+        for (int64_t t = 0; t < out; ++t)
+          for (int64_t f = 0; f < filters; ++f) {
+            double sum = b[f];
+            for (int64_t j = 0; j < k; ++j) {
+              int64_t at = t * stride + j - before;
+              if (at < 0 || at >= steps)
+                continue;
+              for (int64_t c = 0; c < channels; ++c)
+                sum += xs[(n * steps + at) * channels + c] *
+                       w[(j * channels + c) * filters + f];
+            }
+            want.push_back(static_cast<float>(std::tanh(sum)));
+          }
+      Tensor expected(want, {batch, out, filters});
+      std::string what = p + ", stride " + std::to_string(stride);
+      expectNear(conv(x), expected, 1e-5, what.c_str());
+      FunctionOptions options;
+      options.input_signature = std::vector<TensorSpec>{
+          TensorSpec({kUnknownDim, kUnknownDim, channels})};
+      auto staged = fnc::function([&](Tensor a) { return conv(a); }, options);
+      expectNear(staged(x), expected, 1e-5, (what + ", staged").c_str());
+    }
+  }
+  EXPECT_FNC_ERROR(nn::Conv1D(4, 0), InvalidArgument, "kernel_size");
+  EXPECT_FNC_ERROR(nn::Conv1D(4, 3, 1, "full"), InvalidArgument,
+                   "\"valid\", \"same\" or \"causal\"");
+  nn::Conv1D conv(2, 2);
+  EXPECT_FNC_ERROR(conv(ones({2, 3})), InvalidArgument,
+                   "[batch, steps, channels]");
+}
+
 TEST(NNTest, PoolingLayersMatchDirectPooling) {
   std::mt19937 rng(6);
   Tensor x = randomTensor({2, 6, 5, 3}, rng);

@@ -319,8 +319,7 @@ TEST(CompositeOpsTest, ScansAndBandsMatchLoops) {
       expectSame(what, op(x), want, s, 1e-12);
       if (flags == 1 || flags == 6)
         expectSame(what + ", staged with unknown dims",
-                   fnc::function([op](Tensor t) { return op(t); },
-                                 unknown)(x),
+                   fnc::function([op](Tensor t) { return op(t); }, unknown)(x),
                    want, s, 1e-12);
     }
     // Integers sum exactly.
@@ -361,11 +360,11 @@ TEST(CompositeOpsTest, ScansAndBandsMatchLoops) {
     std::string bp = "band_part(" + std::to_string(lower) + ", " +
                      std::to_string(upper) + ")" + at;
     expectSame(bp, band_part(x, lower, upper), wantBand, s);
-    expectSame(bp + ", staged with unknown dims",
-               fnc::function(
-                   [=](Tensor t) { return band_part(t, lower, upper); },
-                   unknown)(x),
-               wantBand, s);
+    expectSame(
+        bp + ", staged with unknown dims",
+        fnc::function([=](Tensor t) { return band_part(t, lower, upper); },
+                      unknown)(x),
+        wantBand, s);
     std::vector<double> wantTril = band([&](int64_t d) { return d <= k; });
     std::vector<double> wantTriu = band([&](int64_t d) { return d >= k; });
     std::string kk = "(" + std::to_string(k) + ")" + at;
@@ -438,8 +437,8 @@ TEST(CompositeOpsTest, GradientsMatchFiniteDifferences) {
     expectSame(name + ", staged", staged, numeric, x.shape(), 1e-6);
     if (name.rfind("cum", 0) == 0 || name == "tril") // loops over the steps
       expectSame(name + ", staged with unknown dims",
-                 fnc::function(fnc::grad(loss), unknown)(x), numeric,
-                 x.shape(), 1e-6);
+                 fnc::function(fnc::grad(loss), unknown)(x), numeric, x.shape(),
+                 1e-6);
   }
   // clip_by_value's ties pass the gradient to x, as TensorFlow.
   Tensor at = Tensor(std::vector<double>{-1, 1, -2, 2, 0.5}, {5});
