@@ -21,18 +21,6 @@ using namespace api;
 
 namespace {
 
-/// `axis` of `op` in [-rank, rank), normalized; InvalidArgument otherwise.
-int64_t axisOf(const char *op, const Tensor &x, int64_t axis) {
-  int64_t a;
-  if (!shapes::normalizeAxis(axis, x.rank(), a))
-    fail(ErrorKind::InvalidArgument, op,
-         "axis " + std::to_string(axis) + " is out of range for rank " +
-             std::to_string(x.rank()) + " (give an axis in [-" +
-             std::to_string(x.rank()) + ", " + std::to_string(x.rank()) + "))",
-         {&x});
-  return a;
-}
-
 /// The size of dim `a` of `x`, which `op` needs known while tracing.
 int64_t knownDim(const char *op, const Tensor &x, int64_t a,
                  const char *because) {
@@ -45,14 +33,6 @@ int64_t knownDim(const char *op, const Tensor &x, int64_t a,
              "without one)",
          {&x});
   return d;
-}
-
-/// The part [begin, begin + size) of `x` along `a` (size -1: to the end).
-Tensor part(const Tensor &x, int64_t a, int64_t begin, int64_t size) {
-  std::vector<int64_t> begins(x.rank(), 0), sizes(x.rank(), -1);
-  begins[a] = begin;
-  sizes[a] = size;
-  return slice(x, begins, sizes);
 }
 
 } // namespace
@@ -100,11 +80,11 @@ std::vector<Tensor> unstack(const Tensor &x, int64_t axis) {
   if (x.rank() == 0)
     fail(ErrorKind::InvalidArgument, "unstack",
          "needs a tensor of rank >= 1, got a scalar", {&x});
-  int64_t a = axisOf("unstack", x, axis);
+  int64_t a = requireAxis("unstack", x, axis);
   int64_t n = knownDim("unstack", x, a, "it is the number of results");
   std::vector<Tensor> out;
   for (int64_t i = 0; i < n; ++i)
-    out.push_back(squeeze(part(x, a, i, 1), {a}));
+    out.push_back(squeeze(sliceAlong(x, a, i, 1), {a}));
   return out;
 }
 
@@ -112,7 +92,7 @@ std::vector<Tensor> split(const Tensor &x, int64_t num, int64_t axis) {
   if (x.rank() == 0)
     fail(ErrorKind::InvalidArgument, "split",
          "needs a tensor of rank >= 1, got a scalar", {&x});
-  int64_t a = axisOf("split", x, axis);
+  int64_t a = requireAxis("split", x, axis);
   if (num <= 0)
     fail(ErrorKind::InvalidArgument, "split",
          "the number of parts must be positive, got " + std::to_string(num),
@@ -126,7 +106,7 @@ std::vector<Tensor> split(const Tensor &x, int64_t num, int64_t axis) {
          {&x});
   std::vector<Tensor> out;
   for (int64_t i = 0; i < num; ++i)
-    out.push_back(part(x, a, i * (d / num), d / num));
+    out.push_back(sliceAlong(x, a, i * (d / num), d / num));
   return out;
 }
 
@@ -135,7 +115,7 @@ std::vector<Tensor> split(const Tensor &x, const std::vector<int64_t> &sizes,
   if (x.rank() == 0)
     fail(ErrorKind::InvalidArgument, "split",
          "needs a tensor of rank >= 1, got a scalar", {&x});
-  int64_t a = axisOf("split", x, axis);
+  int64_t a = requireAxis("split", x, axis);
   if (sizes.empty())
     fail(ErrorKind::InvalidArgument, "split",
          "needs at least one size of a part", {&x});
@@ -174,7 +154,7 @@ std::vector<Tensor> split(const Tensor &x, const std::vector<int64_t> &sizes,
   std::vector<Tensor> out;
   int64_t begin = 0;
   for (int64_t size : resolved) {
-    out.push_back(part(x, a, begin, size));
+    out.push_back(sliceAlong(x, a, begin, size));
     begin += size;
   }
   return out;

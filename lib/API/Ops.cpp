@@ -52,6 +52,24 @@ void requireFloat(const char *op, const Tensor &x, Operands operands) {
   fail(ErrorKind::InvalidArgument, op, message, {&x});
 }
 
+int64_t requireAxis(const char *op, const Tensor &x, int64_t axis) {
+  int64_t a;
+  if (!shapes::normalizeAxis(axis, x.rank(), a))
+    fail(ErrorKind::InvalidArgument, op,
+         "axis " + std::to_string(axis) + " is out of range for rank " +
+             std::to_string(x.rank()) + " (give an axis in [-" +
+             std::to_string(x.rank()) + ", " + std::to_string(x.rank()) + "))",
+         {&x});
+  return a;
+}
+
+Tensor sliceAlong(const Tensor &x, int64_t axis, int64_t begin, int64_t size) {
+  std::vector<int64_t> begins(x.rank(), 0), sizes(x.rank(), -1);
+  begins[axis] = begin;
+  sizes[axis] = size;
+  return slice(x, begins, sizes);
+}
+
 void requireSameDType(const char *op, const Tensor &a, const Tensor &b) {
   if (a.dtype() != b.dtype())
     fail(ErrorKind::InvalidArgument, op,

@@ -20,26 +20,6 @@ using namespace api;
 
 namespace {
 
-/// `axis` of `op` in [-rank, rank), normalized; InvalidArgument otherwise.
-int64_t axisOf(const char *op, const Tensor &x, int64_t axis) {
-  int64_t a;
-  if (!shapes::normalizeAxis(axis, x.rank(), a))
-    fail(ErrorKind::InvalidArgument, op,
-         "axis " + std::to_string(axis) + " is out of range for rank " +
-             std::to_string(x.rank()) + " (give an axis in [-" +
-             std::to_string(x.rank()) + ", " + std::to_string(x.rank()) + "))",
-         {&x});
-  return a;
-}
-
-/// The part [begin, begin + size) of `x` along `a`.
-Tensor part(const Tensor &x, int64_t a, int64_t begin, int64_t size) {
-  std::vector<int64_t> begins(x.rank(), 0), sizes(x.rank(), -1);
-  begins[a] = begin;
-  sizes[a] = size;
-  return slice(x, begins, sizes);
-}
-
 /// x reversed along `a` (a strided slice of stride -1).
 Tensor reversed(const Tensor &x, int64_t a) {
   std::vector<int64_t> zeros(x.rank(), 0), strides(x.rank(), 1);
@@ -75,7 +55,7 @@ Tensor scan(const char *op, const Tensor &x, int64_t axis, bool exclusive,
          "needs a numeric operand, got bool; cast it first with "
          "fnc::cast(x, fnc::DType::i32)",
          {&x});
-  int64_t a = axisOf(op, x, axis);
+  int64_t a = requireAxis(op, x, axis);
   double identity = product ? 1 : 0;
   auto combine = [&](const Tensor &u, const Tensor &v) {
     return product ? u * v : u + v;
@@ -94,7 +74,7 @@ Tensor scan(const char *op, const Tensor &x, int64_t axis, bool exclusive,
   if (!shapes::isDynamic(n)) {
     for (int64_t shift = 1; shift < n; shift *= 2) {
       before[a] = {shift, 0};
-      y = combine(y, pad(part(y, a, 0, n - shift), before, identity));
+      y = combine(y, pad(sliceAlong(y, a, 0, n - shift), before, identity));
     }
   } else {
     Tensor size = sizeAlong(y, a), zero = zeros({}, DType::i64);

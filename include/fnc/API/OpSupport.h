@@ -58,6 +58,14 @@ void requireFloat(const char *op, const Tensor &x, Operands operands = {});
 /// Throws unless both operands have the same dtype.
 void requireSameDType(const char *op, const Tensor &a, const Tensor &b);
 
+/// `axis` of x for `op`, in [-rank, rank), normalized to [0, rank);
+/// InvalidArgument naming op and x otherwise.
+int64_t requireAxis(const char *op, const Tensor &x, int64_t axis);
+
+/// The elements [begin, begin + size) of `x` along `axis` (size -1: to the
+/// end), all of the other dims: a fnc::slice.
+Tensor sliceAlong(const Tensor &x, int64_t axis, int64_t begin, int64_t size);
+
 /// Throws unless `shape` has only dims >= 0.
 void requireValidShape(const char *op, const Shape &shape);
 
