@@ -498,6 +498,21 @@ Tensor tril(const Tensor &x, int64_t k = 0);
 /// numpy's triu: the elements on and above the k-th diagonal (column - row
 /// >= k); zeros elsewhere.
 Tensor triu(const Tensor &x, int64_t k = 0);
+/// tf.einsum: the sum over the labels the output of `equation` does not
+/// name of the products of `inputs` (one dtype, numeric), e.g.
+/// "bqhd,bkhd->bhqk"; a label repeated in one term takes the diagonal,
+/// `...` stands for the dims no letter names (broadcast as numpy does),
+/// and without "->" the output is numpy's implicit one (the labels written
+/// once, in alphabetical order, after the '...' dims). Pairs of operands
+/// are contracted left to right, each as a batched matmul.
+Tensor einsum(const std::string &equation, const std::vector<Tensor> &inputs);
+inline Tensor einsum(const std::string &equation, const Tensor &a) {
+  return einsum(equation, std::vector<Tensor>{a});
+}
+inline Tensor einsum(const std::string &equation, const Tensor &a,
+                     const Tensor &b) {
+  return einsum(equation, std::vector<Tensor>{a, b});
+}
 /// tf.nn.moments: the mean and the variance (the mean of the squared
 /// deviations) of float `x` over `axes` (empty: all).
 std::pair<Tensor, Tensor> moments(const Tensor &x,

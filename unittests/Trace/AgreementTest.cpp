@@ -965,7 +965,7 @@ TEST(AgreementTest, GradientsOfUnusedResultsAndEmptyParts) {
 }
 
 // The ops built from other ops (stack, unstack, split, tile, clipping,
-// moments, scans, bands), with dims of size 0 and 1 (CompositeOpsTest
+// moments, scans, bands, einsum), with dims of size 0 and 1 (CompositeOpsTest
 // checks them against loops).
 TEST(AgreementTest, CompositeOps) {
   auto all = [](std::vector<Tensor> a) {
@@ -992,6 +992,10 @@ TEST(AgreementTest, CompositeOps) {
     out.insert(out.end(), {cumsum(x, 1), cumsum(x, -1, true, true),
                            cumprod(x, 0, false, true), band_part(x, 1, 0),
                            tril(x, -1), triu(x, 1)});
+    out.push_back(einsum("abc,adc->abd", x, x * x)); // attention's scores
+    out.push_back(einsum("abc,acd->abd", x, transpose(x, {0, 2, 1})));
+    out.push_back(einsum("abc,cb->a", x, transpose(x[0])));
+    out.push_back(einsum("...c,c", x, reduce_sum(x, {0, 1})));
     return out;
   };
   std::mt19937 rng(7);

@@ -251,6 +251,28 @@ std::multimap<std::string, Probe> probes() {
                        return std::vector<Tensor>{mean, variance};
                      },
                      x));
+  add("einsum", probe([](Tensor a) { return einsum("ij,kj->ik", a, a); }, x));
+  add("einsum",
+      probe([](Tensor a) { return einsum("ij,ij->", a, a * a); }, unknownRows));
+  add("einsum",
+      probe([](Tensor a, Tensor c) { return einsum("ij,ik->ijk", a, c); }, x,
+            y));
+  add("einsum", probe(
+                    [](Tensor a) {
+                      return einsum("ii->i", slice(a, {0, 0}, {2, 2}));
+                    },
+                    x));
+  add("einsum", probe(
+                    [](Tensor a) {
+                      return einsum("ij,jk,kl->il", {a, transpose(a), a});
+                    },
+                    unknownRows));
+  add("einsum", probe(
+                    [](Tensor a) {
+                      Tensor t = reshape(a, {1, 2, 3});
+                      return einsum("ijk,ijl->kl", t, t);
+                    },
+                    x));
 
   // Control flow, with bodies that stage nothing themselves.
   add("cond", probe(

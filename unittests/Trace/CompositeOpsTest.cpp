@@ -17,6 +17,7 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -376,6 +377,162 @@ TEST(CompositeOpsTest, ScansAndBandsMatchLoops) {
   }
 }
 
+/// numpy's einsum of an explicit equation of letters, by its definition:
+/// for every value of every label, the product of the operands' elements
+/// at those labels (a dim of 1 read at 0 against any size) added into the
+/// output's element.
+std::vector<double> einsumByLoops(const std::string &equation,
+                                  const std::vector<Tensor> &inputs,
+                                  Shape &outShape) {
+  size_t arrow = equation.find("->");
+  std::vector<std::string> terms;
+  std::string lhs = equation.substr(0, arrow);
+  for (size_t start = 0;;) {
+    size_t comma = lhs.find(',', start);
+    terms.push_back(lhs.substr(start, comma - start));
+    if (comma == std::string::npos)
+      break;
+    start = comma + 1;
+  }
+  std::string out = equation.substr(arrow + 2), all;
+  std::map<char, int64_t> size;
+  std::vector<std::vector<double>> values;
+  for (size_t i = 0; i < terms.size(); ++i) {
+    values.push_back(cast(inputs[i], DType::f64).to_vector<double>());
+    for (size_t d = 0; d < terms[i].size(); ++d) {
+      char c = terms[i][d];
+      int64_t n = inputs[i].shape()[d];
+      if (!size.count(c)) {
+        all += c;
+        size[c] = n;
+      } else if (size[c] == 1) {
+        size[c] = n;
+      }
+    }
+  }
+  outShape.clear();
+  for (char c : out)
+    outShape.push_back(size[c]);
+  std::vector<double> result(count(outShape), 0.0);
+  Shape allShape;
+  for (char c : all)
+    allShape.push_back(size[c]);
+  for (int64_t flat = 0; flat < count(allShape); ++flat) {
+    std::vector<int64_t> at = unravel(flat, allShape);
+    auto valueOf = [&](char c) { return at[all.find(c)]; };
+    double product = 1;
+    for (size_t i = 0; i < terms.size(); ++i) {
+      std::vector<int64_t> idx;
+      for (size_t d = 0; d < terms[i].size(); ++d)
+        idx.push_back(inputs[i].shape()[d] == 1 ? 0 : valueOf(terms[i][d]));
+      product *= values[i][ravel(idx, inputs[i].shape())];
+    }
+    std::vector<int64_t> o;
+    for (char c : out)
+      o.push_back(valueOf(c));
+    result[ravel(o, outShape)] += product;
+  }
+  return result;
+}
+
+TEST(CompositeOpsTest, EinsumMatchesSums) {
+  std::mt19937 rng(34);
+  // {equation, the same with letters for '...' and an explicit output,
+  //  operand shapes with letters of random sizes}.
+  struct Case {
+    std::string equation, explicitForm;
+    std::vector<std::string> operands; // a letter per dim; '1': size 1
+  };
+  std::vector<Case> cases = {
+      {"ij,jk->ik", "ij,jk->ik", {"ij", "jk"}},
+      {"bij,bjk->bik", "bij,bjk->bik", {"bij", "bjk"}},
+      {"bqhd,bkhd->bhqk", "bqhd,bkhd->bhqk", {"bqhd", "bkhd"}},
+      {"bhqk,bkhd->bqhd", "bhqk,bkhd->bqhd", {"bhqk", "bkhd"}},
+      {"abc,cd->abd", "abc,cd->abd", {"abc", "cd"}},
+      {"ijk,ikl->jl", "ijk,ikl->jl", {"ijk", "ikl"}},
+      {"abcd,cde->abe", "abcd,cde->abe", {"abcd", "cde"}},
+      {"ij->ji", "ij->ji", {"ij"}},
+      {"ij->", "ij->", {"ij"}},
+      {"ijk->kj", "ijk->kj", {"ijk"}},
+      {"ii->i", "ii->i", {"ii"}},
+      {"ii", "ii->", {"ii"}},
+      {"iji->ij", "iji->ij", {"iji"}},
+      {"i,j->ij", "i,j->ij", {"i", "j"}},
+      {"ij,ij->ij", "ij,ij->ij", {"ij", "ij"}},
+      {"a,a", "a,a->", {"a", "a"}},
+      {"ba,cb", "ba,cb->ac", {"ba", "cb"}},
+      {",ij->ji", ",ij->ji", {"", "ij"}},
+      {"ijk,jl,lk->i", "ijk,jl,lk->i", {"ijk", "jl", "lk"}},
+      {"ab,bc,cd,da->", "ab,bc,cd,da->", {"ab", "bc", "cd", "da"}},
+      {"...ij,...jk->...ik", "xyij,yjk->xyik", {"xyij", "1jk"}},
+      {"...ij,...jk", "xyij,yjk->xyik", {"x1ij", "yjk"}},
+      {"i...->...", "iab->ab", {"iab"}},
+      {"...i,i->...", "abi,i->ab", {"abi", "i"}},
+  };
+  FunctionOptions eagerGraph;
+  eagerGraph.jit_compile = false;
+  for (int trial = 0; trial < 4; ++trial) {
+    for (const Case &c : cases) {
+      std::map<char, int64_t> sizes;
+      std::vector<Tensor> inputs;
+      for (const std::string &o : c.operands) {
+        Shape s;
+        for (char d : o) {
+          if (d == '1') {
+            s.push_back(1);
+            continue;
+          }
+          if (!sizes.count(d))
+            sizes[d] = std::uniform_int_distribution<int>(trial == 0, 3)(rng);
+          s.push_back(sizes[d]);
+        }
+        inputs.push_back(randomValues(rng, s));
+      }
+      Shape outShape;
+      std::vector<double> want =
+          einsumByLoops(c.explicitForm, inputs, outShape);
+      std::string what = "einsum(\"" + c.equation + "\") of";
+      for (const Tensor &t : inputs)
+        what += " " + shapeStr(t.shape());
+      expectSame(what, einsum(c.equation, inputs), want, outShape, 1e-12);
+      // Staged with every dim unknown, on the graph executor
+      // (AgreementTest.CompositeOps compiles it).
+      std::vector<TensorSpec> specs;
+      for (const Tensor &t : inputs)
+        specs.push_back(TensorSpec(Shape(t.rank(), kUnknownDim), DType::f64));
+      eagerGraph.input_signature = specs;
+      std::string eq = c.equation;
+      Tensor staged;
+      bool diagonal = c.equation.find("ii") != std::string::npos ||
+                      c.equation.find("iji") != std::string::npos;
+      if (diagonal) // needs its size known while tracing
+        continue;
+      if (inputs.size() == 1)
+        staged = fnc::function([eq](Tensor a) { return einsum(eq, a); },
+                               eagerGraph)(inputs[0]);
+      else if (inputs.size() == 2)
+        staged =
+            fnc::function([eq](Tensor a, Tensor b) { return einsum(eq, a, b); },
+                          eagerGraph)(inputs[0], inputs[1]);
+      else if (inputs.size() == 3)
+        staged = fnc::function(
+            [eq](Tensor a, Tensor b, Tensor d) {
+              return einsum(eq, {a, b, d});
+            },
+            eagerGraph)(inputs[0], inputs[1], inputs[2]);
+      if (staged.defined())
+        expectSame(what + ", staged with unknown dims", staged, want, outShape,
+                   1e-12);
+    }
+  }
+  // Integers multiply exactly.
+  Tensor a = Tensor(std::vector<int32_t>{1, 2, 3, 4, 5, 6}, {2, 3});
+  Tensor b = Tensor(std::vector<int32_t>{1, -1, 2, 0, 3, 1}, {3, 2});
+  Tensor ab = einsum("ij,jk->ik", a, b);
+  EXPECT_EQ(ab.dtype(), DType::i32);
+  EXPECT_EQ(ab.to_vector<int32_t>(), (std::vector<int32_t>{14, 2, 32, 2}));
+}
+
 TEST(CompositeOpsTest, GradientsMatchFiniteDifferences) {
   using Op = std::function<Tensor(const Tensor &)>;
   std::mt19937 rng(11);
@@ -419,6 +576,13 @@ TEST(CompositeOpsTest, GradientsMatchFiniteDifferences) {
       {"band_part", [](const Tensor &a) { return band_part(a, 0, 1); }},
       {"tril", [](const Tensor &a) { return tril(a, -1); }},
       {"triu", [](const Tensor &a) { return triu(a); }},
+      {"einsum, attention's scores",
+       [](const Tensor &a) { return einsum("bqd,bkd->bqk", a, a * a); }},
+      {"einsum, a diagonal and three operands",
+       [](const Tensor &a) {
+         Tensor first = squeeze(slice(a, {0, 0, 0}, {1, -1, -1}), {0});
+         return einsum("iji,jk,kl->il", {a, first, reshape(a, {2, 6})});
+       }},
   };
   FunctionOptions unknown;
   unknown.input_signature = std::vector<TensorSpec>{
@@ -435,7 +599,8 @@ TEST(CompositeOpsTest, GradientsMatchFiniteDifferences) {
     expectSame(name + ", eager", eager, numeric, x.shape(), 1e-6);
     Tensor staged = fnc::function(fnc::grad(loss))(x);
     expectSame(name + ", staged", staged, numeric, x.shape(), 1e-6);
-    if (name.rfind("cum", 0) == 0 || name == "tril") // loops over the steps
+    if (name.rfind("cum", 0) == 0 || name == "tril" ||
+        name == "einsum, attention's scores") // loops; reads dims at run time
       expectSame(name + ", staged with unknown dims",
                  fnc::function(fnc::grad(loss), unknown)(x), numeric, x.shape(),
                  1e-6);
@@ -532,6 +697,36 @@ TEST(CompositeOpsTest, ErrorsNameTheCall) {
               "band_part of a vector");
   expectError([] { triu(Tensor(1.f)); }, ErrorKind::InvalidArgument,
               {"fnc::triu", "got rank 0"}, "triu of a scalar");
+  expectError([&] { einsum("ij,jk->ik", x); }, ErrorKind::InvalidArgument,
+              {"fnc::einsum: equation \"ij,jk->ik\": names 2 operands, but "
+               "einsum was given 1"},
+              "einsum with too few operands");
+  expectError([&] { einsum("ijk->i", x); }, ErrorKind::InvalidArgument,
+              {"operand 0 has rank 2, but its term names 3 dims"},
+              "einsum naming too many dims");
+  expectError([&] { einsum("i->i", x); }, ErrorKind::InvalidArgument,
+              {"names 1 dims; add '...' for the others"},
+              "einsum naming too few dims");
+  expectError([&] { einsum("i2->i", x); }, ErrorKind::InvalidArgument,
+              {"unexpected '2'"}, "einsum with a digit");
+  expectError([&] { einsum("ij,ij->ij", x, transpose(x)); },
+              ErrorKind::InvalidArgument,
+              {"label 'i' is 2 in operand 0 but 3 in operand 1"},
+              "einsum with sizes that disagree");
+  expectError([&] { einsum("ij->k", x); }, ErrorKind::InvalidArgument,
+              {"the output names label 'k', which no operand has"},
+              "einsum of an unknown label");
+  expectError([&] { einsum("ij->ii", x); }, ErrorKind::InvalidArgument,
+              {"the output names label 'i' twice"},
+              "einsum with a label twice in the output");
+  expectError([&] { einsum("ii->i", x); }, ErrorKind::InvalidArgument,
+              {"label 'i' repeats over dims of sizes 2 and 3"},
+              "einsum's diagonal of a non-square matrix");
+  expectError([&] { einsum("ij,jk", x, cast(x, DType::i32)); },
+              ErrorKind::InvalidArgument, {"fnc::einsum"},
+              "einsum of two dtypes");
+  expectError([&] { einsum("ij", x > 2.f); }, ErrorKind::InvalidArgument,
+              {"needs numeric operands, got bool"}, "einsum of bools");
   // A dim unknown while tracing that the call needs known says so.
   FunctionOptions unknown;
   unknown.input_signature =
@@ -550,6 +745,14 @@ TEST(CompositeOpsTest, ErrorsNameTheCall) {
       },
       ErrorKind::InvalidArgument, {"a size of -1 before the last part"},
       "a rest before the last part along an unknown dim");
+  expectError(
+      [&] {
+        fnc::function([](Tensor a) { return einsum("ii->i", a); },
+                      unknown)(ones({3, 3}));
+      },
+      ErrorKind::InvalidArgument,
+      {"the diagonal of label 'i' needs its size known while tracing"},
+      "einsum's diagonal along an unknown dim");
   // A clip_by_global_norm of an inf is NaN everywhere, as TensorFlow's.
   auto [clipped, norm] = clip_by_global_norm(
       {Tensor(std::vector<float>{1, INFINITY}, {2}), Tensor(2.f)}, 1);

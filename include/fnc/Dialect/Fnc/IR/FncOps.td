@@ -1719,6 +1719,18 @@ def Fnc_ApiMoments : Fnc_ApiCall<"moments",
     ["fnc.mean", "fnc.sub", "fnc.square", "fnc.squeeze"],
     "The mean (kept dims), the mean of the squared deviations from it, " #
     "squeezed unless `keepdims`.">;
+def Fnc_ApiEinsum : Fnc_ApiCall<"einsum",
+    ["fnc.transpose", "fnc.matmul", "fnc.reshape", "fnc.sum", "fnc.mul",
+     "fnc.expand_dims", "fnc.eye", "fnc.cast", "fnc.select",
+     "fnc.shape_of", "fnc.slice", "fnc.prod", "fnc.concat",
+     "fnc.reshape_to_shape"],
+    "Each pair of operands, left to right, transposed to `[batch..., M, K]` " #
+    "and `[batch..., K, N]` (several dims merged by `fnc.reshape`, or " #
+    "`fnc.reshape_to_shape` of sizes read at run time) and multiplied by " #
+    "`fnc.matmul`, or by a broadcasting `fnc.mul` when nothing is summed; " #
+    "labels only one operand has are summed first (`fnc.sum`), a label " #
+    "repeated in a term is the diagonal (`fnc.select` with a constant " #
+    "identity mask, then `fnc.sum`).">;
 
 // Ops built from other ops that loop where a dim is unknown while tracing
 // (lib/Trace/Scans.cpp).
