@@ -164,9 +164,15 @@ protected:
   /// Builds the layer for `x` on its first call (what operator() does
   /// before call()), for layers with other entry points.
   void buildFor(const Tensor &x);
+  /// The same for a layer called on several inputs (query, value, key):
+  /// buildInputs with their shapes, once.
+  void buildFor(const std::vector<Tensor> &inputs);
   /// Creates the variables for inputs of `inputShape` (dims unknown while
   /// tracing are shapes::kDynamic; a layer may require some to be known).
   virtual void build(const Shape &inputShape);
+  /// Creates the variables of a layer with several inputs; by default
+  /// build() of the first.
+  virtual void buildInputs(const std::vector<Shape> &inputShapes);
   virtual Tensor call(const Tensor &x, bool training) = 0;
   /// Throws an InvalidArgument error "<layer name>: <message>".
   [[noreturn]] void fail(const std::string &message) const;
@@ -577,6 +583,76 @@ protected:
 
 private:
   bool keepdims_;
+};
+
+/// Keras's MultiHeadAttention over inputs [batch..., steps, features]:
+/// query, value and key (the value when not given) are projected to
+/// `num_heads` heads of `key_dim` (`value_dim` for the value; key_dim when
+/// -1) by kernels [features, num_heads, dim] with biases [num_heads, dim];
+/// each head attends with softmax(q k^T / sqrt(key_dim) + adder), where
+/// the adder is -1e9 where `attention_mask` ([batch..., target steps,
+/// source steps], bool or 0/1, broadcast over the heads) or, with
+/// `use_causal_mask`, the lower triangle (target i sees sources <= i)
+/// leaves a pair out; with `dropout` > 0, training drops attention
+/// weights; the heads' outputs are projected back by a kernel [num_heads,
+/// value_dim, output] with a bias [output], output the query's features
+/// unless `output_shape` is given. Steps and batch may be unknown while
+/// tracing. Called on one tensor (in a Sequential) it is self-attention.
+class MultiHeadAttention : public Layer {
+public:
+  explicit MultiHeadAttention(
+      int64_t num_heads, int64_t key_dim, int64_t value_dim = -1,
+      double dropout = 0, bool use_bias = true, int64_t output_shape = -1,
+      Initializer kernel_initializer = init::glorot_uniform(),
+      Initializer bias_initializer = init::zeros(),
+      std::string name = "multi_head_attention");
+
+  using Layer::operator();
+  /// keras `layer(query, value, key, attention_mask, use_causal_mask)`;
+  /// an undefined key or mask (`Tensor()`) is left out.
+  Tensor operator()(const Tensor &query, const Tensor &value,
+                    const Tensor &key = Tensor(),
+                    const Tensor &attention_mask = Tensor(),
+                    bool use_causal_mask = false, bool training = false);
+  /// The same with keras's `return_attention_scores`: {output, the
+  /// attention weights [batch..., num_heads, target steps, source steps]}.
+  std::pair<Tensor, Tensor>
+  call_with_scores(const Tensor &query, const Tensor &value,
+                   const Tensor &key = Tensor(),
+                   const Tensor &attention_mask = Tensor(),
+                   bool use_causal_mask = false, bool training = false);
+
+  int64_t num_heads() const { return heads_; }
+  int64_t key_dim() const { return keyDim_; }
+  int64_t value_dim() const { return valueDim_; }
+  /// The projections' variables (biases undefined without use_bias):
+  /// query, key, value [features, num_heads, dim]; output [num_heads,
+  /// value_dim, output].
+  const Variable &query_kernel() const { return kernels_[0]; }
+  const Variable &key_kernel() const { return kernels_[1]; }
+  const Variable &value_kernel() const { return kernels_[2]; }
+  const Variable &output_kernel() const { return kernels_[3]; }
+  const Variable &query_bias() const { return biases_[0]; }
+  const Variable &key_bias() const { return biases_[1]; }
+  const Variable &value_bias() const { return biases_[2]; }
+  const Variable &output_bias() const { return biases_[3]; }
+
+protected:
+  void build(const Shape &inputShape) override;
+  void buildInputs(const std::vector<Shape> &inputShapes) override;
+  Tensor call(const Tensor &x, bool training) override;
+
+private:
+  std::pair<Tensor, Tensor> attend(const Tensor &query, const Tensor &value,
+                                   const Tensor &key, const Tensor &mask,
+                                   bool causal, bool training);
+
+  int64_t heads_, keyDim_, valueDim_, outputDim_;
+  double dropout_;
+  bool useBias_;
+  Initializer kernelInit_, biasInit_;
+  Shape features_; // the query's, value's and key's, as built
+  Variable kernels_[4], biases_[4];
 };
 
 /// Layers applied in order (keras Sequential). Sub-layers are named

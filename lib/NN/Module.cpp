@@ -137,7 +137,24 @@ void Layer::buildFor(const Tensor &x) {
   }
 }
 
+void Layer::buildFor(const std::vector<Tensor> &inputs) {
+  std::vector<Shape> shapes;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].defined())
+      fail("input " + std::to_string(i) + " is a null fnc::Tensor");
+    shapes.push_back(inputs[i].shape());
+  }
+  if (!built_) {
+    buildInputs(shapes);
+    built_ = true;
+  }
+}
+
 void Layer::build(const Shape &) {}
+
+void Layer::buildInputs(const std::vector<Shape> &inputShapes) {
+  build(inputShapes.at(0));
+}
 
 void Layer::fail(const std::string &message) const {
   throw Error(ErrorKind::InvalidArgument,

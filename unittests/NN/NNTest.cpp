@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <random>
 
 using namespace fnc;
@@ -558,6 +559,227 @@ TEST(NNTest, LayerNormalizationMatchesLoops) {
       fnc::function([](Tensor a) { return nn::LayerNormalization()(a); },
                     unknownLast)(x),
       InvalidArgument, "the dims normalized over must be known");
+}
+
+/// Keras's multi-head attention written out with loops in double, from the
+/// layer's variables: the output [b, t, features] and the weights
+/// [b, heads, t, s]. `keep(b, t, s)` says whether a pair is attended.
+std::pair<std::vector<double>, std::vector<double>>
+attentionByLoops(const nn::MultiHeadAttention &layer, const Tensor &query,
+                 const Tensor &value, const Tensor &key,
+                 const std::function<bool(int64_t, int64_t, int64_t)> &keep) {
+  auto values = [](const Tensor &t) {
+    return cast(t, DType::f64).to_vector<double>();
+  };
+  std::vector<double> qv = values(query), vv = values(value), kv = values(key);
+  std::vector<double> wq = values(layer.query_kernel().read_value()),
+                      wk = values(layer.key_kernel().read_value()),
+                      wv = values(layer.value_kernel().read_value()),
+                      wo = values(layer.output_kernel().read_value()),
+                      bq = values(layer.query_bias().read_value()),
+                      bk = values(layer.key_bias().read_value()),
+                      bv = values(layer.value_bias().read_value()),
+                      bo = values(layer.output_bias().read_value());
+  int64_t B = query.shape()[0], T = query.shape()[1], S = value.shape()[1];
+  int64_t N = layer.num_heads(), H = layer.key_dim(), V = layer.value_dim();
+  int64_t dq = query.shape()[2], dv = value.shape()[2], dk = key.shape()[2];
+  int64_t out = layer.output_kernel().shape()[2];
+  // project(x, w, b, steps, features, dim)[((b * steps + t) * N + n) * dim + h]
+  auto project = [&](const std::vector<double> &x, const std::vector<double> &w,
+                     const std::vector<double> &bias, int64_t steps,
+                     int64_t features, int64_t dim) {
+    std::vector<double> y(B * steps * N * dim);
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t t = 0; t < steps; ++t)
+        for (int64_t n = 0; n < N; ++n)
+          for (int64_t h = 0; h < dim; ++h) {
+            double acc = bias[n * dim + h];
+            for (int64_t c = 0; c < features; ++c)
+              acc +=
+                  x[(b * steps + t) * features + c] * w[(c * N + n) * dim + h];
+            y[((b * steps + t) * N + n) * dim + h] = acc;
+          }
+    return y;
+  };
+  std::vector<double> q = project(qv, wq, bq, T, dq, H),
+                      k = project(kv, wk, bk, S, dk, H),
+                      v = project(vv, wv, bv, S, dv, V);
+  std::vector<double> weights(B * N * T * S), result(B * T * out);
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t t = 0; t < T; ++t) {
+      std::vector<double> heads(N * V, 0.0);
+      for (int64_t n = 0; n < N; ++n) {
+        std::vector<double> score(S);
+        double top = -INFINITY, sum = 0;
+        for (int64_t s = 0; s < S; ++s) {
+          double dot = 0;
+          for (int64_t h = 0; h < H; ++h)
+            dot += q[((b * T + t) * N + n) * H + h] *
+                   k[((b * S + s) * N + n) * H + h];
+          score[s] = dot / std::sqrt(double(H)) + (keep(b, t, s) ? 0 : -1e9);
+          top = std::max(top, score[s]);
+        }
+        for (int64_t s = 0; s < S; ++s)
+          sum += std::exp(score[s] - top);
+        for (int64_t s = 0; s < S; ++s) {
+          double w = std::exp(score[s] - top) / sum;
+          weights[((b * N + n) * T + t) * S + s] = w;
+          for (int64_t h = 0; h < V; ++h)
+            heads[n * V + h] += w * v[((b * S + s) * N + n) * V + h];
+        }
+      }
+      for (int64_t d = 0; d < out; ++d) {
+        double acc = bo[d];
+        for (int64_t j = 0; j < N * V; ++j)
+          acc += heads[j] * wo[j * out + d];
+        result[(b * T + t) * out + d] = acc;
+      }
+    }
+  return {result, weights};
+}
+
+TEST(NNTest, MultiHeadAttentionMatchesLoops) {
+  std::mt19937 rng(13);
+  Tensor query = randomTensor({2, 3, 5}, rng),
+         value = randomTensor({2, 4, 6}, rng),
+         key = randomTensor({2, 4, 7}, rng);
+  nn::MultiHeadAttention attention(2, 3, 4);
+  Tensor y = attention(query, value, key);
+  ASSERT_EQ(y.shape(), (Shape{2, 3, 5}));
+  ASSERT_EQ(attention.query_kernel().shape(), (Shape{5, 2, 3}));
+  ASSERT_EQ(attention.key_kernel().shape(), (Shape{7, 2, 3}));
+  ASSERT_EQ(attention.value_kernel().shape(), (Shape{6, 2, 4}));
+  ASSERT_EQ(attention.output_kernel().shape(), (Shape{2, 4, 5}));
+  EXPECT_EQ(attention.trainable_variables().size(), 8u);
+  // Other biases than the initial zeros, to check their broadcast.
+  for (const Variable &b : {attention.query_bias(), attention.key_bias(),
+                            attention.value_bias(), attention.output_bias()})
+    Variable(b).assign(randomTensor(b.shape(), rng));
+  std::vector<bool> maskBits(2 * 3 * 4);
+  for (size_t i = 0; i < maskBits.size(); ++i)
+    maskBits[i] = i % 3 != 1 || i % 4 == 0;
+  std::vector<uint8_t> maskBytes(maskBits.begin(), maskBits.end());
+  Tensor mask =
+      cast(Tensor(std::vector<int32_t>(maskBytes.begin(), maskBytes.end()),
+                  {2, 3, 4}),
+           DType::i1);
+  for (int variant = 0; variant < 4; ++variant) {
+    bool masked = variant & 1, causal = variant & 2;
+    auto keep = [&](int64_t b, int64_t t, int64_t s) {
+      return (!masked || maskBits[(b * 3 + t) * 4 + s]) && (!causal || s <= t);
+    };
+    auto [want, wantWeights] =
+        attentionByLoops(attention, query, value, key, keep);
+    std::string what = std::string("attention") + (masked ? ", masked" : "") +
+                       (causal ? ", causal" : "");
+    auto [got, weights] = attention.call_with_scores(
+        query, value, key, masked ? mask : Tensor(), causal);
+    expectNear(got, Tensor(want, {2, 3, 5}), 1e-5, what.c_str());
+    expectNear(weights, Tensor(wantWeights, {2, 2, 3, 4}), 1e-5,
+               (what + " weights").c_str());
+    // A 0/1 float mask is the same as a bool one.
+    if (masked)
+      expectNear(attention(query, value, key, cast(mask, DType::f32), causal),
+                 got, 1e-6, (what + ", float mask").c_str());
+  }
+  // The key defaults to the value; called on one tensor, self-attention.
+  nn::MultiHeadAttention self(2, 3, -1, 0, true, 8);
+  Tensor x = randomTensor({2, 4, 6}, rng);
+  Tensor selfOut = self(x);
+  ASSERT_EQ(selfOut.shape(), (Shape{2, 4, 8}));
+  expectNear(self(x, x), selfOut, 1e-6, "the key defaults to the value");
+  expectNear(self(x, x, x), selfOut, 1e-6, "self-attention");
+  auto [selfWant, selfWeights] = attentionByLoops(
+      self, x, x, x, [](int64_t, int64_t, int64_t) { return true; });
+  expectNear(selfOut, Tensor(selfWant, {2, 4, 8}), 1e-5, "self-attention");
+  // Staged with batch and steps unknown: one trace for every length; the
+  // gradients of every variable match eager ones.
+  FunctionOptions options;
+  options.input_signature =
+      std::vector<TensorSpec>{TensorSpec({kUnknownDim, kUnknownDim, 6})};
+  auto staged = fnc::function(
+      [&](Tensor a) {
+        GradientTape tape;
+        Tensor out = self(a, a, Tensor(), Tensor(), /*use_causal_mask=*/true);
+        std::vector<Tensor> result = {out};
+        for (const Tensor &g :
+             tape.gradient(reduce_sum(out * out), self.trainable_variables()))
+          result.push_back(g);
+        return result;
+      },
+      options);
+  for (Shape s : {Shape{2, 4, 6}, Shape{3, 5, 6}, Shape{4, 2, 6}}) {
+    Tensor in = randomTensor(s, rng);
+    GradientTape tape;
+    Tensor out = self(in, in, Tensor(), Tensor(), true);
+    std::vector<Tensor> eager = {out};
+    for (const Tensor &g :
+         tape.gradient(reduce_sum(out * out), self.trainable_variables()))
+      eager.push_back(g);
+    std::vector<Tensor> st = staged(in);
+    ASSERT_EQ(st.size(), eager.size());
+    for (size_t i = 0; i < st.size(); ++i)
+      expectNear(st[i], eager[i], 1e-4,
+                 ("staged causal attention of [" + std::to_string(s[0]) + ", " +
+                  std::to_string(s[1]) + ", 6]" + (i ? " gradient" : ""))
+                     .c_str());
+  }
+  EXPECT_EQ(staged.tracing_count(), 1);
+  // The input's gradient against central differences (float32 variables:
+  // a wide step and a loose tolerance).
+  {
+    nn::MultiHeadAttention small(2, 2);
+    Tensor a32 = randomTensor({1, 3, 2}, rng);
+    GradientTape tape;
+    tape.watch(a32);
+    Tensor loss = reduce_sum(square(small(a32, a32, Tensor(), Tensor(), true)));
+    Tensor g = tape.gradient(loss, a32);
+    std::vector<float> av = a32.to_vector<float>(), gv = g.to_vector<float>();
+    for (size_t i = 0; i < av.size(); ++i) {
+      auto at = [&](float delta) {
+        std::vector<float> moved = av;
+        moved[i] += delta;
+        Tensor t(moved, {1, 3, 2});
+        return reduce_sum(square(small(t, t, Tensor(), Tensor(), true)))
+            .item<float>();
+      };
+      double numeric = (double(at(1e-2f)) - at(-1e-2f)) / 2e-2;
+      EXPECT_NEAR(gv[i], numeric, 2e-2 * (1 + std::abs(numeric)))
+          << "d loss / d x at " << i;
+    }
+  }
+  // A checkpoint restores into a fresh layer.
+  std::string path = ::testing::TempDir() + "attention.npz";
+  self.save(path);
+  nn::MultiHeadAttention fresh(2, 3, -1, 0, true, 8);
+  fresh(x);
+  fresh.restore(path);
+  expectNear(fresh(x), selfOut, 0, "restored");
+  // Dropout drops attention weights only in training.
+  nn::MultiHeadAttention dropping(2, 3, -1, 0.5);
+  Tensor calm = dropping(x);
+  expectNear(dropping(x, false), calm, 0, "no dropout in inference");
+  EXPECT_GT(reduce_max(abs(dropping(x, true) - calm)).item<float>(), 1e-4f);
+  // Errors.
+  EXPECT_FNC_ERROR(nn::MultiHeadAttention(0, 3), InvalidArgument,
+                   "num_heads, key_dim and value_dim must be positive");
+  EXPECT_FNC_ERROR(nn::MultiHeadAttention(2, 3, -1, 1.5), InvalidArgument,
+                   "dropout must be in [0, 1)");
+  EXPECT_FNC_ERROR(nn::MultiHeadAttention(2, 3)(randomTensor({4, 6}, rng)),
+                   InvalidArgument, "needs a query of rank 3 or more");
+  EXPECT_FNC_ERROR(self(randomTensor({2, 4, 5}, rng)), InvalidArgument,
+                   "was built for a query of 6 features, got shape [2, 4, 5]");
+  EXPECT_FNC_ERROR(self(cast(x, DType::f64)), InvalidArgument,
+                   "the query is float64");
+  EXPECT_FNC_ERROR(self(x, x, Tensor(), ones({4})), InvalidArgument,
+                   "attention_mask must be [batch..., target steps");
+  FunctionOptions unknownFeatures;
+  unknownFeatures.input_signature =
+      std::vector<TensorSpec>{TensorSpec({2, 4, kUnknownDim})};
+  EXPECT_FNC_ERROR(
+      fnc::function([](Tensor a) { return nn::MultiHeadAttention(2, 3)(a); },
+                    unknownFeatures)(x),
+      InvalidArgument, "the query's features (its last dim) must be known");
 }
 
 TEST(NNTest, GlobalAveragePooling) {
