@@ -513,6 +513,14 @@ inline Tensor einsum(const std::string &equation, const Tensor &a,
                      const Tensor &b) {
   return einsum(equation, std::vector<Tensor>{a, b});
 }
+/// tf.math.top_k: the `k` largest elements along the last dim of `x`
+/// (numeric; that dim known while tracing, at least k) in descending order,
+/// and their indices (int32): {values, indices}. Equal values come in index
+/// order; NaN is larger than every number (torch.topk's order; the first
+/// NaN first). Always sorted (TensorFlow allows that for `sorted = false`
+/// too). k rounds of a reduction over the row: meant for small k.
+std::pair<Tensor, Tensor> top_k(const Tensor &x, int64_t k = 1,
+                                bool sorted = true);
 /// tf.nn.moments: the mean and the variance (the mean of the squared
 /// deviations) of float `x` over `axes` (empty: all).
 std::pair<Tensor, Tensor> moments(const Tensor &x,

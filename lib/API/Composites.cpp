@@ -14,6 +14,8 @@
 #include "fnc/GradientTape.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 namespace fnc {
 
@@ -250,6 +252,61 @@ moments(const Tensor &x, const std::vector<int64_t> &axes, bool keepdims) {
     for (int64_t i = 0; i < x.rank(); ++i)
       all.push_back(i);
   return {squeeze(mean, all), squeeze(variance, all)};
+}
+
+std::pair<Tensor, Tensor> top_k(const Tensor &x, int64_t k, bool sorted) {
+  (void)sorted; // always sorted, which TensorFlow allows for false too
+  const char *op = "top_k";
+  if (x.rank() == 0)
+    fail(ErrorKind::InvalidArgument, op,
+         "needs a tensor of rank >= 1, got a scalar", {&x});
+  if (x.dtype() == DType::i1)
+    fail(ErrorKind::InvalidArgument, op,
+         "needs a numeric operand, got bool; cast it first with "
+         "fnc::cast(x, fnc::DType::i32)",
+         {&x});
+  int64_t last = x.rank() - 1;
+  int64_t n = knownDim(op, x, last, "it is the number of candidates");
+  if (k < 0 || k > n)
+    fail(ErrorKind::InvalidArgument, op,
+         "k must be in [0, " + std::to_string(n) + "] (the last dim), got " +
+             std::to_string(k),
+         {&x});
+  if (k == 0)
+    return {sliceAlong(x, last, 0, 0),
+            cast(sliceAlong(x, last, 0, 0), DType::i32)};
+  // k rounds, each taking the first of the largest values not taken yet
+  // (NaN above every number: reduce_max propagates it), so equal values
+  // come in index order and a row of -inf is still taken one at a time.
+  bool floating = isFloat(x.dtype());
+  Tensor lowest =
+      floating ? detail::scalarLike(x, -INFINITY, op)
+               : detail::scalarLike(
+                     x,
+                     x.dtype() == DType::i64
+                         ? std::numeric_limits<int64_t>::lowest()
+                         : int64_t{std::numeric_limits<int32_t>::lowest()},
+                     op);
+  Tensor positions = range(int32_t{0}, static_cast<int32_t>(n));
+  Tensor minusZero = -zeros_like(x); // x + -0.0 is x, also for -0.0
+  std::vector<Tensor> values, indices;
+  Tensor taken;
+  for (int64_t i = 0; i < k; ++i) {
+    Tensor open = taken.defined() ? select(taken, lowest, x) : x;
+    Tensor top = reduce_max(open, {last}, true);
+    Tensor candidate = equal(x, top);
+    if (floating)
+      candidate = logical_or(candidate,
+                             logical_and(not_equal(x, x), not_equal(top, top)));
+    if (taken.defined())
+      candidate = logical_and(candidate, logical_not(taken));
+    Tensor index = argmax(cast(candidate, DType::i32), last, DType::i32);
+    Tensor hit = equal(positions, expand_dims(index, last));
+    values.push_back(reduce_sum(select(hit, x, minusZero), {last}));
+    indices.push_back(index);
+    taken = taken.defined() ? logical_or(taken, hit) : hit;
+  }
+  return {stack(values, last), stack(indices, last)};
 }
 
 } // namespace fnc

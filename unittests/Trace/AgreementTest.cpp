@@ -965,8 +965,8 @@ TEST(AgreementTest, GradientsOfUnusedResultsAndEmptyParts) {
 }
 
 // The ops built from other ops (stack, unstack, split, tile, clipping,
-// moments, scans, bands, einsum), with dims of size 0 and 1 (CompositeOpsTest
-// checks them against loops).
+// moments, scans, bands, einsum, top_k), with dims of size 0 and 1
+// (CompositeOpsTest checks them against loops).
 TEST(AgreementTest, CompositeOps) {
   auto all = [](std::vector<Tensor> a) {
     const Tensor &x = a[0];
@@ -1007,6 +1007,19 @@ TEST(AgreementTest, CompositeOps) {
     expectAgree("composite ops of [" + std::to_string(s[0]) + ", " +
                     std::to_string(s[1]) + ", " + std::to_string(s[2]) + "]",
                 all, {Tensor(v, s)}, /*fastMath=*/false);
+    // top_k needs its last dim known; ties from rounding, an inf and NaN.
+    if (!v.empty()) {
+      v[0] = INFINITY;
+      v[v.size() / 2] = NAN;
+    }
+    expectAgree("top_k of [" + std::to_string(s[0]) + ", " +
+                    std::to_string(s[1]) + ", " + std::to_string(s[2]) + "]",
+                [](std::vector<Tensor> a) {
+                  auto [values, indices] = top_k(
+                      round(a[0]), std::min<int64_t>(2, a[0].shape().back()));
+                  return std::vector<Tensor>{values, indices};
+                },
+                {Tensor(v, s)}, /*fastMath=*/false, {{true, true, false}});
   }
 }
 

@@ -251,6 +251,12 @@ std::multimap<std::string, Probe> probes() {
                        return std::vector<Tensor>{mean, variance};
                      },
                      x));
+  add("top_k", probe(
+                   [](Tensor a) {
+                     auto [values, indices] = top_k(a, 2);
+                     return std::vector<Tensor>{values, indices};
+                   },
+                   x));
   add("einsum", probe([](Tensor a) { return einsum("ij,kj->ik", a, a); }, x));
   add("einsum",
       probe([](Tensor a) { return einsum("ij,ij->", a, a * a); }, unknownRows));

@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -51,7 +52,7 @@ int64_t ravel(const std::vector<int64_t> &idx, const Shape &shape) {
   return flat;
 }
 
-/// Equal values (NaN equal to NaN), same shape.
+/// Equal values (NaN equal to NaN, infinities exactly), same shape.
 void expectSame(const std::string &what, const Tensor &got,
                 const std::vector<double> &want, const Shape &shape,
                 double tol = 0) {
@@ -61,6 +62,10 @@ void expectSame(const std::string &what, const Tensor &got,
   for (size_t i = 0; i < g.size(); ++i) {
     if (std::isnan(want[i])) {
       EXPECT_TRUE(std::isnan(g[i])) << what << " at " << i << ": " << g[i];
+      continue;
+    }
+    if (std::isinf(want[i])) {
+      EXPECT_EQ(g[i], want[i]) << what << " at " << i;
       continue;
     }
     EXPECT_NEAR(g[i], want[i], tol * (1 + std::fabs(want[i])))
@@ -533,6 +538,72 @@ TEST(CompositeOpsTest, EinsumMatchesSums) {
   EXPECT_EQ(ab.to_vector<int32_t>(), (std::vector<int32_t>{14, 2, 32, 2}));
 }
 
+TEST(CompositeOpsTest, TopKMatchesAStableSort) {
+  std::mt19937 rng(35);
+  FunctionOptions unknown;
+  unknown.jit_compile = false; // AgreementTest.CompositeOps compiles it
+  const double inf = std::numeric_limits<double>::infinity();
+  for (int trial = 0; trial < 30; ++trial) {
+    Shape s = randomShape(rng, 1);
+    s.back() = std::uniform_int_distribution<int>(0, 6)(rng);
+    // Few distinct values, so that ties are common; NaN and infinities.
+    std::vector<double> v(count(s));
+    for (double &d : v) {
+      int pick = std::uniform_int_distribution<int>(0, 9)(rng);
+      d = pick == 0   ? std::numeric_limits<double>::quiet_NaN()
+          : pick == 1 ? -inf
+          : pick == 2 ? inf
+                      : pick - 5.0;
+    }
+    Tensor x = Tensor(v, s);
+    int64_t n = s.back(), rows = n ? count(s) / n : 0;
+    int64_t k = std::uniform_int_distribution<int64_t>(0, n)(rng);
+    // The reference: a stable sort of each row, NaN first, then descending.
+    std::vector<double> wantValues;
+    std::vector<double> wantIndices;
+    for (int64_t r = 0; r < rows; ++r) {
+      std::vector<int64_t> order(n);
+      for (int64_t i = 0; i < n; ++i)
+        order[i] = i;
+      auto key = [&](int64_t i) { return v[r * n + i]; };
+      std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+        double x = key(a), y = key(b);
+        if (std::isnan(x) || std::isnan(y))
+          return std::isnan(x) && !std::isnan(y);
+        return x > y;
+      });
+      for (int64_t i = 0; i < k; ++i) {
+        wantValues.push_back(key(order[i]));
+        wantIndices.push_back(static_cast<double>(order[i]));
+      }
+    }
+    Shape out = s;
+    out.back() = k;
+    std::string what = "top_k(" + std::to_string(k) + ") of " + shapeStr(s);
+    auto [values, indices] = top_k(x, k);
+    EXPECT_EQ(indices.dtype(), DType::i32);
+    expectSame(what + " values", values, wantValues, out);
+    expectSame(what + " indices", indices, wantIndices, out);
+    // Integers, staged with every dim but the last unknown.
+    Tensor xi = cast(select(not_equal(x, x), zeros_like(x), x), DType::i32);
+    Shape dims(s.size(), kUnknownDim);
+    dims.back() = n;
+    unknown.input_signature =
+        std::vector<TensorSpec>{TensorSpec(dims, DType::i32)};
+    auto staged = fnc::function(
+        [k](Tensor a) {
+          auto [top, at] = top_k(a, k);
+          return std::vector<Tensor>{top, at};
+        },
+        unknown)(xi);
+    auto [eagerTop, eagerAt] = top_k(xi, k);
+    expectSame(what + " of int32, staged", staged[0],
+               cast(eagerTop, DType::f64).to_vector<double>(), out);
+    expectSame(what + " indices of int32, staged", staged[1],
+               cast(eagerAt, DType::f64).to_vector<double>(), out);
+  }
+}
+
 TEST(CompositeOpsTest, GradientsMatchFiniteDifferences) {
   using Op = std::function<Tensor(const Tensor &)>;
   std::mt19937 rng(11);
@@ -576,6 +647,7 @@ TEST(CompositeOpsTest, GradientsMatchFiniteDifferences) {
       {"band_part", [](const Tensor &a) { return band_part(a, 0, 1); }},
       {"tril", [](const Tensor &a) { return tril(a, -1); }},
       {"triu", [](const Tensor &a) { return triu(a); }},
+      {"top_k", [](const Tensor &a) { return top_k(a, 2).first; }},
       {"einsum, attention's scores",
        [](const Tensor &a) { return einsum("bqd,bkd->bqk", a, a * a); }},
       {"einsum, a diagonal and three operands",
@@ -727,6 +799,13 @@ TEST(CompositeOpsTest, ErrorsNameTheCall) {
               "einsum of two dtypes");
   expectError([&] { einsum("ij", x > 2.f); }, ErrorKind::InvalidArgument,
               {"needs numeric operands, got bool"}, "einsum of bools");
+  expectError([] { top_k(Tensor(1.f)); }, ErrorKind::InvalidArgument,
+              {"fnc::top_k: needs a tensor of rank >= 1"}, "top_k of a scalar");
+  expectError([&] { top_k(x, 4); }, ErrorKind::InvalidArgument,
+              {"k must be in [0, 3] (the last dim), got 4"}, "top_k(4) of 3");
+  expectError([&] { top_k(x > 2.f); }, ErrorKind::InvalidArgument,
+              {"fnc::top_k: needs a numeric operand, got bool"},
+              "top_k of bools");
   // A dim unknown while tracing that the call needs known says so.
   FunctionOptions unknown;
   unknown.input_signature =
@@ -753,6 +832,17 @@ TEST(CompositeOpsTest, ErrorsNameTheCall) {
       ErrorKind::InvalidArgument,
       {"the diagonal of label 'i' needs its size known while tracing"},
       "einsum's diagonal along an unknown dim");
+  FunctionOptions unknownLast;
+  unknownLast.input_signature =
+      std::vector<TensorSpec>{TensorSpec({2, kUnknownDim})};
+  expectError(
+      [&] {
+        fnc::function([](Tensor a) { return top_k(a).first; }, unknownLast)(x);
+      },
+      ErrorKind::InvalidArgument,
+      {"fnc::top_k: dim 1 is unknown while tracing, and it is the number of "
+       "candidates"},
+      "top_k along an unknown dim");
   // A clip_by_global_norm of an inf is NaN everywhere, as TensorFlow's.
   auto [clipped, norm] = clip_by_global_norm(
       {Tensor(std::vector<float>{1, INFINITY}, {2}), Tensor(2.f)}, 1);

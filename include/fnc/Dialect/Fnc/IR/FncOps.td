@@ -1719,6 +1719,16 @@ def Fnc_ApiMoments : Fnc_ApiCall<"moments",
     ["fnc.mean", "fnc.sub", "fnc.square", "fnc.squeeze"],
     "The mean (kept dims), the mean of the squared deviations from it, " #
     "squeezed unless `keepdims`.">;
+def Fnc_ApiTopK : Fnc_ApiCall<"top_k",
+    ["fnc.range", "fnc.neg", "fnc.max", "fnc.compare eq", "fnc.compare ne",
+     "fnc.logical_and", "fnc.logical_or", "fnc.logical_not", "fnc.cast",
+     "fnc.argmax", "fnc.expand_dims", "fnc.select", "fnc.sum",
+     "fnc.concat"],
+    "k rounds, each the `fnc.max` of the row with the elements taken so " #
+    "far set to the lowest value (`fnc.select`), the first element equal " #
+    "to it (or NaN where it is NaN) not taken yet (`fnc.argmax` of a " #
+    "`fnc.cast` mask), its value a `fnc.sum` of the row selected at it; " #
+    "the rounds' results stacked (`fnc.expand_dims`, `fnc.concat`).">;
 def Fnc_ApiEinsum : Fnc_ApiCall<"einsum",
     ["fnc.transpose", "fnc.matmul", "fnc.reshape", "fnc.sum", "fnc.mul",
      "fnc.expand_dims", "fnc.eye", "fnc.cast", "fnc.select",
