@@ -521,6 +521,23 @@ inline Tensor einsum(const std::string &equation, const Tensor &a,
 /// too). k rounds of a reduction over the row: meant for small k.
 std::pair<Tensor, Tensor> top_k(const Tensor &x, int64_t k = 1,
                                 bool sorted = true);
+/// tf.scatter_nd: zeros of `shape` with each slice of `updates` added at
+/// the position its row of `indices` picks. indices: [..., q], int32 or
+/// int64, q in [1, rank], each number within its dim (OutOfRange
+/// otherwise; at run time when staged); updates: indices.shape[:-1] +
+/// shape[q:]. Repeated positions add up (gather's gradient); an inf or NaN
+/// update reaches only its position.
+Tensor scatter_nd(const Tensor &indices, const Tensor &updates,
+                  const Shape &shape);
+/// tf.tensor_scatter_nd_update: `tensor` (its dims known while tracing)
+/// with the slices the rows of `indices` pick replaced by `updates` (as
+/// scatter_nd's); of rows that repeat a position the last wins.
+Tensor tensor_scatter_nd_update(const Tensor &tensor, const Tensor &indices,
+                                const Tensor &updates);
+/// tf.tensor_scatter_nd_add: tensor + scatter_nd(indices, updates, its
+/// shape).
+Tensor tensor_scatter_nd_add(const Tensor &tensor, const Tensor &indices,
+                             const Tensor &updates);
 /// tf.nn.moments: the mean and the variance (the mean of the squared
 /// deviations) of float `x` over `axes` (empty: all).
 std::pair<Tensor, Tensor> moments(const Tensor &x,

@@ -965,7 +965,7 @@ TEST(AgreementTest, GradientsOfUnusedResultsAndEmptyParts) {
 }
 
 // The ops built from other ops (stack, unstack, split, tile, clipping,
-// moments, scans, bands, einsum, top_k), with dims of size 0 and 1
+// moments, scans, bands, einsum, top_k, scatters), with dims of size 0 and 1
 // (CompositeOpsTest checks them against loops).
 TEST(AgreementTest, CompositeOps) {
   auto all = [](std::vector<Tensor> a) {
@@ -1020,6 +1020,22 @@ TEST(AgreementTest, CompositeOps) {
                   return std::vector<Tensor>{values, indices};
                 },
                 {Tensor(v, s)}, /*fastMath=*/false, {{true, true, false}});
+    // Scatters of a number of rows unknown while tracing (a position
+    // twice, the inf at its own).
+    Tensor x = Tensor(v, s);
+    Tensor at = Tensor(
+        std::vector<int32_t>{0, static_cast<int32_t>(s[0] - 1), 0}, {3, 1});
+    Tensor first = slice(x, {0, 0, 0}, {1, -1, -1});
+    expectAgree(
+        "scatters into [" + std::to_string(s[0]) + ", " + std::to_string(s[1]) +
+            ", " + std::to_string(s[2]) + "]",
+        [x](std::vector<Tensor> a) {
+          return std::vector<Tensor>{scatter_nd(a[0], a[1], x.shape()),
+                                     tensor_scatter_nd_update(x, a[0], a[1]),
+                                     tensor_scatter_nd_add(x, a[0], a[1])};
+        },
+        {at, concat({first, first * 2.f, -first}, 0)}, /*fastMath=*/false,
+        {{true, false}, {true, false, false}});
   }
 }
 

@@ -257,6 +257,39 @@ std::multimap<std::string, Probe> probes() {
                      return std::vector<Tensor>{values, indices};
                    },
                    x));
+  add("scatter_nd", probe(
+                        [](Tensor i, Tensor u) {
+                          return scatter_nd(reshape(i, {2, 1}), u, {3, 3});
+                        },
+                        indices, x));
+  add("tensor_scatter_nd_update",
+      probe(
+          [](Tensor i, Tensor u) {
+            return tensor_scatter_nd_update(ones({3, 3}), reshape(i, {2, 1}),
+                                            u);
+          },
+          indices, x));
+  add("tensor_scatter_nd_add",
+      probe(
+          [](Tensor i, Tensor u) {
+            return tensor_scatter_nd_add(ones({3, 3}), reshape(i, {2, 1}), u);
+          },
+          indices, x));
+  for (const char *name :
+       {"scatter_nd", "tensor_scatter_nd_update", "tensor_scatter_nd_add"}) {
+    std::string op = name;
+    add(name, probe(
+                  [op](Tensor i, Tensor u) { // rows of two numbers
+                    Tensor at = reshape(i, {1, 2});
+                    Tensor row = reshape(slice(u, {0, 0}, {1, 1}), {1});
+                    return op == "scatter_nd" ? scatter_nd(at, row, {3, 3})
+                           : op == "tensor_scatter_nd_add"
+                               ? tensor_scatter_nd_add(ones({3, 3}), at, row)
+                               : tensor_scatter_nd_update(ones({3, 3}), at,
+                                                          row);
+                  },
+                  indices, x));
+  }
   add("einsum", probe([](Tensor a) { return einsum("ij,kj->ik", a, a); }, x));
   add("einsum",
       probe([](Tensor a) { return einsum("ij,ij->", a, a * a); }, unknownRows));

@@ -604,6 +604,85 @@ TEST(CompositeOpsTest, TopKMatchesAStableSort) {
   }
 }
 
+TEST(CompositeOpsTest, ScattersMatchLoops) {
+  std::mt19937 rng(36);
+  FunctionOptions unknown;
+  unknown.jit_compile = false; // AgreementTest.CompositeOps compiles them
+  const double inf = std::numeric_limits<double>::infinity();
+  for (int trial = 0; trial < 40; ++trial) {
+    Shape shape = randomShape(rng, 1);
+    int64_t rank = static_cast<int64_t>(shape.size());
+    int64_t q = std::uniform_int_distribution<int64_t>(1, rank)(rng);
+    bool empty = false;
+    for (int64_t d = 0; d < q; ++d)
+      empty = empty || shape[d] == 0;
+    int64_t rows =
+        empty ? 0 : std::uniform_int_distribution<int64_t>(0, 5)(rng);
+    std::vector<int64_t> iv;
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t d = 0; d < q; ++d)
+        iv.push_back(
+            std::uniform_int_distribution<int64_t>(0, shape[d] - 1)(rng));
+    Tensor indices = Tensor(iv, {rows, q});
+    Shape slice(shape.begin() + q, shape.end()), us = {rows};
+    us.insert(us.end(), slice.begin(), slice.end());
+    Tensor updates = randomValues(rng, us);
+    std::vector<double> uv = updates.to_vector<double>();
+    if (!uv.empty() && trial % 3 == 0) { // an infinity reaches one position
+      uv[0] = trial % 2 ? inf : -inf;
+      updates = Tensor(uv, us);
+    }
+    Tensor tensor = randomValues(rng, shape);
+    std::vector<double> tv = tensor.to_vector<double>();
+    int64_t r = count(slice);
+    std::vector<double> added(count(shape), 0.0), updated = tv;
+    for (int64_t n = 0; n < rows; ++n) {
+      int64_t at = 0;
+      for (int64_t d = 0; d < q; ++d)
+        at = at * shape[d] + iv[n * q + d];
+      for (int64_t j = 0; j < r; ++j) {
+        added[at * r + j] += uv[n * r + j];
+        updated[at * r + j] = uv[n * r + j];
+      }
+    }
+    std::vector<double> plus(tv.size());
+    for (size_t i = 0; i < tv.size(); ++i)
+      plus[i] = tv[i] + added[i];
+    std::string what = shapeStr(shape) + " by " + std::to_string(rows) +
+                       " rows of " + std::to_string(q) + " (trial " +
+                       std::to_string(trial) + ")";
+    expectSame("scatter_nd into " + what, scatter_nd(indices, updates, shape),
+               added, shape, 1e-12);
+    expectSame("tensor_scatter_nd_update of " + what,
+               tensor_scatter_nd_update(tensor, indices, updates), updated,
+               shape);
+    expectSame("tensor_scatter_nd_add of " + what,
+               tensor_scatter_nd_add(tensor, indices, updates), plus, shape,
+               1e-12);
+    // Staged with the number of rows unknown, int32 indices.
+    Shape unknownRows = us;
+    unknownRows[0] = kUnknownDim;
+    unknown.input_signature =
+        std::vector<TensorSpec>{TensorSpec({kUnknownDim, q}, DType::i32),
+                                TensorSpec(unknownRows, DType::f64)};
+    std::vector<Tensor> staged = fnc::function(
+        [&](Tensor i, Tensor u) {
+          return std::vector<Tensor>{scatter_nd(i, u, shape),
+                                     tensor_scatter_nd_update(tensor, i, u)};
+        },
+        unknown)(cast(indices, DType::i32), updates);
+    expectSame("scatter_nd into " + what + ", staged", staged[0], added, shape,
+               1e-12);
+    expectSame("tensor_scatter_nd_update of " + what + ", staged", staged[1],
+               updated, shape);
+  }
+  // Integers add exactly.
+  Tensor hits = scatter_nd(Tensor(std::vector<int32_t>{1, 3, 1}, {3, 1}),
+                           Tensor(std::vector<int32_t>{5, 7, -2}, {3}), {4});
+  EXPECT_EQ(hits.dtype(), DType::i32);
+  EXPECT_EQ(hits.to_vector<int32_t>(), (std::vector<int32_t>{0, 3, 0, 7}));
+}
+
 TEST(CompositeOpsTest, GradientsMatchFiniteDifferences) {
   using Op = std::function<Tensor(const Tensor &)>;
   std::mt19937 rng(11);
@@ -648,6 +727,18 @@ TEST(CompositeOpsTest, GradientsMatchFiniteDifferences) {
       {"tril", [](const Tensor &a) { return tril(a, -1); }},
       {"triu", [](const Tensor &a) { return triu(a); }},
       {"top_k", [](const Tensor &a) { return top_k(a, 2).first; }},
+      {"scatter_nd, a position twice",
+       [](const Tensor &a) {
+         Tensor at = Tensor(std::vector<int32_t>{1, 0, 1}, {3, 1});
+         Tensor first = slice(a, {0, 0, 0}, {1, -1, -1});
+         return scatter_nd(at, concat({a, first}, 0) * 2.0, {2, 3, 2});
+       }},
+      {"tensor_scatter_nd_update, the last of a position wins",
+       [](const Tensor &a) {
+         Tensor at = Tensor(std::vector<int32_t>{1, 2, 0, 0, 1, 2}, {3, 2});
+         Tensor rows = reshape(slice(a, {0, 0, 0}, {1, -1, -1}), {3, 2});
+         return tensor_scatter_nd_update(a, at, square(rows));
+       }},
       {"einsum, attention's scores",
        [](const Tensor &a) { return einsum("bqd,bkd->bqk", a, a * a); }},
       {"einsum, a diagonal and three operands",
@@ -806,6 +897,60 @@ TEST(CompositeOpsTest, ErrorsNameTheCall) {
   expectError([&] { top_k(x > 2.f); }, ErrorKind::InvalidArgument,
               {"fnc::top_k: needs a numeric operand, got bool"},
               "top_k of bools");
+  Tensor rowsAt = Tensor(std::vector<int32_t>{1, 0}, {2, 1});
+  expectError(
+      [&] {
+        scatter_nd(cast(rowsAt, DType::f32), x, {2, 3});
+      },
+      ErrorKind::InvalidArgument,
+      {"fnc::scatter_nd: indices must be int32 or int64, got float32"},
+      "scatter_nd at float indices");
+  expectError(
+      [&] {
+        scatter_nd(Tensor(std::vector<int32_t>{0, 0, 0}, {1, 3}), x, {2, 3});
+      },
+      ErrorKind::InvalidArgument, {"indices must be [..., q] with q in [1, 2]"},
+      "scatter_nd with index rows too long");
+  expectError(
+      [&] {
+        scatter_nd(rowsAt, x, {2, 4});
+      },
+      ErrorKind::InvalidArgument, {"updates must be [2, 4]", "got [2, 3]"},
+      "scatter_nd of updates of the wrong shape");
+  expectError(
+      [&] {
+        scatter_nd(Tensor(std::vector<int32_t>{1, 2}, {2, 1}), x, {2, 3});
+      },
+      ErrorKind::OutOfRange,
+      {"fnc::scatter_nd: index row 1 holds 2 for dim 0 of size 2"},
+      "scatter_nd out of range");
+  expectError([&] { tensor_scatter_nd_update(x, rowsAt, cast(x, DType::f64)); },
+              ErrorKind::InvalidArgument, {"fnc::tensor_scatter_nd_update"},
+              "tensor_scatter_nd_update of two dtypes");
+  expectError(
+      [&] {
+        tensor_scatter_nd_add(x, Tensor(std::vector<int32_t>{0, -1}, {1, 2}),
+                              Tensor(std::vector<float>{1}, {1}));
+      },
+      ErrorKind::OutOfRange, {"index row 0 holds -1 for dim 1 of size 3"},
+      "tensor_scatter_nd_add at -1");
+  {
+    // Staged, an index out of range is a run-time error.
+    FunctionOptions rowsUnknown;
+    rowsUnknown.input_signature =
+        std::vector<TensorSpec>{TensorSpec({kUnknownDim, 1}, DType::i32)};
+    auto staged = fnc::function(
+        [](Tensor i) {
+          return scatter_nd(i, ones({2, 3}), {2, 3});
+        },
+        rowsUnknown);
+    expectError(
+        [&] {
+          staged(Tensor(std::vector<int32_t>{0, 2}, {2, 1}));
+        },
+        ErrorKind::OutOfRange, {"out of range"},
+        "staged scatter_nd out of range");
+  }
   // A dim unknown while tracing that the call needs known says so.
   FunctionOptions unknown;
   unknown.input_signature =

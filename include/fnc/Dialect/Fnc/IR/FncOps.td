@@ -1729,6 +1729,32 @@ def Fnc_ApiTopK : Fnc_ApiCall<"top_k",
     "to it (or NaN where it is NaN) not taken yet (`fnc.argmax` of a " #
     "`fnc.cast` mask), its value a `fnc.sum` of the row selected at it; " #
     "the rounds' results stacked (`fnc.expand_dims`, `fnc.concat`).">;
+// Scatters (lib/Trace/Scatter.cpp).
+defvar Fnc_ScatterOps = ["fnc.cast", "fnc.reshape", "fnc.slice",
+                         "fnc.squeeze", "fnc.range", "fnc.gather",
+                         "fnc.mul", "fnc.add", "fnc.one_hot",
+                         "fnc.transpose", "fnc.compare eq",
+                         "fnc.compare ne", "fnc.abs", "fnc.neg",
+                         "fnc.logical_and", "fnc.logical_or",
+                         "fnc.logical_not", "fnc.select", "fnc.concat",
+                         "fnc.matmul", "fnc.compare gt"];
+defvar Fnc_ScatterNote = "Each index row's flat position (a `fnc.gather` " #
+    "of each dim's `fnc.range` checks its number at run time) as a " #
+    "`fnc.one_hot` row; the transposed rows times the updates " #
+    "(`fnc.matmul`) sum the updates at their positions, with counts of " #
+    "+inf, -inf and NaN updates in the same matmul (`fnc.concat`) so that " #
+    "they reach only theirs (`fnc.select`).";
+def Fnc_ApiScatterNd : Fnc_ApiCall<"scatter_nd", Fnc_ScatterOps,
+                                   Fnc_ScatterNote>;
+def Fnc_ApiTensorScatterNdAdd : Fnc_ApiCall<"tensor_scatter_nd_add",
+    Fnc_ScatterOps, Fnc_ScatterNote # " Added to the tensor.">;
+def Fnc_ApiTensorScatterNdUpdate : Fnc_ApiCall<"tensor_scatter_nd_update",
+    !listconcat(Fnc_ScatterOps, ["fnc.expand_dims", "fnc.compare ge",
+                                 "fnc.sub", "fnc.min", "fnc.sum"]),
+    Fnc_ScatterNote # " A row whose position a later row repeats is " #
+    "dropped first (`triu` of the rows' equality matrix, `fnc.any`); the " #
+    "tensor is kept where no row lands (`fnc.sum` of the one-hot rows, " #
+    "`fnc.select`).">;
 def Fnc_ApiEinsum : Fnc_ApiCall<"einsum",
     ["fnc.transpose", "fnc.matmul", "fnc.reshape", "fnc.sum", "fnc.mul",
      "fnc.expand_dims", "fnc.eye", "fnc.cast", "fnc.select",
