@@ -396,15 +396,32 @@ private:
 /// multiplies the state by the recurrent kernel. operator() gives the last
 /// output [batch, units], or every output [batch, timesteps, units] with
 /// `return_sequences`; call_with_states gives {output, final states...} (keras
-/// return_state: h, plus c for an LSTM). States start at zero.
+/// return_state: h, plus c for an LSTM). States start at zero unless
+/// given (keras initial_state). Keras's `mask` [batch, timesteps] (bool or
+/// 0/1) skips steps: a masked step keeps the states, and its output (with
+/// return_sequences) repeats the previous one (zeros before the first).
+/// With go_backwards the steps run from the last to the first, and the
+/// sequence of outputs is in that order, as Keras's.
 class RNN : public Layer {
 public:
   int64_t units() const { return units_; }
   const Variable &kernel() const { return kernel_; }
   const Variable &recurrent_kernel() const { return recurrent_; }
   const Variable &bias() const { return bias_; }
+  using Layer::operator();
+  /// keras `layer(x, mask=mask, initial_state=states)`; an undefined mask
+  /// (`Tensor()`) or no states leave them out.
+  Tensor operator()(const Tensor &x, const Tensor &mask,
+                    const std::vector<Tensor> &initial_state = {},
+                    bool training = false);
   /// {output, h} ({output, h, c} for an LSTM).
-  std::vector<Tensor> call_with_states(const Tensor &x, bool training = false);
+  std::vector<Tensor>
+  call_with_states(const Tensor &x, bool training = false,
+                   const Tensor &mask = Tensor(),
+                   const std::vector<Tensor> &initial_state = {});
+  /// Keras's go_backwards (false by default).
+  void set_go_backwards(bool go_backwards) { goBackwards_ = go_backwards; }
+  bool go_backwards() const { return goBackwards_; }
 
 protected:
   struct Options {
@@ -425,10 +442,11 @@ protected:
                                          const Tensor &c) const = 0;
 
 private:
-  std::vector<Tensor> run(const Tensor &x);
+  std::vector<Tensor> run(const Tensor &x, const Tensor &mask,
+                          const std::vector<Tensor> &initialState);
 
   int64_t units_, gates_, biasRows_;
-  bool twoStates_;
+  bool twoStates_, goBackwards_ = false;
   Options options_;
   int64_t features_ = 0;
   Variable kernel_, recurrent_, bias_;

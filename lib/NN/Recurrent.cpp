@@ -2,9 +2,10 @@
 //
 // Keras's recurrent layers as one staged loop over the time steps
 // (fnc::for_range, the seeds' dynamic_rnn): each step projects its row of
-// the inputs and multiplies the state by the recurrent kernel. Batch and timesteps may be unknown while
-// tracing; the gradient comes from the loop's recorded history
-// (docs/Autodiff.md).
+// the inputs and multiplies the state by the recurrent kernel; a mask
+// keeps the states of the steps it skips, go_backwards reverses the steps.
+// Batch and timesteps may be unknown while tracing; the gradient comes from
+// the loop's recorded history (docs/Autodiff.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,14 +54,23 @@ void RNN::build(const Shape &in) {
                          options_.bias_initializer);
 }
 
-Tensor RNN::call(const Tensor &x, bool) { return run(x)[0]; }
+Tensor RNN::call(const Tensor &x, bool) { return run(x, Tensor(), {})[0]; }
 
-std::vector<Tensor> RNN::call_with_states(const Tensor &x, bool) {
-  buildFor(x);
-  return run(x);
+Tensor RNN::operator()(const Tensor &x, const Tensor &mask,
+                       const std::vector<Tensor> &initial_state,
+                       bool training) {
+  return call_with_states(x, training, mask, initial_state)[0];
 }
 
-std::vector<Tensor> RNN::run(const Tensor &x) {
+std::vector<Tensor>
+RNN::call_with_states(const Tensor &x, bool, const Tensor &mask,
+                      const std::vector<Tensor> &initial_state) {
+  buildFor(x);
+  return run(x, mask, initial_state);
+}
+
+std::vector<Tensor> RNN::run(const Tensor &x, const Tensor &mask,
+                             const std::vector<Tensor> &initialState) {
   const Shape &in = x.shape();
   if (in.size() != 3 || in[2] != features_)
     fail("was built for inputs [batch, timesteps, " +
@@ -70,12 +80,52 @@ std::vector<Tensor> RNN::run(const Tensor &x) {
          " but the kernel is " + dtypeName(kernel_.dtype()) +
          "; cast the input with fnc::cast");
   int64_t batch = in[0], steps = in[1];
+  // The mask as [T, B, 1] of x's dtype (1: run the step), in step order.
+  Tensor keep;
+  if (mask.defined()) {
+    const Shape &ms = mask.shape();
+    bool fits = ms.size() == 2;
+    for (size_t d = 0; fits && d < 2; ++d)
+      fits = ms[d] == in[d] || shapes::isDynamic(ms[d]) ||
+             shapes::isDynamic(in[d]);
+    if (!fits)
+      fail("mask must be [batch, timesteps] " +
+           shapes::toString({in[0], in[1]}) + ", got shape " +
+           shapes::toString(ms));
+    keep = expand_dims(transpose(cast(mask, x.dtype()), {1, 0}), 2);
+  }
+  size_t states = twoStates_ ? 2 : 1;
+  if (!initialState.empty()) {
+    if (initialState.size() != states)
+      fail("initial_state needs " + std::to_string(states) +
+           (twoStates_ ? " tensors (h, c)" : " tensor (h)") + ", got " +
+           std::to_string(initialState.size()));
+    for (const Tensor &t : initialState) {
+      const Shape &ts = t.shape();
+      bool fits = t.defined() && ts.size() == 2 && ts[1] == units_ &&
+                  (ts[0] == batch || shapes::isDynamic(ts[0]) ||
+                   shapes::isDynamic(batch));
+      if (!fits)
+        fail("initial_state must be [batch, units] " +
+             shapes::toString({batch, units_}) + " tensors, got " +
+             (t.defined() ? "shape " + shapes::toString(ts) : "a null one"));
+      if (t.dtype() != x.dtype())
+        fail("initial_state is " + std::string(dtypeName(t.dtype())) +
+             " but the input is " + dtypeName(x.dtype()));
+    }
+  }
   // The steps' inputs [T, B, features], each projected in its step: the
   // gradient of a step's row of a captured tensor is a tensor of its whole
   // shape (gather's rule), so a row of the inputs costs the backward
   // T * B * features per step where a row of all steps' projections
   // (one matmul before the loop) cost T * B * gates * units.
   Tensor seq = transpose(x, {1, 0, 2});
+  if (goBackwards_) { // the steps from the last
+    int64_t all = 7;
+    seq = strided_slice(seq, {0, 0, 0}, {0, 0, 0}, {-1, 1, 1}, all, all);
+    if (keep.defined())
+      keep = strided_slice(keep, {0, 0, 0}, {0, 0, 0}, {-1, 1, 1}, all, all);
+  }
   Tensor w = kernel_.read_value();
   Tensor inputBias, recurrentBias;
   if (options_.use_bias) {
@@ -97,13 +147,25 @@ std::vector<Tensor> RNN::run(const Tensor &x) {
   }
   // One-state cells carry a 0-d placeholder for c.
   Tensor c0 = twoStates_ ? h0 : zeros({}, x.dtype());
+  if (!initialState.empty()) {
+    h0 = initialState[0];
+    if (twoStates_)
+      c0 = initialState[1];
+  }
   Tensor n = shapes::isDynamic(steps)
                  ? gather(shape(x, DType::i32), Tensor(int32_t{1}))
                  : Tensor(static_cast<int32_t>(steps));
   auto stepAt = [&](const Tensor &i, const Tensor &h, const Tensor &c) {
     Tensor xw = matmul(gather(seq, i, 0), w);
-    return step(inputBias.defined() ? xw + inputBias : xw, u, recurrentBias,
-                h, c);
+    auto [hn, cn] =
+        step(inputBias.defined() ? xw + inputBias : xw, u, recurrentBias, h, c);
+    if (!keep.defined())
+      return std::make_pair(hn, cn);
+    // A masked step keeps the states (a select: a NaN the skipped step
+    // computed does not leak into them).
+    Tensor run = gather(keep, i, 0) > 0.0; // [B, 1]
+    return std::make_pair(select(run, hn, h),
+                          twoStates_ ? select(run, cn, c) : cn);
   };
   std::vector<Tensor> out;
   Tensor h, c;

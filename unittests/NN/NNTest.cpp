@@ -237,7 +237,10 @@ TEST(NNTest, EmbeddingLooksUpAndTrainsRows) {
 /// A recurrent layer's recurrence written out step by step with eager ops
 /// (a C++ loop over slices), from the layer's variables: {output, h[, c]}.
 std::vector<Tensor> unrolled(const std::string &kind, const nn::RNN &layer,
-                             const Tensor &x, bool sequences) {
+                             const Tensor &x, bool sequences,
+                             const Tensor &mask = Tensor(),
+                             const std::vector<Tensor> &initial = {},
+                             bool backwards = false) {
   int64_t n = layer.units(), steps = x.shape()[1];
   Tensor w = layer.kernel().read_value(),
          u = layer.recurrent_kernel().read_value();
@@ -246,8 +249,14 @@ std::vector<Tensor> unrolled(const std::string &kind, const nn::RNN &layer,
     return slice(t, {0, k * n}, {-1, n});
   };
   Tensor h = zeros({x.shape()[0], n}), c = h;
+  if (!initial.empty()) {
+    h = initial[0];
+    c = initial.size() > 1 ? initial[1] : c;
+  }
   std::vector<Tensor> outputs;
-  for (int64_t t = 0; t < steps; ++t) {
+  for (int64_t step = 0; step < steps; ++step) {
+    int64_t t = backwards ? steps - 1 - step : step;
+    Tensor hp = h, cp = c;
     Tensor xt = squeeze(slice(x, {0, t, 0}, {-1, 1, -1}), {1});
     if (kind == "simple") {
       h = tanh(matmul(xt, w) + matmul(h, u) + b);
@@ -261,6 +270,11 @@ std::vector<Tensor> unrolled(const std::string &kind, const nn::RNN &layer,
       Tensor z = sigmoid(part(xz, 0) + part(hz, 0));
       Tensor r = sigmoid(part(xz, 1) + part(hz, 1));
       h = z * h + (1.f - z) * tanh(part(xz, 2) + r * part(hz, 2));
+    }
+    if (mask.defined()) { // a masked step keeps the states
+      Tensor run = cast(slice(mask, {0, t}, {-1, 1}), DType::i1);
+      h = select(run, h, hp);
+      c = select(run, c, cp);
     }
     outputs.push_back(h);
   }
@@ -361,6 +375,67 @@ void checkRecurrent(const std::string &kind) {
 TEST(NNTest, SimpleRNNMatchesItsRecurrence) { checkRecurrent("simple"); }
 TEST(NNTest, LSTMMatchesItsRecurrence) { checkRecurrent("lstm"); }
 TEST(NNTest, GRUMatchesItsRecurrence) { checkRecurrent("gru"); }
+
+TEST(NNTest, RecurrentMasksStatesAndGoingBackwards) {
+  std::mt19937 rng(14);
+  Tensor x = randomTensor({3, 4, 5}, rng);
+  // Row 0 runs every step, row 1 skips its first two, row 2 all but one.
+  Tensor mask =
+      Tensor(std::vector<int32_t>{1, 1, 1, 1, 0, 0, 1, 1, 0, 1, 0, 0}, {3, 4});
+  for (std::string kind : {"simple", "lstm", "gru"}) {
+    std::shared_ptr<nn::RNN> layer;
+    if (kind == "simple")
+      layer = std::make_shared<nn::SimpleRNN>(3, "tanh", true, true);
+    else if (kind == "lstm")
+      layer = std::make_shared<nn::LSTM>(3, true);
+    else
+      layer = std::make_shared<nn::GRU>(3, true);
+    (*layer)(x);
+    layer->bias().assign(randomTensor(layer->bias().shape(), rng));
+    std::vector<Tensor> initial = {randomTensor({3, 3}, rng)};
+    if (kind == "lstm")
+      initial.push_back(randomTensor({3, 3}, rng));
+    for (bool backwards : {false, true}) {
+      layer->set_go_backwards(backwards);
+      std::string what = kind + (backwards ? ", backwards" : "");
+      std::vector<Tensor> want =
+          unrolled(kind, *layer, x, true, mask, initial, backwards);
+      std::vector<Tensor> got =
+          layer->call_with_states(x, false, cast(mask, DType::i1), initial);
+      ASSERT_EQ(got.size(), want.size()) << what;
+      for (size_t k = 0; k < got.size(); ++k)
+        expectNear(got[k], want[k], 1e-5, (what + ", masked").c_str());
+      // A 0/1 float mask, and the one-tensor form without mask or states.
+      expectNear((*layer)(x, cast(mask, DType::f32), initial), want[0], 1e-5,
+                 (what + ", float mask").c_str());
+      expectNear((*layer)(x),
+                 unrolled(kind, *layer, x, true, Tensor(), {}, backwards)[0],
+                 1e-5, (what + ", no mask").c_str());
+      // Staged with batch and timesteps unknown: the same values.
+      FunctionOptions options;
+      options.jit_compile = false; // the graph executor: seconds saved
+      options.input_signature = std::vector<TensorSpec>{
+          TensorSpec({kUnknownDim, kUnknownDim, 5}),
+          TensorSpec({kUnknownDim, kUnknownDim}, DType::i32)};
+      std::vector<Tensor> staged = fnc::function(
+          [&](Tensor a, Tensor m) {
+            return layer->call_with_states(a, false, m, initial);
+          },
+          options)(x, mask);
+      for (size_t k = 0; k < staged.size(); ++k)
+        expectNear(staged[k], want[k], 1e-5, (what + ", staged").c_str());
+    }
+    layer->set_go_backwards(false);
+  }
+  nn::LSTM lstm(3);
+  lstm(x);
+  EXPECT_FNC_ERROR(lstm(x, ones({3, 5})), InvalidArgument,
+                   "mask must be [batch, timesteps] [3, 4], got shape [3, 5]");
+  EXPECT_FNC_ERROR(lstm(x, Tensor(), {zeros({3, 3})}), InvalidArgument,
+                   "initial_state needs 2 tensors (h, c), got 1");
+  EXPECT_FNC_ERROR(lstm(x, Tensor(), {zeros({3, 4}), zeros({3, 3})}),
+                   InvalidArgument, "initial_state must be [batch, units]");
+}
 
 TEST(NNTest, RecurrentLayerErrorsAndOrthogonal) {
   std::mt19937 rng(13);
