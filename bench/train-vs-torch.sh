@@ -3,7 +3,8 @@
 #   build/bin/fnc-train-fashion-mnist --model=M --epochs=N --batch=B --bench
 #   /usr/bin/python3 bench/fashion_mnist_torch.py --model=M --epochs=N
 #     --batch-size=B
-# for the MLP and the CNN (and the LSTM: --models mlp,cnn,lstm), shows
+# for the MLP and the CNN (and the LSTM and the transformer: --models
+# mlp,cnn,lstm,transformer), shows
 # their output as it comes, then prints a table: mean training time per
 # epoch of each (the training loop only, not the test evaluation), their
 # ratio fnc/torch, and the final test accuracy of each. Both sides print
@@ -11,9 +12,11 @@
 # lines, which this script reads.
 #
 # Usage: bench/train-vs-torch.sh [--mlp-epochs N] [--cnn-epochs N]
-#          [--lstm-epochs N] [--epochs N (all)] [--models mlp,cnn,lstm]
-#          [--build DIR] [--torch-threads N] [--batch N]
-# Defaults: 5 MLP epochs, 3 CNN epochs, 2 LSTM epochs, models mlp,cnn,
+#          [--lstm-epochs N] [--transformer-epochs N] [--epochs N (all)]
+#          [--models mlp,cnn,lstm,transformer] [--build DIR]
+#          [--torch-threads N] [--batch N]
+# Defaults: 5 MLP epochs, 3 CNN epochs, 2 LSTM and transformer epochs,
+# models mlp,cnn,
 # build/, 2 threads, batches of 32 (Keras's default).
 # A benchmark, not a test. The "busy" column is how many cores other
 # processes kept busy during each run (from /proc/stat, less the run's own
@@ -27,11 +30,12 @@ build=$root/build
 mlp_epochs=5
 cnn_epochs=3
 lstm_epochs=2
+transformer_epochs=2
 models=mlp,cnn
 torch_threads=2
 batch=32
 
-usage() { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; }
 need_value() {
   [ $# -ge 2 ] && [ -n "$2" ] || { echo "train-vs-torch.sh: $1 needs a value" >&2; exit 1; }
 }
@@ -45,7 +49,8 @@ while [ $# -gt 0 ]; do
   --mlp-epochs) need_value "$@"; positive "$1" "$2"; mlp_epochs=$2; shift 2 ;;
   --cnn-epochs) need_value "$@"; positive "$1" "$2"; cnn_epochs=$2; shift 2 ;;
   --lstm-epochs) need_value "$@"; positive "$1" "$2"; lstm_epochs=$2; shift 2 ;;
-  --epochs) need_value "$@"; positive "$1" "$2"; mlp_epochs=$2; cnn_epochs=$2; lstm_epochs=$2; shift 2 ;;
+  --transformer-epochs) need_value "$@"; positive "$1" "$2"; transformer_epochs=$2; shift 2 ;;
+  --epochs) need_value "$@"; positive "$1" "$2"; mlp_epochs=$2; cnn_epochs=$2; lstm_epochs=$2; transformer_epochs=$2; shift 2 ;;
   --models) need_value "$@"; models=$2; shift 2 ;;
   --torch-threads) need_value "$@"; positive "$1" "$2"; torch_threads=$2; shift 2 ;;
   --batch) need_value "$@"; positive "$1" "$2"; batch=$2; shift 2 ;;
@@ -57,8 +62,8 @@ done
 IFS=, read -r -a model_list <<<"$models"
 for m in "${model_list[@]}"; do
   case $m in
-  mlp|cnn|lstm) ;;
-  *) echo "train-vs-torch.sh: unknown model '$m' in --models (mlp, cnn, lstm)" >&2; exit 1 ;;
+  mlp|cnn|lstm|transformer) ;;
+  *) echo "train-vs-torch.sh: unknown model '$m' in --models (mlp, cnn, lstm, transformer)" >&2; exit 1 ;;
   esac
 done
 
@@ -123,6 +128,7 @@ for m in "${model_list[@]}"; do
   epochs=$mlp_epochs
   [ "$m" = cnn ] && epochs=$cnn_epochs
   [ "$m" = lstm ] && epochs=$lstm_epochs
+  [ "$m" = transformer ] && epochs=$transformer_epochs
   if [ -z "$fnc_missing" ]; then
     run "fnc-$m" "$fnc_bin" --model="$m" --epochs="$epochs" --batch="$batch" --bench
   fi
@@ -131,7 +137,7 @@ for m in "${model_list[@]}"; do
 done
 
 echo
-format='%-6s %6s %12s %14s %10s %9s %10s %9s %11s\n'
+format='%-11s %6s %12s %14s %10s %9s %10s %9s %11s\n'
 printf "$format" model epochs "fnc s/epoch" "torch s/epoch" fnc/torch "fnc acc" "torch acc" \
   "fnc busy" "torch busy"
 noisy=0
@@ -139,6 +145,7 @@ for m in "${model_list[@]}"; do
   epochs=$mlp_epochs
   [ "$m" = cnn ] && epochs=$cnn_epochs
   [ "$m" = lstm ] && epochs=$lstm_epochs
+  [ "$m" = transformer ] && epochs=$transformer_epochs
   ft=$(field "$logs/fnc-$m" fnc "$m" mean_epoch_s)
   tt=$(field "$logs/torch-$m" torch "$m" mean_epoch_s)
   fa=$(field "$logs/fnc-$m" fnc "$m" test_acc)

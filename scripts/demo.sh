@@ -6,8 +6,9 @@
 # accuracy curves (SVG) and a checkpoint to fashion-mnist-out/, and restores
 # the checkpoint into a fresh model. Arguments go to the trainer
 # (e.g. --model=cnn --epochs=3 for the small CNN, about 1.5 min an epoch
-# on 2 cores; --model=lstm for an LSTM over the images' rows; --help lists
-# them).
+# on 2 cores; --model=lstm for an LSTM over the images' rows;
+# --model=transformer for a small transformer encoder over them; --help
+# lists them).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${FNC_BUILD_DIR:-$root/build}
