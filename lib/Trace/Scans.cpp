@@ -94,12 +94,12 @@ Tensor scan(const char *op, const Tensor &x, int64_t axis, bool exclusive,
 
 /// 0, 1, ..., d - 1 (int64) for the dim `a` of `x` (d read at run time
 /// where it is unknown while tracing).
-Tensor positionsAlong(const Tensor &x, int64_t a) {
+Tensor positionsAlong(const char *op, const Tensor &x, int64_t a) {
   int64_t d = x.shape()[a];
   if (!shapes::isDynamic(d))
     return range(int64_t{0}, d);
   Tensor ones = fill(reshape(sizeAlong(x, a), {1}), Tensor(int64_t{1}));
-  return scan("band_part", ones, 0, /*exclusive=*/true, false, false);
+  return scan(op, ones, 0, /*exclusive=*/true, false, false);
 }
 
 /// `x` where lo <= column - row <= hi in its last two dims (no bound where
@@ -113,8 +113,8 @@ Tensor keepDiagonals(const char *op, const Tensor &x, std::optional<int64_t> lo,
              std::to_string(x.rank()),
          {&x});
   int64_t r = x.rank();
-  Tensor offset = expand_dims(positionsAlong(x, r - 1), 0) -
-                  expand_dims(positionsAlong(x, r - 2), 1); // [m, n]
+  Tensor offset = expand_dims(positionsAlong(op, x, r - 1), 0) -
+                  expand_dims(positionsAlong(op, x, r - 2), 1); // [m, n]
   Tensor keep = Tensor(true);
   if (lo)
     keep = logical_and(keep, offset >= Tensor(*lo));

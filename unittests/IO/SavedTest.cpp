@@ -328,6 +328,44 @@ TEST(SavedTest, TrainedNNModelReloadsWithIdenticalOutputs) {
         << name;
 }
 
+// Every sequence layer of fnc::nn in one model, staged with batch and steps
+// unknown: saved, loaded without the model's code (the same outputs for
+// other lengths), and compiled ahead of time by fnc-compile.
+TEST(SavedTest, SequenceLayersReloadAndCompileAheadOfTime) {
+  TempDir dir;
+  set_random_seed(9);
+  nn::Sequential model{nn::Conv1D(6, 3, 1, "causal"),
+                       nn::LSTM(5, true),
+                       nn::GRU(4, true),
+                       nn::SimpleRNN(4, "tanh", true, true),
+                       nn::MultiHeadAttention(2, 3),
+                       nn::LayerNormalization(),
+                       nn::BatchNormalization(),
+                       nn::GlobalAveragePooling1D(),
+                       nn::Dense(3)};
+  FunctionOptions options;
+  options.name = "predict";
+  options.input_signature =
+      std::vector<TensorSpec>{TensorSpec({kUnknownDim, kUnknownDim, 4})};
+  auto predict = function([&](Tensor x) { return model(x); }, options);
+  std::mt19937 rng(10);
+  Tensor x = randomFloats(rng, {2, 5, 4});
+  Tensor y = predict(x);
+  save(dir / "sequence.mlir", predict);
+  LoadedFunction loaded = load(dir / "sequence.mlir");
+  expectNear(loaded(x)[0], y, 1e-5);
+  Tensor longer = randomFloats(rng, {3, 8, 4});
+  expectNear(loaded(longer)[0], model(longer), 1e-5);
+  std::string command = std::string(FNC_COMPILE_PATH) + " " + dir.path() +
+                        "/sequence.mlir -o " + dir.path() +
+                        "/sequence.o --opt-level=1";
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  struct stat object;
+  ASSERT_EQ(::stat((dir / "sequence.o").c_str(), &object), 0);
+  EXPECT_GT(object.st_size, 0);
+  ASSERT_EQ(::stat((dir / "sequence.h").c_str(), &object), 0);
+}
+
 TEST(SavedTest, ALoadedFunctionSavesAgain) {
   TempDir dir;
   std::mt19937 rng(6);

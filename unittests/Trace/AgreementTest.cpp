@@ -906,7 +906,7 @@ TEST(AgreementTest, GradientsOfUnusedResultsAndEmptyParts) {
     const char *what;
     Fn fn;
     std::vector<Tensor> args;
-    std::vector<std::vector<bool>> unknown;
+    std::vector<std::vector<bool>> unknown = {}; // none: all unknown
   };
   std::vector<Case> cases = {
       {"a for_range whose second result is unused",
