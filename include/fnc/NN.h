@@ -399,7 +399,8 @@ private:
 /// return_state: h, plus c for an LSTM). States start at zero unless
 /// given (keras initial_state). Keras's `mask` [batch, timesteps] (bool or
 /// 0/1) skips steps: a masked step keeps the states, and its output (with
-/// return_sequences) repeats the previous one (zeros before the first).
+/// return_sequences) repeats the previous one (before the first, the
+/// initial h; Keras gives zeros there).
 /// With go_backwards the steps run from the last to the first, and the
 /// sequence of outputs is in that order, as Keras's.
 class RNN : public Layer {
