@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Layer train steps, fnc vs PyTorch, one after the other in one run:
 #   build/bin/fnc-bench-layers      (nn::LSTM, nn::MultiHeadAttention)
-#   /usr/bin/python3 bench/layers_torch.py  (torch.nn.LSTM, which runs
-#       oneDNN's fused RNN kernels, and torch.nn.MultiheadAttention)
+#   /usr/bin/python3 bench/layers_torch.py  (torch.nn.LSTM and
+#       torch.nn.MultiheadAttention, torch's own fused layers)
 # LSTM: T=28, B=128, D=28, H=128; attention: B=64, T=28, d=64, 4 heads;
 # forward + backward + SGD, float32, 2 threads each. Prints both outputs
 # and the ratios fnc / torch (issue 31's targets: <= 0.8 each).
