@@ -10,6 +10,7 @@
 #include "fnc/Codegen/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Bufferization/Transforms/BufferViewFlowAnalysis.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -77,6 +78,53 @@ Value dyingInput(linalg::GenericOp generic) {
   return nullptr;
 }
 
+/// The value whose buffer `value` will be once bufferized: through casts,
+/// slices and reshapes, which bufferize to views.
+Value viewedValue(Value value) {
+  while (Operation *op = value.getDefiningOp()) {
+    if (auto cast = dyn_cast<tensor::CastOp>(op))
+      value = cast.getSource();
+    else if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op))
+      value = slice.getSource();
+    else if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op))
+      value = collapse.getSrc();
+    else if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op))
+      value = expand.getSrc();
+    else if (auto reshape = dyn_cast<tensor::ReshapeOp>(op))
+      value = reshape.getSource();
+    else
+      break;
+  }
+  return value;
+}
+
+/// Gives every loop-carried tensor a buffer of its own: where an
+/// scf.for's or scf.while's terminator passes one value (or views of one)
+/// at two positions, each repeat becomes a copy. Upstream One-Shot
+/// Bufferize assumes that a loop's results, and the arguments of its next
+/// iteration, never share a buffer (it copies only a yield that aliases a
+/// value from outside the loop), so an in-place write into one of them
+/// (a dying result reused by this pass) silently changed the other: a body
+/// that returns (v, v) and `r0 + r1 * 2` after the loop gave 4 v.
+void copyRepeatedLoopValues(func::FuncOp func) {
+  func.walk([](Operation *terminator) {
+    if (!isa<scf::YieldOp, scf::ConditionOp>(terminator) ||
+        !isa<scf::ForOp, scf::WhileOp>(terminator->getParentOp()))
+      return;
+    OpBuilder builder(terminator);
+    DenseSet<Value> seen;
+    // scf.condition's first operand is the condition.
+    unsigned first = isa<scf::ConditionOp>(terminator) ? 1 : 0;
+    for (OpOperand &operand : terminator->getOpOperands().drop_front(first)) {
+      auto type = dyn_cast<RankedTensorType>(operand.get().getType());
+      if (!type || seen.insert(viewedValue(operand.get())).second)
+        continue;
+      operand.set(bufferization::AllocTensorOp::create(
+          builder, terminator->getLoc(), type, ValueRange(), operand.get()));
+    }
+  });
+}
+
 struct BufferReusePass
     : public fnc::impl::FncBufferReuseBase<BufferReusePass> {
   void runOnOperation() override {
@@ -85,6 +133,7 @@ struct BufferReusePass
     // source and meet offset 0 into a dim of static size 0, which upstream
     // refuses ("offset is out-of-bounds: 0 >= 0").
     IRRewriter rewriter(&getContext());
+    copyRepeatedLoopValues(getOperation());
     getOperation().walk([&](tensor::ExtractSliceOp slice) {
       RankedTensorType type = slice.getResultType();
       if (!llvm::is_contained(type.getShape(), 0))

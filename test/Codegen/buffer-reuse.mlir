@@ -1,5 +1,5 @@
 // RUN: fnc-opt %s -split-input-file -fnc-buffer-reuse | FileCheck %s
-// RUN: fnc-opt %s -split-input-file -fnc-buffer-reuse -one-shot-bufferize="bufferize-function-boundaries=1 function-boundary-type-conversion=identity-layout-map" -fnc-print-buffer-plan -o /dev/null | FileCheck %s --check-prefix=PLAN
+// RUN: fnc-opt %s -split-input-file -fnc-buffer-reuse -one-shot-bufferize="bufferize-function-boundaries=1 allow-return-allocs-from-loops=1 function-boundary-type-conversion=identity-layout-map" -fnc-print-buffer-plan -o /dev/null | FileCheck %s --check-prefix=PLAN
 
 #id = affine_map<(d0) -> (d0)>
 #scalar = affine_map<(d0) -> ()>
@@ -132,4 +132,45 @@ func.func @empty_slice(%a: tensor<?x?x0xi64>, %n: index) -> tensor<?x0xi64> {
   %c = tensor.cast %a : tensor<?x?x0xi64> to tensor<?x?x?xi64>
   %s = tensor.extract_slice %c[0, 0, 0] [1, %n, 0] [1, 1, 1] : tensor<?x?x?xi64> to tensor<?x0xi64>
   return %s : tensor<?x0xi64>
+}
+
+// -----
+
+// A loop that carries one value at two positions gets a copy at each
+// repeat (a cast is the same buffer): One-Shot Bufferize assumes that loop
+// results and the next iteration's arguments never share a buffer.
+// CHECK-LABEL: func @repeated_loop_values
+// CHECK: scf.for
+// CHECK: %[[V:.*]] = linalg.generic
+// CHECK: %[[C:.*]] = bufferization.alloc_tensor() copy(%[[V]])
+// CHECK: scf.yield %[[V]], %[[C]]
+// CHECK: scf.while
+// CHECK: %[[W:.*]] = tensor.cast
+// CHECK: %[[D:.*]] = bufferization.alloc_tensor() copy(%[[W]])
+// CHECK: scf.condition(%{{.*}}) %{{.*}}, %[[D]]
+// CHECK: %[[E:.*]] = bufferization.alloc_tensor() copy(%{{.*}})
+// CHECK: scf.yield %{{.*}}, %[[E]]
+#id = affine_map<(d0) -> (d0)>
+func.func @repeated_loop_values(%a: tensor<?xf32>, %b: tensor<?xf32>, %n: index) -> (tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%s = %a, %t = %b) -> (tensor<?xf32>, tensor<?xf32>) {
+    %v = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+        ins(%s : tensor<?xf32>) outs(%s : tensor<?xf32>) {
+    ^bb0(%x: f32, %o: f32):
+      %y = math.tanh %x : f32
+      linalg.yield %y : f32
+    } -> tensor<?xf32>
+    scf.yield %v, %v : tensor<?xf32>, tensor<?xf32>
+  }
+  %w:2 = scf.while (%s = %a, %t = %b) : (tensor<?xf32>, tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
+    %d = tensor.dim %s, %c0 : tensor<?xf32>
+    %go = arith.cmpi slt, %d, %n : index
+    %x = tensor.cast %s : tensor<?xf32> to tensor<?xf32>
+    scf.condition(%go) %s, %x : tensor<?xf32>, tensor<?xf32>
+  } do {
+  ^bb0(%s: tensor<?xf32>, %t: tensor<?xf32>):
+    scf.yield %t, %t : tensor<?xf32>, tensor<?xf32>
+  }
+  return %r#0, %r#1, %w#0, %w#1 : tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>
 }

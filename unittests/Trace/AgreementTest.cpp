@@ -485,6 +485,72 @@ TEST(AgreementTest, ValuesThroughCondAndLoopsUnchanged) {
         },
         {Tensor(p), b});
   }
+  // Item 16 as reported: the cond passes a value from above through
+  // into a loop that swaps (the case above passes with the fix reverted,
+  // this one does not).
+  for (float p : {1.f, -1.f})
+    expectAgree(
+        std::string("a cond of values from above starts a loop that swaps") +
+            (p > 0 ? " (then)" : " (else)"),
+        [](std::vector<Tensor> a) {
+          Tensor e = exp(a[1]);
+          Tensor c = cond(
+              a[0] > 0.f, [&] { return e; }, [&] { return a[1]; });
+          auto r = for_range(
+              0, 2, 1,
+              [](Tensor, Tensor u, Tensor v) {
+                return std::tuple{v, tanh(u)};
+              },
+              std::tuple{c * 3.f, c});
+          return std::vector<Tensor>{std::get<1>(r)};
+        },
+        {Tensor(p), b});
+  // Item 18 as reported: both results of a loop that yields one new value
+  // twice, read by one elementwise op, dims unknown while tracing (the
+  // case below passes with the fix reverted, this one does not).
+  expectAgree("a loop that yields one value twice, both results added",
+              [](std::vector<Tensor> a) {
+                Tensor q = a[1];
+                auto r = for_range(
+                    0, 3, 1,
+                    [&](Tensor, Tensor s, Tensor) {
+                      Tensor v = tanh(s - q);
+                      return std::tuple{v, v};
+                    },
+                    std::tuple{a[0], a[1]});
+                return std::vector<Tensor>{reduce_sum(std::get<0>(r)),
+                                           std::get<1>(r) * 2.f +
+                                               std::get<0>(r)};
+              },
+              {f32({0.f, 0.3f, 0.6f, 0.9f, -1.f, 2.f, 0.5f, 0.25f}, {2, 4}),
+               f32({0.2f, 0.2f, 0.1f, 0.f, 0.7f, -0.3f, 0.f, 1.f}, {2, 4})});
+  // One value as both initial values, one argument overwritten in place
+  // before the other is read.
+  expectAgree("a loop started from one value twice",
+              [](std::vector<Tensor> a) {
+                Tensor c = exp(a[0]);
+                auto r = for_range(
+                    0, 2, 1,
+                    [](Tensor, Tensor u, Tensor w) {
+                      Tensor x = tanh(u);
+                      return std::tuple{x, w + x};
+                    },
+                    std::tuple{c, c});
+                return std::vector<Tensor>{std::get<0>(r), std::get<1>(r)};
+              },
+              {f32({0.f, 0.3f, 0.6f, 0.9f, -1.f, 2.f, 0.5f, 0.25f}, {2, 4})});
+  expectAgree("a while_loop that yields one value twice",
+              [](std::vector<Tensor> a) {
+                auto [i, u, w] = while_loop(
+                    [](Tensor i, Tensor, Tensor) { return i < Tensor(3); },
+                    [](Tensor i, Tensor u, Tensor) {
+                      Tensor v = tanh(u * 0.5f);
+                      return std::tuple{i + Tensor(1), v, v};
+                    },
+                    std::tuple{Tensor(0), a[0], a[0] * 2.f});
+                return std::vector<Tensor>{w * 2.f + u};
+              },
+              {f32({0.f, 0.3f, 0.6f, 0.9f, -1.f, 2.f, 0.5f, 0.25f}, {2, 4})});
   expectAgree(
       "a loop whose two results are the same expression",
       [](std::vector<Tensor> a) {

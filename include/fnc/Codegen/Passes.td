@@ -392,7 +392,13 @@ def FncBufferReuse : Pass<"fnc-buffer-reuse", "::mlir::func::FuncOp"> {
     First, a `tensor.extract_slice` whose result has a dim of static size 0
     becomes a `tensor.empty` of its shape: it has no elements to view, and
     as a `memref.subview` whose source a later canonicalization makes
-    static it would not verify (offset 0 into a dim of size 0).
+    static it would not verify (offset 0 into a dim of size 0). And a
+    loop terminator (`scf.yield` of an `scf.for` or `scf.while`,
+    `scf.condition`) that passes one tensor, or views of one, at two
+    positions passes a `bufferization.alloc_tensor` copy at each repeat:
+    One-Shot Bufferize assumes that loop results and the next iteration's
+    arguments never share a buffer, so an in-place write into one would
+    change the other.
 
     Before:
     ```mlir
@@ -404,7 +410,8 @@ def FncBufferReuse : Pass<"fnc-buffer-reuse", "::mlir::func::FuncOp"> {
     %r = linalg.generic ... ins(%t, %u : ...) outs(%t : tensor<4xf32>)
     ```
   }];
-  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
+                           "::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect"];
 }
 
