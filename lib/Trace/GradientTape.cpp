@@ -360,9 +360,14 @@ GradientTape::propagate(const std::vector<std::pair<Tensor, Tensor>> &seeds,
           it->second = it->second + inputGrads[at];
       }
     }
+    // A gradient takes back the dims its value has while tracing: from a
+    // loop's backward, whose values may change shape, it comes with dims
+    // unknown, and the rules of the ops before the loop read them (a
+    // conv2d's padding computed from an unknown dim was negative).
     for (size_t i = 0; i < e->inputs.size() && i < inputGrads.size(); ++i)
       if (inputGrads[i].defined() && isFloat(e->inputs[i].dtype()))
-        accumulate(grads, e->inputs[i], inputGrads[i]);
+        accumulate(grads, e->inputs[i],
+                   grad::conformTo(inputGrads[i], e->inputs[i].shape()));
   }
 
   std::vector<Tensor> result;

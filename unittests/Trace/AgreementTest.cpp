@@ -1024,6 +1024,24 @@ TEST(AgreementTest, GradientsOfUnusedResultsAndEmptyParts) {
          return gather(reshape(a[0], {3, 1}) + 1.f, zeros({0}, DType::i32));
        }),
        {x}},
+      // A loop whose values may change shape sends back gradients of
+      // unknown dims; conv2d's rule computed its padding from them.
+      {"conv2d into a while_loop whose shapes may change",
+       gradientsOf([](std::vector<Tensor> a) {
+         Tensor y = conv2d(a[0], a[1], {1, 1}, "VALID");
+         LoopOptions options;
+         options.shape_invariants = {Shape{}, Shape(4, kUnknownDim),
+                                     Shape(4, kUnknownDim)};
+         auto [i, u, w] =
+             while_loop([](Tensor i, Tensor, Tensor) { return i < Tensor(2); },
+                        [](Tensor i, Tensor u, Tensor) {
+                          return std::tuple{i + Tensor(1), u * 2.f, u};
+                        },
+                        std::tuple{Tensor(0), y, y}, options);
+         return std::vector<Tensor>{u, w};
+       }),
+       {f32({1, -2, 3, 0.5f}, {1, 1, 4, 1}), taps},
+       {{false, false, false, false}, {false, false, false, false}}},
   };
   for (const Case &c : cases)
     expectAgree(c.what, c.fn, c.args, /*fastMath=*/false, c.unknown, {},
