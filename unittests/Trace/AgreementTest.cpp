@@ -421,6 +421,16 @@ TEST(AgreementTest, SoftmaxOfInfinities) {
   EXPECT_TRUE(std::isnan(s[2]) && std::isnan(s[3]));
   EXPECT_EQ(s[4], 1.f);
   EXPECT_EQ(s[5], 0.f);
+  // A column whose log_softmax is near 0: log(sum) near 1 in f32 lost its
+  // low digits (1.2e-5 relative; the f32 sum, divide and log are f64
+  // without fast-math, as eagerly).
+  expectAgree(
+      "log_softmax near 0",
+      [](std::vector<Tensor> x) {
+        return std::vector<Tensor>{log_softmax(x[0], 0), softmax(x[0], 0)};
+      },
+      {f32({4, 0, 1, -1, -5, 0, -3, -5, 4, -3, 0, -2}, {4, 3})},
+      /*fastMath=*/false);
 }
 
 // Item 6: -(+0.0) is -0.0 everywhere.

@@ -454,30 +454,54 @@ struct SoftmaxLowering : public OpConversionPattern<OpTy> {
         [](OpBuilder &b, Location l, ValueRange s) -> Value {
           return arith::SubFOp::create(b, l, s[0], s[1]);
         });
-    Value e = buildElementwise(rewriter, loc, type, shifted,
-                               [](OpBuilder &b, Location l, ValueRange s) {
-                                 return (Value)math::ExpOp::create(b, l, s[0]);
-                               });
-    Value zero = scalarConstant(rewriter, loc, type.getElementType(), 0);
-    Value sum = buildReduction(rewriter, loc, e, {axis}, true, keptType, zero,
+    // Without fast-math an f32 softmax sums, divides and takes the log in
+    // f64, as the reference kernel does: log_softmax's log(sum) near 1 in
+    // f32 loses the low digits of a result near 0 (1e-5 relative).
+    Type elementType = type.getElementType();
+    Type wideType = !fastMath && elementType.isF32()
+                        ? Type(rewriter.getF64Type())
+                        : elementType;
+    auto wide = [&](RankedTensorType t) {
+      return RankedTensorType::get(t.getShape(), wideType);
+    };
+    Value e =
+        buildElementwise(rewriter, loc, wide(type), shifted,
+                         [wideType](OpBuilder &b, Location l, ValueRange s) {
+                           Value v = s[0];
+                           if (v.getType() != wideType)
+                             v = arith::ExtFOp::create(b, l, wideType, v);
+                           return (Value)math::ExpOp::create(b, l, v);
+                         });
+    Value zero = scalarConstant(rewriter, loc, wideType, 0);
+    Value sum = buildReduction(rewriter, loc, e, {axis}, true, wide(keptType),
+                               zero,
                                [&](OpBuilder &b, Location l, ValueRange a) {
                                  return SmallVector<Value>{arith::AddFOp::create(
                                      b, l, a[0], a[1], fmf)};
                                })
                     .front();
+    auto narrow = [elementType](OpBuilder &b, Location l, Value v) {
+      return v.getType() == elementType
+                 ? v
+                 : (Value)arith::TruncFOp::create(b, l, elementType, v);
+    };
     Value result;
     if (isa<SoftmaxOp>(op.getOperation())) {
       result = buildElementwise(
           rewriter, loc, type, {e, sum},
-          [](OpBuilder &b, Location l, ValueRange s) -> Value {
-            return arith::DivFOp::create(b, l, s[0], s[1]);
+          [&](OpBuilder &b, Location l, ValueRange s) -> Value {
+            return narrow(b, l, arith::DivFOp::create(b, l, s[0], s[1]));
           });
     } else {
       result = buildElementwise(
           rewriter, loc, type, {shifted, sum},
-          [](OpBuilder &b, Location l, ValueRange s) -> Value {
-            return arith::SubFOp::create(b, l, s[0],
-                                         math::LogOp::create(b, l, s[1]));
+          [&](OpBuilder &b, Location l, ValueRange s) -> Value {
+            Value x = s[0];
+            if (x.getType() != wideType)
+              x = arith::ExtFOp::create(b, l, wideType, x);
+            return narrow(b, l,
+                          arith::SubFOp::create(
+                              b, l, x, math::LogOp::create(b, l, s[1])));
           });
     }
     rewriter.replaceOp(op, result);
