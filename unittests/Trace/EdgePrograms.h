@@ -72,7 +72,8 @@ enum EdgeOp : int {
                   // ints[2]: the op that uses the result at once, and
                   // whether the first value is computed just above
   kLoop,          // a, b, c; ints[0]: trips, ints[1]: the body's new value,
-                  // ints[2]: which result, ints[3]: what the body returns,
+                  // ints[2]: which result (0, 1; 2, 3: both, added),
+                  // ints[3]: what the body returns,
                   // ints[4]: the variable the body reads as c (-1: none, c
                   // is captured)
   kWhile,         // a, b, c: like kLoop, with a while_loop and a counter
@@ -490,7 +491,15 @@ inline Tensor applyEdgeStep(const EdgeStep &s, const std::vector<Tensor> &v,
           std::tuple{Tensor(int64_t(0)), in(0), in(1)}, options);
       r = {a, b};
     }
-    return k[2] ? std::get<0>(r) : std::get<1>(r);
+    auto [first, second] = r;
+    if (k[2] < 2)
+      return k[2] ? first : second;
+    // Both results read by one elementwise op: a body that duplicates its
+    // new value yields one buffer for both.
+    if (first.dtype() != second.dtype() || first.rank() != second.rank() ||
+        first.dtype() == DType::i1)
+      return first;
+    return edge::unary(k[1], first) + second;
   }
   default:
     return in(0);
@@ -597,7 +606,9 @@ EdgeStep randomEdgeStep(Rng &rng, const std::vector<Tensor> &v) {
   std::uniform_int_distribution<int> opD(0, kNumEdgeOps - 1),
       slotD(0, static_cast<int>(v.size()) - 1), any(0, 1 << 20);
   EdgeStep s;
-  s.op = opD(rng);
+  // One step in eight a loop (the two kinds are 2 of 28 ops otherwise):
+  // values carried through loops are where buffers alias.
+  s.op = any(rng) % 8 == 0 ? (any(rng) % 2 ? kLoop : kWhile) : opD(rng);
   for (int i = 0; i < 3; ++i)
     s.operands.push_back(slotD(rng));
   // Binary ops mostly on values of one dtype and compatible shapes: pick
@@ -754,7 +765,18 @@ EdgeStep randomEdgeStep(Rng &rng, const std::vector<Tensor> &v) {
   case kLoop:
   case kWhile:
     // ints[4], the variable, is drawn by randomEdgeProgram.
-    s.ints = {any(rng) % 4, any(rng), any(rng) % 2, any(rng) % 3, -1};
+    s.ints = {any(rng) % 4, any(rng), any(rng) % 4, any(rng) % 3, -1};
+    // Half the loops start from the value just computed (a cond's result
+    // that may alias a value from above, another loop's), some from it
+    // twice.
+    if (any(rng) % 2) {
+      int last = static_cast<int>(v.size()) - 1;
+      const Tensor &other = v[s.operands[1]];
+      if (any(rng) % 2 || other.dtype() != v[last].dtype() ||
+          other.shape() != v[last].shape())
+        s.operands[1] = last;
+      s.operands[0] = last;
+    }
     break;
   default:
     break;
@@ -794,11 +816,13 @@ EdgeProgram randomEdgeProgram(Rng &rng, const std::vector<Tensor> &inputs,
       continue;
     }
     // Eagerly a cond runs one branch and a loop of no trips no body, so
-    // branches of different ranks and loop values of different shapes pass
+    // branches of different ranks and loop values of different shapes or
+    // dtypes pass
     // there; staged they are errors (both are traced): not a disagreement.
     if ((s.op == kCond && v[s.operands[1]].rank() != v[s.operands[2]].rank()) ||
         ((s.op == kLoop || s.op == kWhile) &&
-         v[s.operands[0]].shape() != v[s.operands[1]].shape())) {
+         (v[s.operands[0]].shape() != v[s.operands[1]].shape() ||
+          v[s.operands[0]].dtype() != v[s.operands[1]].dtype()))) {
       if (newVariable)
         p.variables.pop_back();
       continue;
