@@ -15,7 +15,8 @@
 // but the process's warm-up (which the first, untimed, seed call pays).
 //
 //   ninja fnc-bench-first-call &&
-//     ./bin/fnc-bench-first-call [--quick] [--opt-level=N]
+//     ./bin/fnc-bench-first-call [--quick] [--opt-level=N] [--only=NAME]
+//                                [--jit] [--dump-ir=PREFIX]
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,6 +28,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <functional>
 #include <string>
 #include <vector>
@@ -157,6 +159,8 @@ Model deepModel() {
 }
 
 unsigned gOptLevel = 3;
+/// --dump-ir=FILE: the traced IR of the jit run, for fnc-opt / fnc-compile.
+std::string gDumpIR;
 
 void run(const Model &m, bool tiered) {
   fnc::FunctionOptions o;
@@ -176,6 +180,8 @@ void run(const Model &m, bool tiered) {
     ++graphCalls;
   }
   double untilCompiled = since(start);
+  if (!gDumpIR.empty() && !tiered)
+    std::ofstream(gDumpIR + "." + m.name + ".mlir") << c.ir();
   double compile = c.compile_seconds();
   std::vector<double> steps;
   for (int i = 0; i < 200; ++i) {
@@ -205,14 +211,23 @@ void run(const Model &m, bool tiered) {
 
 int main(int argc, char **argv) {
   // --quick: without the deep model (its compile takes most of a minute);
-  // --opt-level=N: FunctionOptions::opt_level (default 3).
-  bool quick = false;
+  // --opt-level=N: FunctionOptions::opt_level (default 3);
+  // --only=NAME: one model (seed, mlp, cnn, deep); --jit: compiled only;
+  // --dump-ir=PREFIX: the traced IR of each model in PREFIX.NAME.mlir.
+  bool quick = false, jitOnly = false;
+  std::string only;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--quick")
       quick = true;
     else if (a.rfind("--opt-level=", 0) == 0)
       gOptLevel = static_cast<unsigned>(std::stoi(a.substr(12)));
+    else if (a.rfind("--only=", 0) == 0)
+      only = a.substr(7);
+    else if (a.rfind("--dump-ir=", 0) == 0)
+      gDumpIR = a.substr(10);
+    else if (a == "--jit")
+      jitOnly = true;
   }
   fnc::set_random_seed(1);
   Model seed{"seed", {fnc::Tensor({{2.f, 3.f}}), fnc::Tensor({{3.f, -2.f}})},
@@ -230,7 +245,11 @@ int main(int argc, char **argv) {
   std::vector<Model> models = {seed, mlpModel(), cnnModel()};
   if (!quick)
     models.push_back(deepModel());
-  for (const Model &m : models)
+  for (const Model &m : models) {
+    if (!only.empty() && only != m.name)
+      continue;
     for (bool tiered : {false, true})
-      run(m, tiered);
+      if (!tiered || !jitOnly)
+        run(m, tiered);
+  }
 }

@@ -353,14 +353,15 @@ llvm::Expected<std::string> fnc::jit::emitStage(mlir::ModuleOp module,
 
 /// Gives every function with a body a `_mlir_NAME(void **args)` wrapper:
 /// args[i] points at the i-th argument, args[n] at the result's storage (the
-/// calling convention of mlir::ExecutionEngine's packed functions).
+/// calling convention of mlir::ExecutionEngine's packed functions). Local
+/// functions (outlined loop nests and OpenMP regions) get none.
 static void addPackedWrappers(llvm::Module &module) {
   llvm::LLVMContext &ctx = module.getContext();
   llvm::IRBuilder<> b(ctx);
   llvm::Type *ptr = b.getPtrTy();
   llvm::SmallVector<llvm::Function *> functions;
   for (llvm::Function &f : module)
-    if (!f.isDeclaration())
+    if (!f.isDeclaration() && !f.hasLocalLinkage())
       functions.push_back(&f);
   for (llvm::Function *f : functions) {
     auto *type = llvm::FunctionType::get(b.getVoidTy(), {ptr}, false);

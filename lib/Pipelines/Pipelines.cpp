@@ -95,6 +95,11 @@ void fnc::buildFncPipeline(OpPassManager &pm, const PipelineOptions &options) {
     pm.addPass(createCanonicalizerPass());
   }
   pm.addNestedPass<func::FuncOp>(createFncKeepInnerLoops());
+  if (options.outlineNests > 0) {
+    FncOutlineKernelsOptions outline;
+    outline.minNests = options.outlineNests;
+    pm.addPass(createFncOutlineKernels(outline));
+  }
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());

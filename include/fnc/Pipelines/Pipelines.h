@@ -33,6 +33,12 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("Minimum number of elements a loop nest must touch to "
                      "run in parallel; smaller ones stay sequential"),
       llvm::cl::init(1 << 16)};
+  Option<int64_t> outlineNests{
+      *this, "outline-nests",
+      llvm::cl::desc("Give each loop nest a function of its own in a "
+                     "function of at least this many nests, so LLVM "
+                     "compiles them apart and in parallel (0: never)"),
+      llvm::cl::init(2)};
   Option<bool> fastMath{
       *this, "fast-math",
       llvm::cl::desc("Let float reductions reassociate, so they vectorize, "
