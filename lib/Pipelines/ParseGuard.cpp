@@ -6,7 +6,9 @@
 // keyword at the op's own nesting level, and checks the integer list after
 // it as DenseI64ArrayAttr's parser reads it (decimal or hexadecimal
 // integers, true and false). Anything it does not recognize ends the scan
-// of that op: the parser then reports it without crashing.
+// of that op: the parser then reports it without crashing. In the file
+// metadata (`{-# ... #-}`) it reads the alignment that starts each hex
+// blob: MLIR accepts 0 there and then fails to allocate the blob.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +16,7 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Location.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -154,6 +157,32 @@ std::optional<fnc::ParserHazard> checkOp(Cursor c, llvm::StringRef op,
   }
 }
 
+/// Checks the hex blobs of the file metadata that starts at `c`: each
+/// `"0x..."` string begins with its alignment, a little-endian 32-bit
+/// integer that MLIR's parser rejects unless it is a power of two -- except
+/// 0, which it passes on to the allocator (an out-of-memory abort).
+std::optional<fnc::ParserHazard> checkBlobs(Cursor c) {
+  while (!c.done()) {
+    c.skipSpace();
+    if (c.peek() != '"') {
+      ++c.i;
+      continue;
+    }
+    const char *at = c.here();
+    c.skipString();
+    llvm::StringRef literal(at, c.here() - at);
+    if (!literal.starts_with("\"0x") || literal.size() < 2 + 2 + 8)
+      continue;
+    llvm::StringRef align = literal.substr(3, 8);
+    if (llvm::all_of(align, [](char ch) { return ch == '0'; }))
+      return fnc::ParserHazard{
+          at, "resource blob starts with alignment 0; its first 4 bytes "
+              "must hold a power of two such as 0x04000000 (4, little "
+              "endian)"};
+  }
+  return std::nullopt;
+}
+
 } // namespace
 
 std::optional<fnc::ParserHazard>
@@ -169,6 +198,8 @@ fnc::findParserHazard(llvm::StringRef text) {
     char ch = c.peek();
     if (ch == '"') {
       c.skipString();
+    } else if (c.text.substr(c.i).starts_with("{-#")) {
+      return checkBlobs(c);
     } else if (idStart(ch)) {
       llvm::StringRef w = c.word();
       for (const auto &k : crashing)

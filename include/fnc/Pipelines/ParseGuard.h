@@ -5,7 +5,9 @@
 // `permutation =` / `dimensions =` does not parse, and crash (a null
 // dereference in NamedAttrList::set) right after reporting the error. fnc's
 // tools read user .mlir through parseModule, which reports such a list as
-// a located error before the parser sees it. Only that construct is
+// a located error before the parser sees it. It also refuses a resource
+// blob (`{-# dialect_resources ... #-}`) whose alignment header is 0, which
+// the parser accepts and then aborts allocating. Only those constructs are
 // checked: valid modules are never refused.
 //
 //===----------------------------------------------------------------------===//

@@ -36,3 +36,10 @@
 // RUN: not fnc-run %S/Inputs/bad-linalg-reduce.mlir 2>&1 | FileCheck %s --check-prefix=RUN-REDUCE
 // RUN-REDUCE: fnc-run: error: {{.*}}bad-linalg-reduce.mlir:2:86: custom op 'linalg.reduce' expected a list of integers
 // RUN: fnc-opt %S/Inputs/bad-linalg-reduce.mlir > /dev/null 2>&1 || test $? -eq 1
+
+// A resource blob whose alignment header is 0: MLIR's parser accepts it and
+// then aborts allocating the blob.
+// RUN: not fnc-opt %S/Inputs/bad-blob-alignment.mlir 2>&1 | FileCheck %s --check-prefix=BLOB
+// BLOB: bad-blob-alignment.mlir:12:13: error: resource blob starts with alignment 0; its first 4 bytes must hold a power of two
+// RUN: not fnc-run %S/Inputs/bad-blob-alignment.mlir 2>&1 | FileCheck %s --check-prefix=RUN-BLOB
+// RUN-BLOB: fnc-run: error: {{.*}}bad-blob-alignment.mlir:12:13: resource blob starts with alignment 0
