@@ -2,7 +2,8 @@
 //
 // A plain harness (no pass/fail): the first call of a new concrete function
 // with a cold compile cache (none), for the seed function, an MLP train
-// step, a CNN train step and a deep residual train step of over 1000 ops,
+// step, a CNN train step, a transformer + LSTM train step and a deep
+// residual train step, both of over 1000 ops,
 // each with jit_compile = true (compile, then run) and unset (tiered: the
 // graph executor runs the first calls while a background thread compiles).
 // Per model and mode it prints the time to the first result, the compile
@@ -158,6 +159,68 @@ Model deepModel() {
   return m;
 }
 
+/// A small transformer and an LSTM, the layers of fnc::nn: token
+/// embeddings, two blocks of self-attention (4 heads) and a feed-forward
+/// layer, each with a residual connection and a layer normalization, an
+/// LSTM over the sequence (a staged loop) and a softmax loss: forward,
+/// backward and SGD, over 1000 ops.
+Model seqModel() {
+  static constexpr int kBatch = 16, kSteps = 32, kVocab = 1000, kWidth = 64;
+  Model m{"seq",
+          {fnc::cast(fnc::random_uniform({kBatch, kSteps}, 0, kVocab),
+                     fnc::DType::i32),
+           fnc::cast(fnc::random_uniform({kBatch}, 0, 10), fnc::DType::i32)},
+          {}};
+  struct Layers {
+    fnc::nn::Embedding embed{kVocab, kWidth};
+    std::vector<fnc::nn::MultiHeadAttention> attention;
+    std::vector<fnc::nn::Dense> hidden, out;
+    std::vector<fnc::nn::LayerNormalization> norm;
+    fnc::nn::LSTM lstm{kWidth};
+    fnc::nn::Dense logits{10};
+    std::vector<fnc::Variable> vars;
+
+    fnc::Tensor loss(const std::vector<fnc::Tensor> &a) {
+      fnc::Tensor h = embed(a[0]);
+      for (size_t i = 0; i < attention.size(); ++i) {
+        h = norm[2 * i](h + attention[i](h));
+        h = norm[2 * i + 1](h + out[i](hidden[i](h)));
+      }
+      return fnc::reduce_mean(fnc::nn::sparse_softmax_cross_entropy_with_logits(
+          a[1], logits(lstm(h))));
+    }
+  };
+  m.make = [args = m.args](fnc::FunctionOptions o) {
+    auto layers = std::make_shared<Layers>();
+    for (int i = 0; i < 2; ++i) {
+      layers->attention.emplace_back(4, kWidth / 4);
+      layers->hidden.emplace_back(2 * kWidth, "relu");
+      layers->out.emplace_back(kWidth);
+      layers->norm.emplace_back();
+      layers->norm.emplace_back();
+    }
+    layers->loss(args); // builds the layers' variables, eagerly
+    for (fnc::nn::Layer *l : std::initializer_list<fnc::nn::Layer *>{
+             &layers->embed, &layers->lstm, &layers->logits})
+      for (const fnc::Variable &v : l->trainable_variables())
+        layers->vars.push_back(v);
+    for (int i = 0; i < 2; ++i)
+      for (fnc::nn::Layer *l : std::initializer_list<fnc::nn::Layer *>{
+               &layers->attention[i], &layers->hidden[i], &layers->out[i],
+               &layers->norm[2 * i], &layers->norm[2 * i + 1]})
+        for (const fnc::Variable &v : l->trainable_variables())
+          layers->vars.push_back(v);
+    return fnc::function(
+        [layers](std::vector<fnc::Tensor> a) -> std::vector<fnc::Tensor> {
+          fnc::GradientTape tape;
+          fnc::Tensor loss = layers->loss(a);
+          return sgd(tape, loss, layers->vars);
+        },
+        o);
+  };
+  return m;
+}
+
 unsigned gOptLevel = 3;
 /// --dump-ir=FILE: the traced IR of the jit run, for fnc-opt / fnc-compile.
 std::string gDumpIR;
@@ -243,8 +306,10 @@ int main(int argc, char **argv) {
               "opt_level %u (times of this run)\n",
               gOptLevel);
   std::vector<Model> models = {seed, mlpModel(), cnnModel()};
-  if (!quick)
+  if (!quick) {
+    models.push_back(seqModel());
     models.push_back(deepModel());
+  }
   for (const Model &m : models) {
     if (!only.empty() && only != m.name)
       continue;
