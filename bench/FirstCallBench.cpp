@@ -200,16 +200,15 @@ Model seqModel() {
       layers->norm.emplace_back();
     }
     layers->loss(args); // builds the layers' variables, eagerly
-    for (fnc::nn::Layer *l : std::initializer_list<fnc::nn::Layer *>{
-             &layers->embed, &layers->lstm, &layers->logits})
+    std::vector<fnc::nn::Layer *> all = {&layers->embed, &layers->lstm,
+                                         &layers->logits};
+    for (int i = 0; i < 2; ++i)
+      all.insert(all.end(),
+                 {&layers->attention[i], &layers->hidden[i], &layers->out[i],
+                  &layers->norm[2 * i], &layers->norm[2 * i + 1]});
+    for (fnc::nn::Layer *l : all)
       for (const fnc::Variable &v : l->trainable_variables())
         layers->vars.push_back(v);
-    for (int i = 0; i < 2; ++i)
-      for (fnc::nn::Layer *l : std::initializer_list<fnc::nn::Layer *>{
-               &layers->attention[i], &layers->hidden[i], &layers->out[i],
-               &layers->norm[2 * i], &layers->norm[2 * i + 1]})
-        for (const fnc::Variable &v : l->trainable_variables())
-          layers->vars.push_back(v);
     return fnc::function(
         [layers](std::vector<fnc::Tensor> a) -> std::vector<fnc::Tensor> {
           fnc::GradientTape tape;

@@ -600,10 +600,10 @@ def FncOutlineKernels : Pass<"fnc-outline-kernels", "::mlir::ModuleOp"> {
     After:
     ```mlir
     func.func @f(%a: memref<16xf32>) {
-      call @f_kernel_0(%a) {no_inline} : (memref<16xf32>) -> ()
-      call @f_kernel_1(%a) {no_inline} : (memref<16xf32>) -> ()
+      call @f_nest0(%a) {no_inline} : (memref<16xf32>) -> ()
+      call @f_nest1(%a) {no_inline} : (memref<16xf32>) -> ()
     }
-    func.func private @f_kernel_0(%a: memref<16xf32>)
+    func.func private @f_nest0(%a: memref<16xf32>)
         attributes {llvm.linkage = #llvm.linkage<internal>} {
       %c16 = arith.constant 16 : index
       scf.for %i = %c0 to %c16 step %c1 { ... %a ... }
