@@ -221,12 +221,18 @@ Model seqModel() {
 }
 
 unsigned gOptLevel = 3;
+/// --steps=N: the calls after the compile, of which the last tenth (at
+/// least 5) are timed for the step.
+int gSteps = 200;
+/// --cache-dir=DIR: a compile cache to use (default none: every compile is
+/// cold); with one, a second run times the steps without compiling.
+std::string gCacheDir;
 /// --dump-ir=FILE: the traced IR of the jit run, for fnc-opt / fnc-compile.
 std::string gDumpIR;
 
 void run(const Model &m, bool tiered) {
   fnc::FunctionOptions o;
-  o.cache_dir = "";
+  o.cache_dir = gCacheDir;
   o.opt_level = gOptLevel;
   o.name = m.name;
   if (!tiered)
@@ -246,10 +252,11 @@ void run(const Model &m, bool tiered) {
     std::ofstream(gDumpIR + "." + m.name + ".mlir") << c.ir();
   double compile = c.compile_seconds();
   std::vector<double> steps;
-  for (int i = 0; i < 200; ++i) {
+  int timed = std::max(5, gSteps / 10);
+  for (int i = 0; i < std::max(gSteps, timed); ++i) {
     auto t = Clock::now();
     f(m.args);
-    if (i >= 180)
+    if (i >= gSteps - timed)
       steps.push_back(since(t));
   }
   std::sort(steps.begin(), steps.end());
@@ -257,7 +264,7 @@ void run(const Model &m, bool tiered) {
               "compiled after %8.1f ms (%4d graph calls)   step %8.1f us\n",
               m.name, static_cast<long long>(c.op_count()),
               tiered ? "tiered" : "jit", first * 1e3, compile * 1e3,
-              untilCompiled * 1e3, graphCalls, steps[10] * 1e6);
+              untilCompiled * 1e3, graphCalls, steps[steps.size() / 2] * 1e6);
   // Where the compile went: the trace (the first call's time outside the
   // compile, jit only), the MLIR pipeline and translation, LLVM, the link.
   const fnc::jit::CompiledModule::Phases &p =
@@ -275,7 +282,8 @@ int main(int argc, char **argv) {
   // --quick: without the deep model (its compile takes most of a minute);
   // --opt-level=N: FunctionOptions::opt_level (default 3);
   // --only=NAME: one model (seed, mlp, cnn, deep); --jit: compiled only;
-  // --dump-ir=PREFIX: the traced IR of each model in PREFIX.NAME.mlir.
+  // --dump-ir=PREFIX: the traced IR of each model in PREFIX.NAME.mlir;
+  // --steps=N, --cache-dir=DIR: see gSteps and gCacheDir.
   bool quick = false, jitOnly = false;
   std::string only;
   for (int i = 1; i < argc; ++i) {
@@ -288,6 +296,10 @@ int main(int argc, char **argv) {
       only = a.substr(7);
     else if (a.rfind("--dump-ir=", 0) == 0)
       gDumpIR = a.substr(10);
+    else if (a.rfind("--steps=", 0) == 0)
+      gSteps = std::max(1, std::stoi(a.substr(8)));
+    else if (a.rfind("--cache-dir=", 0) == 0)
+      gCacheDir = a.substr(12);
     else if (a == "--jit")
       jitOnly = true;
   }

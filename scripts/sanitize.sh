@@ -80,7 +80,8 @@ echo "sanitize: ASan+UBSan lit tests took $((SECONDS - step))s"
 echo "sanitize: TSan build in $tsan"
 configure_sanitized "$tsan" thread thread
 step=$SECONDS
-ninja -C "$tsan" -j "$jobs" FncJITTests FncFunctionTests FncIOTests
+ninja -C "$tsan" -j "$jobs" FncJITTests FncFunctionTests FncIOTests \
+  FncRuntimeTests
 echo "sanitize: TSan build took $((SECONDS - step))s"
 step=$SECONDS
 export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$root/scripts/tsan.supp"
@@ -90,4 +91,8 @@ for t in FncJITTests FncFunctionTests FncIOTests; do
   echo "sanitize: $t (tsan)"
   "$tsan/bin/$t" --gtest_brief=1 --gtest_filter='*Concurrent*:*Thread*'
 done
+# The thread pool of parallel loops (lib/Runtime/Parallel.cpp).
+echo "sanitize: FncRuntimeTests (tsan)"
+"$tsan/bin/FncRuntimeTests" --gtest_brief=1 --gtest_filter='RuntimeParallel*'
+
 echo "sanitize: TSan tests took $((SECONDS - step))s"

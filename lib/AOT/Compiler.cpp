@@ -278,7 +278,8 @@ void prepareForLinking(llvm::Module &module, const Interface &interface) {
 }
 
 /// Renames generated code's calls of the C functions the JIT resolves to
-/// its process (fnc's allocator; MLIR's runner utilities) to fnc's runtime.
+/// its process or its runtime's table (fnc's allocator; MLIR's runner
+/// utilities; the OpenMP entry points of parallel loops) to fnc's runtime.
 /// Runs after optimization: LLVM knows `malloc` and `free` by name.
 llvm::Error renameHostCalls(llvm::Module &module) {
   static const std::pair<const char *, const char *> renames[] = {
@@ -287,7 +288,12 @@ llvm::Error renameHostCalls(llvm::Module &module) {
       {"free", "fncFree"},
       {"memrefCopy", "fncMemrefCopy"},
   };
-  for (auto [from, to] : renames) {
+  std::vector<std::pair<const char *, const char *>> all(std::begin(renames),
+                                                         std::end(renames));
+  // Parallel loops run on the runtime's pool, not libomp.
+  for (const runtime::ParallelEntry &e : runtime::parallelEntries())
+    all.emplace_back(e.openmpName, e.name);
+  for (auto [from, to] : all) {
     llvm::Function *f = module.getFunction(from);
     if (!f)
       continue;

@@ -14,9 +14,10 @@
 // absolute forms are applied when their target is in range, and any other
 // relocation, section or symbol kind is an error naming it. Undefined
 // symbols come from the other objects of the module, then the runtime's
-// symbols, then the process (after loading libomp and MLIR's C runner
-// utilities into it, the first time code needs a symbol the runtime does
-// not have); every missing one is reported at once.
+// symbols (parallel loops' OpenMP entry points among them: fnc's own
+// pool), then the process (after loading MLIR's C runner utilities into
+// it, the first time code needs a symbol the runtime does not have); every
+// missing one is reported at once.
 //
 // LLVM's RuntimeDyld did this before: the same work through code of
 // libLLVM that a fresh process has never run, 0.8 ms of the 2 ms first call
@@ -44,12 +45,10 @@
 using namespace fnc;
 using namespace fnc::jit;
 
-/// The libraries generated code calls into besides the runtime: the OpenMP
-/// runtime of the LLVM fnc is built with, and MLIR's C runner utilities
-/// (memrefCopy for strided copies). Their paths are found when fnc is
+/// The libraries generated code calls into besides the runtime: MLIR's C
+/// runner utilities (memrefCopy for strided copies), found when fnc is
 /// configured (lib/JIT/CMakeLists.txt).
-static const char *const kSharedLibraries[] = {FNC_LIBOMP_PATH,
-                                               FNC_MLIR_C_RUNNER_UTILS_PATH};
+static const char *const kSharedLibraries[] = {FNC_MLIR_C_RUNNER_UTILS_PATH};
 
 static llvm::Error makeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
@@ -266,6 +265,13 @@ llvm::Error LinkedCode::Impl::link(const ObjectFiles &buffers) {
     if (!fresh)
       return it->second;
     void *p = runtimeSymbols().lookup(name);
+    // Parallel loops run on the runtime's pool (lib/Runtime/Parallel.cpp),
+    // never partly on libomp, which another library may have loaded.
+    if (!p && name.starts_with("__kmpc_")) {
+      missing += (missing.empty() ? "" : ", ") + name.str() +
+                 " (an OpenMP entry point fnc's parallel runtime lacks)";
+      return 0;
+    }
     if (!p && loadSharedLibraries().empty())
       p = llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(
           name.str().c_str());

@@ -18,7 +18,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <dlfcn.h>
 #include <iostream>
 #include <mutex>
 #include <random>
@@ -59,14 +58,6 @@ RandomState &randomState() {
 /// set twice per call; see lib/API/Trace.cpp).
 __attribute__((tls_model("initial-exec"))) thread_local CallContext
     *currentCall = nullptr;
-
-/// True inside an OpenMP parallel region (libomp is loaded by the JIT; its
-/// omp_in_parallel is looked up once).
-bool inParallelRegion() {
-  using Fn = int (*)();
-  static Fn fn = reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, "omp_in_parallel"));
-  return fn && fn();
-}
 
 /// Reports `code` for the current call and abandons it; where that is not
 /// possible, reports and exits.
@@ -557,7 +548,7 @@ void fnc::runtime::setOutputStream(std::ostream *os) {
 
 std::vector<std::pair<std::string, void *>> fnc::runtime::symbols() {
   auto fn = [](auto *f) { return reinterpret_cast<void *>(f); };
-  return {
+  std::vector<std::pair<std::string, void *>> all = {
       {"_mlir_ciface_fncPrintText", fn(&_mlir_ciface_fncPrintText)},
       {"_mlir_ciface_fncPrintNewline", fn(&_mlir_ciface_fncPrintNewline)},
       {"_mlir_ciface_fncPrintTensorF32", fn(&_mlir_ciface_fncPrintTensorF32)},
@@ -581,6 +572,9 @@ std::vector<std::pair<std::string, void *>> fnc::runtime::symbols() {
       {"free", fn(&fnc::memory::release)},
       {"_mlir_ciface_fncNumericsError", fn(&_mlir_ciface_fncNumericsError)},
   };
+  for (const ParallelEntry &e : parallelEntries())
+    all.emplace_back(e.openmpName, e.address);
+  return all;
 }
 
 std::array<uint32_t, 4> fnc::runtime::philox4x32(std::array<uint32_t, 4> ctr,

@@ -356,7 +356,10 @@ TEST(RuntimeSymbols, ListsEveryEntryPoint) {
   EXPECT_NE(find("_mlir_ciface_fncRandomNormalF64"), nullptr);
   EXPECT_NE(find("free"), nullptr);
   EXPECT_NE(find("calloc"), nullptr);
-  EXPECT_EQ(syms.size(), 18u);
+  // Parallel loops' OpenMP entry points, by the names generated code uses.
+  EXPECT_NE(find("__kmpc_fork_call"), nullptr);
+  EXPECT_NE(find("__kmpc_for_static_init_8u"), nullptr);
+  EXPECT_EQ(syms.size(), 18u + parallelEntries().size());
 }
 
 // Errors that loops store into the context's three words without a call

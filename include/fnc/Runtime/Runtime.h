@@ -213,6 +213,22 @@ void runAtMainThreadExit(void (*fn)());
 /// registering with the JIT.
 std::vector<std::pair<std::string, void *>> symbols();
 
+/// An OpenMP entry point that generated code's parallel loops call
+/// (`__kmpc_fork_call`, ...), the runtime's function that takes its place
+/// (lib/Runtime/Parallel.cpp: a pool whose regions never wait for a thread
+/// that has not started) and that function's address. symbols() maps the
+/// OpenMP names; fnc-compile renames them.
+struct ParallelEntry {
+  const char *openmpName;
+  const char *name;
+  void *address;
+};
+const std::vector<ParallelEntry> &parallelEntries();
+
+/// True while this thread runs its share of a parallel loop that other
+/// threads share (a run-time error there cannot abandon the call).
+bool inParallelRegion();
+
 /// One Philox4x32-10 block: 10 rounds of `counter` under `key` (exposed for
 /// the known-answer tests).
 std::array<uint32_t, 4> philox4x32(std::array<uint32_t, 4> counter,

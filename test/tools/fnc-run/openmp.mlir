@@ -1,5 +1,6 @@
-// A loop big enough to run in parallel on OpenMP threads (libomp is loaded
-// by the JIT), and the same loop kept sequential with --threads=1.
+// A loop big enough to run in parallel (an OpenMP region, which the
+// runtime's thread pool runs: lib/Runtime/Parallel.cpp), and the same loop
+// kept sequential with --threads=1.
 // RUN: fnc-run %s --input=1048576xf32=1.5 --threads=0 | FileCheck %s
 // RUN: fnc-run %s --input=1048576xf32=1.5 --threads=4 | FileCheck %s
 // RUN: fnc-run %s --input=1048576xf32=1.5 --threads=1 | FileCheck %s
