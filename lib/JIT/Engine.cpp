@@ -29,12 +29,15 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
+#include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
+#include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Target/TargetMachine.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/SplitModule.h"
 
 #include <chrono>
@@ -400,24 +403,112 @@ fnc::jit::lowerToLLVMIR(mlir::ModuleOp module, const PipelineOptions &options,
   return llvmModule;
 }
 
-/// Optimizes `module` for the host and compiles it to an object file.
+/// Optimizes `module` for the host at `optLevel` and compiles it to an
+/// object file with code generation at `codeGenLevel`.
 static llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
 optimizeAndCompile(llvm::Module &module, unsigned optLevel,
-                   std::string *optimizedIR) {
-  auto tm = createTargetMachine(CodeTarget(), optLevel);
+                   unsigned codeGenLevel, std::string *optimizedIR = nullptr) {
+  auto tm = createTargetMachine(CodeTarget(), codeGenLevel);
   if (!tm)
     return tm.takeError();
   return compileToObject(module, **tm, optLevel, optimizedIR);
 }
 
-/// Compiles `module` to object files for the JIT. A large module is split
-/// into as many parts as the machine has cores (llvm::SplitModule
-/// externalizes the internal functions one part calls in another, such as
-/// OpenMP's outlined regions), and the parts are optimized and compiled on
-/// threads of their own, each in an LLVMContext of its own (a context is
-/// not thread-safe): the bitcode of each part carries it across. LLVM's
-/// optimization and code generation are most of the time of a first call.
-/// With `optimizedIR` (IR kept for ConcreteFunction::ir), one part.
+/// True if `f` has no loop of its own that runs long: each of its innermost
+/// loops calls a function of the module (the outlined loop nests of
+/// `-fnc-outline-kernels`) or forks an OpenMP region, so `f` only
+/// allocates, fills in descriptors and calls (a call of the runtime, such
+/// as an error report on a cold path, does not count). Such glue is most of the
+/// instructions of a big module and gains little from LLVM's slower code
+/// generation.
+static bool isGlue(llvm::Function &f) {
+  if (f.isDeclaration())
+    return false;
+  llvm::DominatorTree dominators(f);
+  llvm::LoopInfo loops(dominators);
+  for (llvm::Loop *loop : loops.getLoopsInPreorder()) {
+    if (!loop->isInnermost())
+      continue;
+    bool calls = false;
+    for (llvm::BasicBlock *block : loop->blocks())
+      for (llvm::Instruction &inst : *block)
+        if (auto *call = llvm::dyn_cast<llvm::CallBase>(&inst))
+          if (llvm::Function *callee = call->getCalledFunction())
+            if (!callee->isDeclaration() ||
+                callee->getName().starts_with("__kmpc_fork_call"))
+              calls = true;
+    if (!calls)
+      return false;
+  }
+  return true;
+}
+
+/// Moves the glue functions of `module` (isGlue) into a module of their
+/// own, which it returns (none if either side would be empty). Local
+/// functions and mutable globals become hidden external symbols first,
+/// as llvm::SplitModule makes them, so that each side can reach the
+/// other's; constant local globals are copied into both.
+static std::unique_ptr<llvm::Module> splitOffGlue(llvm::Module &module) {
+  llvm::DenseSet<const llvm::Function *> glue;
+  size_t kernels = 0;
+  for (llvm::Function &f : module) {
+    if (f.isDeclaration())
+      continue;
+    if (isGlue(f))
+      glue.insert(&f);
+    else
+      ++kernels;
+  }
+  if (glue.empty() || kernels == 0)
+    return nullptr;
+  auto externalize = [](llvm::GlobalValue &gv) {
+    if (!gv.hasLocalLinkage())
+      return;
+    if (!gv.hasName())
+      gv.setName("fnc.split");
+    gv.setLinkage(llvm::GlobalValue::ExternalLinkage);
+    gv.setVisibility(llvm::GlobalValue::HiddenVisibility);
+  };
+  for (llvm::Function &f : module)
+    if (!f.isDeclaration())
+      externalize(f);
+  for (llvm::GlobalVariable &gv : module.globals())
+    if (!gv.isConstant())
+      externalize(gv);
+  // Constant local globals are defined on both sides; the rest on one.
+  auto owned = [&](const llvm::GlobalValue *gv, bool glueSide) {
+    if (auto *f = llvm::dyn_cast<llvm::Function>(gv))
+      return glue.contains(f) == glueSide;
+    auto *var = llvm::dyn_cast<llvm::GlobalVariable>(gv);
+    if (var && var->isConstant() && var->hasLocalLinkage())
+      return true;
+    return glueSide;
+  };
+  llvm::ValueToValueMapTy map;
+  std::unique_ptr<llvm::Module> glueModule =
+      llvm::CloneModule(module, map, [&](const llvm::GlobalValue *gv) {
+        return owned(gv, true);
+      });
+  for (llvm::Function &f : module)
+    if (glue.contains(&f))
+      f.deleteBody();
+  for (llvm::GlobalVariable &gv : module.globals())
+    if (!owned(&gv, false))
+      gv.setInitializer(nullptr);
+  return glueModule;
+}
+
+/// Compiles `module` to object files for the JIT. A large module is split:
+/// its glue (splitOffGlue) is compiled on its own with LLVM's fast
+/// instruction selection and register allocation (CodeGenOptLevel::None;
+/// the IR is optimized at `optLevel` all the same), and the rest into as
+/// many parts as the machine has cores (llvm::SplitModule externalizes the
+/// internal functions one part calls in another, such as OpenMP's outlined
+/// regions). The parts are optimized and compiled on threads of their own,
+/// each in an LLVMContext of its own (a context is not thread-safe): the
+/// bitcode of each part carries it across. LLVM's optimization and code
+/// generation are most of the time of a first call. With `optimizedIR`
+/// (IR kept for ConcreteFunction::ir), one part.
 static llvm::Expected<std::vector<std::unique_ptr<llvm::MemoryBuffer>>>
 compileInParts(std::unique_ptr<llvm::Module> module, unsigned optLevel,
                std::string *optimizedIR) {
@@ -428,18 +519,31 @@ compileInParts(std::unique_ptr<llvm::Module> module, unsigned optLevel,
   unsigned parts = std::min(cores, 4u);
   if (optimizedIR || parts == 1 ||
       module->getInstructionCount() < kMinSplitInstructions) {
-    auto object = optimizeAndCompile(*module, optLevel, optimizedIR);
+    auto object = optimizeAndCompile(*module, optLevel, optLevel, optimizedIR);
     if (!object)
       return object.takeError();
     objects.push_back(std::move(*object));
     return objects;
   }
-  std::vector<llvm::SmallVector<char, 0>> bitcode;
+  /// A part's bitcode and whether it is the glue.
+  struct Part {
+    llvm::SmallVector<char, 0> bitcode;
+    bool glue = false;
+  };
+  std::vector<Part> bitcode;
+  std::unique_ptr<llvm::Module> glue = splitOffGlue(*module);
+  if (glue) {
+    bitcode.emplace_back();
+    bitcode.back().glue = true;
+    llvm::raw_svector_ostream os(bitcode.back().bitcode);
+    llvm::WriteBitcodeToFile(*glue, os);
+    glue.reset();
+  }
   llvm::SplitModule(
       *module, parts,
       [&](std::unique_ptr<llvm::Module> part) {
         bitcode.emplace_back();
-        llvm::raw_svector_ostream os(bitcode.back());
+        llvm::raw_svector_ostream os(bitcode.back().bitcode);
         llvm::WriteBitcodeToFile(*part, os);
       },
       /*PreserveLocals=*/false, /*RoundRobin=*/true);
@@ -449,14 +553,17 @@ compileInParts(std::unique_ptr<llvm::Module> module, unsigned optLevel,
   auto compilePart = [&](size_t i) {
     llvm::LLVMContext context;
     auto part = llvm::parseBitcodeFile(
-        llvm::MemoryBufferRef(
-            llvm::StringRef(bitcode[i].data(), bitcode[i].size()), "part"),
+        llvm::MemoryBufferRef(llvm::StringRef(bitcode[i].bitcode.data(),
+                                              bitcode[i].bitcode.size()),
+                              "part"),
         context);
     if (!part) {
       failures[i] = llvm::toString(part.takeError());
       return;
     }
-    auto object = optimizeAndCompile(**part, optLevel, nullptr);
+    auto object = bitcode[i].glue
+                      ? optimizeAndCompile(**part, optLevel, /*codeGenLevel=*/0)
+                      : optimizeAndCompile(**part, optLevel, optLevel);
     if (object)
       objects[i] = std::move(*object);
     else

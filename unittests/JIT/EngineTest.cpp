@@ -288,6 +288,66 @@ func.func @f)mlir" + n +
   }
 }
 
+TEST_F(EngineTest, GlueAndKernelsCompileApart) {
+  // 40 functions whose while loop calls two loop nests an iteration (a
+  // reduction and an elementwise update, outlined into functions of their
+  // own): each function is glue, compiled apart from the kernels with
+  // LLVM's fast code generation, and calls them across the parts. Every
+  // element of x is c, so after n iterations x = c * 0.5^n + k * (2 - 2 *
+  // 0.5^(n - 1)) and s = 256 * x_(n-1) (s = 0 when n = 0).
+  std::string text;
+  for (int i = 0; i < 40; ++i) {
+    std::string k = std::to_string(i) + ".0";
+    text += "func.func @g" + std::to_string(i) +
+            R"mlir((%x0: tensor<16x16xf32>, %n: tensor<i64>)
+    -> (tensor<16x16xf32>, tensor<f32>) {
+  %zero = fnc.constant dense<0> : tensor<i64>
+  %one = fnc.constant dense<1> : tensor<i64>
+  %half = fnc.constant dense<0.5> : tensor<f32>
+  %k = fnc.constant dense<)mlir" +
+            k + R"mlir(> : tensor<f32>
+  %s0 = fnc.constant dense<0.0> : tensor<f32>
+  %r:3 = fnc.while (%zero, %x0, %s0) : tensor<i64>, tensor<16x16xf32>, tensor<f32> cond {
+  ^bb0(%i: tensor<i64>, %x: tensor<16x16xf32>, %s: tensor<f32>):
+    %c = fnc.compare lt, %i, %n : tensor<i64>, tensor<i64>
+    fnc.condition %c, %i, %x, %s : tensor<i1>, tensor<i64>, tensor<16x16xf32>, tensor<f32>
+  } do {
+  ^bb0(%i: tensor<i64>, %x: tensor<16x16xf32>, %s: tensor<f32>):
+    %next = fnc.add %i, %one : tensor<i64>, tensor<i64>
+    %sum = fnc.sum %x axes [] : tensor<16x16xf32>
+    %h = fnc.mul %x, %half : tensor<16x16xf32>, tensor<f32>
+    %y = fnc.add %h, %k : tensor<16x16xf32>, tensor<f32>
+    fnc.yield %next, %y, %sum : tensor<i64>, tensor<16x16xf32>, tensor<f32>
+  }
+  return %r#1, %r#2 : tensor<16x16xf32>, tensor<f32>
+}
+)mlir";
+  }
+  auto m = compile(text.c_str(), /*threads=*/2);
+  ASSERT_TRUE(m);
+  if (std::thread::hardware_concurrency() > 1)
+    EXPECT_GT(m->objectCount(), 2u);
+  std::vector<float> x(256, 3.0f);
+  for (int i = 0; i < 40; i += 13)
+    for (int64_t n : {0, 1, 5}) {
+      const Entry *f = entry(*m, "g" + std::to_string(i));
+      ASSERT_TRUE(f);
+      auto results =
+          f->call({{DType::f32, {16, 16}, x.data()}, {DType::i64, {}, &n}});
+      ASSERT_TRUE(bool(results)) << llvm::toString(results.takeError());
+      double v = 3.0, before = 0.0;
+      for (int64_t t = 0; t < n; ++t) {
+        before = v;
+        v = v * 0.5 + i;
+      }
+      std::vector<float> got = values<float>((*results)[0]);
+      EXPECT_NEAR(got.front(), v, 1e-5 * (1 + v)) << "g" << i << " n=" << n;
+      EXPECT_NEAR(got.back(), v, 1e-5 * (1 + v));
+      EXPECT_NEAR(values<float>((*results)[1])[0], n ? 256 * before : 0.0,
+                  1e-4 * (1 + 256 * before));
+    }
+}
+
 TEST_F(EngineTest, ChecksArgumentsBeforeTheCall) {
   auto m = compile(kAdd);
   ASSERT_TRUE(m);
