@@ -75,6 +75,13 @@ __attribute__((tls_model("initial-exec"))) thread_local bool tlsInRegion =
 /// all threads).
 __attribute__((tls_model("initial-exec"))) thread_local int32_t tlsPushed = 0;
 
+/// Calls an outlined function through the variadic type libomp calls it
+/// through (its own type has exactly the arguments given), so UBSan's check
+/// of the called type is off here: the outlined functions are generated
+/// code, which carries no type signature for it.
+#if defined(__clang__)
+__attribute__((no_sanitize("function")))
+#endif
 void invoke(Microtask fn, int32_t argc, void *const *args) {
   int32_t gtid = 0, btid = 0;
   switch (argc) {

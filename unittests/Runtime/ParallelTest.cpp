@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdarg>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -83,9 +84,17 @@ const char *initName(uint32_t) { return "__kmpc_for_static_init_4u"; }
 const char *initName(int64_t) { return "__kmpc_for_static_init_8"; }
 const char *initName(uint64_t) { return "__kmpc_for_static_init_8u"; }
 
+/// The one captured value of an outlined function, as MLIR passes it. (The
+/// functions here are variadic, as Microtask is: UBSan's -fsanitize=function
+/// checks the type a function is called through.)
+void *onlyArgument(va_list list) { return va_arg(list, void *); }
+
 /// The outlined function of a region running `Loop<T>`.
-template <typename T> void body(int32_t *, int32_t *, void *arg) {
-  auto &loop = *static_cast<Loop<T> *>(arg);
+template <typename T> void body(int32_t *, int32_t *bound, ...) {
+  va_list list;
+  va_start(list, bound);
+  auto &loop = *static_cast<Loop<T> *>(onlyArgument(list));
+  va_end(list);
   using S = typename Loop<T>::S;
   static auto init = entry<StaticInit<T, S>>(initName(T()));
   loop.tasks.fetch_add(1);
@@ -118,9 +127,7 @@ template <typename T> void body(int32_t *, int32_t *, void *arg) {
       loop.counts[size_t(j)].fetch_add(1);
 }
 
-template <typename T> Microtask microtask() {
-  return reinterpret_cast<Microtask>(&body<T>);
-}
+template <typename T> Microtask microtask() { return &body<T>; }
 
 template <typename T> void expectEachOnce(const Loop<T> &loop) {
   for (size_t i = 0; i < loop.counts.size(); ++i)
@@ -211,8 +218,11 @@ struct Nested {
   std::vector<std::unique_ptr<Loop<int64_t>>> inner;
 };
 
-void nestedBody(int32_t *a, int32_t *b, void *arg) {
-  auto &n = *static_cast<Nested *>(arg);
+void nestedBody(int32_t *, int32_t *bound, ...) {
+  va_list list;
+  va_start(list, bound);
+  auto &n = *static_cast<Nested *>(onlyArgument(list));
+  va_end(list);
   // The outer loop's share, each iteration forking a region of its own.
   static auto init =
       entry<StaticInit<int64_t, int64_t>>("__kmpc_for_static_init_8");
@@ -224,8 +234,6 @@ void nestedBody(int32_t *a, int32_t *b, void *arg) {
     n.outer.counts[size_t(i)].fetch_add(1);
     fork(nullptr, 1, microtask<int64_t>(), n.inner[size_t(i)].get());
   }
-  (void)a;
-  (void)b;
 }
 
 TEST(RuntimeParallel, NestedRegionsRunWholeOnTheirTask) {
@@ -233,7 +241,7 @@ TEST(RuntimeParallel, NestedRegionsRunWholeOnTheirTask) {
   for (int64_t i = 0; i < 64; ++i)
     n->inner.push_back(std::make_unique<Loop<int64_t>>(0, 100 + i, 1));
   static Fork fork = entry<Fork>("__kmpc_fork_call");
-  fork(nullptr, 1, reinterpret_cast<Microtask>(&nestedBody), n.get());
+  fork(nullptr, 1, &nestedBody, n.get());
   expectEachOnce(n->outer);
   for (int64_t i = 0; i < 64; ++i) {
     expectEachOnce(*n->inner[size_t(i)]);
