@@ -147,7 +147,9 @@ public:
     for (int32_t i = 0; i < argc; ++i)
       args_[i].store(args[i], std::memory_order_relaxed);
     done_.store(0, std::memory_order_relaxed);
-    uint64_t generation = (state_.load(std::memory_order_relaxed) >> 32) + 1;
+    // 32 bits of generation, wrapping around.
+    uint64_t generation =
+        ((state_.load(std::memory_order_relaxed) >> 32) + 1) & 0xffffffffu;
     // seq_cst with the load of sleeping_ (and a worker's increment of it
     // before its last look at state_): one of the two sees the other.
     state_.store(generation << 32 | uint64_t(team) << 16,
