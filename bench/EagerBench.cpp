@@ -9,6 +9,7 @@
 // kernels (fnc/Eager.h) and on the reference kernels, and `fnc-bench-eager
 // rss` the peak memory of 100 seed expressions on 4096x4096 inputs;
 // bench/eager-vs-numpy.sh runs both next to numpy and prints the ratios.
+// `fnc-bench-eager profiler` measures fnc::profiler's cost off and on.
 //
 // A small std::chrono harness: each measurement is repeated and the fastest
 // run is reported. Not a test; prints numbers only.
@@ -275,6 +276,40 @@ void benchPeakMemory() {
               (peak - base) / temp);
 }
 
+/// The profiler's cost: scalar adds (the dispatch, about 100 ns an op) and
+/// a 1000x1000 add with the profiler off and on, in one run.
+void benchProfiler() {
+  std::string path = "/tmp/fnc-bench-profiler.json";
+  constexpr int kOps = 200000;
+  fnc::Tensor a(1.5f), b(2.0f);
+  fnc::Tensor x = fnc::random_uniform({1000, 1000});
+  auto scalars = [&] {
+    for (int i = 0; i < kOps; ++i)
+      gSink = (a + b).item<float>();
+  };
+  auto big = [&] {
+    for (int i = 0; i < 20; ++i)
+      gSink = (x + x).data<float>()[0];
+  };
+  std::printf("(e) fnc::profiler: off vs on (spans kept in memory, written "
+              "at stop), fastest of 5 runs each, alternated\n");
+  double off = 1e30, on = 1e30, bigOff = 1e30, bigOn = 1e30;
+  for (int round = 0; round < 5; ++round) {
+    off = std::min(off, bestOf(1, scalars));
+    bigOff = std::min(bigOff, bestOf(1, big));
+    fnc::profiler::start(path);
+    on = std::min(on, bestOf(1, scalars));
+    bigOn = std::min(bigOn, bestOf(1, big));
+    fnc::profiler::stop();
+  }
+  std::printf("scalar add     off %7.1f ns/op   on %7.1f ns/op   (+%.1f ns a "
+              "span)\n",
+              off / kOps * 1e9, on / kOps * 1e9, (on - off) / kOps * 1e9);
+  std::printf("1000x1000 add  off %7.1f us/op   on %7.1f us/op   (%.3fx)\n",
+              bigOff / 20 * 1e6, bigOn / 20 * 1e6, bigOn / bigOff);
+  std::remove(path.c_str());
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -285,6 +320,10 @@ int main(int argc, char **argv) {
   }
   if (what == "rss") {
     benchPeakMemory();
+    return 0;
+  }
+  if (what == "profiler") {
+    benchProfiler();
     return 0;
   }
   benchDispatch();

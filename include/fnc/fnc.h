@@ -3,7 +3,7 @@
 // The one header users include: tensors, ops, errors, fnc::function,
 // variables, staged control flow, tensor arrays, printing and random
 // numbers, gradient tapes, fnc::nn (layers, losses, optimizers), .npy/.npz
-// files, checkpoints and data sets.
+// files, checkpoints, data sets and the profiler.
 // It includes only the C++ standard library. See docs/EmbeddingAPI.md.
 //
 //===----------------------------------------------------------------------===//
@@ -16,8 +16,8 @@
 #include "fnc/Control.h"
 #include "fnc/DType.h"
 #include "fnc/Data.h"
-#include "fnc/Effects.h"
 #include "fnc/Eager.h"
+#include "fnc/Effects.h"
 #include "fnc/Error.h"
 #include "fnc/Function.h"
 #include "fnc/GradientTape.h"
@@ -27,6 +27,7 @@
 #include "fnc/NN.h"
 #include "fnc/Ops.h"
 #include "fnc/Optimizers.h"
+#include "fnc/Profiler.h"
 #include "fnc/Progress.h"
 #include "fnc/Saved.h"
 #include "fnc/Tensor.h"

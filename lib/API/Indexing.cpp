@@ -193,6 +193,7 @@ Tensor stridedSlice(const Tensor &x, const shapes::SliceSpec &spec,
            {&x});
   Shape shape = checked(shapes::stridedSlice(in, spec), op, {&x});
   auto attrs = [&] { return trace::ops::StridedSlice{spec}; };
+  auto span = opSpan(op, {&x});
   // Dispatch point.
   Tensor out;
   if (trace::Recorder *r = recording()) {
@@ -213,6 +214,7 @@ Tensor stridedSliceGrad(const Tensor &x, const Tensor &grad,
   Shape shape = checked(shapes::stridedSliceGrad(x.shape(), grad.shape(), spec),
                         op, {&x, &grad});
   auto attrs = [&] { return trace::ops::StridedSliceGrad{spec}; };
+  auto span = opSpan(op, {&x, &grad});
   // Dispatch point.
   Tensor out;
   if (trace::Recorder *r = recording()) {

@@ -26,6 +26,15 @@ std::string describe(const Tensor &t) {
   return shapes::describe(t.dtype(), t.shape());
 }
 
+profile::Span liveOpSpan(const char *op, Operands operands) {
+  profile::Span span("op", op);
+  std::string shapes;
+  for (const Tensor *t : operands)
+    shapes += (shapes.empty() ? "" : ", ") + describe(*t);
+  span.arg("operands", shapes);
+  return span;
+}
+
 void fail(ErrorKind kind, const char *op, const std::string &message,
           Operands operands) {
   std::string full = std::string("fnc::") + op + ": " + message;
@@ -192,6 +201,7 @@ Tensor constant(const Tensor &value, DType dtype) { return cast(value, dtype); }
 Tensor fill(const Shape &shape, const Tensor &value) {
   requireValidShape("fill", shape);
   requireFillValue("fill", value);
+  auto span = opSpan("fill", {&value});
   // Dispatch point.
   Tensor out;
   if (trace::Recorder *r = recording()) {
@@ -223,6 +233,7 @@ Tensor ones(const Shape &shape, DType dtype) {
 
 namespace api {
 Tensor setRow(const Tensor &x, const Tensor &index, const Tensor &value) {
+  auto span = opSpan("set_row", {&x, &index, &value});
   // Dispatch point.
   Tensor out;
   if (trace::Recorder *r = recording();
@@ -265,6 +276,7 @@ Tensor dynamicSlice(const Tensor &x, int64_t axis, const Tensor &start,
   if (axis < 0 || axis >= x.rank())
     fail(ErrorKind::InvalidArgument, "dynamic_slice",
          "axis " + std::to_string(axis) + " is out of range", {&x});
+  auto span = opSpan("dynamic_slice", {&x, &start, &size});
   // Dispatch point.
   Tensor out;
   if (trace::Recorder *r = recording();
@@ -304,6 +316,7 @@ Tensor dynamicUpdateSlice(const Tensor &x, int64_t axis, const Tensor &start,
   if (update.dtype() != x.dtype() || update.rank() != x.rank())
     fail(ErrorKind::InvalidArgument, "dynamic_update_slice",
          "the update must have the input's dtype and rank", {&x, &update});
+  auto span = opSpan("dynamic_update_slice", {&x, &start, &update});
   // Dispatch point.
   Tensor out;
   if (trace::Recorder *r = recording();
@@ -451,6 +464,7 @@ Tensor range(double start, double limit, double delta, DType dtype) {
          {});
   shapes::ShapeResult r = shapes::range(start, limit, delta);
   Shape shape = checked(r, "range", {});
+  auto span = opSpan("range", {});
   // Dispatch point.
   if (trace::Recorder *r = recording()) {
     return record(*r, trace::ops::Range{start, limit, delta}, dtype, shape, {},
@@ -467,6 +481,7 @@ Tensor eye(int64_t n, int64_t m, DType dtype) {
   if (n < 0)
     fail(ErrorKind::InvalidArgument, "eye",
          "the number of rows must be >= 0, got " + std::to_string(n), {});
+  auto span = opSpan("eye", {});
   // Dispatch point.
   if (trace::Recorder *r = recording()) {
     return record(*r, trace::ops::Eye{}, dtype, {n, m}, {}, "eye");
@@ -479,6 +494,7 @@ Tensor eye(int64_t n, int64_t m, DType dtype) {
 Tensor cast(const Tensor &x, DType dtype) {
   if (x.dtype() == dtype)
     return x;
+  auto span = opSpan("cast", {&x});
   // Dispatch point.
   Tensor out;
   if (trace::Recorder *r = recording()) {
@@ -537,6 +553,7 @@ Tensor binaryOp(ref::BinaryOp op, const Tensor &x, const Tensor &y) {
   requireDTypes(ref::binaryOpDTypes(op), dtype, name, {&x, &y});
   Shape shape = checked(shapes::broadcast(x.shape(), y.shape()), name, {&x, &y});
   DType resultDType = ref::isComparison(op) ? DType::i1 : dtype;
+  auto span = opSpan(name, {&x, &y});
   // Dispatch point.
   Tensor out;
   if (trace::Recorder *r = recording()) {
@@ -573,6 +590,7 @@ Tensor unaryOp(ref::UnaryOp op, const Tensor &x) {
   const char *name = ref::unaryOpName(op);
   DType dtype = x.dtype();
   requireDTypes(ref::unaryOpDTypes(op), dtype, name, {&x});
+  auto span = opSpan(name, {&x});
   // Dispatch point.
   Tensor out;
   if (trace::Recorder *r = recording()) {
@@ -615,6 +633,7 @@ Tensor select(const Tensor &cond, const Tensor &a, const Tensor &b) {
   requireSameDType("select", a, b);
   Shape shape = checked(shapes::broadcast({cond.shape(), a.shape(), b.shape()}),
                         "select", {&cond, &a, &b});
+  auto span = opSpan("select", {&cond, &a, &b});
   // Dispatch point.
   Tensor out;
   if (trace::Recorder *r = recording()) {
@@ -648,6 +667,7 @@ Tensor matmul(const Tensor &a, const Tensor &b) {
          {&a, &b});
   Shape shape =
       checked(shapes::matmul(a.shape(), b.shape()), "matmul", {&a, &b});
+  auto span = opSpan("matmul", {&a, &b});
   // Dispatch point.
   Tensor out;
   if (trace::Recorder *r = recording()) {
@@ -693,6 +713,7 @@ Tensor conv2d(const Tensor &input, const Tensor &filter,
   Shape shape = checked(
       shapes::conv2d(input.shape(), filter.shape(), strides[0], strides[1], pad),
       "conv2d", {&input, &filter});
+  auto span = opSpan("conv2d", {&input, &filter});
   // Dispatch point.
   Tensor out;
   if (trace::Recorder *r = recording()) {

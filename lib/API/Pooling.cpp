@@ -38,6 +38,7 @@ Tensor pool2d(bool max, const Tensor &input, const std::vector<int64_t> &ksize,
     return trace::ops::Pool2D{max, ksize, strides,
                               pad == shapes::Padding::Same};
   };
+  auto span = opSpan(op, {&input});
   // Dispatch point.
   Tensor out;
   if (trace::Recorder *r = recording()) {
@@ -85,6 +86,7 @@ Tensor pool2dGrad(bool max, const Tensor &input, const Tensor &gradOutput,
   auto attrs = [&] {
     return trace::ops::Pool2DGrad{max, ksize, strides, samePadding};
   };
+  auto span = opSpan(op, {&input, &gradOutput});
   // Dispatch point.
   Tensor out;
   if (trace::Recorder *r = recording()) {

@@ -28,6 +28,7 @@ Tensor reduceOp(ref::ReduceOp op, const Tensor &x,
   }
   Shape normalized = checked(shapes::reductionAxes(x.shape(), axes), name, {&x});
   Shape shape = checked(shapes::reduce(x.shape(), axes, keepdims), name, {&x});
+  auto span = opSpan(name, {&x});
   // Dispatch point.
   Tensor out;
   if (trace::Recorder *r = recording()) {
@@ -82,6 +83,7 @@ Tensor argOp(bool isMax, const Tensor &x, int64_t axis, DType outputType) {
              " is empty, so there is no extreme element; reduce along a "
              "non-empty axis",
          {&x});
+  auto span = opSpan(name, {&x});
   // Dispatch point.
   if (trace::Recorder *r = recording()) {
     return record(*r, trace::ops::ArgMax{a, !isMax}, outputType,
@@ -99,6 +101,7 @@ Tensor softmaxOp(bool log, const Tensor &x, int64_t axis) {
   checked(shapes::reduceAxis(x.shape(), axis), name, {&x});
   int64_t a;
   shapes::normalizeAxis(axis, x.rank(), a);
+  auto span = opSpan(name, {&x});
   // Dispatch point.
   Tensor out;
   if (trace::Recorder *r = recording()) {

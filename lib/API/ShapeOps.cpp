@@ -35,6 +35,7 @@ Tensor transpose(const Tensor &x, const std::vector<int64_t> &perm) {
     for (int64_t i = x.rank() - 1; i >= 0; --i)
       p.push_back(i);
   Shape shape = checked(shapes::transpose(x.shape(), p), "transpose", {&x});
+  auto span = opSpan("transpose", {&x});
   // Dispatch point.
   Tensor out;
   if (trace::Recorder *r = recording()) {
@@ -64,6 +65,7 @@ Tensor reshape(const Tensor &x, const Shape &target) {
            {&x});
   }
   Shape shape = checked(shapes::reshape(x.shape(), target), "reshape", {&x});
+  auto span = opSpan("reshape", {&x});
   // Dispatch point.
   Tensor out;
   if (trace::Recorder *r = recording()) {
@@ -95,6 +97,7 @@ Tensor broadcast_to(const Tensor &x, const Shape &target) {
       checked(shapes::broadcastTo(x.shape(), target), "broadcast_to", {&x});
   if (shape == x.shape())
     return x;
+  auto span = opSpan("broadcast_to", {&x});
   // Dispatch point.
   Tensor out;
   if (trace::Recorder *r = recording()) {
@@ -111,6 +114,7 @@ Tensor broadcast_to(const Tensor &x, const Shape &target) {
 Tensor expand_dims(const Tensor &x, int64_t axis) {
   Shape shape =
       checked(shapes::expandDims(x.shape(), axis), "expand_dims", {&x});
+  auto span = opSpan("expand_dims", {&x});
   // Dispatch point.
   Tensor out;
   if (trace::Recorder *r = recording()) {
@@ -125,6 +129,7 @@ Tensor expand_dims(const Tensor &x, int64_t axis) {
 
 Tensor squeeze(const Tensor &x, const std::vector<int64_t> &axes) {
   Shape shape = checked(shapes::squeeze(x.shape(), axes), "squeeze", {&x});
+  auto span = opSpan("squeeze", {&x});
   // Dispatch point.
   Tensor out;
   if (trace::Recorder *r = recording()) {
@@ -150,6 +155,7 @@ Tensor slice(const Tensor &x, const std::vector<int64_t> &begin,
   for (int64_t &d : sizes)
     if (shapes::isDynamic(d))
       d = shapes::kSliceToEnd;
+  auto span = opSpan("slice", {&x});
   // Dispatch point.
   Tensor out;
   if (trace::Recorder *r = recording()) {
@@ -180,6 +186,7 @@ Tensor pad(const Tensor &x,
   // Validates that the value fits the dtype.
   ref::Array fillValue = scalarArray(x.dtype(), value, "pad", "padding value");
   trace::ops::Pad attrs{low, high, inner, value};
+  auto span = opSpan("pad", {&x});
   // Dispatch point.
   Tensor out;
   if (trace::Recorder *r = recording()) {
@@ -211,6 +218,7 @@ Tensor concat(const std::vector<Tensor> &values, int64_t axis) {
   }
   int64_t a;
   shapes::normalizeAxis(axis, values[0].rank(), a);
+  auto span = opSpan("concat", {&values[0]});
   // Dispatch point.
   auto operands = [&] {
     std::vector<const Tensor *> pointers;
@@ -241,6 +249,7 @@ Tensor gather(const Tensor &params, const Tensor &indices, int64_t axis) {
                         "gather", {&params, &indices});
   int64_t a;
   shapes::normalizeAxis(axis, params.rank(), a);
+  auto span = opSpan("gather", {&params, &indices});
   // Dispatch point.
   Tensor out;
   if (trace::Recorder *r = recording()) {
@@ -265,6 +274,7 @@ Tensor one_hot(const Tensor &indices, int64_t depth, double on, double off,
   // Validates that on/off fit the dtype.
   scalarArray(dtype, on, "one_hot", "on value");
   scalarArray(dtype, off, "one_hot", "off value");
+  auto span = opSpan("one_hot", {&indices});
   // Dispatch point.
   if (trace::Recorder *r = recording()) {
     return record(*r, trace::ops::OneHot{depth, a, on, off}, dtype,

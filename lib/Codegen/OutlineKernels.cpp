@@ -6,13 +6,12 @@
 
 #include "fnc/Codegen/Passes.h"
 
+#include "Nests.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
-#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Transforms/RegionUtils.h"
 
 namespace mlir::fnc {
@@ -21,39 +20,15 @@ namespace mlir::fnc {
 } // namespace mlir::fnc
 
 using namespace mlir;
+using mlir::fnc::collectNests;
 
 namespace {
-
-/// Whether `op` is a loop nest to outline: a loop or an OpenMP region that
-/// carries no buffer. A loop that carries buffers is a loop of the traced
-/// program (fnc.while, fnc.for_range) and holds nests of its own.
-bool isNest(Operation *op) {
-  if (!isa<LoopLikeOpInterface, omp::ParallelOp>(op) || isa<scf::WhileOp>(op))
-    return false;
-  return llvm::none_of(op->getResultTypes(), llvm::IsaPred<BaseMemRefType>);
-}
 
 /// Types a function argument may have here (what the LLVM lowering of
 /// func.func takes).
 bool isPassable(Type type) {
   return isa<MemRefType, IndexType, IntegerType, FloatType, VectorType,
              LLVM::LLVMPointerType>(type);
-}
-
-/// The nests of `region`, outermost only, looking through every op that is
-/// not one.
-void collectNests(Region &region, SmallVectorImpl<Operation *> &nests) {
-  for (Block &block : region)
-    for (Operation &op : block) {
-      if (op.getNumRegions() == 0)
-        continue;
-      if (isNest(&op)) {
-        nests.push_back(&op);
-        continue;
-      }
-      for (Region &inner : op.getRegions())
-        collectNests(inner, nests);
-    }
 }
 
 /// The text of `fn` without its name and locations: equal for functions

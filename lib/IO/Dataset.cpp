@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fnc/API/Profile.h"
 #include "fnc/API/TensorImpl.h"
 #include "fnc/Data.h"
 #include "fnc/Trace/Recorder.h"
@@ -165,6 +166,7 @@ struct EpochState {
   /// The worker: outputs [0, count) into the queue, at most
   /// plan->prefetch ahead.
   void produce() {
+    fnc::profile::nameThread("fnc data prefetch");
     for (int64_t i = 0; i < count; ++i) {
       {
         std::unique_lock<std::mutex> lock(mutex);
@@ -197,6 +199,10 @@ struct EpochState {
     current.clear();
     if (consumed == count)
       return;
+    // Without prefetch the batch is made here; with it, the span is the
+    // wait for the prefetching thread.
+    fnc::profile::Span span("data", plan->prefetch ? "data: wait for batch"
+                                                   : "data: make batch");
     if (!plan->prefetch) {
       current = make(consumed);
     } else {

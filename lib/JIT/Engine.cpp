@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fnc/JIT/Engine.h"
+#include "fnc/API/Profile.h"
 #include "fnc/Dialect/Fnc/IR/DTypes.h"
 #include "fnc/Dialect/Fnc/IR/FncOps.h"
 #include "fnc/JIT/LinkedCode.h"
@@ -730,7 +731,10 @@ CompiledModule::compile(mlir::ModuleOp module, const PipelineOptions &options,
   if (cache)
     key = storeAs ? storeAs->key : compileCacheKey(module, options);
   if (cache && !keepIR && !storeAs) {
-    if (std::optional<CacheEntry> cached = cache->load(*key)) {
+    profile::Span span("compile", "compile cache lookup");
+    std::optional<CacheEntry> cached = cache->load(*key);
+    span.arg("result", cached ? "hit" : "miss");
+    if (cached) {
       ObjectFiles copies =
           keepObjects ? copiesOf(cached->objects) : ObjectFiles();
       llvm::Error err = result->link(std::move(cached->objects));
@@ -758,6 +762,7 @@ CompiledModule::compile(mlir::ModuleOp module, const PipelineOptions &options,
   // LLVM IR, optimized for the host, compiled to object files.
   double phaseStart = seconds();
   llvm::LLVMContext llvmContext;
+  profile::Span mlirSpan("compile", "MLIR passes");
   auto lowered = lowerToLLVMIR(
       module, options, llvmContext,
       keepIR ? &result->ir_[static_cast<int>(Stage::LLVMDialect)] : nullptr);
@@ -769,13 +774,16 @@ CompiledModule::compile(mlir::ModuleOp module, const PipelineOptions &options,
   std::string *optimizedIR =
       keepIR ? &result->ir_[static_cast<int>(Stage::LLVMIR)] : nullptr;
   result->phases_.mlir = seconds() - phaseStart;
+  mlirSpan.end();
   phaseStart = seconds();
+  profile::Span llvmSpan("compile", "LLVM optimization and codegen");
   auto objects =
       compileInParts(std::move(llvmModule), options.optLevel, optimizedIR);
   if (!objects)
     return makeError("JIT compilation failed: " +
                      llvm::toString(objects.takeError()));
   result->phases_.llvm = seconds() - phaseStart;
+  llvmSpan.end();
 
   // Encoded before linking takes the objects; stored once they linked.
   std::string entry;
@@ -789,8 +797,11 @@ CompiledModule::compile(mlir::ModuleOp module, const PipelineOptions &options,
       *keepObjects = copiesOf(*objects);
   }
   phaseStart = seconds();
-  if (llvm::Error err = result->link(std::move(*objects)))
-    return std::move(err);
+  {
+    profile::Span span("compile", "link");
+    if (llvm::Error err = result->link(std::move(*objects)))
+      return std::move(err);
+  }
   result->phases_.link = seconds() - phaseStart;
   if (storable)
     cache->store(*key, entry);

@@ -10,6 +10,7 @@
 
 #include "fnc/Optimizers.h"
 
+#include "fnc/API/Profile.h"
 #include "fnc/API/Tape.h"
 #include "fnc/Error.h"
 #include "fnc/Function.h"
@@ -231,6 +232,13 @@ void Optimizer::apply_gradients(const std::vector<Tensor> &grads,
            ", shape " + shapes::toString(v.shape()) + ") is " +
            dtypeName(g.dtype()) + " of shape " + shapes::toString(g.shape()));
   }
+  // Eagerly, the span of an optimizer step; while tracing, nothing (the
+  // function's call is the step).
+  profile::Span span =
+      executing_eagerly()
+          ? profile::Span("optimizer",
+                          [&] { return name_ + ".apply_gradients"; })
+          : profile::Span();
   std::vector<Tensor> given;
   std::vector<Variable> updated;
   std::vector<uint64_t> ids;

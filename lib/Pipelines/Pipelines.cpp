@@ -41,6 +41,8 @@ void fnc::buildFncPipeline(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createCSEPass());
   if (options.checkNumerics)
     pm.addNestedPass<func::FuncOp>(createFncCheckNumerics());
+  if (options.profileKernels)
+    pm.addNestedPass<func::FuncOp>(createFncNameOpLocations());
   FncLowerToLinalgOptions lowering;
   lowering.fastMath = options.fastMath;
   pm.addPass(createFncLowerToLinalg(lowering));
@@ -95,6 +97,8 @@ void fnc::buildFncPipeline(OpPassManager &pm, const PipelineOptions &options) {
     pm.addPass(createCanonicalizerPass());
   }
   pm.addNestedPass<func::FuncOp>(createFncKeepInnerLoops());
+  if (options.profileKernels)
+    pm.addPass(createFncProfileKernels());
   if (options.outlineNests > 0) {
     FncOutlineKernelsOptions outline;
     outline.minNests = options.outlineNests;

@@ -35,6 +35,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fnc/API/Profile.h"
 #include "fnc/Runtime/Runtime.h"
 
 #include <algorithm>
@@ -132,7 +133,10 @@ class Pool {
 public:
   explicit Pool(int32_t threads) : threads_(threads) {
     for (int32_t i = 1; i < threads; ++i)
-      std::thread([this] { work(); }).detach();
+      std::thread([this, i] {
+        fnc::profile::nameThread("fnc parallel worker " + std::to_string(i));
+        work();
+      }).detach();
   }
 
   int32_t threads() const { return threads_; }

@@ -9,6 +9,7 @@
 
 #include "fnc/Runtime/Runtime.h"
 #include "fnc/API/Print.h"
+#include "fnc/API/Profile.h"
 #include "fnc/Memory.h"
 #include "fnc/Tensor.h"
 
@@ -546,6 +547,18 @@ void fnc::runtime::setOutputStream(std::ostream *os) {
   out.os = os;
 }
 
+int64_t fncProfileKernelBegin() {
+  return fnc::profile::enabled() ? fnc::profile::now() : -1;
+}
+
+void fncProfileKernelEnd(const char *name, const char *function,
+                         int64_t start) {
+  if (start < 0 || !fnc::profile::enabled())
+    return;
+  fnc::profile::complete("kernel", name, start, fnc::profile::now(),
+                         "\"function\": " + fnc::profile::quoted(function));
+}
+
 std::vector<std::pair<std::string, void *>> fnc::runtime::symbols() {
   auto fn = [](auto *f) { return reinterpret_cast<void *>(f); };
   std::vector<std::pair<std::string, void *>> all = {
@@ -571,6 +584,8 @@ std::vector<std::pair<std::string, void *>> fnc::runtime::symbols() {
       {"calloc", fn(&fncCalloc)},
       {"free", fn(&fnc::memory::release)},
       {"_mlir_ciface_fncNumericsError", fn(&_mlir_ciface_fncNumericsError)},
+      {"fncProfileKernelBegin", fn(&fncProfileKernelBegin)},
+      {"fncProfileKernelEnd", fn(&fncProfileKernelEnd)},
   };
   for (const ParallelEntry &e : parallelEntries())
     all.emplace_back(e.openmpName, e.address);

@@ -9,11 +9,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "fnc/Tools/RunMain.h"
+#include "fnc/API/Profile.h"
 #include "fnc/IO/Npy.h"
 #include "fnc/Interpreter/Interpreter.h"
 #include "fnc/JIT/Engine.h"
 #include "fnc/Pipelines/ParseGuard.h"
 #include "fnc/Pipelines/Pipelines.h"
+#include "fnc/Profiler.h"
 #include "fnc/Runtime/Runtime.h"
 #include "fnc/Tools/ErrorHandlers.h"
 #include "fnc/Tools/RunSupport.h"
@@ -342,7 +344,9 @@ int runJIT(mlir::ModuleOp module, const mlir::fnc::PipelineOptions &options,
   unsigned calls = std::max(1u, config.benchmark);
   for (unsigned i = 0; i < calls; ++i) {
     auto start = std::chrono::steady_clock::now();
+    profile::Span span("function", config.entry);
     llvm::Error err = (*entry)->call(views, results);
+    span.end();
     times.push_back(secondsSince(start));
     if (err)
       return fail(std::move(err));
@@ -424,6 +428,8 @@ struct CommandLine {
   bool checkNumerics = false;
   bool fastMath = true;
   unsigned threads = 0;
+  /// --profile: the trace file to write.
+  std::string profile;
   /// Everything but the entry, which chooseEntry fills in.
   RunConfig run;
 };
@@ -500,6 +506,12 @@ llvm::Expected<CommandLine> parseCommandLine(int argc, char **argv) {
   static cl::opt<uint64_t> runSeed(
       "seed", cl::desc("Global seed of the random ops (reproducible runs)"),
       cl::cat(category));
+  static cl::opt<std::string> runProfile(
+      "profile",
+      cl::desc("Write a timeline of the compile and the run, with a span "
+               "per kernel, to <file> (Chrome trace-event JSON, for "
+               "Perfetto)"),
+      cl::value_desc("file"), cl::cat(category));
   static cl::opt<std::string> runCacheDir(
       "cache-dir",
       cl::desc("The compile cache's directory (default: $FNC_CACHE_DIR, "
@@ -529,6 +541,7 @@ llvm::Expected<CommandLine> parseCommandLine(int argc, char **argv) {
   cmd.optLevel = runOptLevel;
   cmd.checkNumerics = runCheckNumerics;
   cmd.fastMath = runFastMath;
+  cmd.profile = runProfile;
   cmd.run.inputs.assign(runInputs.begin(), runInputs.end());
   cmd.run.benchmark = runBenchmark;
   if (runSeed.getNumOccurrences())
@@ -628,6 +641,21 @@ int fnc::tools::runMain(int argc, char **argv) {
   OutputFiles outputs;
   if (llvm::Error err = createOutputFiles(cmd->outputs, outputs))
     return fail(std::move(err));
+  // --profile: recording from here, written when fnc-run returns.
+  struct Profiling {
+    ~Profiling() {
+      ErrorKind kind;
+      std::string error;
+      if (profile::enabled() && !profile::stopRecording(kind, error))
+        llvm::errs() << "fnc-run: error: " << error << "\n";
+    }
+  } profiling;
+  if (!cmd->profile.empty()) {
+    ErrorKind kind;
+    std::string error;
+    if (!profile::startRecording(cmd->profile, /*kernels=*/true, kind, error))
+      return fail(llvm::createStringError(error));
+  }
 
   mlir::DialectRegistry registry;
   mlir::fnc::registerPipelineDialects(registry);
@@ -648,6 +676,7 @@ int fnc::tools::runMain(int argc, char **argv) {
   options.checkNumerics = cmd->checkNumerics;
   options.threads = cmd->threads;
   options.fastMath = cmd->fastMath;
+  options.profileKernels = !cmd->profile.empty() || profile::kernelsEnabled();
   if (cmd->emit)
     return printStage(**module, options, *cmd->emit);
 

@@ -9,6 +9,7 @@
 
 #include "BackgroundCompile.h"
 
+#include "fnc/API/Profile.h"
 #include "fnc/Runtime/Runtime.h"
 
 #include <cstdlib>
@@ -72,6 +73,7 @@ private:
   }
 
   void loop() {
+    fnc::profile::nameThread("fnc compiler (tiered functions)");
     for (;;) {
       std::shared_ptr<PendingCompile> next;
       {

@@ -12,6 +12,7 @@
 
 #include "fnc/API/EagerKernels.h"
 
+#include "fnc/API/Profile.h"
 #include "fnc/API/Tape.h"
 #include "fnc/JIT/Engine.h"
 #include "fnc/Runtime/Runtime.h"
@@ -176,6 +177,7 @@ private:
   }
 
   void workerLoop() {
+    fnc::profile::nameThread("fnc compiler (eager kernels)");
     for (;;) {
       std::shared_ptr<Kernel> k;
       {

@@ -627,6 +627,7 @@ TracedFunction traceAndCompile(const TraceRequest &request) {
     ProgramScope program(recorder, &recorded->program);
     std::vector<Tensor> outs;
     try {
+      profile::Span span("trace", [&] { return "trace " + name; });
       outs = request.body(symbolic);
     } catch (const Error &e) {
       throwWhileTracing(e, name);
@@ -707,7 +708,10 @@ void ConcreteImpl::run(const Tensor *const *tensors, size_t count,
                        Tensor *outs) const {
   // The key matched this trace, so the arguments fit its signature, and a
   // tensor is row-major: the entry's checks would repeat the key's.
-  if (const trace::CompiledTrace *code = ready()) {
+  profile::Span span("function", name);
+  const trace::CompiledTrace *code = ready();
+  span.arg("runs", code ? "compiled code" : "graph executor");
+  if (code) {
     if (llvm::Error err = trace::runTrace(*code, tensors, count, outs))
       throwCallError(name, std::move(err));
     return;

@@ -991,14 +991,15 @@ public:
     return notes;
   }
 
-  bool compile(bool fastMath, bool checkNumerics, unsigned optLevel,
-               const jit::CacheDirectory &cacheDir,
+  bool compile(bool fastMath, bool checkNumerics, bool profileKernels,
+               unsigned optLevel, const jit::CacheDirectory &cacheDir,
                const jit::CacheKey *storeKey, Compiled &out,
                std::string &error) override {
     diagText_.clear();
     out.notes = notes();
     mlir::fnc::PipelineOptions options;
     options.checkNumerics = checkNumerics;
+    options.profileKernels = profileKernels;
     options.fastMath = fastMath;
     options.optLevel = optLevel;
     std::optional<jit::CompiledModule::StoreAs> storeAs;

@@ -23,6 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fnc/API/Profile.h"
 #include "fnc/CheckNumerics.h"
 #include "fnc/JIT/CompileCache.h"
 #include "fnc/JIT/Engine.h"
@@ -387,10 +388,14 @@ public:
     if (prepared_)
       return true;
     auto start = std::chrono::steady_clock::now();
+    profile::Span span("compile", [&] { return "prepare " + name_; });
     checkNumerics_ = ::fnc::check_numerics_enabled();
+    profileKernels_ = profile::kernelsEnabled();
     key_ = cacheKey(checkNumerics_);
     cache_ = jit::CompileCache::get(cacheDir);
-    if (!(cache_ && fromCache(*cache_, key_, fromCache_, notes_))) {
+    bool hit = cache_ && fromCache(*cache_, key_, fromCache_, notes_);
+    span.arg("compile cache", !cache_ ? "off" : hit ? "hit" : "miss");
+    if (!hit) {
       fromCache_ = {};
       ir_ = buildIR(error);
       if (!ir_)
@@ -415,13 +420,14 @@ public:
     // The seconds of prepare() and of this call (not the wait between them,
     // in the background compile thread's queue).
     auto start = std::chrono::steady_clock::now();
+    profile::Span span("compile", [&] { return "compile " + name_; });
     CompiledTrace::Parts parts = std::move(fromCache_);
     parts.fastMath = fastMath;
     parts.checkNumerics = checkNumerics_;
     if (ir_) {
       TraceIR::Compiled compiled;
-      if (!ir_->compile(fastMath, checkNumerics_, optLevel, cacheDir,
-                        cache_ ? &key_ : nullptr, compiled, error))
+      if (!ir_->compile(fastMath, checkNumerics_, profileKernels_, optLevel,
+                        cacheDir, cache_ ? &key_ : nullptr, compiled, error))
         return nullptr;
       ir_.reset();
       parts.module = std::move(compiled.module);
@@ -478,6 +484,7 @@ private:
     key.add("trace", log_.bytes);
     key.add("fast-math", fastMath ? "1" : "0");
     key.add("check-numerics", checkNumerics ? "1" : "0");
+    key.add("profile-kernels", profileKernels_ ? "1" : "0");
     key.add("opt-level", std::to_string(optLevel));
     jit::CacheTarget::host().addTo(key);
     return key.finish();
@@ -558,6 +565,7 @@ private:
   bool prepared_ = false;
   double prepareSeconds_ = 0;
   bool checkNumerics_ = false;
+  bool profileKernels_ = false;
   jit::CacheKey key_;
   jit::CompileCache *cache_ = nullptr;
   CompiledTrace::Parts fromCache_;

@@ -359,7 +359,15 @@ TEST(RuntimeSymbols, ListsEveryEntryPoint) {
   // Parallel loops' OpenMP entry points, by the names generated code uses.
   EXPECT_NE(find("__kmpc_fork_call"), nullptr);
   EXPECT_NE(find("__kmpc_for_static_init_8u"), nullptr);
-  EXPECT_EQ(syms.size(), 18u + parallelEntries().size());
+  // The profiler's kernel spans (plain C symbols); off, a kernel's begin
+  // is -1 and its end records nothing.
+  EXPECT_EQ(find("fncProfileKernelBegin"),
+            reinterpret_cast<void *>(&fncProfileKernelBegin));
+  EXPECT_EQ(find("fncProfileKernelEnd"),
+            reinterpret_cast<void *>(&fncProfileKernelEnd));
+  EXPECT_EQ(fncProfileKernelBegin(), -1);
+  fncProfileKernelEnd("fnc.add", "f", -1);
+  EXPECT_EQ(syms.size(), 20u + parallelEntries().size());
 }
 
 // Errors that loops store into the context's three words without a call

@@ -24,6 +24,7 @@
 
 #include "fnc/API/Arrays.h"
 #include "fnc/API/EagerKernels.h"
+#include "fnc/API/Profile.h"
 #include "fnc/API/Tape.h"
 #include "fnc/API/TensorImpl.h"
 #include "fnc/Ops.h"
@@ -177,15 +178,26 @@ Tensor reshapeLike(const Tensor &x, const Tensor &like);
 /// The recorder of the trace active on this thread, or null when eager.
 inline trace::Recorder *recording() { return trace::activeRecorder(); }
 
-/// Records `op` on `operands` with a result of `dtype` and `shape` and
-/// returns the symbolic result; eager operands are captured. Throws the leak
-/// error for a symbolic operand of another trace.
+/// The profiler's span of the eager op `op` (fnc/API/Profile.h), its
+/// operands in the arguments ("float32[2,3], float32[3]"): placed at an op's
+/// dispatch point, it covers the kernel. Nothing while tracing or when the
+/// profiler is off.
+profile::Span liveOpSpan(const char *op, Operands operands);
+inline profile::Span opSpan(const char *op, Operands operands) {
+  if (!profile::enabled() || recording())
+    return profile::Span();
+  return liveOpSpan(op, operands);
+}
+
 /// The dims held by `shapeTensor`, a 1-D int32/int64 tensor of known length
 /// such as fnc::shape(x): its values when eager; while tracing, the dims of
 /// x known while tracing and shapes::kDynamic for the others. Throws an
 /// InvalidArgument error naming `op` for any other tensor.
 Shape dimsOfShapeTensor(const Tensor &shapeTensor, const char *op);
 
+/// Records `op` on `operands` with a result of `dtype` and `shape` and
+/// returns the symbolic result; eager operands are captured. Throws the leak
+/// error for a symbolic operand of another trace.
 Tensor record(trace::Recorder &recorder, trace::OpAttrs op, DType dtype,
               std::vector<int64_t> shape,
               const std::vector<const Tensor *> &operands, const char *name);

@@ -630,4 +630,32 @@ def FncPrintBufferPlan : Pass<"fnc-print-buffer-plan", "::mlir::func::FuncOp"> {
   }];
 }
 
+def FncProfileKernels : Pass<"fnc-profile-kernels", "::mlir::ModuleOp"> {
+  let summary = "Time each loop nest on the profiler's timeline";
+  let description = [{
+    Runs on bufferized loops, before `-fnc-outline-kernels`. Around each
+    loop nest (what that pass outlines: a loop or an OpenMP region that
+    carries no buffer) it calls the runtime's `fncProfileKernelBegin()`,
+    which returns the time, and `fncProfileKernelEnd(name, start)`, which
+    records a span named by the fnc ops the nest came from: the name
+    locations `-fnc-name-op-locations` put on them (`fnc.matmul`,
+    `fnc.sub+fnc.exp+fnc.mul`), then the function's name. For
+    `fnc::profiler::Options::kernels` (fnc/Profiler.h).
+
+    Before:
+    ```mlir
+    scf.for %i = %c0 to %c16 step %c1 { ... }
+    ```
+    After:
+    ```mlir
+    %t = call @fncProfileKernelBegin() : () -> i64
+    scf.for %i = %c0 to %c16 step %c1 { ... }
+    %name = llvm.mlir.addressof @__fnc_kernel_name0 : !llvm.ptr
+    call @fncProfileKernelEnd(%name, %t) : (!llvm.ptr, i64) -> ()
+    ```
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // FNC_CODEGEN_PASSES

@@ -50,6 +50,12 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("Check every float result for NaN and Inf at run time "
                      "and report the first op that produced one"),
       llvm::cl::init(false)};
+  Option<bool> profileKernels{
+      *this, "profile-kernels",
+      llvm::cl::desc("Time each loop nest on the profiler's timeline "
+                     "(fnc::profiler::Options::kernels), named by the fnc "
+                     "ops it came from"),
+      llvm::cl::init(false)};
   Option<bool> stopAfterLinalg{
       *this, "stop-after-linalg",
       llvm::cl::desc("Stop after lowering to linalg/tensor/scf (no "

@@ -175,6 +175,16 @@ void _mlir_ciface_fncCheckFailed(FncContextRef *context,
 void _mlir_ciface_fncNumericsError(FncContextRef *context,
                                    StridedMemRefType<int8_t, 1> *text);
 
+/// The profiler's clock (fnc/Profiler.h) for a kernel about to run: the
+/// time, or -1 when the profiler is off. Code compiled with the
+/// profile-kernels pipeline option calls it before each loop nest.
+int64_t fncProfileKernelBegin();
+
+/// Records the span of a kernel that began at `start` (nothing if -1 or the
+/// profiler stopped), named `name` (the fnc ops it runs), in function
+/// `function` (both NUL-terminated, constant).
+void fncProfileKernelEnd(const char *name, const char *function, int64_t start);
+
 } // extern "C"
 
 //===----------------------------------------------------------------------===//

@@ -107,8 +107,8 @@ public:
   /// code (the caller searched the cache). The MLIR is released: nothing
   /// can be built afterwards. False with `error` set if the pipeline or
   /// the JIT fails.
-  virtual bool compile(bool fastMath, bool checkNumerics, unsigned optLevel,
-                       const jit::CacheDirectory &cacheDir,
+  virtual bool compile(bool fastMath, bool checkNumerics, bool profileKernels,
+                       unsigned optLevel, const jit::CacheDirectory &cacheDir,
                        const jit::CacheKey *storeKey, Compiled &out,
                        std::string &error) = 0;
 };

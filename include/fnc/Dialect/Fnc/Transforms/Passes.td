@@ -30,4 +30,25 @@ def FncCheckNumerics : Pass<"fnc-check-numerics", "::mlir::func::FuncOp"> {
   }];
 }
 
+def FncNameOpLocations
+    : Pass<"fnc-name-op-locations", "::mlir::func::FuncOp"> {
+  let summary = "Name each fnc op's location after the op";
+  let description = [{
+    Wraps the location of every fnc op in a name location holding the op's
+    name, so that the code lowered from it (which takes the op's location)
+    still says which fnc op it came from after lowering and fusion:
+    `-fnc-profile-kernels` names each kernel it times by the fnc ops found
+    inside. Nothing else changes.
+
+    Before:
+    ```mlir
+    %y = fnc.exp %x : tensor<4xf32> loc("f.mlir":2:8)
+    ```
+    After:
+    ```mlir
+    %y = fnc.exp %x : tensor<4xf32> loc("fnc.exp"("f.mlir":2:8))
+    ```
+  }];
+}
+
 #endif // FNC_DIALECT_FNC_TRANSFORMS_PASSES
