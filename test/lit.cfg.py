@@ -1,5 +1,6 @@
 # lit configuration of the fnc regression tests.
 import os
+import shutil
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -33,9 +34,16 @@ llvm_config.add_tool_substitutions(["fnc-opt", "fnc-run", "fnc-compile"],
 config.substitutions.append(("%fnc_src_root", config.fnc_src_root))
 config.substitutions.append(("%fnc_obj_root", config.fnc_obj_root))
 config.substitutions.append(("%fnc_tools_dir", config.fnc_tools_dir))
+# The C++ compiler fnc is built with.
+config.substitutions.append(("%fnc_cxx", config.fnc_cxx_compiler))
 
 # AddressSanitizer builds (scripts/sanitize.sh): ASan's operator new reports
 # out-of-memory and aborts instead of throwing std::bad_alloc, so the tests
 # of fnc's answer to a failed host allocation run only without it.
 if "-fsanitize=" in config.fnc_cxx_flags and "address" in config.fnc_cxx_flags:
     config.available_features.add("asan")
+
+# GCC, Debian's default compiler, for the tests that compile what users
+# write (test/docs/cpp-snippets.test).
+if shutil.which("g++"):
+    config.available_features.add("gxx")
