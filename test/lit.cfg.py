@@ -47,3 +47,7 @@ if "-fsanitize=" in config.fnc_cxx_flags and "address" in config.fnc_cxx_flags:
 # write (test/docs/cpp-snippets.test).
 if shutil.which("g++"):
     config.available_features.add("gxx")
+# gdb, for the test that breaks in JIT-compiled code (test/Execution/
+# debug-jit-code.mlir).
+if shutil.which("gdb"):
+    config.available_features.add("gdb")
