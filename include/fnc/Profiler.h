@@ -1,5 +1,4 @@
-//===- Profiler.h - A timeline of what fnc does ------------------*- C++
-//-*-===//
+//===- Profiler.h - A timeline of what fnc does -----------------*- C++ -*-===//
 //
 // fnc::profiler records what a program spends its time on and writes it as
 // a Chrome trace-event JSON file, which Perfetto (ui.perfetto.dev, "Open

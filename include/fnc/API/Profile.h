@@ -1,5 +1,4 @@
-//===- Profile.h - Spans for fnc::profiler -----------------------*- C++
-//-*-===//
+//===- Profile.h - Spans for fnc::profiler ----------------------*- C++ -*-===//
 //
 // Internal to fnc: how the library marks what it does on the profiler's
 // timeline (fnc/Profiler.h). A span is recorded only while the profiler
