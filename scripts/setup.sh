@@ -10,6 +10,7 @@ packages=(
   cmake ninja-build ccache python3 pkg-config
   libzip-dev zlib1g-dev dataset-fashion-mnist python3-numpy
   libdnnl-dev libeigen3-dev
+  g++ gdb dpkg-dev
 )
 
 missing=()
