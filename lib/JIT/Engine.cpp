@@ -2,8 +2,8 @@
 //
 // Reads the fnc-level signatures of a module, runs the one fnc pipeline on a
 // clone, translates it to LLVM IR, optimizes and compiles it for the host
-// CPU, and links the objects into memory of the module's own (LinkedCode.h,
-// against the runtime's symbols, libomp and the process).
+// CPU, and links the objects into memory of the module's own (LinkedCode.h:
+// ORC's JITLink, against the runtime's symbols and the process's).
 // Every public function is looked up once here, so calls only use cached
 // pointers. The objects go through the on-disk compile cache
 // (CompileCache.h): a module compiled before, by any process, is linked
@@ -629,6 +629,7 @@ CacheKey fnc::jit::compileCacheKey(mlir::ModuleOp module,
 }
 
 llvm::Error CompiledModule::link(ObjectFiles objects) {
+  profile::Span span("compile", "link");
   size_t count = objects.size();
   auto code = LinkedCode::link(std::move(objects));
   if (!code)
@@ -797,11 +798,8 @@ CompiledModule::compile(mlir::ModuleOp module, const PipelineOptions &options,
       *keepObjects = copiesOf(*objects);
   }
   phaseStart = seconds();
-  {
-    profile::Span span("compile", "link");
-    if (llvm::Error err = result->link(std::move(*objects)))
-      return std::move(err);
-  }
+  if (llvm::Error err = result->link(std::move(*objects)))
+    return std::move(err);
   result->phases_.link = seconds() - phaseStart;
   if (storable)
     cache->store(*key, entry);

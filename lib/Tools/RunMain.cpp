@@ -676,7 +676,8 @@ int fnc::tools::runMain(int argc, char **argv) {
   options.checkNumerics = cmd->checkNumerics;
   options.threads = cmd->threads;
   options.fastMath = cmd->fastMath;
-  options.profileKernels = !cmd->profile.empty() || profile::kernelsEnabled();
+  options.profileKernels =
+      profile::kernelsEnabled(); // --profile or FNC_PROFILE_KERNELS
   if (cmd->emit)
     return printStage(**module, options, *cmd->emit);
 

@@ -2,17 +2,12 @@
 //
 // Internal to fnc. The machine code of one compiled module: its object
 // files (one, or the parts of a split module, which call each other)
-// loaded into memory of their own and linked against each other, the
-// runtime's symbols, then the process's (libc, and libomp and MLIR's C
-// runner utilities, loaded into the process the first time code needs a
-// symbol the runtime does not have). The memory is freed with the object.
-//
-// A module is linked on its own, with nothing to set up first: no JIT
-// session, no background thread, no LLVM code a fresh process has not run.
-// That matters to a process whose first call finds its code in the compile
-// cache: linking is then most of its cost. The code is compiled with the
-// large code model (the JIT's default), so its relocations reach any
-// address the memory lands at.
+// linked by ORC's JITLink into memory of their own, against each other,
+// the runtime's symbols, then the process's (libc, and MLIR's C runner
+// utilities, loaded into the process the first time code needs a symbol
+// the runtime does not have). The memory is freed with the object. The
+// code is compiled with the large code model (the JIT's default), so its
+// relocations reach any address the memory lands at.
 //
 // Thread-safety: link() may run on several threads at once; a LinkedCode
 // is immutable once linked.
@@ -34,8 +29,9 @@ namespace fnc::jit {
 class LinkedCode {
 public:
   /// Loads and links `objects`. Fails with the reason (an object that is no
-  /// object file, a relocation the loader does not apply, "Symbols not
-  /// found: [ ... ]") and nothing loaded.
+  /// object file, a symbol defined twice, "Symbols not found: [ ... ]") and
+  /// nothing loaded. JITLink trusts the sections of an object it parses:
+  /// pass objects from the compiler or a validated cache entry only.
   static llvm::Expected<std::unique_ptr<LinkedCode>> link(ObjectFiles objects);
   ~LinkedCode();
   LinkedCode(const LinkedCode &) = delete;

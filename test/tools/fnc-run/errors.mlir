@@ -21,6 +21,17 @@
 // UNDEF: fnc-run: error: JIT compilation failed: Symbols not found: [ mystery ]
 // UNDEF-NOT: error
 
+// An OpenMP entry point fnc's parallel runtime lacks is never taken from
+// libomp (the linker's generator of process symbols refuses it).
+// RUN: echo 'func.func private @__kmpc_mystery(tensor<2xf32>) -> tensor<2xf32>' > %t.kmpc.mlir
+// RUN: echo 'func.func @f(%%a: tensor<2xf32>) -> tensor<2xf32> {' >> %t.kmpc.mlir
+// RUN: echo '  %%0 = func.call @__kmpc_mystery(%%a) : (tensor<2xf32>) -> tensor<2xf32>' >> %t.kmpc.mlir
+// RUN: echo '  return %%0 : tensor<2xf32>' >> %t.kmpc.mlir
+// RUN: echo '}' >> %t.kmpc.mlir
+// RUN: not fnc-run %t.kmpc.mlir --input=2xf32=1,2 --cache-dir= 2>&1 | FileCheck %s --check-prefix=KMPC
+// KMPC: fnc-run: error: JIT compilation failed: __kmpc_mystery is an OpenMP entry point fnc's parallel runtime lacks
+// KMPC-NOT: error
+
 // A function of the fnc runtime cannot be declared by hand.
 // RUN: echo 'func.func private @fncRaiseError(i64, i64, i64)' > %t.runtime.mlir
 // RUN: echo 'func.func @f(%%a: tensor<2xf32>) -> tensor<2xf32> {' >> %t.runtime.mlir
