@@ -212,18 +212,22 @@ LoadedFunction load(const std::string &path, const LoadOptions &options) {
       e.parts.hiddenNames.push_back(names[g]);
       hidden.push_back({uids[g], buffers[g], names[g]});
     }
-    // Its gradient replays the program read back from its IR.
-    auto recorded = std::make_shared<trace::RecordedTrace>();
-    std::string why;
-    if (!trace::importTrace(e.parts.fncText, hidden,
-                            trace::stagedControlSteps(), *recorded, why)) {
-      recorded.reset();
+    // Its gradient replays the program read back from its IR, parsed on
+    // the first call under a tape.
+    auto importRecorded =
+        [text = e.parts.fncText, hidden](
+            std::string &why) -> std::shared_ptr<const trace::RecordedTrace> {
+      auto recorded = std::make_shared<trace::RecordedTrace>();
+      if (trace::importTrace(text, hidden, trace::stagedControlSteps(),
+                             *recorded, why))
+        return recorded;
       why = "the loaded function has no gradient: " + why;
-    }
+      return nullptr;
+    };
     state->functions.push_back(ConcreteAccess::make(
         e.name, e.results, std::move(inputs), std::move(outputs),
         std::make_unique<trace::CompiledTrace>(std::move(e.parts)),
-        std::move(recorded), std::move(why)));
+        std::move(importRecorded)));
     state->structures.push_back(e.results);
   }
   LoadedFunction loaded;

@@ -432,16 +432,31 @@ struct ConcreteImpl {
   std::string fncText;
   int64_t opCount = 0;
   bool tiered = false; // the background thread compiles `pending`
-  // What the trace recorded: its gradient replays it.
+  // What the trace recorded: its gradient replays it. A loaded function
+  // (fnc::load) imports it from its IR on its first call under a tape
+  // instead (`importRecorded`; parsing the IR would cost every load about 3
+  // ms): read it through recordedProgram().
   std::shared_ptr<const trace::RecordedTrace> recorded;
+  std::function<std::shared_ptr<const trace::RecordedTrace>(std::string &)>
+      importRecorded;
+  mutable std::once_flag importOnce;
+  mutable std::shared_ptr<const trace::RecordedTrace> imported;
   // The staged functions of its calls under a gradient tape (made on first
   // use): a backward per set of differentiated inputs, and the forward that
   // also returns the residuals.
   mutable std::mutex gradientMutex;
   mutable std::vector<std::shared_ptr<struct BackwardFunction>> backwards;
   mutable std::shared_ptr<struct ResidualForward> residualForward;
-  // Why `recorded` is null for a loaded function (fnc::load).
-  std::string notDifferentiable;
+  // Why a loaded function's recorded program could not be imported.
+  mutable std::string notDifferentiable;
+
+  const std::shared_ptr<const trace::RecordedTrace> &recordedProgram() const {
+    if (!importRecorded)
+      return recorded;
+    std::call_once(importOnce,
+                   [&] { imported = importRecorded(notDifferentiable); });
+    return imported;
+  }
   // When it last served a call (FunctionOptions::max_traces evicts the
   // least recent).
   mutable std::atomic<uint64_t> lastUse{0};
@@ -1401,10 +1416,12 @@ std::vector<Tensor> tapedCall(const std::shared_ptr<const ConcreteImpl> &c,
   // values its backward cannot compute again (residuals). Where those sit
   // inside staged control flow, the callable runs eagerly instead, so that
   // the tapes see its ops and its effects happen once.
+  const std::shared_ptr<const trace::RecordedTrace> &recorded =
+      c->recordedProgram();
   std::optional<std::vector<Residual>> residuals;
-  if (c->recorded)
-    residuals = residualsOf(*c->recorded, !how.recompute);
-  if (c->hasEffects() && c->recorded && !residuals)
+  if (recorded)
+    residuals = residualsOf(*recorded, !how.recompute);
+  if (c->hasEffects() && recorded && !residuals)
     return how.eager(inputs);
   if (residuals && residuals->empty())
     residuals.reset(); // the plain forward serves
@@ -1433,7 +1450,7 @@ std::vector<Tensor> tapedCall(const std::shared_ptr<const ConcreteImpl> &c,
   }
   if (!any)
     return c->run(args, argCount);
-  if (!c->recorded)
+  if (!recorded)
     throw Error(ErrorKind::Unimplemented,
                 "fnc: the gradient of `" + how.name + "`: " +
                     (c->notDifferentiable.empty()
@@ -1446,7 +1463,7 @@ std::vector<Tensor> tapedCall(const std::shared_ptr<const ConcreteImpl> &c,
   std::shared_ptr<ResidualForward> withResiduals;
   if (residuals && !c->residualForward) {
     auto f = std::make_shared<ResidualForward>();
-    f->recorded = c->recorded;
+    f->recorded = recorded;
     f->inputs = c->inputs;
     f->residuals = *residuals;
     FunctionOptions options;
@@ -1467,7 +1484,7 @@ std::vector<Tensor> tapedCall(const std::shared_ptr<const ConcreteImpl> &c,
       backward = b;
   if (!backward) {
     backward = std::make_shared<BackwardFunction>();
-    backward->recorded = c->recorded;
+    backward->recorded = recorded;
     backward->mask = mask;
     backward->argCount = argCount;
     if (residuals)
@@ -1820,11 +1837,10 @@ ConcreteFunction detail::ConcreteAccess::make(
     std::string name, std::string results, std::vector<TensorSpec> inputs,
     std::vector<TensorSpec> outputs,
     std::unique_ptr<trace::CompiledTrace> trace,
-    std::shared_ptr<const trace::RecordedTrace> recorded,
-    std::string whyNoGradient) {
+    std::function<std::shared_ptr<const trace::RecordedTrace>(std::string &)>
+        importRecorded) {
   auto impl = std::make_shared<ConcreteImpl>();
-  impl->recorded = std::move(recorded);
-  impl->notDifferentiable = std::move(whyNoGradient);
+  impl->importRecorded = std::move(importRecorded);
   impl->name = std::move(name);
   impl->results = std::move(results);
   for (size_t i = 0; i < inputs.size(); ++i) {

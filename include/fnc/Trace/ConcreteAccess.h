@@ -12,6 +12,7 @@
 #include "fnc/Function.h"
 #include "fnc/Variable.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,14 +39,17 @@ struct ConcreteAccess {
 
   /// A concrete function called `name` that runs `trace` on tensors of
   /// `inputs` (their names are the parameters') and returns `outputs`.
-  /// Under a gradient tape its backward replays `recorded`; without one,
-  /// such a call is an error that gives `whyNoGradient`.
+  /// Under a gradient tape its backward replays the program
+  /// `importRecorded` returns, called once, on the first call under a tape;
+  /// if that returns null, such a call is an error giving the reason it
+  /// wrote to its argument.
   static ConcreteFunction
   make(std::string name, std::string results, std::vector<TensorSpec> inputs,
        std::vector<TensorSpec> outputs,
        std::unique_ptr<trace::CompiledTrace> trace,
-       std::shared_ptr<const trace::RecordedTrace> recorded,
-       std::string whyNoGradient);
+       std::function<
+           std::shared_ptr<const trace::RecordedTrace>(std::string &whyNot)>
+           importRecorded);
 
   /// The eager tensor whose buffer is `v`'s value (updated in place by the
   /// compiled code it is passed to; never handed to users).
