@@ -13,9 +13,10 @@ config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.fnc_obj_root, "test")
 # fuzz/ holds libFuzzer targets and their crashers, Package/ the projects
-# of the package tests (ctest), not lit tests.
+# of the package tests (ctest), ctest/ a check of ctest's tests: not lit
+# tests.
 config.excludes = [
-    "CMakeLists.txt", "Inputs", "Package", "fuzz", "lit.cfg.py",
+    "CMakeLists.txt", "Inputs", "Package", "ctest", "fuzz", "lit.cfg.py",
     "lit.site.cfg.py"
 ]
 
