@@ -396,15 +396,6 @@ std::string arrayText(const ref::Array &a) {
   return ArrayFormatter(a.shape, summarize, element).format();
 }
 
-std::string shapeText(const std::vector<int64_t> &shape) {
-  std::string s = "(";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  if (shape.size() == 1)
-    s += ",";
-  return s + ")";
-}
-
 } // namespace
 
 namespace detail {
@@ -420,7 +411,7 @@ std::string Tensor::str() const {
   std::string body = arrayText(a);
   if (body.find('\n') != std::string::npos)
     body = "\n" + body;
-  return "fnc.Tensor(" + body + ", shape=" + shapeText(a.shape) +
+  return "fnc.Tensor(" + body + ", shape=" + shapes::tupleString(a.shape) +
          ", dtype=" + dtypeName(a.dtype) + ")";
 }
 

@@ -22,16 +22,6 @@ namespace {
 __attribute__((tls_model("initial-exec"))) thread_local trace::Recorder
     *active = nullptr;
 
-std::string symbolicShape(const std::vector<int64_t> &shape) {
-  std::string s = "(";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + (shapes::isDynamic(shape[i])
-                                ? std::string("None")
-                                : std::to_string(shape[i]));
-  if (shape.size() == 1)
-    s += ",";
-  return s + ")";
-}
 } // namespace
 
 void TensorImpl::symbolicError(const char *what) const {
@@ -318,9 +308,9 @@ Tensor record(trace::Recorder &recorder, trace::OpAttrs op, DType dtype,
 
 std::string symbolicStr(const Tensor &t) {
   const TensorImpl &impl = detail::TensorAccess::impl(t);
-  return "fnc.Tensor(\"" + impl.name() + "\", shape=" +
-         symbolicShape(impl.shape()) + ", dtype=" + dtypeName(impl.dtype()) +
-         ")";
+  return "fnc.Tensor(\"" + impl.name() +
+         "\", shape=" + shapes::tupleString(impl.shape()) +
+         ", dtype=" + dtypeName(impl.dtype()) + ")";
 }
 
 } // namespace api

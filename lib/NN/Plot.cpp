@@ -10,16 +10,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fnc/IO/Files.h"
 #include "fnc/NN/Format.h"
 #include "fnc/Progress.h"
 
 #include <algorithm>
-#include <atomic>
-#include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <fcntl.h>
-#include <unistd.h>
 
 using namespace fnc;
 using namespace fnc::nn;
@@ -300,54 +297,15 @@ void drawPanel(SvgWriter &svg, const char *id, const char *heading,
 }
 
 /// Writes `contents` to `path` through a temporary file in the same folder
-/// and a rename, so `path` is never seen half written.
+/// and a rename (io::AtomicFile), so `path` is never seen half written.
 void writeAtomically(const std::string &path, const std::string &contents) {
   if (path.empty())
     throw Error(ErrorKind::InvalidArgument,
                 std::string(kWhere) + ": the path is empty; give a file name "
                                       "such as \"training.svg\"");
-  auto failWith = [&](int err) {
-    throw Error(ErrorKind::FailedPrecondition,
-                std::string(kWhere) + ": cannot write '" + path +
-                    "': " + std::strerror(err) +
-                    " (the folder must exist and be writable)");
-  };
-  static std::atomic<unsigned> counter{0};
-  std::string temp;
-  int fd = -1;
-  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
-    temp = path + ".tmp-" + std::to_string(::getpid()) + "-" +
-           std::to_string(counter++);
-    fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0 && errno != EEXIST)
-      break;
-  }
-  if (fd < 0)
-    failWith(errno);
-  const char *p = contents.data();
-  size_t left = contents.size();
-  int err = 0;
-  while (left > 0 && !err) {
-    ssize_t put = ::write(fd, p, left);
-    if (put < 0 && errno == EINTR)
-      continue;
-    if (put <= 0) {
-      err = put < 0 ? errno : EIO;
-      break;
-    }
-    p += put;
-    left -= static_cast<size_t>(put);
-  }
-  if (!err && ::fsync(fd) != 0)
-    err = errno;
-  if (::close(fd) != 0 && !err)
-    err = errno;
-  if (!err && ::rename(temp.c_str(), path.c_str()) != 0)
-    err = errno;
-  if (err) {
-    ::unlink(temp.c_str());
-    failWith(err);
-  }
+  io::AtomicFile file(kWhere, path);
+  file.write(contents.data(), contents.size());
+  file.commit();
 }
 
 } // namespace

@@ -24,6 +24,16 @@ std::string toString(const Shape &shape) {
   return s + "]";
 }
 
+std::string tupleString(const Shape &shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") +
+         (isDynamic(shape[i]) ? std::string("None") : std::to_string(shape[i]));
+  if (shape.size() == 1)
+    s += ",";
+  return s + ")";
+}
+
 std::string describe(DType dtype, const Shape &shape) {
   std::string s = std::string(dtypeName(dtype)) + "[";
   for (size_t i = 0; i < shape.size(); ++i)

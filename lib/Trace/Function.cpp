@@ -54,17 +54,6 @@ void logWarning(const std::string &message) {
     std::cerr << "fnc: warning: " << message << "\n";
 }
 
-std::string shapeStr(const std::vector<int64_t> &shape) {
-  std::string s = "(";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + (shape[i] == kUnknownDim
-                                ? std::string("None")
-                                : std::to_string(shape[i]));
-  if (shape.size() == 1)
-    s += ",";
-  return s + ")";
-}
-
 std::vector<int64_t> normalizeDims(std::vector<int64_t> shape) {
   for (int64_t &d : shape)
     if (d == -1)
@@ -94,7 +83,7 @@ TensorSpec::TensorSpec(std::vector<int64_t> shape, DType dtype,
   for (int64_t d : this->shape)
     if (d < 0 && d != kUnknownDim)
       throw Error(ErrorKind::InvalidArgument,
-                  "fnc::TensorSpec: shape " + shapeStr(this->shape) +
+                  "fnc::TensorSpec: shape " + shapes::tupleString(this->shape) +
                       " has a negative dim; use sizes >= 0, or -1 / "
                       "fnc::kUnknownDim for an unknown dim");
 }
@@ -115,7 +104,7 @@ bool TensorSpec::matches(DType dt, const std::vector<int64_t> &s) const {
 
 std::string TensorSpec::str() const {
   return std::string(dtypeName(dtype)) + " Tensor, shape=" +
-         (ranked ? shapeStr(shape) : std::string("<unknown>"));
+         (ranked ? shapes::tupleString(shape) : std::string("<unknown>"));
 }
 
 namespace detail {
@@ -248,8 +237,8 @@ private:
       std::vector<int64_t> shape;
       for (int64_t i = 0; i < rank; ++i)
         shape.push_back(next());
-      return std::string(dtypeName(dtype)) + " Variable, shape=" +
-             shapeStr(shape);
+      return std::string(dtypeName(dtype)) +
+             " Variable, shape=" + shapes::tupleString(shape);
     }
     case kListTag:
     case kTupleTag: {

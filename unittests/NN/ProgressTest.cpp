@@ -697,14 +697,15 @@ TEST(TrainingPlotTest, Errors) {
   fnc::testing::expectError(
       [&] { write_training_plot_svg(dir + "/missing/plot.svg", h); },
       ErrorKind::FailedPrecondition,
-      {"cannot write '" + dir + "/missing/plot.svg'",
-       "No such file or directory", "must exist and be writable"});
+      {"write_training_plot_svg: '" + dir + "/missing/plot.svg'",
+       "cannot write", "No such file or directory",
+       "must exist and be writable"});
   // A folder in the way: the rename fails, the temporary is removed.
   std::string sub = dir + "/plot.svg";
   ASSERT_EQ(::mkdir(sub.c_str(), 0755), 0);
   fnc::testing::expectError([&] { write_training_plot_svg(sub, h); },
                             ErrorKind::FailedPrecondition,
-                            {"cannot write '" + sub + "'"});
+                            {"'" + sub + "': cannot replace the file"});
   EXPECT_EQ(filesIn(dir), std::vector<std::string>{"plot.svg"});
   ::rmdir(sub.c_str());
   EXPECT_FNC_ERROR(write_training_plot_svg("", h), InvalidArgument,

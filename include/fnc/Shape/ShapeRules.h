@@ -48,6 +48,10 @@ struct ShapeResult {
 /// "[2, ?, 3]".
 std::string toString(const Shape &shape);
 
+/// "(2, None, 3)", "(4,)", "()": a shape as Python prints a tuple, which is
+/// how TF's messages and repr() show a TensorShape.
+std::string tupleString(const Shape &shape);
+
 /// A tensor type as messages show it: "float32[2,?,3]".
 std::string describe(DType dtype, const Shape &shape);
 
