@@ -12,11 +12,15 @@
 #include <cstddef>
 #include <cstdint>
 #include <ostream>
+#include <string>
 
 namespace fnc {
 
-/// Element type of a tensor. Bool tensors store one byte per element.
-enum class DType { f32, f64, i1, i32, i64 };
+/// Element type of a tensor. Bool tensors store one byte per element; a
+/// string tensor's elements are std::string objects (byte strings, UTF-8 by
+/// convention, as TensorFlow's tf.string), which only the string ops of
+/// fnc/Strings.h, ==, !=, +, print, cond and the files accept.
+enum class DType { f32, f64, i1, i32, i64, str };
 
 /// Size in bytes of one element of `dtype`.
 constexpr size_t sizeOf(DType dtype) {
@@ -31,12 +35,14 @@ constexpr size_t sizeOf(DType dtype) {
     return 4;
   case DType::i64:
     return 8;
+  case DType::str:
+    return sizeof(std::string);
   }
   return 0;
 }
 
 /// TensorFlow's name of `dtype`: "float32", "float64", "bool", "int32",
-/// "int64".
+/// "int64", "string".
 constexpr const char *dtypeName(DType dtype) {
   switch (dtype) {
   case DType::f32:
@@ -49,12 +55,15 @@ constexpr const char *dtypeName(DType dtype) {
     return "int32";
   case DType::i64:
     return "int64";
+  case DType::str:
+    return "string";
   }
   return "?";
 }
 
 /// The MLIR name of `dtype`'s element type: "f32", "f64", "i1", "i32",
-/// "i64" (as in `tensor<2x3xf32>` and fnc-run's `--input=2x3xf32=...`).
+/// "i64", "!fnc.string" (as in `tensor<2x3xf32>` and fnc-run's
+/// `--input=2x3xf32=...`).
 constexpr const char *mlirElementName(DType dtype) {
   switch (dtype) {
   case DType::f32:
@@ -67,6 +76,8 @@ constexpr const char *mlirElementName(DType dtype) {
     return "i32";
   case DType::i64:
     return "i64";
+  case DType::str:
+    return "!fnc.string";
   }
   return "?";
 }
@@ -85,7 +96,7 @@ inline std::ostream &operator<<(std::ostream &os, DType dtype) {
 }
 
 /// Maps a C++ element type to its DType: `DTypeOf<float>::value == DType::f32`.
-/// Only float, double, bool, int32_t and int64_t have a DType.
+/// Only float, double, bool, int32_t, int64_t and std::string have a DType.
 template <typename T> struct DTypeOf;
 template <> struct DTypeOf<float> {
   static constexpr DType value = DType::f32;
@@ -99,6 +110,9 @@ template <> struct DTypeOf<int32_t> {
 };
 template <> struct DTypeOf<int64_t> {
   static constexpr DType value = DType::i64;
+};
+template <> struct DTypeOf<std::string> {
+  static constexpr DType value = DType::str;
 };
 
 /// `dtypeOf<T>` is `DTypeOf<T>::value`.

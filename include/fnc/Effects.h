@@ -43,7 +43,13 @@ template <typename... Ts>
 void print(const std::string &format, const Ts &...tensors) {
   detail::printImpl(format, std::vector<Tensor>{Tensor(tensors)...});
 }
-/// Prints the tensors' values separated by spaces (tf.print(x, y)).
+/// The same for a literal format: `print("x = {}", x)` (a string literal
+/// would convert to a string tensor as well as to std::string).
+template <typename... Ts> void print(const char *format, const Ts &...tensors) {
+  detail::printImpl(format, std::vector<Tensor>{Tensor(tensors)...});
+}
+/// Prints the tensors' values separated by spaces (tf.print(x, y)); to
+/// print a string tensor first, pass it as a Tensor.
 template <typename... Ts> void print(const Tensor &first, const Ts &...rest) {
   detail::printImpl("", std::vector<Tensor>{first, Tensor(rest)...});
 }

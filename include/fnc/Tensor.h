@@ -10,8 +10,9 @@
 //   std::cout << x * s;  // fnc.Tensor([[ 3.  6.] [ 9. 12.]], ...)
 //
 // Literal types follow C++: 1.f is float32, 1.0 is float64, 1 is int32,
-// int64_t{1} is int64, true is bool. Beware that `Tensor{3.f}` (braces) is a
-// 1-D tensor of one element while `Tensor(3.f)` (parentheses) is a scalar.
+// int64_t{1} is int64, true is bool, "a" (or a std::string) is a string
+// (TensorFlow's tf.string: docs/Strings.md). Beware that `Tensor{3.f}` (braces)
+// is a 1-D tensor of one element while `Tensor(3.f)` (parentheses) is a scalar.
 //
 // Ownership, lifetime, thread-safety: a Tensor shares ownership of its
 // contents with every copy of it; the contents live as long as one handle
@@ -48,6 +49,9 @@ struct TensorAccess;
 class Tensor {
   template <typename T>
   using EnableIfElement = std::enable_if_t<IsElementType<T>::value, int>;
+  template <typename S>
+  using EnableIfLiteral =
+      std::enable_if_t<std::is_same_v<S, const char *>, int>;
 
 public:
   /// A null handle: any use other than assignment or destruction throws
@@ -62,6 +66,26 @@ public:
   /// A bool scalar (a template so that pointers do not convert to bool).
   template <typename B, std::enable_if_t<std::is_same_v<B, bool>, int> = 0>
   Tensor(B value) : Tensor(fromBool(value)) {}
+  /// A string scalar: `fnc::Tensor("a")`, as tf.constant("a").
+  Tensor(const char *value) : Tensor(std::string(value)) {}
+  Tensor(const std::string &value) {
+    initFrom<std::string>({}, std::vector<std::string>{value});
+  }
+  /// 1-D and 2-D string tensors: `fnc::Tensor{"a", "b"}`. (Templates, as
+  /// the numeric ones, so that `{{"a"}, {"b"}}` is 2-D only.)
+  template <typename S, EnableIfLiteral<S> = 0>
+  Tensor(std::initializer_list<S> values) {
+    initFrom<std::string>(
+        {static_cast<int64_t>(values.size())},
+        std::vector<std::string>(values.begin(), values.end()));
+  }
+  template <typename S, EnableIfLiteral<S> = 0>
+  Tensor(std::initializer_list<std::initializer_list<S>> values) {
+    std::vector<int64_t> shape;
+    auto flat = flatten2(values, shape);
+    initFrom<std::string>(shape,
+                          std::vector<std::string>(flat.begin(), flat.end()));
+  }
 
   /// 1-D, 2-D and 3-D tensors from (nested) initializer lists. Throws
   /// InvalidArgument if the nesting is ragged.
@@ -122,9 +146,12 @@ public:
                           DType dtype);
   template <typename T>
   static Tensor from_blob(const T *data, std::vector<int64_t> shape) {
-    static_assert(IsElementType<T>::value && !std::is_same_v<T, bool>,
+    static_assert(IsElementType<T>::value && !std::is_same_v<T, bool> &&
+                      !std::is_same_v<T, std::string>,
                   "fnc::Tensor::from_blob: T must be float, double, int32_t "
-                  "or int64_t (pass DType::i1 for bytes holding bools)");
+                  "or int64_t (pass DType::i1 for bytes holding bools; "
+                  "strings are copied: fnc::Tensor(std::vector<std::string>, "
+                  "shape))");
     return from_blob(static_cast<const void *>(data), std::move(shape),
                      dtypeOf<T>);
   }
@@ -151,7 +178,8 @@ public:
   /// has more than one element or if T is not the C++ type of dtype().
   template <typename T> T item() const {
     static_assert(IsElementType<T>::value,
-                  "T must be float, double, bool, int32_t or int64_t");
+                  "T must be float, double, bool, int32_t, int64_t or "
+                  "std::string");
     checkItem(dtypeOf<T>);
     return static_cast<const T *>(rawData(dtypeOf<T>, "item"))[0];
   }
@@ -160,7 +188,8 @@ public:
   /// is not the C++ type of dtype().
   template <typename T> std::vector<T> to_vector() const {
     static_assert(IsElementType<T>::value,
-                  "T must be float, double, bool, int32_t or int64_t");
+                  "T must be float, double, bool, int32_t, int64_t or "
+                  "std::string");
     const T *p = static_cast<const T *>(rawData(dtypeOf<T>, "to_vector"));
     return std::vector<T>(p, p + size());
   }
@@ -169,7 +198,8 @@ public:
   /// OutOfRange for a bad index and InvalidArgument for a wrong T.
   template <typename T> T at(std::initializer_list<int64_t> index) const {
     static_assert(IsElementType<T>::value,
-                  "T must be float, double, bool, int32_t or int64_t");
+                  "T must be float, double, bool, int32_t, int64_t or "
+                  "std::string");
     const T *p = static_cast<const T *>(rawData(dtypeOf<T>, "at"));
     return p[flatIndex(index.begin(), index.size())];
   }
@@ -178,7 +208,8 @@ public:
   /// exists. Throws InvalidArgument if T is not the C++ type of dtype().
   template <typename T> const T *data() const {
     static_assert(IsElementType<T>::value,
-                  "T must be float, double, bool, int32_t or int64_t");
+                  "T must be float, double, bool, int32_t, int64_t or "
+                  "std::string");
     return static_cast<const T *>(rawData(dtypeOf<T>, "data"));
   }
 

@@ -30,6 +30,7 @@
 #include "fnc/Profiler.h"
 #include "fnc/Progress.h"
 #include "fnc/Saved.h"
+#include "fnc/Strings.h"
 #include "fnc/Tensor.h"
 #include "fnc/TensorArray.h"
 #include "fnc/Variable.h"

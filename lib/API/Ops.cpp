@@ -50,6 +50,14 @@ void fail(ErrorKind kind, const char *op, const std::string &message,
   throw Error(kind, full);
 }
 
+void rejectStrings(const char *op, Operands operands) {
+  fail(ErrorKind::InvalidArgument, op,
+       "string tensors are not accepted here; strings support ==, !=, +, "
+       "fnc::print, fnc::cond and the fnc::strings functions "
+       "(fnc/Strings.h, docs/Strings.md)",
+       operands);
+}
+
 void requireFloat(const char *op, const Tensor &x, Operands operands) {
   if (isFloat(x.dtype()))
     return;
@@ -144,6 +152,11 @@ ref::Array scalarArray(DType dtype, double value, const char *op,
       notRepresentable();
     return ref::Array::scalarInt(dtype, static_cast<int64_t>(value));
   }
+  case DType::str:
+    fail(ErrorKind::InvalidArgument, op,
+         std::string("cannot combine a string and a number (the ") + what +
+             "); convert the number with fnc::strings::format",
+         {});
   }
   throw Error(ErrorKind::Internal, "fnc: unknown dtype");
 }
@@ -547,6 +560,8 @@ static double onlyElement(const Tensor &t) {
 }
 
 Tensor binaryOp(ref::BinaryOp op, const Tensor &x, const Tensor &y) {
+  if (x.dtype() == DType::str || y.dtype() == DType::str) [[unlikely]]
+    return binaryStrings(op, x, y);
   const char *name = ref::binaryOpName(op);
   requireSameDType(name, x, y);
   DType dtype = x.dtype();

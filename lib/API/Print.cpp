@@ -339,8 +339,42 @@ private:
   std::function<std::string(int64_t)> element_;
 };
 
-std::string scalarText(const ref::Array &a) {
+/// How a string element is written: Tensor::str as Python writes bytes
+/// (b'a'), fnc::print as tf.print (bare when scalar, "a" in an array).
+enum class Quote { Bytes, Print };
+
+/// Python's repr of a bytes object: b'..' with \\, \', \t, \n, \r and
+/// \xNN for other bytes outside printable ASCII.
+std::string bytesRepr(const std::string &s) {
+  static const char hex[] = "0123456789abcdef";
+  std::string r = "b'";
+  for (unsigned char c : s) {
+    if (c == '\\' || c == '\'')
+      r += '\\', r += char(c);
+    else if (c == '\t')
+      r += "\\t";
+    else if (c == '\n')
+      r += "\\n";
+    else if (c == '\r')
+      r += "\\r";
+    else if (c < 0x20 || c >= 0x7f)
+      r += "\\x", r += hex[c >> 4], r += hex[c & 15];
+    else
+      r += char(c);
+  }
+  return r + "'";
+}
+
+std::string stringText(const std::string &s, Quote quote, bool scalar) {
+  if (quote == Quote::Bytes)
+    return bytesRepr(s);
+  return scalar ? s : "\"" + s + "\"";
+}
+
+std::string scalarText(const ref::Array &a, Quote quote) {
   switch (a.dtype) {
+  case DType::str:
+    return stringText(a.data<std::string>()[0], quote, true);
   case DType::f32:
     return floatScalar(a.data<float>()[0], true);
   case DType::f64:
@@ -355,9 +389,9 @@ std::string scalarText(const ref::Array &a) {
   return "?";
 }
 
-std::string arrayText(const ref::Array &a) {
+std::string arrayText(const ref::Array &a, Quote quote) {
   if (a.shape.empty())
-    return scalarText(a);
+    return scalarText(a, quote);
   int64_t count = a.numElements();
   if (count == 0)
     return "[]";
@@ -366,6 +400,11 @@ std::string arrayText(const ref::Array &a) {
   shownIndices(a.shape, ref::stridesOf(a.shape), summarize, 0, 0, shown);
   std::function<std::string(int64_t)> element;
   switch (a.dtype) {
+  case DType::str:
+    element = [&a, quote](int64_t i) {
+      return stringText(a.data<std::string>()[i], quote, false);
+    };
+    break;
   case DType::f32:
   case DType::f64: {
     bool isF32 = a.dtype == DType::f32;
@@ -400,15 +439,15 @@ std::string arrayText(const ref::Array &a) {
 
 namespace detail {
 std::string formatValues(const Tensor &t) {
-  return arrayText(TensorAccess::array(t));
+  return arrayText(TensorAccess::impl(t).anyArray(), Quote::Print);
 }
 } // namespace detail
 
 std::string Tensor::str() const {
   if (impl().symbolic())
     return api::symbolicStr(*this);
-  const ref::Array &a = impl().array();
-  std::string body = arrayText(a);
+  const ref::Array &a = impl().anyArray();
+  std::string body = arrayText(a, Quote::Bytes);
   if (body.find('\n') != std::string::npos)
     body = "\n" + body;
   return "fnc.Tensor(" + body + ", shape=" + shapes::tupleString(a.shape) +

@@ -7,6 +7,7 @@
 #include "fnc/API/TensorImpl.h"
 #include "fnc/Shape/ShapeRules.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -52,7 +53,10 @@ void Tensor::init(DType dtype, const std::vector<int64_t> &shape,
                     " elements); pass exactly as many values as the shape has "
                     "elements");
   ref::Array a = ref::Array::allocate(dtype, shape);
-  if (count)
+  if (dtype == DType::str)
+    std::copy_n(static_cast<const std::string *>(data), count,
+                a.mutableData<std::string>());
+  else if (count)
     std::memcpy(a.rawMutableData(), data, count * sizeOf(dtype));
   impl_ = detail::TensorAccess::make(std::move(a));
 }
@@ -61,6 +65,10 @@ namespace {
 /// Validates the arguments of Tensor::from_blob; returns the byte size.
 size_t checkBlob(const void *data, const std::vector<int64_t> &shape,
                  DType dtype) {
+  if (dtype == DType::str)
+    throw Error(ErrorKind::InvalidArgument,
+                "fnc::Tensor::from_blob: string tensors own their strings; "
+                "copy them with fnc::Tensor(std::vector<std::string>, shape)");
   int64_t count = 1;
   for (int64_t d : shape) {
     if (d < 0)
@@ -142,8 +150,9 @@ const void *Tensor::rawData(DType expected, const char *what) const {
                     " elements but the tensor has dtype " +
                     dtypeName(i.dtype()) +
                     "; use the matching C++ type (float, double, bool, "
-                    "int32_t, int64_t) or convert with fnc::cast");
-  return i.array(what).rawData();
+                    "int32_t, int64_t, std::string) or convert with "
+                    "fnc::cast");
+  return i.anyArray(what).rawData();
 }
 
 void Tensor::checkItem(DType expected) const {

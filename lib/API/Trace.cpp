@@ -53,6 +53,12 @@ void TensorImpl::symbolicError(const char *what) const {
                   "debug eagerly with fnc::run_functions_eagerly(true)");
 }
 
+void TensorImpl::arrayError(const char *what) const {
+  if (token_)
+    symbolicError(what);
+  api::rejectStrings(what ? what : "this op", {});
+}
+
 namespace tape {
 Observer::~Observer() = default;
 } // namespace tape
@@ -86,9 +92,9 @@ int64_t Recorder::valueOf(const Tensor &t, const char *op) {
   for (const auto &[tensor, id] : captured_)
     if (&detail::TensorAccess::impl(tensor) == &impl)
       return id;
-  const ref::Array &a = impl.array();
+  const ref::Array &a = impl.anyArray(op);
   int64_t id;
-  if (a.numBytes() <= kMaxConstantBytes) {
+  if (a.numBytes() <= kMaxConstantBytes || a.dtype == DType::str) {
     id = constant(a.dtype, a.shape, a.rawData());
   } else {
     id = hiddenArgument(a.dtype, a.shape);
@@ -293,9 +299,17 @@ namespace api {
 Tensor record(trace::Recorder &recorder, trace::OpAttrs op, DType dtype,
               std::vector<int64_t> shape,
               const std::vector<const Tensor *> &operands, const char *name) {
+  bool takesStrings =
+      std::holds_alternative<trace::ops::Strings>(op) ||
+      std::holds_alternative<trace::ops::Print>(op) ||
+      (std::holds_alternative<trace::ops::Binary>(op) &&
+       ref::isComparison(std::get<trace::ops::Binary>(op).kind));
   trace::OpRecord rec{std::move(op), {}, dtype, std::move(shape)};
-  for (const Tensor *t : operands)
+  for (const Tensor *t : operands) {
+    if (!takesStrings && t->dtype() == DType::str)
+      rejectStrings(name, {t});
     rec.operands.push_back(recorder.valueOf(*t, name));
+  }
   std::string error;
   int64_t id = recorder.record(rec, error);
   if (id < 0)

@@ -1,10 +1,11 @@
 //===- CheckAllocations.cpp - Overflow checks of allocation sizes ---------===//
 //
-// -fnc-check-allocations and -fnc-check-vector-sizes: see Passes.td.
+// -fnc-check-allocations and -fnc-check-types: see Passes.td.
 //
 //===----------------------------------------------------------------------===//
 
 #include "fnc/Codegen/Passes.h"
+#include "fnc/Dialect/Fnc/IR/FncDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -16,7 +17,7 @@
 
 namespace mlir::fnc {
 #define GEN_PASS_DEF_FNCCHECKALLOCATIONS
-#define GEN_PASS_DEF_FNCCHECKVECTORSIZES
+#define GEN_PASS_DEF_FNCCHECKTYPES
 #include "fnc/Codegen/Passes.h.inc"
 } // namespace mlir::fnc
 
@@ -136,8 +137,8 @@ struct FncCheckAllocationsPass
   }
 };
 
-struct FncCheckVectorSizesPass
-    : public fnc::impl::FncCheckVectorSizesBase<FncCheckVectorSizesPass> {
+struct FncCheckTypesPass
+    : public fnc::impl::FncCheckTypesBase<FncCheckTypesPass> {
   using Base::Base;
 
   void runOnOperation() override {
@@ -162,7 +163,16 @@ struct FncCheckVectorSizesPass
       for (Region &region : op->getRegions())
         for (Block &block : region)
           llvm::append_range(types, block.getArgumentTypes());
-      for (Type type : types)
+      for (Type type : types) {
+        auto shaped = dyn_cast<ShapedType>(type);
+        if (shaped && isa<fnc::StringType>(shaped.getElementType())) {
+          op->emitError("string tensors (")
+              << type
+              << ") are not compiled; run the module with the interpreter "
+                 "(fnc-run --interpret; a fnc::function runs them on its "
+                 "graph executor)";
+          return WalkResult::interrupt();
+        }
         if (VectorType vector = tooWide(type)) {
           op->emitError("the vector type ")
               << vector << " has more than " << maxLanes.getValue()
@@ -170,6 +180,7 @@ struct FncCheckVectorSizesPass
                  "elements in a tensor or memref";
           return WalkResult::interrupt();
         }
+      }
       return WalkResult::advance();
     });
     if (result.wasInterrupted())

@@ -109,7 +109,22 @@ Expected<TensorValue> mlir::fnc::tensorFromAttr(ElementsAttr attr) {
       type ? dtypeOf(type.getElementType()) : std::nullopt;
   if (!dtype)
     return makeError("the constant of type " + typeString(attr.getType()) +
-                     " is not a ranked tensor of f32, f64, i1, i32 or i64");
+                     " is not a ranked tensor of f32, f64, i1, i32, i64 or "
+                     "!fnc.string");
+  if (*dtype == DType::str) {
+    auto strings = dyn_cast<DenseStringElementsAttr>(attr);
+    if (!strings)
+      return makeError("the string constant of type " + typeString(type) +
+                       " is not a dense<...> of strings");
+    std::vector<std::string> values;
+    for (StringRef s : strings.getValues<StringRef>())
+      values.push_back(s.str());
+    interp::KernelResult r =
+        interp::makeStrings(::fnc::Shape(type.getShape()), values);
+    if (!r.ok)
+      return makeError(r.message);
+    return r.value;
+  }
   // The count saturates instead of wrapping (getNumElements would wrap).
   int64_t n = ::fnc::shapes::numElements(::fnc::Shape(type.getShape()));
   if (n > std::numeric_limits<int64_t>::max() / 16)
@@ -163,6 +178,8 @@ Expected<TensorValue> mlir::fnc::tensorFromAttr(ElementsAttr attr) {
       ok = readElements<int64_t, APInt>(
           attr, reinterpret_cast<int64_t *>(bytes),
           [](const APInt &v) { return v.getSExtValue(); });
+      break;
+    case DType::str: // above
       break;
     }
   }

@@ -159,6 +159,9 @@ public:
   llvm::Expected<TensorValue> evalCreationOp(Operation *op,
                                              const std::vector<TensorValue> &in,
                                              Frame &frame);
+  /// The fnc.string_* ops.
+  llvm::Expected<TensorValue> evalStringOp(Operation *op,
+                                           const std::vector<TensorValue> &in);
   /// matmul, conv2d, pooling and its gradients.
   llvm::Expected<TensorValue> evalLinalgOp(Operation *op,
                                            const std::vector<TensorValue> &in);

@@ -11,7 +11,9 @@
 #include "KernelCalls.h"
 
 #include "fnc/API/Arrays.h"
+#include "fnc/API/OpSupport.h"
 #include "fnc/Shape/ShapeRules.h"
+#include "fnc/Strings.h"
 
 #include <cstring>
 #include <initializer_list>
@@ -163,6 +165,8 @@ KernelResult cast(const Tensor &x, DType dtype) noexcept {
 KernelResult binary(ref::BinaryOp op, const Tensor &x,
                     const Tensor &y) noexcept {
   return guard([&] {
+    if (x.dtype() == DType::str)
+      return api::binaryStrings(op, x, y);
     const ref::Array &a = arrayOf(x), &b = arrayOf(y);
     const char *name = ref::binaryOpName(op);
     shapes::Shape shape =
@@ -499,6 +503,42 @@ std::string valuesText(const Tensor &t) noexcept {
   } catch (...) {
     return "<unprintable tensor>";
   }
+}
+
+//===----------------------------------------------------------------------===//
+// Strings: the eager functions of fnc/Strings.h (no trace is active here).
+//===----------------------------------------------------------------------===//
+
+KernelResult makeStrings(const Shape &shape,
+                         const std::vector<std::string> &values) noexcept {
+  return guard([&] { return Tensor(values, shape); });
+}
+
+KernelResult stringJoin(const std::vector<Tensor> &inputs,
+                        const std::string &separator) noexcept {
+  return guard([&] { return strings::join(inputs, separator); });
+}
+
+KernelResult stringFormat(const std::string &format,
+                          const std::string &placeholder,
+                          const std::vector<Tensor> &inputs) noexcept {
+  return guard([&] { return strings::format(format, inputs, placeholder); });
+}
+
+KernelResult stringLength(const Tensor &x, bool utf8Chars) noexcept {
+  return guard([&] {
+    return strings::length(x, utf8Chars ? strings::Unit::UTF8Char
+                                        : strings::Unit::Byte);
+  });
+}
+
+KernelResult stringCase(const Tensor &x, bool upper) noexcept {
+  return guard([&] { return upper ? strings::upper(x) : strings::lower(x); });
+}
+
+KernelResult stringSplit(const Tensor &x, const std::string &separator,
+                         int64_t maxsplit) noexcept {
+  return guard([&] { return strings::split(x, separator, maxsplit); });
 }
 
 } // namespace fnc::interp

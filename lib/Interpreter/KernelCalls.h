@@ -128,6 +128,22 @@ KernelResult randomNormal(DType dtype, const Shape &shape, double mean,
 /// "[1. 2.]", "3", "[[1 2]\n [3 4]]". Empty on a null tensor.
 std::string valuesText(const Tensor &t) noexcept;
 
+/// A string tensor of `shape` holding `values` (row-major).
+KernelResult makeStrings(const Shape &shape,
+                         const std::vector<std::string> &values) noexcept;
+/// fnc.string_join, fnc.string_format, fnc.string_length,
+/// fnc.string_upper / fnc.string_lower (`upper`), fnc.string_split: the
+/// functions of fnc/Strings.h.
+KernelResult stringJoin(const std::vector<Tensor> &inputs,
+                        const std::string &separator) noexcept;
+KernelResult stringFormat(const std::string &format,
+                          const std::string &placeholder,
+                          const std::vector<Tensor> &inputs) noexcept;
+KernelResult stringLength(const Tensor &x, bool utf8Chars) noexcept;
+KernelResult stringCase(const Tensor &x, bool upper) noexcept;
+KernelResult stringSplit(const Tensor &x, const std::string &separator,
+                         int64_t maxsplit) noexcept;
+
 } // namespace fnc::interp
 
 #endif // FNC_LIB_INTERPRETER_KERNELCALLS_H

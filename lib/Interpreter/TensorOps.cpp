@@ -128,14 +128,15 @@ Expected<TensorValue> Interpreter::Impl::evalTensorOp(
             AvgPool2DGradOp>([&](auto) { return evalLinalgOp(op, in); })
       .Case<TransposeOp, ReshapeOp, BroadcastToOp, ShapeOfOp,
             BroadcastToShapeOp, SumToShapeOp, ReshapeToShapeOp, ExpandDimsOp,
-            SqueezeOp>(
-          [&](auto) { return evalShapeOp(op, in, frame); })
+            SqueezeOp>([&](auto) { return evalShapeOp(op, in, frame); })
       .Case<SetRowOp, SliceOp, DynamicSliceOp, DynamicUpdateSliceOp,
-            StridedSliceOp,
-            StridedSliceGradOp, PadOp, ConcatOp, GatherOp, OneHotOp>(
-          [&](auto) { return evalIndexingOp(op, in); })
+            StridedSliceOp, StridedSliceGradOp, PadOp, ConcatOp, GatherOp,
+            OneHotOp>([&](auto) { return evalIndexingOp(op, in); })
       .Case<ArgmaxOp, SoftmaxOp, LogSoftmaxOp>(
           [&](auto) { return evalAxisOp(op, in); })
+      .Case<StringJoinOp, StringFormatOp, StringLengthOp, StringUpperOp,
+            StringLowerOp, StringSplitOp>(
+          [&](auto) { return evalStringOp(op, in); })
       .Default([&](Operation *) -> Expected<TensorValue> {
         return opError(op, "op not supported by the interpreter");
       });
@@ -482,5 +483,34 @@ Interpreter::Impl::evalAxisOp(Operation *op,
       })
       .Default([](Operation *) -> Expected<TensorValue> {
         llvm_unreachable("not an axis op");
+      });
+}
+
+Expected<TensorValue>
+Interpreter::Impl::evalStringOp(Operation *op,
+                                const std::vector<TensorValue> &in) {
+  return llvm::TypeSwitch<Operation *, Expected<TensorValue>>(op)
+      .Case([&](StringJoinOp j) {
+        return check(op, interp::stringJoin(in, j.getSeparator().str()));
+      })
+      .Case([&](StringFormatOp f) {
+        return check(op, interp::stringFormat(f.getFormat().str(),
+                                              f.getPlaceholder().str(), in));
+      })
+      .Case([&](StringLengthOp l) {
+        return check(op, interp::stringLength(in[0], l.getUtf8Chars()));
+      })
+      .Case([&](StringUpperOp) {
+        return check(op, interp::stringCase(in[0], /*upper=*/true));
+      })
+      .Case([&](StringLowerOp) {
+        return check(op, interp::stringCase(in[0], /*upper=*/false));
+      })
+      .Case([&](StringSplitOp s) {
+        return check(op, interp::stringSplit(in[0], s.getSeparator().str(),
+                                             s.getMaxsplit()));
+      })
+      .Default([&](Operation *) -> Expected<TensorValue> {
+        return opError(op, "not a string op");
       });
 }

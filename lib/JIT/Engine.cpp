@@ -206,6 +206,9 @@ readGlobal(mlir::fnc::GlobalVariableOp op) {
   case DType::i64:
     appendValues<int64_t>(dense, global.initialValue);
     break;
+  case DType::str:
+    return makeError("fnc.global_variable @" + global.name +
+                     ": variables of strings are not compiled");
   }
   return global;
 }

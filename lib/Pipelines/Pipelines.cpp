@@ -33,8 +33,9 @@ void fnc::buildFncPipeline(OpPassManager &pm, const PipelineOptions &options) {
   // get upstream's run-time checks of what would be undefined behaviour;
   // the fnc lowering turns each failed check into an error of the call.
   // fnc ops check themselves in their lowering.
-  // Vectors too wide to lower in reasonable time are refused first.
-  pm.addPass(createFncCheckVectorSizes());
+  // Strings and vectors too wide to lower in reasonable time are refused
+  // first.
+  pm.addPass(createFncCheckTypes());
   pm.addPass(createGenerateRuntimeVerificationPass());
   // fnc-level folding first (constants, identities, static cond/while).
   pm.addPass(createCanonicalizerPass());

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <memory>
 
 namespace fnc::ref {
 
@@ -49,6 +50,19 @@ Array Array::allocate(DType dtype, Shape shape) {
   Array a;
   a.dtype = dtype;
   a.shape = std::move(shape);
+  if (dtype == DType::str) {
+    // Empty strings, destroyed with the buffer.
+    auto *strings = static_cast<std::string *>(p);
+    std::uninitialized_default_construct_n(strings, count);
+    a.buffer = std::shared_ptr<void>(
+        p,
+        [count](void *q) {
+          std::destroy_n(static_cast<std::string *>(q), count);
+          memory::release(q);
+        },
+        memory::ObjectAllocator<char>());
+    return a;
+  }
   // The control block from allocateObject: one is made per op and call.
   a.buffer = std::shared_ptr<void>(p, &memory::release,
                                    memory::ObjectAllocator<char>());

@@ -33,8 +33,10 @@ template <typename Fn> void dispatch(DType dtype, Fn &&fn) {
     return fn(int32_t());
   case DType::i64:
     return fn(int64_t());
+  case DType::str:
+    break; // the numeric kernels never see strings
   }
-  internalError("unknown dtype");
+  internalError(std::string("no numeric kernel for dtype ") + dtypeName(dtype));
 }
 
 /// Strides of an operand of shape `in` broadcast to `out` (right-aligned,

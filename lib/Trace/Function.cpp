@@ -670,11 +670,19 @@ TracedFunction traceAndCompile(const TraceRequest &request) {
   // check_numerics's checks are compiled into the code: traced with it,
   // a function is compiled at once.
   // jit_compile false runs on the executor even where the compile cache
-  // has the code.
-  bool defer = !check_numerics_enabled() &&
-               (request.jitCompile ? !*request.jitCompile
-                                   : recorder.needsCompiler() &&
-                                         recorder.opCount() >= kTieredMinOps);
+  // has the code. Strings are never compiled.
+  bool strings = recorder.usesStrings();
+  if (strings && request.jitCompileExplicit && *request.jitCompile)
+    throw Error(ErrorKind::InvalidArgument,
+                "fnc::function `" + name +
+                    "`: jit_compile is true but the trace has string "
+                    "tensors, which are not compiled; they run on the graph "
+                    "executor: leave jit_compile unset or false");
+  bool defer = strings ||
+               (!check_numerics_enabled() &&
+                (request.jitCompile ? !*request.jitCompile
+                                    : recorder.needsCompiler() &&
+                                          recorder.opCount() >= kTieredMinOps));
   if (defer) {
     auto executor = GraphExecutor::create(recorder.fncText(),
                                           traceSymbol(name), executorHooks());
@@ -693,7 +701,7 @@ TracedFunction traceAndCompile(const TraceRequest &request) {
     traced.pending = std::make_shared<PendingCompile>(std::move(recorderOwner));
     // Tiered: the compiler starts now; graph execution only: when a tape
     // or the IR of a later stage needs the code.
-    if (!request.jitCompile)
+    if (!request.jitCompile && !strings)
       traced.tiered = PendingCompile::start(traced.pending);
   } else {
     traced.trace = recorder.compile(error);
@@ -888,10 +896,9 @@ FunctionCore::FunctionCore(FunctionOptions options,
                     "bound)");
   if (s.options.opt_level > 3)
     throw Error(ErrorKind::InvalidArgument,
-                "fnc::function `" + s.name + "`: opt_level must be 0 to 3, not " +
+                "fnc::function `" + s.name +
+                    "`: opt_level must be 0 to 3, not " +
                     std::to_string(s.options.opt_level));
-  if (!s.options.jit_compile)
-    s.options.jit_compile = jitCompileFromEnvironment();
   if (s.options.input_signature) {
     const auto &sig = *s.options.input_signature;
     // A spec's name names its parameter (in signatures and errors) unless
@@ -1073,7 +1080,11 @@ traceConcrete(const std::string &name, const FunctionOptions &options,
   request.allowVariables = firstTrace;
   request.fastMath = options.fast_math;
   request.optLevel = options.opt_level;
-  request.jitCompile = options.jit_compile;
+  // $FNC_JIT_COMPILE is the default; a trace with strings, which cannot
+  // compile, ignores it.
+  request.jitCompile =
+      options.jit_compile ? options.jit_compile : jitCompileFromEnvironment();
+  request.jitCompileExplicit = options.jit_compile.has_value();
   request.cacheDir = options.cache_dir;
   trace::TracedFunction traced = trace::traceAndCompile(request);
   for (size_t i = 0; i < traced.outputDTypes.size(); ++i)

@@ -1111,9 +1111,10 @@ std::vector<Tensor> gradientsOf(const trace::OpAttrs &op,
                            std::is_same_v<Op, ops::RandomNormal> ||
                            std::is_same_v<Op, ops::VarRead> ||
                            std::is_same_v<Op, ops::VarUpdate> ||
-                           std::is_same_v<Op, ops::Print>)
+                           std::is_same_v<Op, ops::Print> ||
+                           std::is_same_v<Op, ops::Strings>)
           // No float tensor operand (a variable's read is a source of its
-          // own), or an integer result: no gradient flows.
+          // own), or an integer or string result: no gradient flows.
           return none();
         else
           static_assert(sizeof(Op) == 0,

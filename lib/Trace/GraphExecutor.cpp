@@ -75,13 +75,17 @@ GraphExecutor::create(const std::string &fncText, const std::string &symbol,
 }
 
 static const void *bufferOf(const Tensor &t) {
-  return detail::TensorAccess::array(t).rawData();
+  return detail::TensorAccess::impl(t).anyArray().rawData();
 }
 
 static Tensor copyOf(const Tensor &t) {
-  const ref::Array &a = detail::TensorAccess::array(t);
+  const ref::Array &a = detail::TensorAccess::impl(t).anyArray();
   ref::Array copy = ref::Array::allocate(a.dtype, a.shape);
-  std::memcpy(copy.rawMutableData(), a.rawData(), a.numBytes());
+  if (a.dtype == DType::str)
+    std::copy_n(a.data<std::string>(), a.numElements(),
+                copy.mutableData<std::string>());
+  else
+    std::memcpy(copy.rawMutableData(), a.rawData(), a.numBytes());
   return detail::TensorAccess::wrap(std::move(copy));
 }
 

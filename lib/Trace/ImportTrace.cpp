@@ -42,6 +42,12 @@ Tensor tensorOf(DenseElementsAttr attr, DType dtype) {
   auto type = cast<RankedTensorType>(attr.getType());
   std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
   size_t n = type.getNumElements();
+  if (dtype == DType::str) {
+    std::vector<std::string> strings;
+    for (StringRef s : attr.getValues<StringRef>())
+      strings.push_back(s.str());
+    return Tensor(strings, shape);
+  }
   size_t bytes = n * sizeOf(dtype);
   void *buffer = std::malloc(bytes ? bytes : 1);
   auto fillWith = [&](auto values, auto *out) {
@@ -64,6 +70,8 @@ Tensor tensorOf(DenseElementsAttr attr, DType dtype) {
     break;
   case DType::i1:
     fillWith(attr.getValues<bool>(), static_cast<uint8_t *>(buffer));
+    break;
+  case DType::str: // above
     break;
   }
   return adoptBuffer(dtype, std::move(shape),

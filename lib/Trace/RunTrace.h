@@ -39,8 +39,10 @@ struct TraceRequest {
   bool fastMath = true;
   unsigned optLevel = 3;
   std::optional<std::string> cacheDir;
-  /// FunctionOptions::jit_compile.
+  /// FunctionOptions::jit_compile, or $FNC_JIT_COMPILE where it is unset
+  /// (jitCompileExplicit false).
   std::optional<bool> jitCompile;
+  bool jitCompileExplicit = false;
 };
 
 class GraphExecutor;

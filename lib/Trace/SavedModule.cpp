@@ -110,6 +110,9 @@ ElementsAttr valueAttr(MLIRContext *ctx, const SavedGlobal &g) {
       SmallVector<bool> values(p, p + n);
       return DenseElementsAttr::get(type, ArrayRef<bool>(values));
     }
+    case DType::str:
+      llvm_unreachable("variables hold no strings (fnc::Variable rejects "
+                       "them)");
     }
   }
   // A resource key is an identifier: the symbol with other characters

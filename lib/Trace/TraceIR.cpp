@@ -307,7 +307,11 @@ public:
     RankedTensorType type = tensorType(dtype, shape);
     int64_t n = type.getNumElements();
     DenseElementsAttr attr;
-    if (dtype == DType::i1) {
+    if (dtype == DType::str) {
+      const auto *p = static_cast<const std::string *>(data);
+      SmallVector<StringRef> strings(p, p + n);
+      attr = DenseStringElementsAttr::get(type, strings);
+    } else if (dtype == DType::i1) {
       const unsigned char *p = static_cast<const unsigned char *>(data);
       SmallVector<bool> bits(p, p + n);
       attr = DenseElementsAttr::get(type, ArrayRef<bool>(bits));
@@ -847,11 +851,36 @@ public:
                           b, loc_, type, f64(r.mean), f64(r.stddev),
                           seedAttr(r.seed), dynamicDims(op, type))));
             },
+            [&](const ops::Strings &o) -> Value {
+              return mark(buildStrings(b, o, type, inputs()));
+            },
             // Effects: buildEffect.
             [](const ops::VarUpdate &) -> Value { return {}; },
             [](const ops::Print &) -> Value { return {}; },
         },
         op.op);
+  }
+
+  Value buildStrings(OpBuilder &b, const ops::Strings &o, Type type,
+                     ValueRange in) {
+    namespace f = mlir::fnc;
+    using Kind = ops::Strings::Kind;
+    switch (o.kind) {
+    case Kind::Join:
+      return f::StringJoinOp::create(b, loc_, type, in, o.text);
+    case Kind::Format:
+      return f::StringFormatOp::create(b, loc_, type, o.text, o.placeholder,
+                                       in);
+    case Kind::Length:
+      return f::StringLengthOp::create(b, loc_, type, in[0], o.option == 1);
+    case Kind::Upper:
+      return f::StringUpperOp::create(b, loc_, type, in[0]);
+    case Kind::Lower:
+      return f::StringLowerOp::create(b, loc_, type, in[0]);
+    case Kind::Split:
+      return f::StringSplitOp::create(b, loc_, type, in[0], o.text, o.option);
+    }
+    return {};
   }
 
   /// The batch dims of a matmul broadcast like an elementwise op's; its

@@ -152,6 +152,11 @@ void write(Writer &w, const ops::VarUpdate &op) {
   const auto &[mode] = op;
   w.kind(mode);
 }
+void write(Writer &w, const ops::Strings &op) {
+  const auto &[kind, text, placeholder, option] = op;
+  w.kind(kind);
+  w.str(text), w.str(placeholder), w.i64(option);
+}
 void write(Writer &w, const ops::Print &op) {
   const auto &[format] = op;
   w.str(format);
@@ -234,6 +239,17 @@ public:
     int64_t n = 1;
     for (int64_t d : shape)
       n *= d;
+    if (dtype == DType::str) { // the strings, not their objects' bytes
+      const auto *p = static_cast<const std::string *>(data);
+      std::vector<std::string> strings(p, p + n);
+      log_.tag('C'), log_.dtype(dtype), log_.ints(shape);
+      for (const std::string &s : strings)
+        log_.str(s);
+      steps_.push_back([=](Replay &r) {
+        return r.define(r.ir.constant(dtype, shape, strings.data()));
+      });
+      return define(dtype, shape, /*scope=*/0);
+    }
     std::string bytes(static_cast<const char *>(data),
                       static_cast<size_t>(n) * sizeOf(dtype));
     log_.tag('C'), log_.dtype(dtype), log_.ints(shape), log_.str(bytes);
@@ -409,6 +425,7 @@ public:
   }
 
   bool needsCompiler() const override { return ir_ != nullptr; }
+  bool usesStrings() const override { return usesStrings_; }
 
   const std::string &fncText() const override { return notes_.fncText; }
 
@@ -459,6 +476,7 @@ private:
 
   int64_t define(DType dtype, const std::vector<int64_t> &shape,
                  int64_t scope) {
+    usesStrings_ |= dtype == DType::str;
     values_.push_back({dtype, shape, scope});
     return static_cast<int64_t>(values_.size()) - 1;
   }
@@ -563,6 +581,7 @@ private:
 
   // What prepare() found: the code from the cache, or the IR to compile.
   bool prepared_ = false;
+  bool usesStrings_ = false;
   double prepareSeconds_ = 0;
   bool checkNumerics_ = false;
   bool profileKernels_ = false;

@@ -1,5 +1,5 @@
 // RUN: not fnc-opt %s -split-input-file --fnc-pipeline 2>&1 | FileCheck %s
-// RUN: not fnc-opt %s -split-input-file --fnc-check-vector-sizes=max-lanes=1048576 2>/dev/null | FileCheck %s --check-prefix=RAISED
+// RUN: not fnc-opt %s -split-input-file --fnc-check-types=max-lanes=1048576 2>/dev/null | FileCheck %s --check-prefix=RAISED
 
 // Vector types too wide to lower are refused before anything else runs:
 // upstream unrolls vector math lane by lane, so these took seconds, or

@@ -112,6 +112,8 @@ inline Tensor randomTensor(std::mt19937 &rng, DType dtype,
                            const std::vector<int64_t> &shape) {
   int64_t n = count(shape);
   switch (dtype) {
+  case DType::str: // numeric tensors only
+    break;
   case DType::f32: {
     std::uniform_real_distribution<float> d(-100, 100);
     std::vector<float> v(n);
@@ -152,6 +154,8 @@ inline Tensor randomTensor(std::mt19937 &rng, DType dtype,
 inline std::string bytesOf(const Tensor &t) {
   const char *p = nullptr;
   switch (t.dtype()) {
+  case DType::str: // numeric tensors only
+    break;
   case DType::f32:
     p = reinterpret_cast<const char *>(t.data<float>());
     break;

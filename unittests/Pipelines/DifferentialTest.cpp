@@ -103,6 +103,8 @@ protected:
       return 0;
     };
     switch (in.dtype) {
+    case DType::str: // numeric tensors only
+      break;
     case DType::f32: {
       std::vector<float> v(n);
       for (auto &x : v)
@@ -200,6 +202,8 @@ protected:
 
   static const void *rawData(const ::fnc::Tensor &t) {
     switch (t.dtype()) {
+    case DType::str: // numeric tensors only
+      break;
     case DType::f32:
       return t.data<float>();
     case DType::f64:
@@ -216,6 +220,8 @@ protected:
 
   static double element(DType d, const void *data, int64_t i) {
     switch (d) {
+    case DType::str: // numeric tensors only
+      break;
     case DType::f32:
       return static_cast<const float *>(data)[i];
     case DType::f64:

@@ -11,8 +11,9 @@
 //    no other op but the incidental ones: constants (captured values, C++
 //    numbers), fnc.broadcast_to (scalar broadcasts) and terminators.
 //  - Every public function and operator of namespace fnc declared in
-//    Ops.h, Control.h, Effects.h, Variable.h and TensorArray.h (outside
-//    namespace detail), and every public method of fnc::Variable and
+//    Ops.h, Control.h, Effects.h, Variable.h, TensorArray.h and Strings.h
+//    (outside namespace detail; "strings::join" in namespace fnc::strings),
+//    and every public method of fnc::Variable and
 //    fnc::TensorArray, is a call of the map, unless kStagesNothing lists it
 //    with the reason it stages no op.
 //
@@ -349,6 +350,23 @@ std::multimap<std::string, Probe> probes() {
                      return a;
                    },
                    x));
+  // Strings (Strings.h).
+  Tensor words = Tensor({"a b", "c"});
+  add("strings::join", probe(
+                           [](Tensor a) {
+                             return strings::join({a, a}, "-");
+                           },
+                           words));
+  add("strings::format",
+      probe([](Tensor a) { return strings::format("<{}>", {a}); }, words));
+  add("strings::length",
+      probe([](Tensor a) { return strings::length(a); }, words));
+  add("strings::upper",
+      probe([](Tensor a) { return strings::upper(a); }, words));
+  add("strings::lower",
+      probe([](Tensor a) { return strings::lower(a); }, words));
+  add("strings::split",
+      probe([](Tensor a) { return strings::split(a, " "); }, words));
   add("random_uniform", probe(
                             [](Tensor) {
                               return random_uniform({2, 3});
@@ -516,9 +534,12 @@ std::set<std::string> publicCalls(const std::string &path) {
   bool inDetail = false;
   std::string inClass;   // Variable or TensorArray, while in its body
   bool inPublic = false; // in its public section
+  std::string prefix;    // "strings::" in namespace fnc::strings
   for (std::string line; std::getline(in, line);) {
     std::smatch m;
-    if (line.rfind("namespace detail {", 0) == 0)
+    if (std::regex_search(line, m, std::regex(R"(^namespace fnc::(\w+) \{)")))
+      prefix = m[1].str() + "::";
+    else if (line.rfind("namespace detail {", 0) == 0)
       inDetail = true;
     else if (line.rfind("} // namespace detail", 0) == 0)
       inDetail = false;
@@ -539,15 +560,15 @@ std::set<std::string> publicCalls(const std::string &path) {
                    : m[2].matched ? "operator" + m[2].str()
                                   : m[3].str());
     else if (std::regex_search(line, m, function))
-      calls.insert(m[1]);
+      calls.insert(prefix + m[1].str());
   }
   return calls;
 }
 
 std::set<std::string> headerCalls() {
   std::set<std::string> calls;
-  for (const char *header :
-       {"Ops.h", "Control.h", "Effects.h", "Variable.h", "TensorArray.h"})
+  for (const char *header : {"Ops.h", "Control.h", "Effects.h", "Variable.h",
+                             "TensorArray.h", "Strings.h"})
     for (const std::string &call :
          publicCalls(std::string(FNC_SOURCE_DIR) + "/include/fnc/" + header))
       calls.insert(call);

@@ -558,6 +558,8 @@ Tensor edgeTensor(Rng &rng, DType dtype, const Shape &shape) {
     return Tensor(v, shape);
   };
   switch (dtype) {
+  case DType::str: // numeric tensors only
+    break;
   case DType::f32:
     return real(float());
   case DType::f64:

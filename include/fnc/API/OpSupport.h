@@ -181,9 +181,22 @@ inline trace::Recorder *recording() { return trace::activeRecorder(); }
 /// The profiler's span of the eager op `op` (fnc/API/Profile.h), its
 /// operands in the arguments ("float32[2,3], float32[3]"): placed at an op's
 /// dispatch point, it covers the kernel. Nothing while tracing or when the
-/// profiler is off.
+/// profiler is off. opSpan also rejects string operands (requireNoStrings).
 profile::Span liveOpSpan(const char *op, Operands operands);
+/// Throws InvalidArgument "fnc::<op>: string tensors are not accepted
+/// here ..." naming what strings support.
+[[noreturn]] void rejectStrings(const char *op, Operands operands);
+/// Throws rejectStrings' error if an operand is a string tensor: every op
+/// not written for strings checks this (through opSpan and record), so a
+/// string never reaches a numeric kernel or the compiler.
+inline void requireNoStrings(const char *op, Operands operands) {
+  for (const Tensor *t : operands)
+    if (t->dtype() == DType::str) [[unlikely]]
+      rejectStrings(op, operands);
+}
+
 inline profile::Span opSpan(const char *op, Operands operands) {
+  requireNoStrings(op, operands);
   if (!profile::enabled() || recording())
     return profile::Span();
   return liveOpSpan(op, operands);
@@ -213,6 +226,11 @@ Tensor taped(Tensor out, std::initializer_list<const Tensor *> inputs,
     tape::noteOp(attrs(), std::vector<const Tensor *>(inputs), out);
   return out;
 }
+
+/// `x op y` where either is a string tensor: ==, != and + (their
+/// concatenation, as tf.add) in Strings.cpp; any other op throws
+/// rejectStrings' error.
+Tensor binaryStrings(ref::BinaryOp op, const Tensor &x, const Tensor &y);
 
 /// `fnc.Tensor("name", shape=(None, 3), dtype=float32)` for a symbolic tensor.
 std::string symbolicStr(const Tensor &t);

@@ -41,8 +41,16 @@ public:
   const std::vector<int64_t> &shape() const { return array_.shape; }
 
   /// The buffer-backed array; throws FailedPrecondition for a symbolic
-  /// tensor (`what` names the operation for the message).
+  /// tensor (`what` names the operation for the message) and
+  /// InvalidArgument for a string tensor, whose buffer holds std::string
+  /// objects only the string-aware code may read (stringArray()).
   const ref::Array &array(const char *what = nullptr) const {
+    if (token_ || array_.dtype == DType::str) [[unlikely]]
+      arrayError(what);
+    return array_;
+  }
+  /// The array of a concrete tensor of any dtype, strings included.
+  const ref::Array &anyArray(const char *what = nullptr) const {
     if (token_)
       symbolicError(what);
     return array_;
@@ -56,6 +64,9 @@ public:
   /// error when its trace has ended or is not this thread's, else the
   /// "no value while tracing" error pointing to staged alternatives.
   [[noreturn]] void symbolicError(const char *what) const;
+  /// symbolicError, or the error for a string tensor where an op reads
+  /// numbers.
+  [[noreturn]] void arrayError(const char *what) const;
 
 private:
   ref::Array array_;

@@ -550,10 +550,13 @@ def FncCheckAllocations : Pass<"fnc-check-allocations", "::mlir::ModuleOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
-def FncCheckVectorSizes : Pass<"fnc-check-vector-sizes", "::mlir::ModuleOp"> {
-  let summary = "Refuse vector types too wide to compile";
+def FncCheckTypes : Pass<"fnc-check-types", "::mlir::ModuleOp"> {
+  let summary = "Refuse the types fnc does not compile: strings, wide vectors";
   let description = [{
-    The first pass of `-fnc-pipeline`: a vector type of more than
+    The first pass of `-fnc-pipeline`. A string tensor (`!fnc.string`
+    elements) is an error naming the op: strings run on the interpreter
+    (`fnc-run --interpret`, the graph executor of `fnc::function`) and are
+    never compiled. A vector type of more than
     `max-lanes` elements in any op's operands, results or block arguments
     is an error naming it. Upstream's lowerings unroll a vector op lane by
     lane, so `math.tanh` of a `vector<65536xf32>` already takes seconds to

@@ -38,7 +38,9 @@ using Shape = std::vector<int64_t>;
 
 /// A dense, row-major array: dtype, shape and a shared 64-byte-aligned
 /// buffer of numElements() * sizeOf(dtype) bytes (bool: one byte per
-/// element, holding 0 or 1).
+/// element, holding 0 or 1; string: std::string objects, constructed and
+/// destroyed with the buffer, which the kernels of this header never see:
+/// the string functions are lib/API/Strings.cpp).
 ///
 /// Copying an Array shares the buffer. Arrays are treated as immutable once
 /// a kernel has filled them; reshaping shares the buffer.
@@ -47,8 +49,9 @@ struct Array {
   Shape shape;
   std::shared_ptr<void> buffer;
 
-  /// An array of `shape` with uninitialized contents. Throws InvalidArgument
-  /// for a negative dim and OutOfRange when the size overflows.
+  /// An array of `shape` with uninitialized contents (empty strings for
+  /// DType::str). Throws InvalidArgument for a negative dim and OutOfRange
+  /// when the size overflows.
   static Array allocate(DType dtype, Shape shape);
 
   /// A rank-0 array holding `value` converted to `dtype`.

@@ -48,11 +48,11 @@ constexpr bool accepts(DTypes dtypes, DType dtype) {
   case DTypes::Float:
     return dtype == DType::f32 || dtype == DType::f64;
   case DTypes::Numeric:
-    return dtype != DType::i1;
+    return dtype != DType::i1 && dtype != DType::str;
   case DTypes::Bool:
     return dtype == DType::i1;
-  case DTypes::Any:
-    return true;
+  case DTypes::Any:             // any number or bool; == and != on strings are
+    return dtype != DType::str; // lib/API/Strings.cpp's
   }
   return false;
 }

@@ -141,6 +141,14 @@ struct Softmax {
   int64_t axis;
   bool log; // log_softmax
 };
+/// The fnc::strings functions (fnc/Strings.h; == and != on strings are
+/// Binary).
+struct Strings {
+  enum class Kind { Join, Format, Length, Upper, Lower, Split } kind;
+  std::string text;        // join's separator, format's template, split's
+  std::string placeholder; // format's
+  int64_t option = -1;     // length: 1 for UTF-8 characters; split: maxsplit
+};
 // State and effects (fnc/Variable.h, fnc/Control.h).
 struct VarRead {}; // operand: a variable (Recorder::variableArgument)
 /// Operands: variable, value. No result (record returns 0).
@@ -185,7 +193,7 @@ using OpAttrs = std::variant<
     ops::VarRead, ops::VarUpdate, ops::Print, ops::RandomUniform,
     ops::RandomNormal, ops::ShapeOf, ops::BroadcastToShape, ops::SetRow,
     ops::SumToShape, ops::DynamicSlice, ops::DynamicUpdateSlice,
-    ops::ReshapeToShape>;
+    ops::ReshapeToShape, ops::Strings>;
 
 /// One op to record: what it is, its operands (value ids) and the result
 /// type computed by the shared shape rules (unused by VarUpdate and Print).

@@ -60,6 +60,9 @@ public:
   virtual bool prepare(std::string &error) = 0;
   /// After prepare(): whether compile() runs the compiler (a cache miss).
   virtual bool needsCompiler() const = 0;
+  /// Whether a value of the trace is a string tensor: such a trace runs on
+  /// the graph executor and is never compiled.
+  virtual bool usesStrings() const = 0;
   /// After prepare(): the fnc IR of the trace (CompiledTrace::fncText).
   virtual const std::string &fncText() const = 0;
   /// After prepare(): the ops of the trace (CompiledTrace::opCount).

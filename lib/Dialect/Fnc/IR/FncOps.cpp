@@ -164,10 +164,14 @@ LogicalResult CompareOp::inferReturnTypes(MLIRContext *context,
 LogicalResult CompareOp::verify() {
   bool ordering = getPredicate() != ComparePredicate::eq &&
                   getPredicate() != ComparePredicate::ne;
-  if (ordering && getLhs().getType().getElementType().isSignlessInteger(1))
+  Type element = getLhs().getType().getElementType();
+  if (ordering && element.isSignlessInteger(1))
     return emitOpError("bools are only compared with eq and ne, not ")
            << stringifyComparePredicate(getPredicate())
            << "; cast them to an integer type first";
+  if (ordering && isa<StringType>(element))
+    return emitOpError("strings are only compared with eq and ne, not ")
+           << stringifyComparePredicate(getPredicate());
   return success();
 }
 
@@ -868,6 +872,66 @@ LogicalResult RandomNormalOp::verify() {
     return emitOpError("needs stddev >= 0, got ")
            << num(getStddev().convertToDouble());
   return verifyDynamicDims(*this, getType(), getDynamicDims());
+}
+
+//===----------------------------------------------------------------------===//
+// Strings
+//===----------------------------------------------------------------------===//
+
+/// Checks that `result` has the shape of `rule`: its rank, and each dim
+/// both know alike.
+static LogicalResult verifyShape(Operation *op, const rules::ShapeResult &rule,
+                                 Type result) {
+  if (failed(checkRule(op, rule)))
+    return failure();
+  auto type = cast<RankedTensorType>(result);
+  bool alike = type.getRank() == static_cast<int64_t>(rule.shape.size());
+  for (int64_t d = 0; alike && d < type.getRank(); ++d)
+    alike = type.isDynamicDim(d) || rule.shape[d] == rules::kDynamic ||
+            type.getDimSize(d) == rule.shape[d];
+  if (!alike)
+    return op->emitOpError("result type ")
+           << result << " does not have the shape "
+           << rules::toString(rule.shape) << " of its operands";
+  return success();
+}
+
+LogicalResult StringJoinOp::verify() {
+  if (getInputs().empty())
+    return emitOpError("needs at least one input");
+  std::vector<rules::Shape> shapes;
+  for (Value v : getInputs())
+    shapes.push_back(toShape(cast<RankedTensorType>(v.getType()).getShape()));
+  return verifyShape(*this, rules::broadcast(shapes), getType());
+}
+
+LogicalResult StringFormatOp::verify() {
+  StringRef text = getFormat(), hole = getPlaceholder();
+  if (hole.empty())
+    return emitOpError("has an empty placeholder");
+  size_t holes = 0;
+  for (size_t at = text.find(hole); at != StringRef::npos;
+       at = text.find(hole, at + hole.size()))
+    ++holes;
+  if (holes != getInputs().size())
+    return emitOpError("format has ")
+           << holes << " placeholders but " << getInputs().size()
+           << " inputs are given";
+  return success();
+}
+
+LogicalResult StringLengthOp::verify() {
+  rules::ShapeResult same{toShape(getInput().getType().getShape()), {}};
+  return verifyShape(*this, same, getType());
+}
+
+LogicalResult StringSplitOp::verify() {
+  auto input = getInput().getType();
+  if (input.getRank() > 1)
+    return emitOpError("splits a scalar or a 1-D tensor, not ") << input;
+  rules::ShapeResult parts{toShape(input.getShape()), {}};
+  parts.shape.push_back(rules::kDynamic);
+  return verifyShape(*this, parts, getType());
 }
 
 #define GET_OP_CLASSES

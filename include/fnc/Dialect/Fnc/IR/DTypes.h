@@ -1,9 +1,9 @@
 //===- DTypes.h - fnc dtypes as MLIR element types --------------*- C++ -*-===//
 //
 // The one mapping between the dtypes of the public API (fnc/DType.h) and
-// the MLIR element types of the fnc dialect: f32, f64 and the signless
-// integers i1, i32, i64. The tracer and the interpreter convert through
-// it; an element type outside the set has no dtype (no fallback).
+// the MLIR element types of the fnc dialect: f32, f64, the signless
+// integers i1, i32, i64 and !fnc.string. The tracer and the interpreter convert
+// through it; an element type outside the set has no dtype (no fallback).
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +11,7 @@
 #define FNC_DIALECT_FNC_IR_DTYPES_H
 
 #include "fnc/DType.h"
+#include "fnc/Dialect/Fnc/IR/FncDialect.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/MLIRContext.h"
@@ -33,6 +34,8 @@ inline std::optional<::fnc::DType> dtypeOf(Type type) {
     return DType::i32;
   if (type.isSignlessInteger(64))
     return DType::i64;
+  if (isa<StringType>(type))
+    return DType::str;
   return std::nullopt;
 }
 
@@ -50,6 +53,8 @@ inline Type typeOf(::fnc::DType dtype, MLIRContext *context) {
     return IntegerType::get(context, 32);
   case DType::i64:
     return IntegerType::get(context, 64);
+  case DType::str:
+    return StringType::get(context);
   }
   llvm_unreachable("unknown dtype");
 }

@@ -65,7 +65,7 @@ def Fnc_ConstantOp : Fnc_Op<"constant",
     ```
   }];
   let arguments = (ins ElementsAttr:$value);
-  let results = (outs Fnc_Tensor:$result);
+  let results = (outs Fnc_AnyTensor:$result);
   let assemblyFormat = "$value attr-dict";
   let hasFolder = 1;
 }
@@ -301,7 +301,8 @@ def Fnc_CompareOp : Fnc_Op<"compare",
   let description = [{
     Compares the broadcast operands elementwise with `predicate` (`eq`, `ne`,
     `lt`, `le`, `gt`, `ge`) and yields a bool tensor. Comparisons with NaN
-    are false except `ne`. Bool operands only compare with `eq` and `ne`.
+    are false except `ne`. Bool and string operands only compare with `eq`
+    and `ne`.
 
     ```mlir
     func.func @f(%x: tensor<2x3xf32>, %y: tensor<3xf32>) -> tensor<2x3xi1> {
@@ -310,8 +311,8 @@ def Fnc_CompareOp : Fnc_Op<"compare",
     }
     ```
   }];
-  let arguments = (ins Fnc_ComparePredicate:$predicate, Fnc_Tensor:$lhs,
-                       Fnc_Tensor:$rhs);
+  let arguments = (ins Fnc_ComparePredicate:$predicate, Fnc_AnyTensor:$lhs,
+                       Fnc_AnyTensor:$rhs);
   let results = (outs Fnc_BoolTensor:$result);
   let assemblyFormat =
       "$predicate `,` $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)";
@@ -1396,7 +1397,7 @@ def Fnc_CondOp : Fnc_Op<"cond", [
     ```
   }];
   let arguments = (ins Fnc_BoolScalar:$pred);
-  let results = (outs Variadic<Fnc_Tensor>:$results);
+  let results = (outs Variadic<Fnc_AnyTensor>:$results);
   let regions = (region SizedRegion<1>:$thenRegion,
                         SizedRegion<1>:$elseRegion);
   let assemblyFormat = "$pred `:` type($pred) (`->` type($results)^)? "
@@ -1437,7 +1438,7 @@ def Fnc_WhileOp : Fnc_Op<"while", [
     ```
   }];
   let arguments = (ins Variadic<Fnc_Tensor>:$inits);
-  let results = (outs Variadic<Fnc_Tensor>:$results);
+  let results = (outs Variadic<Fnc_AnyTensor>:$results);
   let regions = (region SizedRegion<1>:$condRegion,
                         SizedRegion<1>:$bodyRegion);
   let assemblyFormat = "`(` $inits `)` (`:` type($inits)^)? attr-dict "
@@ -1498,7 +1499,7 @@ def Fnc_YieldOp : Fnc_Op<"yield", [
     }
     ```
   }];
-  let arguments = (ins Variadic<Fnc_Tensor>:$values);
+  let arguments = (ins Variadic<Fnc_AnyTensor>:$values);
   let builders = [OpBuilder<(ins), [{ /* nothing to yield */ }]>];
   let assemblyFormat = "($values^ `:` type($values))? attr-dict";
 }
@@ -1525,7 +1526,7 @@ def Fnc_PrintOp : Fnc_Op<"print",
     }
     ```
   }];
-  let arguments = (ins StrAttr:$format, Variadic<Fnc_Tensor>:$inputs);
+  let arguments = (ins StrAttr:$format, Variadic<Fnc_AnyTensor>:$inputs);
   let assemblyFormat =
       "$format ($inputs^ `:` type($inputs))? attr-dict";
   let hasVerifier = 1;
@@ -1596,6 +1597,129 @@ def Fnc_RandomNormalOp : Fnc_RandomOp<"random_normal", "mean 0.0 stddev 1.0",
                        Variadic<Index>:$dynamicDims);
   let assemblyFormat = "(` ` `[` $dynamicDims^ `]`)? `mean` $mean `stddev` "
                        "$stddev (`seed` $seed^)? attr-dict `:` type($result)";
+}
+
+//===----------------------------------------------------------------------===//
+// Strings (fnc/Strings.h). They run on the interpreter; the compiler
+// rejects modules with string tensors.
+//===----------------------------------------------------------------------===//
+
+def Fnc_StringJoinOp : Fnc_Op<"string_join", [Pure]> {
+  let summary = "Elementwise concatenation of string tensors";
+  let cppApi = ["strings::join"];
+  let description = [{
+    Concatenates the broadcast `inputs` elementwise (numpy's rule), with
+    `separator` between them (tf.strings.join).
+
+    ```mlir
+    func.func @f(%a: tensor<2x!fnc.string>, %b: tensor<!fnc.string>)
+        -> tensor<2x!fnc.string> {
+      %j = fnc.string_join %a, %b separator " "
+          : (tensor<2x!fnc.string>, tensor<!fnc.string>) -> tensor<2x!fnc.string>
+      return %j : tensor<2x!fnc.string>
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<Fnc_StringTensor>:$inputs, StrAttr:$separator);
+  let results = (outs Fnc_StringTensor:$result);
+  let assemblyFormat = "$inputs `separator` $separator attr-dict `:` "
+                       "`(` type($inputs) `)` `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Fnc_StringFormatOp : Fnc_Op<"string_format", [Pure]> {
+  let summary = "A string of a template and the printed values of tensors";
+  let cppApi = ["strings::format"];
+  let description = [{
+    Replaces each `placeholder` in `format` with the printed values of the
+    next input, as `fnc.print` writes them (tf.strings.format); the result
+    is a string scalar. There are as many placeholders as inputs.
+
+    ```mlir
+    func.func @f(%x: tensor<2xf32>) -> tensor<!fnc.string> {
+      %s = fnc.string_format "x = {}" placeholder "{}" %x
+          : (tensor<2xf32>) -> tensor<!fnc.string>
+      return %s : tensor<!fnc.string>
+    }
+    ```
+  }];
+  let arguments = (ins StrAttr:$format, StrAttr:$placeholder,
+                       Variadic<Fnc_AnyTensor>:$inputs);
+  let results = (outs 0DTensorOf<[Fnc_StringType]>:$result);
+  let assemblyFormat = "$format `placeholder` $placeholder $inputs "
+                       "attr-dict `:` `(` type($inputs) `)` `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Fnc_StringLengthOp : Fnc_Op<"string_length", [Pure]> {
+  let summary = "The length of each string, in bytes or UTF-8 characters";
+  let cppApi = ["strings::length"];
+  let description = [{
+    The int32 length of each element (tf.strings.length): bytes, or code
+    points with `utf8_chars` (an element that is not valid UTF-8 is a
+    run-time error).
+
+    ```mlir
+    func.func @f(%s: tensor<3x!fnc.string>) -> tensor<3xi32> {
+      %n = fnc.string_length %s : tensor<3x!fnc.string> -> tensor<3xi32>
+      return %n : tensor<3xi32>
+    }
+    ```
+  }];
+  let arguments = (ins Fnc_StringTensor:$input, UnitAttr:$utf8_chars);
+  let results = (outs RankedTensorOf<[I32]>:$result);
+  let assemblyFormat = "$input (`utf8_chars` $utf8_chars^)? attr-dict `:` "
+                       "type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+class Fnc_StringCaseOp<string mnemonic, string api, string change>
+    : Fnc_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+  let summary = "ASCII letters changed to " # change # " case";
+  let cppApi = [api];
+  let description = [{
+    Changes the ASCII letters of each element; other bytes are kept.
+
+    ```mlir
+    func.func @f(%s: tensor<2x!fnc.string>) -> tensor<2x!fnc.string> {
+      %u = fnc.}] # mnemonic # [{ %s : tensor<2x!fnc.string>
+      return %u : tensor<2x!fnc.string>
+    }
+    ```
+  }];
+  let arguments = (ins Fnc_StringTensor:$input);
+  let results = (outs Fnc_StringTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+def Fnc_StringUpperOp
+    : Fnc_StringCaseOp<"string_upper", "strings::upper", "upper">;
+def Fnc_StringLowerOp
+    : Fnc_StringCaseOp<"string_lower", "strings::lower", "lower">;
+
+def Fnc_StringSplitOp : Fnc_Op<"string_split", [Pure]> {
+  let summary = "Splits strings into a dense tensor of their parts";
+  let cppApi = ["strings::split"];
+  let description = [{
+    Splits a scalar into the 1-D tensor of its parts, or each of n strings
+    into a row of an [n, m] tensor padded with empty strings, m the most
+    parts of any element (tf.strings.split, made dense). An empty
+    `separator` splits on runs of whitespace; `maxsplit` >= 0 limits the
+    splits per element. The last dim is known only at run time.
+
+    ```mlir
+    func.func @f(%s: tensor<2x!fnc.string>) -> tensor<2x?x!fnc.string> {
+      %p = fnc.string_split %s separator "," maxsplit -1
+          : tensor<2x!fnc.string> -> tensor<2x?x!fnc.string>
+      return %p : tensor<2x?x!fnc.string>
+    }
+    ```
+  }];
+  let arguments = (ins Fnc_StringTensor:$input, StrAttr:$separator,
+                       I64Attr:$maxsplit);
+  let results = (outs Fnc_StringTensor:$result);
+  let assemblyFormat = "$input `separator` $separator `maxsplit` $maxsplit "
+                       "attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
