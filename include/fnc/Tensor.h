@@ -66,8 +66,9 @@ public:
   /// A bool scalar (a template so that pointers do not convert to bool).
   template <typename B, std::enable_if_t<std::is_same_v<B, bool>, int> = 0>
   Tensor(B value) : Tensor(fromBool(value)) {}
-  /// A string scalar: `fnc::Tensor("a")`, as tf.constant("a").
-  Tensor(const char *value) : Tensor(std::string(value)) {}
+  /// A string scalar: `fnc::Tensor("a")`, as tf.constant("a"). Throws
+  /// InvalidArgument for a null pointer.
+  Tensor(const char *value);
   Tensor(const std::string &value) {
     initFrom<std::string>({}, std::vector<std::string>{value});
   }

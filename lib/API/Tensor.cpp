@@ -29,6 +29,14 @@ Tensor::Tensor(int64_t value) : Tensor(scalarTensor(DType::i64, &value)) {}
 
 Tensor Tensor::fromBool(bool value) { return scalarTensor(DType::i1, &value); }
 
+Tensor::Tensor(const char *value) {
+  if (!value)
+    throw Error(ErrorKind::InvalidArgument,
+                "fnc::Tensor: the string is a null pointer; pass \"\" for an "
+                "empty string");
+  initFrom<std::string>({}, std::vector<std::string>{value});
+}
+
 void Tensor::raggedError(int64_t got, int64_t expected) {
   throw Error(ErrorKind::InvalidArgument,
               "fnc::Tensor: the nested initializer list is ragged (a row has " +

@@ -56,7 +56,12 @@ void TensorImpl::symbolicError(const char *what) const {
 void TensorImpl::arrayError(const char *what) const {
   if (token_)
     symbolicError(what);
-  api::rejectStrings(what ? what : "this op", {});
+  if (what)
+    api::rejectStrings(what, {});
+  throw Error(ErrorKind::InvalidArgument,
+              "fnc: a string tensor was given where numbers are needed; "
+              "strings support ==, !=, +, fnc::print, fnc::cond and the "
+              "fnc::strings functions (fnc/Strings.h, docs/Strings.md)");
 }
 
 namespace tape {

@@ -10,6 +10,7 @@
 
 #include "fnc/IO/Npy.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <new>
@@ -212,8 +213,8 @@ private:
 std::string parseDescr(const std::string &descr, NpyHeader &h) {
   std::string unsupported =
       "unsupported .npy dtype '" + printable(descr) +
-      "' (supported: f4 f8 b1 i4 i8, and u1 i1 u2 i2 as int32, u4 as int64; "
-      "convert the array with astype)";
+      "' (supported: f4 f8 b1 i4 i8, and u1 i1 u2 i2 as int32, u4 as int64, "
+      "U and S as strings; convert the array with astype)";
   if (descr == "[")
     return "unsupported .npy dtype: a structured array (save each field "
            "as an array of its own)";
@@ -232,6 +233,19 @@ std::string parseDescr(const std::string &descr, NpyHeader &h) {
     return unsupported;
   h.isInteger = kind == 'i' || kind == 'u';
   h.isUnsigned = kind == 'u';
+  if (kind == 'U' || kind == 'S') {
+    // numpy's fixed-width strings: n UTF-32 code units, or n bytes, padded
+    // with NULs.
+    if (size.empty() || size.size() > 9 ||
+        size.find_first_not_of("0123456789") != std::string::npos)
+      return unsupported;
+    unsigned n = static_cast<unsigned>(std::stoul(size));
+    h.dtype = DType::str;
+    h.unicode = kind == 'U';
+    h.elementBytes = h.unicode ? 4 * n : n;
+    h.swapBytes = h.unicode && big == kHostLittleEndian;
+    return "";
+  }
   if (kind == 'f' && size == "4")
     h.dtype = DType::f32, h.elementBytes = 4;
   else if (kind == 'f' && size == "8")
@@ -278,6 +292,8 @@ inline void storeElement(const NpyHeader &h, uint64_t raw, unsigned char *dst) {
   case DType::i1:
     *dst = raw != 0;
     return;
+  case DType::str: // decodeStrings
+    return;
   case DType::i32:
   case DType::i64: {
     unsigned bits = 8 * h.elementBytes;
@@ -295,6 +311,83 @@ inline void storeElement(const NpyHeader &h, uint64_t raw, unsigned char *dst) {
     return;
   }
   }
+}
+
+/// Appends code point `c` to `out` as UTF-8 (U+FFFD for a surrogate or a
+/// value past U+10FFFF).
+void appendUtf8(uint32_t c, std::string &out) {
+  if ((c >= 0xd800 && c < 0xe000) || c > 0x10ffff)
+    c = 0xfffd;
+  if (c < 0x80) {
+    out += static_cast<char>(c);
+  } else if (c < 0x800) {
+    out += static_cast<char>(0xc0 | c >> 6);
+    out += static_cast<char>(0x80 | (c & 0x3f));
+  } else if (c < 0x10000) {
+    out += static_cast<char>(0xe0 | c >> 12);
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3f));
+    out += static_cast<char>(0x80 | (c & 0x3f));
+  } else {
+    out += static_cast<char>(0xf0 | c >> 18);
+    out += static_cast<char>(0x80 | ((c >> 12) & 0x3f));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3f));
+    out += static_cast<char>(0x80 | (c & 0x3f));
+  }
+}
+
+/// The code points of UTF-8 `s`; false if it is not valid UTF-8.
+bool utf32Of(const std::string &s, std::vector<uint32_t> &out) {
+  out.clear();
+  for (size_t i = 0; i < s.size();) {
+    unsigned char c = s[i];
+    size_t n = c < 0x80         ? 1
+               : (c >> 5) == 6  ? 2
+               : (c >> 4) == 14 ? 3
+               : (c >> 3) == 30 ? 4
+                                : 0;
+    if (n == 0 || i + n > s.size())
+      return false;
+    uint32_t v = n == 1 ? c : c & (0x7f >> n);
+    for (size_t k = 1; k < n; ++k) {
+      unsigned char d = s[i + k];
+      if ((d >> 6) != 2)
+        return false;
+      v = v << 6 | (d & 0x3f);
+    }
+    static const uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (v < kMin[n] || v > 0x10ffff || (v >= 0xd800 && v < 0xe000))
+      return false; // overlong, out of range or a surrogate
+    out.push_back(v);
+    i += n;
+  }
+  return true;
+}
+
+/// One stored string element at `p` as a std::string: UTF-32 to UTF-8, or
+/// the bytes, without the NUL padding.
+std::string decodeString(const NpyHeader &h, const unsigned char *p) {
+  std::string s;
+  if (!h.unicode) {
+    size_t n = h.elementBytes;
+    while (n > 0 && p[n - 1] == 0)
+      --n;
+    return std::string(reinterpret_cast<const char *>(p), n);
+  }
+  size_t units = h.elementBytes / 4;
+  bool little = kHostLittleEndian != h.swapBytes;
+  std::vector<uint32_t> code(units);
+  for (size_t i = 0; i < units; ++i) {
+    const unsigned char *q = p + 4 * i;
+    code[i] = little ? uint32_t(q[0]) | uint32_t(q[1]) << 8 |
+                           uint32_t(q[2]) << 16 | uint32_t(q[3]) << 24
+                     : uint32_t(q[3]) | uint32_t(q[2]) << 8 |
+                           uint32_t(q[1]) << 16 | uint32_t(q[0]) << 24;
+  }
+  while (!code.empty() && code.back() == 0)
+    code.pop_back();
+  for (uint32_t c : code)
+    appendUtf8(c, s);
+  return s;
 }
 
 } // namespace
@@ -320,7 +413,7 @@ std::string fnc::io::npySizeError(uint64_t expected, uint64_t found) {
 
 bool NpyHeader::verbatim() const {
   return elementBytes == sizeOf(dtype) && !swapBytes && dtype != DType::i1 &&
-         (!fortranOrder || shape.size() < 2);
+         dtype != DType::str && (!fortranOrder || shape.size() < 2);
 }
 
 std::string fnc::io::parseNpyPreamble(const char *data, size_t size,
@@ -430,6 +523,32 @@ void fnc::io::decodeNpyData(const NpyHeader &h, const void *src,
   if (n == 0)
     return;
   size_t outBytes = sizeOf(h.dtype);
+  if (h.dtype == DType::str) {
+    // Into the std::string objects of `dst`, in C order.
+    auto *strings = static_cast<std::string *>(dst);
+    std::vector<int64_t> source(n);
+    size_t rank = h.shape.size();
+    if (!h.fortranOrder || rank < 2) {
+      for (int64_t i = 0; i < n; ++i)
+        source[i] = i;
+    } else {
+      std::vector<int64_t> index(rank, 0);
+      for (int64_t i = 0; i < n; ++i) {
+        int64_t offset = 0, stride = 1;
+        for (size_t j = 0; j < rank; ++j)
+          offset += index[j] * stride, stride *= h.shape[j];
+        source[i] = offset;
+        for (size_t j = rank; j-- > 0;) {
+          if (++index[j] < h.shape[j])
+            break;
+          index[j] = 0;
+        }
+      }
+    }
+    for (int64_t i = 0; i < n; ++i)
+      strings[i] = decodeString(h, in + source[i] * h.elementBytes);
+    return;
+  }
   if (!h.fortranOrder || h.shape.size() < 2) {
     if (h.verbatim()) {
       std::memcpy(out, in, static_cast<size_t>(n) * outBytes);
@@ -496,6 +615,8 @@ std::string fnc::io::npyHeaderBytes(DType dtype,
     case DType::i64:
       descr = "<i8";
       break;
+    case DType::str:
+      return "internal error: string arrays are written by encodeNpyStrings";
     }
     std::string dict =
         std::string("{'descr': '") + descr +
@@ -528,6 +649,9 @@ std::string fnc::io::decodeNpy(std::string_view contents, DType &dtype,
   uint64_t found = contents.size() - h.dataOffset;
   if (found != h.dataBytes)
     return npySizeError(h.dataBytes, found);
+  if (h.dtype == DType::str)
+    return "an array of strings, which has no bytes to decode into; read it "
+           "with decodeNpyStrings";
   try {
     bytes.resize(h.tensorBytes());
     shape = h.shape;
@@ -542,6 +666,8 @@ std::string fnc::io::decodeNpy(std::string_view contents, DType &dtype,
 
 std::string fnc::io::encodeNpy(DType dtype, const std::vector<int64_t> &shape,
                                const void *data, std::string &out) noexcept {
+  if (dtype == DType::str)
+    return encodeNpyStrings(shape, static_cast<const std::string *>(data), out);
   if (std::string e = npyHeaderBytes(dtype, shape, out); !e.empty())
     return e;
   int64_t n = 1;
@@ -552,5 +678,81 @@ std::string fnc::io::encodeNpy(DType dtype, const std::vector<int64_t> &shape,
   } catch (const std::exception &) {
     return "out of memory writing a .npy file";
   }
+  return "";
+}
+
+std::string fnc::io::encodeNpyStrings(const std::vector<int64_t> &shape,
+                                      const std::string *values,
+                                      std::string &out) noexcept {
+  try {
+    int64_t n = 1;
+    for (int64_t d : shape)
+      n *= d;
+    // <U (UTF-32) when every element is UTF-8, as numpy writes str arrays;
+    // |S (bytes) otherwise.
+    std::vector<std::vector<uint32_t>> code(n);
+    bool unicode = true;
+    size_t width = 1; // numpy's narrowest: U1 / S1
+    for (int64_t i = 0; i < n && unicode; ++i) {
+      unicode = utf32Of(values[i], code[i]);
+      width = std::max(width, code[i].size());
+    }
+    if (!unicode) {
+      width = 1;
+      for (int64_t i = 0; i < n; ++i)
+        width = std::max(width, values[i].size());
+    }
+    std::string descr = (unicode ? "<U" : "|S") + std::to_string(width);
+    std::string dict =
+        "{'descr': '" + descr +
+        "', 'fortran_order': False, 'shape': " + tupleText(shape) + ", }";
+    bool v2 = 10 + dict.size() + 1 + 63 > 0xffff;
+    size_t prefix = v2 ? 12 : 10;
+    size_t total = prefix + dict.size() + 1;
+    dict += std::string((64 - total % 64) % 64, ' ') + "\n";
+    out.assign(kMagic, kMagicBytes);
+    out += static_cast<char>(v2 ? 2 : 1);
+    out += '\0';
+    for (unsigned i = 0; i < (v2 ? 4u : 2u); ++i)
+      out += static_cast<char>((dict.size() >> (8 * i)) & 0xff);
+    out += dict;
+    for (int64_t i = 0; i < n; ++i) {
+      if (unicode) {
+        for (size_t k = 0; k < width; ++k) {
+          uint32_t c = k < code[i].size() ? code[i][k] : 0;
+          for (unsigned b = 0; b < 4; ++b)
+            out += static_cast<char>((c >> (8 * b)) & 0xff);
+        }
+      } else {
+        out += values[i];
+        out.append(width - values[i].size(), '\0');
+      }
+    }
+    return "";
+  } catch (const std::bad_alloc &) {
+    return "out of memory writing a .npy file of strings";
+  }
+}
+
+std::string
+fnc::io::decodeNpyStrings(std::string_view contents,
+                          std::vector<int64_t> &shape,
+                          std::vector<std::string> &values) noexcept {
+  NpyHeader h;
+  if (std::string e = parseNpyHeader(contents.data(), contents.size(), h);
+      !e.empty())
+    return e;
+  if (h.dtype != DType::str)
+    return std::string("an array of ") + dtypeName(h.dtype) + ", not strings";
+  uint64_t found = contents.size() - h.dataOffset;
+  if (found != h.dataBytes)
+    return npySizeError(h.dataBytes, found);
+  try {
+    values.assign(static_cast<size_t>(h.numElements()), std::string());
+    shape = h.shape;
+  } catch (const std::exception &) {
+    return "out of memory reading a .npy array of strings";
+  }
+  decodeNpyData(h, contents.data() + h.dataOffset, values.data());
   return "";
 }

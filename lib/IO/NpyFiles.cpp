@@ -125,6 +125,29 @@ const void *eagerData(const Tensor &t, const Where &where) {
   return trace::concreteData(t);
 }
 
+/// The two parts of `t`'s .npy file: its header in `header` and, returned,
+/// its elements as they are. A string tensor's file is all in `header`
+/// (its elements are encoded), with no data (npyDataBytes 0).
+const void *npyParts(const Tensor &t, const Where &where, std::string &header) {
+  if (t.defined() && !trace::isSymbolic(t) && t.dtype() == DType::str) {
+    if (std::string e =
+            encodeNpyStrings(t.shape(), t.data<std::string>(), header);
+        !e.empty())
+      where.fail(ErrorKind::OutOfRange, e);
+    return nullptr;
+  }
+  const void *data = eagerData(t, where);
+  if (std::string e = npyHeaderBytes(t.dtype(), t.shape(), header); !e.empty())
+    where.fail(ErrorKind::OutOfRange, e);
+  return data;
+}
+
+size_t npyDataBytes(const Tensor &t) {
+  return t.dtype() == DType::str
+             ? 0
+             : static_cast<size_t>(t.size()) * sizeOf(t.dtype());
+}
+
 std::string zipMessage(int code) {
   zip_error_t e;
   zip_error_init_with_code(&e, code);
@@ -169,13 +192,11 @@ Tensor fnc::load_npy(const std::string &path) {
 
 void fnc::save_npy(const std::string &path, const Tensor &t) {
   Where where{"fnc::save_npy", path, ""};
-  const void *data = eagerData(t, where);
   std::string header;
-  if (std::string e = npyHeaderBytes(t.dtype(), t.shape(), header); !e.empty())
-    where.fail(ErrorKind::OutOfRange, e);
+  const void *data = npyParts(t, where, header);
   AtomicFile file("fnc::save_npy", path);
   file.write(header.data(), header.size());
-  file.write(data, static_cast<size_t>(t.size()) * sizeOf(t.dtype()));
+  file.write(data, npyDataBytes(t));
   file.commit();
 }
 
@@ -388,10 +409,7 @@ void fnc::save_npz(const std::string &path,
     if (!names.insert(name).second)
       fail(ErrorKind::InvalidArgument, op, path,
            "two arrays are named '" + name + "'; names must be distinct");
-    data.push_back(eagerData(t, Where{op, path, name + kNpySuffix}));
-    if (std::string e = npyHeaderBytes(t.dtype(), t.shape(), headers[i]);
-        !e.empty())
-      fail(ErrorKind::OutOfRange, op, path, e);
+    data.push_back(npyParts(t, Where{op, path, name + kNpySuffix}, headers[i]));
   }
   if (arrays.empty()) {
     // libzip does not write an archive without members; this is the one
@@ -405,8 +423,8 @@ void fnc::save_npz(const std::string &path,
   ZipWriter zip(op, path);
   for (size_t i = 0; i < arrays.size(); ++i) {
     const Tensor &t = arrays[i].second;
-    zip.add(arrays[i].first + kNpySuffix, headers[i], data[i],
-            static_cast<size_t>(t.size()) * sizeOf(t.dtype()), compressed);
+    zip.add(arrays[i].first + kNpySuffix, headers[i], data[i], npyDataBytes(t),
+            compressed);
   }
   AtomicFile file(op, path);
   zip.write(file);

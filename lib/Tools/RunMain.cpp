@@ -166,9 +166,15 @@ llvm::Error readInput(size_t index, const std::string &spec, HostTensor &out) {
       return llvm::createStringError(where + ": cannot read '" + path +
                                      "': " + buffer.getError().message());
     llvm::StringRef contents = (*buffer)->getBuffer();
-    std::string error =
-        io::decodeNpy(std::string_view(contents.data(), contents.size()),
-                      out.dtype, out.shape, out.bytes);
+    std::string_view view(contents.data(), contents.size());
+    io::NpyHeader header;
+    std::string error = io::parseNpyHeader(view.data(), view.size(), header);
+    if (error.empty() && header.dtype == DType::str) {
+      out.dtype = DType::str;
+      error = io::decodeNpyStrings(view, out.shape, out.strings);
+    } else if (error.empty()) {
+      error = io::decodeNpy(view, out.dtype, out.shape, out.bytes);
+    }
     if (!error.empty())
       return llvm::createStringError(where + ": " + error);
     return llvm::Error::success();

@@ -10,6 +10,7 @@
 #include "fnc/Tools/RunSupport.h"
 #include "fnc/Shape/ShapeRules.h"
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -27,7 +28,8 @@ namespace {
 constexpr int64_t kMaxInlineElements = int64_t{1} << 40;
 
 bool parseDType(const std::string &s, DType &dtype) {
-  for (DType d : {DType::f32, DType::f64, DType::i1, DType::i32, DType::i64})
+  for (DType d :
+       {DType::f32, DType::f64, DType::i1, DType::i32, DType::i64, DType::str})
     if (s == mlirElementName(d)) {
       dtype = d;
       return true;
@@ -91,8 +93,61 @@ bool parseElement(const std::string &text, DType dtype, uint8_t *out) {
     }
     return true;
   }
+  case DType::str: // parseStrings
+    return false;
   }
   return false;
+}
+
+/// The `count` strings of `values` (one fills the shape): comma-separated,
+/// each bare (trimmed) or in double quotes with \" and \\ escapes.
+std::string parseStrings(const std::string &values, const std::string &type,
+                         int64_t count, std::vector<std::string> &out) {
+  std::vector<std::string> elements;
+  size_t i = 0;
+  auto skipSpace = [&] {
+    while (i < values.size() &&
+           std::isspace(static_cast<unsigned char>(values[i])))
+      ++i;
+  };
+  skipSpace();
+  while (i < values.size()) {
+    std::string element;
+    if (values[i] == '"') {
+      for (++i; i < values.size() && values[i] != '"'; ++i) {
+        if (values[i] == '\\' && i + 1 < values.size())
+          ++i;
+        element += values[i];
+      }
+      if (i == values.size())
+        return "an unterminated \" in the strings of '" + type + "'";
+      ++i;
+      skipSpace();
+    } else {
+      size_t comma = values.find(',', i);
+      element = trim(values.substr(i, comma - i));
+      i = comma == std::string::npos ? values.size() : comma;
+    }
+    elements.push_back(element);
+    if (i < values.size() && values[i] != ',')
+      return "expected ',' after string #" +
+             std::to_string(elements.size() - 1) + " of '" + type + "'";
+    if (i < values.size()) {
+      ++i;
+      skipSpace();
+      if (i == values.size())
+        elements.emplace_back();
+    }
+  }
+  if (elements.empty())
+    elements.emplace_back();
+  bool splat = elements.size() == 1;
+  if (!splat && static_cast<int64_t>(elements.size()) != count)
+    return "'" + type + "' has " + std::to_string(count) + " element" +
+           (count == 1 ? "" : "s") + " but " + std::to_string(elements.size()) +
+           " strings were given";
+  out = splat ? std::vector<std::string>(count, elements[0]) : elements;
+  return "";
 }
 
 std::string parseLiteralImpl(const std::string &spec, HostTensor &out) {
@@ -113,7 +168,7 @@ std::string parseLiteralImpl(const std::string &spec, HostTensor &out) {
   }
   if (!parseDType(parts.back(), out.dtype))
     return "unknown element type '" + parts.back() + "' in '" + type +
-           "' (expected f32, f64, i1, i32 or i64)";
+           "' (expected f32, f64, i1, i32, i64 or !fnc.string)";
   out.shape.clear();
   int64_t count = 1;
   for (size_t i = 0; i + 1 < parts.size(); ++i) {
@@ -132,6 +187,8 @@ std::string parseLiteralImpl(const std::string &spec, HostTensor &out) {
     count *= d;
   }
 
+  if (out.dtype == DType::str)
+    return parseStrings(values, type, count, out.strings);
   // The values: comma-separated, optionally in brackets.
   std::string body = trim(values);
   std::string stripped;
@@ -201,6 +258,8 @@ Tensor toTensorImpl(DType dtype, const std::vector<int64_t> &shape,
     return makeTensor<int32_t>(shape, data);
   case DType::i64:
     return makeTensor<int64_t>(shape, data);
+  case DType::str:
+    return makeTensor<std::string>(shape, data);
   }
   return Tensor();
 }
@@ -237,6 +296,10 @@ bool fnc::tools::fromTensor(const Tensor &t, HostTensor &out) {
   try {
     out.dtype = t.dtype();
     out.shape = t.shape();
+    if (out.dtype == DType::str) {
+      out.strings = t.to_vector<std::string>();
+      return true;
+    }
     size_t bytes = t.size() * sizeOf(out.dtype);
     const uint8_t *p = nullptr;
     switch (out.dtype) {
@@ -254,6 +317,8 @@ bool fnc::tools::fromTensor(const Tensor &t, HostTensor &out) {
       break;
     case DType::i64:
       p = reinterpret_cast<const uint8_t *>(t.data<int64_t>());
+      break;
+    case DType::str: // above
       break;
     }
     out.bytes.assign(p, p + bytes);

@@ -421,6 +421,7 @@ struct ConcreteImpl {
   std::string fncText;
   int64_t opCount = 0;
   bool tiered = false; // the background thread compiles `pending`
+  bool strings = false; // string tensors: the executor's alone, never compiled
   // What the trace recorded: its gradient replays it. A loaded function
   // (fnc::load) imports it from its IR on its first call under a tape
   // instead (`importRecorded`; parsing the IR would cost every load about 3
@@ -691,6 +692,7 @@ TracedFunction traceAndCompile(const TraceRequest &request) {
                   "fnc::function `" + name +
                       "`: " + llvm::toString(executor.takeError()));
     traced.executor = std::move(*executor);
+    traced.strings = strings;
     traced.hiddenArgs = recorder.hiddenArgs;
     traced.hiddenVariables = recorder.hiddenVariables;
     traced.constantCaptures = recorder.constantCaptures();
@@ -738,6 +740,12 @@ void ConcreteImpl::run(const Tensor *const *tensors, size_t count,
 const trace::CompiledTrace &ConcreteImpl::compiled() const {
   if (const trace::CompiledTrace *code = ready())
     return *code;
+  if (strings)
+    throw Error(ErrorKind::Unimplemented,
+                "fnc::function `" + name +
+                    "`: the trace has string tensors, which run on the graph "
+                    "executor and are never compiled: there is no compiled "
+                    "code to save or show (its fnc IR is there: ir())");
   std::string error;
   const trace::CompiledTrace *code = pending->wait(error);
   if (!code)
@@ -1101,6 +1109,7 @@ traceConcrete(const std::string &name, const FunctionOptions &options,
   impl->fncText = std::move(traced.fncText);
   impl->opCount = traced.opCount;
   impl->tiered = traced.tiered;
+  impl->strings = traced.strings;
   impl->recorded = std::move(traced.recorded);
   return impl;
 }

@@ -70,6 +70,8 @@ struct TracedFunction {
   std::string fncText;
   int64_t opCount = 0;
   bool tiered = false;
+  /// The trace has string tensors: it runs on `executor` only.
+  bool strings = false;
   std::vector<DType> outputDTypes;
   std::vector<std::vector<int64_t>> outputShapes;
   /// TraceRecorder::unknownDimsMeet of the trace.

@@ -103,6 +103,11 @@ Variable::Variable(const Tensor &initial, std::string name) {
   if (!initial.defined())
     throw Error(ErrorKind::InvalidArgument,
                 "fnc::Variable: the initial value is a null fnc::Tensor");
+  if (initial.dtype() == DType::str)
+    throw Error(ErrorKind::InvalidArgument,
+                "fnc::Variable" + (name.empty() ? "" : " `" + name + "`") +
+                    ": variables hold numbers, not strings; keep string "
+                    "tensors as values (docs/Strings.md)");
   trace::Recorder *r = owningTrace();
   if (trace::isSymbolic(initial))
     throw Error(ErrorKind::InvalidArgument,

@@ -146,6 +146,49 @@ TEST(NpyTest, ReadsBigEndianAndOtherHeaderSpellings) {
   EXPECT_EQ(load_npy(path).item<float>(), 2.5f);
 }
 
+// Strings are numpy's str arrays (<U, UTF-32) when they are UTF-8, bytes
+// (|S) when not; both read back, in either byte order and Fortran order.
+TEST(NpyTest, StringsAsNumpysUnicodeAndBytesArrays) {
+  TempDir dir;
+  std::string path = dir / "s.npy";
+  Tensor words = {"a", "h\xc3\xa9llo", "", "\xf0\x9f\x99\x82"};
+  save_npy(path, words);
+  std::string bytes = readBytes(path);
+  EXPECT_NE(bytes.find("'descr': '<U5'"), std::string::npos) << bytes;
+  // "héllo" as five little-endian UTF-32 code units, after "a" padded.
+  std::string data = bytes.substr(bytes.size() - 4 * 5 * 4);
+  EXPECT_EQ(data.substr(20, 8), std::string("h\0\0\0\xe9\0\0\0", 8));
+  Tensor back = load_npy(path);
+  EXPECT_EQ(back.dtype(), DType::str);
+  EXPECT_EQ(back.to_vector<std::string>(), words.to_vector<std::string>());
+
+  Tensor raw = {{"\xff"
+                 "z",
+                 "b"}};
+  save_npy(path, raw);
+  EXPECT_NE(readBytes(path).find("'descr': '|S2'"), std::string::npos);
+  EXPECT_EQ(load_npy(path).to_vector<std::string>(),
+            raw.to_vector<std::string>());
+  EXPECT_EQ(load_npy(path).shape(), (std::vector<int64_t>{1, 2}));
+
+  // Big-endian U2, and a Fortran-order 2x2 of S1.
+  writeBytes(path, npyFile(dictOf(">U2", "(2,)"),
+                           std::string("\0\0\0a\0\0\0b\0\0\0c\0\0\0\0", 16)));
+  EXPECT_EQ(load_npy(path).to_vector<std::string>(),
+            (std::vector<std::string>{"ab", "c"}));
+  writeBytes(path, npyFile(dictOf("|S1", "(2, 2)", true), "acbd"));
+  EXPECT_EQ(load_npy(path).to_vector<std::string>(),
+            (std::vector<std::string>{"a", "b", "c", "d"}));
+
+  std::string npz = dir / "s.npz";
+  save_npz(npz, {{"words", words}, {"x", Tensor({1.f, 2.f})}});
+  auto arrays = load_npz(npz);
+  ASSERT_EQ(arrays.size(), 2u);
+  EXPECT_EQ(arrays[0].second.to_vector<std::string>(),
+            words.to_vector<std::string>());
+  EXPECT_EQ(arrays[1].second.to_vector<float>(), (std::vector<float>{1, 2}));
+}
+
 TEST(NpyTest, ReadsFortranOrderWithItsLogicalShape) {
   TempDir dir;
   std::string path = dir / "f.npy";
@@ -392,7 +435,7 @@ TEST(NpyTest, UnsupportedDTypesAreUnimplemented) {
   TempDir dir;
   std::string path = dir / "u.npy";
   for (const char *descr :
-       {"<f2", "<u8", "<c8", "|O", "<U3", "|S4", "|V8", "<m8[s]", "^f4"}) {
+       {"<f2", "<u8", "<c8", "|O", "<Ux", "|S", "|V8", "<m8[s]", "^f4"}) {
     writeBytes(path, npyFile(dictOf(descr, "(1,)"), std::string(16, '\0')));
     expectError([&] { load_npy(path); }, ErrorKind::Unimplemented,
                 {"fnc::load_npy", "unsupported .npy dtype", "astype"}, descr);

@@ -42,6 +42,8 @@ TEST(StringsTest, ConstructionAndPrinting) {
   EXPECT_EQ(odd.str(), "fnc.Tensor(b'it\\'s\\n\\x01\\xff', shape=(), "
                        "dtype=string)");
   EXPECT_FNC_ERROR(a.item<float>(), InvalidArgument, "dtype string");
+  const char *null = nullptr;
+  EXPECT_FNC_ERROR(Tensor(null), InvalidArgument, "null pointer");
   EXPECT_FNC_ERROR(Tensor::from_blob(nullptr, {0}, DType::str), InvalidArgument,
                    "own their strings");
   fnc::testing::CapturedOutput out;
@@ -160,7 +162,8 @@ TEST(StringsTest, OtherOpsRejectStringsNamingThemselves) {
   EXPECT_FNC_ERROR(cast(s, DType::f32), InvalidArgument, "fnc::cast");
   EXPECT_FNC_ERROR(concat({s, s}, 0), InvalidArgument, "fnc::concat");
   EXPECT_FNC_ERROR(s[0], InvalidArgument, "string tensors");
-  EXPECT_FNC_ERROR(Variable(s), InvalidArgument, "string tensors");
+  EXPECT_FNC_ERROR(Variable(s), InvalidArgument,
+                   "fnc::Variable: variables hold numbers, not strings");
   EXPECT_FNC_ERROR(zeros_like(s), InvalidArgument, "fnc::zeros_like");
 }
 
@@ -274,6 +277,17 @@ TEST(StringsTest, StagedErrors) {
   EXPECT_EQ(values(k(Tensor({"c"}))), (std::vector<std::string>{"C"}));
   EXPECT_EQ(traces, 1);
   EXPECT_FNC_ERROR(k(Tensor({1.f})), InvalidArgument, "");
+}
+
+// fnc::save stores compiled code; a function with strings has none.
+TEST(StringsTest, SavingSaysStringsAreNotCompiled) {
+  auto greet =
+      function([](const Tensor &name) { return strings::upper(name); });
+  EXPECT_FNC_ERROR(
+      save("/tmp/fnc-never-written.fnc", greet, TensorSpec({}, DType::str)),
+      Unimplemented, "string tensors, which run on the graph");
+  EXPECT_FNC_ERROR(greet.get_concrete_function(Tensor("a")).ir(IRStage::LLVMIR),
+                   Unimplemented, "never compiled");
 }
 
 TEST(StringsTest, NotDifferentiable) {

@@ -50,6 +50,8 @@ struct NpyHeader {
   unsigned elementBytes = 4;
   bool isInteger = false, isUnsigned = false, swapBytes = false;
   bool fortranOrder = false;
+  /// A string array: UTF-32 (numpy's U) rather than bytes (S).
+  bool unicode = false;
   std::vector<int64_t> shape;
   /// Where the elements start in the file, and how many bytes they take.
   uint64_t dataOffset = 0;
@@ -84,7 +86,10 @@ std::string npySizeError(uint64_t expected, uint64_t found);
 /// Converts the `h.dataBytes` bytes of file elements at `src` into the
 /// tensor's row-major elements at `dst` (h.tensorBytes() bytes): byte
 /// swaps, widening, bools to 0/1, Fortran to C order. `src` and `dst` must
-/// not overlap.
+/// not overlap. For a string array `dst` holds constructed std::string
+/// objects (ref::Array::allocate), assigned UTF-8 from U (a code point
+/// that is not Unicode becomes U+FFFD) or the bytes of S, without the NUL
+/// padding.
 void decodeNpyData(const NpyHeader &h, const void *src, void *dst) noexcept;
 
 /// The preamble and header of a .npy file holding a C-order, little-endian
@@ -95,15 +100,29 @@ std::string npyHeaderBytes(DType dtype, const std::vector<int64_t> &shape,
 
 /// A whole .npy file in memory to (dtype, shape, row-major bytes); the
 /// contents must hold exactly the header and the elements. Returns "" or
-/// what is wrong.
+/// what is wrong (an array of strings: decodeNpyStrings).
 std::string decodeNpy(std::string_view contents, DType &dtype,
                       std::vector<int64_t> &shape,
                       std::vector<uint8_t> &bytes) noexcept;
 
 /// The bytes of a .npy file holding `data` (row-major, numElements(shape)
-/// elements of `dtype`). Returns "" or why it failed (out of memory).
+/// elements of `dtype`; std::string objects for DType::str, written as
+/// encodeNpyStrings does). Returns "" or why it failed (out of memory).
 std::string encodeNpy(DType dtype, const std::vector<int64_t> &shape,
                       const void *data, std::string &out) noexcept;
+
+/// decodeNpy for an array of strings (U or S; an error for any other).
+std::string decodeNpyStrings(std::string_view contents,
+                             std::vector<int64_t> &shape,
+                             std::vector<std::string> &values) noexcept;
+
+/// The bytes of a .npy file holding the strings `values` (row-major,
+/// numElements(shape) of them): numpy's `<U` (UTF-32, as a str array) of
+/// the widest element when every one is valid UTF-8, `|S` (bytes) when one
+/// is not. Returns "" or why it failed (out of memory).
+std::string encodeNpyStrings(const std::vector<int64_t> &shape,
+                             const std::string *values,
+                             std::string &out) noexcept;
 
 } // namespace fnc::io
 

@@ -25,14 +25,24 @@ struct HostTensor {
   DType dtype = DType::f32;
   std::vector<int64_t> shape;
   std::vector<uint8_t> bytes;
+  std::vector<std::string> strings; // the elements of a DType::str tensor
 
   int64_t numElements() const;
-  void *data() { return bytes.data(); }
-  const void *data() const { return bytes.data(); }
+  /// The elements: bytes, or the std::string objects of a string tensor.
+  void *data() {
+    return dtype == DType::str ? static_cast<void *>(strings.data())
+                               : bytes.data();
+  }
+  const void *data() const {
+    return dtype == DType::str ? static_cast<const void *>(strings.data())
+                               : bytes.data();
+  }
 };
 
 /// Parses an `--input` value other than `@file.npy`: `2x3xf32=1,2,3,4,5,6`,
-/// `f32=2.5`, `i1=true`, `3xf32=0` (one value fills the shape). Returns an
+/// `f32=2.5`, `i1=true`, `3xf32=0` (one value fills the shape),
+/// `2x!fnc.string="a, b",c` (strings bare or in double quotes, with \" and
+/// \\ escapes). Returns an
 /// empty string on success, else what is wrong (naming the bad part).
 std::string parseLiteral(const std::string &spec, HostTensor &out);
 

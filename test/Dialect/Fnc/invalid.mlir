@@ -1035,3 +1035,51 @@ func.func @assign_sub_bool(%v: !fnc.variable<tensor<i1>>, %x: tensor<i1>) {
   fnc.var_assign_sub %v, %x : !fnc.variable<tensor<i1>>
   return
 }
+
+// -----
+
+func.func @string_ordering(%a: tensor<2x!fnc.string>) {
+  // expected-error @+1 {{strings are only compared with eq and ne, not lt}}
+  %0 = fnc.compare lt, %a, %a : tensor<2x!fnc.string>, tensor<2x!fnc.string>
+  return
+}
+
+// -----
+
+func.func @string_join_shape(%a: tensor<2x!fnc.string>, %b: tensor<3x!fnc.string>) {
+  // expected-error @+1 {{shapes [2] and [3] are not broadcast-compatible}}
+  %0 = fnc.string_join %a, %b separator "" : (tensor<2x!fnc.string>, tensor<3x!fnc.string>) -> tensor<2x!fnc.string>
+  return
+}
+
+// -----
+
+func.func @string_join_result(%a: tensor<2x!fnc.string>) {
+  // expected-error @+1 {{result type 'tensor<3x!fnc.string>' does not have the shape [2] of its operands}}
+  %0 = fnc.string_join %a separator "" : (tensor<2x!fnc.string>) -> tensor<3x!fnc.string>
+  return
+}
+
+// -----
+
+func.func @string_format_holes(%a: tensor<2xf32>) {
+  // expected-error @+1 {{format has 2 placeholders but 1 inputs are given}}
+  %0 = fnc.string_format "{} {}" placeholder "{}" %a : (tensor<2xf32>) -> tensor<!fnc.string>
+  return
+}
+
+// -----
+
+func.func @string_split_rank(%a: tensor<2x2x!fnc.string>) {
+  // expected-error @+1 {{splits a scalar or a 1-D tensor, not 'tensor<2x2x!fnc.string>'}}
+  %0 = fnc.string_split %a separator "," maxsplit -1 : tensor<2x2x!fnc.string> -> tensor<2x2x?x!fnc.string>
+  return
+}
+
+// -----
+
+func.func @string_math(%a: tensor<2x!fnc.string>) {
+  // expected-error @+1 {{operand #0 must be ranked tensor of}}
+  %0 = fnc.add %a, %a : tensor<2x!fnc.string>, tensor<2x!fnc.string>
+  return
+}

@@ -90,7 +90,7 @@
 
 // RUN: not fnc-run %s --entry=add --input=3xf16=1,2,3 --input=3xf32=1,2,3 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=ELEMENT
-// ELEMENT: fnc-run: error: --input #0 ('3xf16=1,2,3'): unknown element type 'f16' in '3xf16' (expected f32, f64, i1, i32 or i64)
+// ELEMENT: fnc-run: error: --input #0 ('3xf16=1,2,3'): unknown element type 'f16' in '3xf16' (expected f32, f64, i1, i32, i64 or !fnc.string)
 
 // RUN: not fnc-run %s --entry=add --input=-3xf32=1 --input=3xf32=1,2,3 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=DIM

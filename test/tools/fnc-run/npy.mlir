@@ -32,7 +32,7 @@
 
 // RUN: %python %S/Inputs/npy.py %t/u8.npy '<u8' 3
 // RUN: not fnc-run %s --entry=neg --input=@%t/u8.npy 2>&1 | FileCheck %s --check-prefix=U8
-// U8: error: --input #0 ('@{{.*}}u8.npy'): unsupported .npy dtype '<u8' (supported: f4 f8 b1 i4 i8, and u1 i1 u2 i2 as int32, u4 as int64; convert the array with astype)
+// U8: error: --input #0 ('@{{.*}}u8.npy'): unsupported .npy dtype '<u8' (supported: f4 f8 b1 i4 i8, and u1 i1 u2 i2 as int32, u4 as int64, U and S as strings; convert the array with astype)
 
 // RUN: %python %S/Inputs/npy.py %t/f2.npy '<f2' 3
 // RUN: not fnc-run %s --entry=neg --input=@%t/f2.npy 2>&1 | FileCheck %s --check-prefix=F2
