@@ -268,7 +268,7 @@ void run(const Model &m, bool tiered) {
   // Where the compile went: the trace (the first call's time outside the
   // compile, jit only), the MLIR pipeline and translation, LLVM, the link.
   const fnc::jit::CompiledModule::Phases &p =
-      fnc::detail::ConcreteAccess::view(c).trace.module().phases();
+      fnc::detail::ConcreteAccess::compiled(c).module().phases();
   std::printf("      %s: trace %.1f ms, MLIR %.1f ms, LLVM %.1f ms, link "
               "%.1f ms, other %.1f ms\n",
               tiered ? "tiered" : "jit", tiered ? 0.0 : (first - compile) * 1e3,

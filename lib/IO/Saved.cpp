@@ -95,12 +95,12 @@ void save(const std::string &path,
     s.name = view.name;
     s.results = view.results;
     s.argNames = view.argNames;
-    s.trace = &view.trace;
-    const std::vector<Tensor> &hidden = view.trace.hiddenArgs();
-    for (size_t j = 0; j < hidden.size(); ++j)
-      s.hiddenGlobals.push_back(collector.add(hidden[j],
-                                              view.trace.hiddenVariables()[j],
-                                              view.trace.hiddenNames()[j]));
+    s.fncText = view.fncText;
+    s.fastMath = view.fastMath;
+    s.checkNumerics = view.checkNumerics;
+    for (size_t j = 0; j < view.hiddenArgs.size(); ++j)
+      s.hiddenGlobals.push_back(collector.add(
+          view.hiddenArgs[j], view.hiddenVariables[j], view.hiddenNames[j]));
     saved.push_back(std::move(s));
   }
   std::string text, error;
@@ -224,10 +224,15 @@ LoadedFunction load(const std::string &path, const LoadOptions &options) {
       why = "the loaded function has no gradient: " + why;
       return nullptr;
     };
-    state->functions.push_back(ConcreteAccess::make(
-        e.name, e.results, std::move(inputs), std::move(outputs),
-        std::make_unique<trace::CompiledTrace>(std::move(e.parts)),
-        std::move(importRecorded)));
+    state->functions.push_back(
+        e.executed
+            ? ConcreteAccess::makeExecuted(
+                  e.name, e.results, std::move(inputs), std::move(outputs),
+                  e.symbol, std::move(e.parts), std::move(importRecorded))
+            : ConcreteAccess::make(
+                  e.name, e.results, std::move(inputs), std::move(outputs),
+                  std::make_unique<trace::CompiledTrace>(std::move(e.parts)),
+                  std::move(importRecorded)));
     state->structures.push_back(e.results);
   }
   LoadedFunction loaded;

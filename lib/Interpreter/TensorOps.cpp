@@ -508,7 +508,7 @@ Interpreter::Impl::evalStringOp(Operation *op,
       })
       .Case([&](StringSplitOp s) {
         return check(op, interp::stringSplit(in[0], s.getSeparator().str(),
-                                             s.getMaxsplit()));
+                                             int64_t(s.getMaxsplit())));
       })
       .Default([&](Operation *) -> Expected<TensorValue> {
         return opError(op, "not a string op");

@@ -415,6 +415,7 @@ struct ConcreteImpl {
   std::shared_ptr<trace::GraphExecutor> executor;
   std::vector<Tensor> executorHidden;
   std::vector<uint64_t> executorVariables;
+  std::vector<std::string> executorNames;
   std::vector<Tensor> executorConstants;
   bool executorEffects = false;
   bool fastMath = true; // FunctionOptions::fast_math of the trace
@@ -464,7 +465,7 @@ struct ConcreteImpl {
 
   /// The code if it is ready (never blocks).
   const trace::CompiledTrace *ready() const {
-    return trace ? trace.get() : pending->ready();
+    return trace ? trace.get() : pending ? pending->ready() : nullptr;
   }
   /// The code, compiled here or waited for if it is not ready.
   const trace::CompiledTrace &compiled() const;
@@ -695,6 +696,7 @@ TracedFunction traceAndCompile(const TraceRequest &request) {
     traced.strings = strings;
     traced.hiddenArgs = recorder.hiddenArgs;
     traced.hiddenVariables = recorder.hiddenVariables;
+    traced.hiddenNames = recorder.hiddenNames;
     traced.constantCaptures = recorder.constantCaptures();
     traced.hasEffects = recorder.effectsRecorded > 0;
     traced.unknownDimsMeet = recorder.unknownDimsMeet;
@@ -1103,6 +1105,7 @@ traceConcrete(const std::string &name, const FunctionOptions &options,
   impl->executor = std::move(traced.executor);
   impl->executorHidden = std::move(traced.hiddenArgs);
   impl->executorVariables = std::move(traced.hiddenVariables);
+  impl->executorNames = std::move(traced.hiddenNames);
   impl->executorConstants = std::move(traced.constantCaptures);
   impl->executorEffects = traced.hasEffects;
   impl->fastMath = options.fast_math;
@@ -1839,16 +1842,38 @@ detail::ConcreteAccess::view(const ConcreteFunction &f) {
   std::vector<std::string> argNames;
   for (const TensorArg &t : c.parsed.tensors)
     argNames.push_back(t.name);
-  return {c.name, c.results, c.inputs, std::move(argNames), c.compiled()};
+  if (c.strings && !c.ready())
+    return {c.name,
+            c.results,
+            c.inputs,
+            std::move(argNames),
+            c.fncText,
+            c.fastMath,
+            false,
+            c.executorHidden,
+            c.executorVariables,
+            c.executorNames};
+  const trace::CompiledTrace &code = c.compiled();
+  return {c.name,
+          c.results,
+          c.inputs,
+          std::move(argNames),
+          code.fncText(),
+          code.fastMath(),
+          code.checkNumerics(),
+          code.hiddenArgs(),
+          code.hiddenVariables(),
+          code.hiddenNames()};
 }
 
-ConcreteFunction detail::ConcreteAccess::make(
+/// A ConcreteImpl no fnc::Function traced (loaded from a file), without
+/// what runs it.
+static std::shared_ptr<detail::ConcreteImpl> untracedImpl(
     std::string name, std::string results, std::vector<TensorSpec> inputs,
     std::vector<TensorSpec> outputs,
-    std::unique_ptr<trace::CompiledTrace> trace,
     std::function<std::shared_ptr<const trace::RecordedTrace>(std::string &)>
         importRecorded) {
-  auto impl = std::make_shared<ConcreteImpl>();
+  auto impl = std::make_shared<detail::ConcreteImpl>();
   impl->importRecorded = std::move(importRecorded);
   impl->name = std::move(name);
   impl->results = std::move(results);
@@ -1860,12 +1885,58 @@ ConcreteFunction detail::ConcreteAccess::make(
   }
   impl->inputs = std::move(inputs);
   impl->outputs = std::move(outputs);
+  return impl;
+}
+
+const trace::CompiledTrace &
+detail::ConcreteAccess::compiled(const ConcreteFunction &f) {
+  return implOf(f.impl_).compiled();
+}
+
+ConcreteFunction detail::ConcreteAccess::make(
+    std::string name, std::string results, std::vector<TensorSpec> inputs,
+    std::vector<TensorSpec> outputs,
+    std::unique_ptr<trace::CompiledTrace> trace,
+    std::function<std::shared_ptr<const trace::RecordedTrace>(std::string &)>
+        importRecorded) {
+  auto impl =
+      untracedImpl(std::move(name), std::move(results), std::move(inputs),
+                   std::move(outputs), std::move(importRecorded));
   impl->fastMath = trace->fastMath();
   impl->trace = std::move(trace);
   ConcreteFunction f;
   f.impl_ = std::move(impl);
   return f;
 }
+ConcreteFunction detail::ConcreteAccess::makeExecuted(
+    std::string name, std::string results, std::vector<TensorSpec> inputs,
+    std::vector<TensorSpec> outputs, const std::string &symbol,
+    trace::CompiledTrace::Parts parts,
+    std::function<std::shared_ptr<const trace::RecordedTrace>(std::string &)>
+        importRecorded) {
+  auto executor = trace::GraphExecutor::create(parts.fncText, symbol,
+                                               trace::executorHooks());
+  if (!executor)
+    throw Error(ErrorKind::Internal, "fnc::load: `" + name + "`: " +
+                                         llvm::toString(executor.takeError()));
+  auto impl =
+      untracedImpl(std::move(name), std::move(results), std::move(inputs),
+                   std::move(outputs), std::move(importRecorded));
+  impl->executor = std::move(*executor);
+  impl->executorHidden = std::move(parts.hiddenArgs);
+  impl->executorVariables = std::move(parts.hiddenVariables);
+  impl->executorNames = std::move(parts.hiddenNames);
+  impl->executorConstants = std::move(parts.constantCaptures);
+  impl->executorEffects = parts.hasEffects;
+  impl->fastMath = parts.fastMath;
+  impl->fncText = std::move(parts.fncText);
+  impl->opCount = parts.opCount;
+  impl->strings = true;
+  ConcreteFunction f;
+  f.impl_ = std::move(impl);
+  return f;
+}
+
 std::string ConcreteFunction::pretty_printed_signature() const {
   return implOf(impl_).pretty();
 }

@@ -654,6 +654,43 @@ private:
         .Case([&](f::PrintOp q) {
           return record(o, ops::Print{q.getFormat().str()}, q.getInputs(), p);
         })
+        .Case([&](f::StringJoinOp j) {
+          return record(
+              o,
+              ops::Strings{
+                  ops::Strings::Kind::Join, j.getSeparator().str(), {}, -1},
+              o->getOperands(), p);
+        })
+        .Case([&](f::StringFormatOp s) {
+          return record(o,
+                        ops::Strings{ops::Strings::Kind::Format,
+                                     s.getFormat().str(),
+                                     s.getPlaceholder().str(), -1},
+                        o->getOperands(), p);
+        })
+        .Case([&](f::StringLengthOp l) {
+          return record(
+              o,
+              ops::Strings{
+                  ops::Strings::Kind::Length, {}, {}, l.getUtf8Chars() ? 1 : 0},
+              in(0), p);
+        })
+        .Case([&](f::StringUpperOp) {
+          return record(o, ops::Strings{ops::Strings::Kind::Upper, {}, {}, -1},
+                        in(0), p);
+        })
+        .Case([&](f::StringLowerOp) {
+          return record(o, ops::Strings{ops::Strings::Kind::Lower, {}, {}, -1},
+                        in(0), p);
+        })
+        .Case([&](f::StringSplitOp s) {
+          return record(o,
+                        ops::Strings{ops::Strings::Kind::Split,
+                                     s.getSeparator().str(),
+                                     {},
+                                     int64_t(s.getMaxsplit())},
+                        in(0), p);
+        })
         // A check of the compiled code; nothing for the program.
         .Case([&](f::CheckNumericsOp) { return true; })
         // The trace relaxes a loop's initial values and next values to

@@ -61,6 +61,7 @@ struct TracedFunction {
   std::shared_ptr<GraphExecutor> executor;
   std::vector<Tensor> hiddenArgs;
   std::vector<uint64_t> hiddenVariables;
+  std::vector<std::string> hiddenNames;
   /// CompiledTrace::constantCaptures and ::hasEffects, which a call under a
   /// gradient tape reads without waiting for the code.
   std::vector<Tensor> constantCaptures;

@@ -138,6 +138,26 @@ std::string uniqueName(const std::string &base, llvm::StringSet<> &taken) {
   return name;
 }
 
+/// Whether a value of `module` is a string tensor (which never compiles).
+bool usesStrings(ModuleOp module) {
+  auto isString = [](Type type) {
+    auto shaped = llvm::dyn_cast<ShapedType>(type);
+    return shaped && llvm::isa<mlir::fnc::StringType>(shaped.getElementType());
+  };
+  WalkResult found = module.walk([&](Operation *op) {
+    for (Type t : op->getResultTypes())
+      if (isString(t))
+        return WalkResult::interrupt();
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (Type t : block.getArgumentTypes())
+          if (isString(t))
+            return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return found.wasInterrupted();
+}
+
 func::FuncOp theEntry(ModuleOp module) {
   func::FuncOp entry;
   for (auto fn : module.getOps<func::FuncOp>())
@@ -155,8 +175,7 @@ bool addFunction(ModuleOp out, const SavedFunction &f,
                  const std::vector<SavedGlobal> &globals,
                  llvm::StringSet<> &taken, std::string &error) {
   MLIRContext *ctx = out.getContext();
-  OwningOpRef<ModuleOp> m =
-      parseSourceString<ModuleOp>(f.trace->fncText(), ctx);
+  OwningOpRef<ModuleOp> m = parseSourceString<ModuleOp>(f.fncText, ctx);
   func::FuncOp entry = m ? theEntry(*m) : nullptr;
   if (!entry) {
     error = "the trace of `" + f.name + "` does not parse again";
@@ -192,8 +211,8 @@ bool addFunction(ModuleOp out, const SavedFunction &f,
   entry->setAttr(kFunctionAttr, b.getStringAttr(f.name));
   entry->setAttr(kArgNamesAttr, b.getArrayAttr(names));
   entry->setAttr(kResultsAttr, b.getStringAttr(f.results));
-  entry->setAttr(kFastMathAttr, b.getBoolAttr(f.trace->fastMath()));
-  entry->setAttr(kCheckNumericsAttr, b.getBoolAttr(f.trace->checkNumerics()));
+  entry->setAttr(kFastMathAttr, b.getBoolAttr(f.fastMath));
+  entry->setAttr(kCheckNumericsAttr, b.getBoolAttr(f.checkNumerics));
 
   SymbolTable table(*m);
   for (Operation &op : m->getBody()->getOperations()) {
@@ -682,6 +701,20 @@ bool loadSavedModule(const std::string &path,
 
     auto start = std::chrono::steady_clock::now();
     OwningOpRef<ModuleOp> trace = traceOf(*module, fn);
+    if (usesStrings(*trace)) {
+      // Never compiled: the graph executor runs its IR (nor cached).
+      CompiledTrace::Parts &parts = entry.parts;
+      llvm::raw_string_ostream os(parts.fncText);
+      trace->print(os);
+      parts.opCount = countOps(fn);
+      parts.fastMath = options.fastMath;
+      parts.checkNumerics = options.checkNumerics;
+      parts.hasEffects = hasEffects(fn);
+      entry.executed = true;
+      loaded.entries.push_back(std::move(entry));
+      storable = false;
+      continue;
+    }
     jit::ObjectFiles objects;
     auto compiled = jit::CompiledModule::compile(
         *trace, options, /*keepIR=*/false, cacheDir, /*storeAs=*/nullptr,

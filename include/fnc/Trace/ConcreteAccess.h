@@ -2,7 +2,8 @@
 //
 // Internal to fnc (fnc::save and fnc::load, lib/IO/Saved.cpp): what a
 // ConcreteFunction holds, and a ConcreteFunction made from a compiled trace
-// that no fnc::Function traced (one loaded from a file).
+// that no fnc::Function traced (one loaded from a file), or from a trace
+// the graph executor runs (one with string tensors, which never compiles).
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +11,7 @@
 #define FNC_TRACE_CONCRETEACCESS_H
 
 #include "fnc/Function.h"
+#include "fnc/Trace/CompiledTrace.h"
 #include "fnc/Variable.h"
 
 #include <functional>
@@ -18,7 +20,6 @@
 #include <vector>
 
 namespace fnc::trace {
-class CompiledTrace;
 struct RecordedTrace;
 } // namespace fnc::trace
 
@@ -32,10 +33,21 @@ struct ConcreteAccess {
     const std::vector<TensorSpec> &inputs;
     /// The tensor arguments' names in signatures ("x", "a0", "xs[1]").
     std::vector<std::string> argNames;
-    const trace::CompiledTrace &trace;
+    /// What fnc::save stores of the trace: its fnc IR, the pipeline options
+    /// and the hidden trailing arguments (with their variables' uids and
+    /// names), of the compiled code or, for a trace that never compiles,
+    /// of the graph executor.
+    const std::string &fncText;
+    bool fastMath, checkNumerics;
+    const std::vector<Tensor> &hiddenArgs;
+    const std::vector<uint64_t> &hiddenVariables;
+    const std::vector<std::string> &hiddenNames;
   };
   /// Throws FailedPrecondition for an empty handle.
   static View view(const ConcreteFunction &f);
+  /// `f`'s compiled code, compiled here or waited for; throws Unimplemented
+  /// for a trace with strings (never compiled).
+  static const trace::CompiledTrace &compiled(const ConcreteFunction &f);
 
   /// A concrete function called `name` that runs `trace` on tensors of
   /// `inputs` (their names are the parameters') and returns `outputs`.
@@ -50,6 +62,17 @@ struct ConcreteAccess {
        std::function<
            std::shared_ptr<const trace::RecordedTrace>(std::string &whyNot)>
            importRecorded);
+
+  /// The same for a trace the graph executor runs (string tensors: never
+  /// compiled): `parts` without code (no module or entry), `symbol` its
+  /// function in `parts.fncText`.
+  static ConcreteFunction
+  makeExecuted(std::string name, std::string results,
+               std::vector<TensorSpec> inputs, std::vector<TensorSpec> outputs,
+               const std::string &symbol, trace::CompiledTrace::Parts parts,
+               std::function<std::shared_ptr<const trace::RecordedTrace>(
+                   std::string &whyNot)>
+                   importRecorded);
 
   /// The eager tensor whose buffer is `v`'s value (updated in place by the
   /// compiled code it is passed to; never handed to users).

@@ -46,8 +46,10 @@ struct SavedFunction {
   std::string results;
   /// One name per tensor argument (empty for unnamed ones).
   std::vector<std::string> argNames;
-  /// The trace: its fnc IR, whose trailing arguments are the hidden ones.
-  const CompiledTrace *trace = nullptr;
+  /// The trace's fnc IR, whose trailing arguments are the hidden ones, and
+  /// the pipeline options it is compiled with.
+  std::string fncText;
+  bool fastMath = true, checkNumerics = false;
   /// Per hidden argument: the index of its SavedGlobal.
   std::vector<size_t> hiddenGlobals;
 };
@@ -70,8 +72,11 @@ struct LoadedEntry {
   /// Per trailing bound argument: the index of its global.
   std::vector<size_t> hiddenGlobals;
   /// The compiled trace, without its hidden arguments (the caller adds
-  /// them: Parts::hiddenArgs and hiddenVariables are empty).
+  /// them: Parts::hiddenArgs and hiddenVariables are empty). A function
+  /// with string tensors is not compiled (`executed`): its parts hold no
+  /// code, and the graph executor runs its fncText.
   CompiledTrace::Parts parts;
+  bool executed = false;
 };
 
 struct LoadedModule {
