@@ -46,6 +46,18 @@ bool literalIsSmall(const std::string &spec) {
   }
 }
 
+/// A .npy file in memory to `t` (strings too, as fnc-run reads them).
+bool decodeNpy(const std::string &contents, HostTensor &t) {
+  fnc::io::NpyHeader header;
+  if (!fnc::io::parseNpyHeader(contents.data(), contents.size(), header)
+           .empty())
+    return false;
+  t.dtype = header.dtype;
+  if (header.dtype == fnc::DType::str)
+    return fnc::io::decodeNpyStrings(contents, t.shape, t.strings).empty();
+  return fnc::io::decodeNpy(contents, t.dtype, t.shape, t.bytes).empty();
+}
+
 [[noreturn]] void finding(const char *what) {
   std::fprintf(stderr, "fnc-fuzz-inputs: %s\n", what);
   __builtin_trap();
@@ -61,12 +73,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (data[0] % 2 == 0) {
     if (!literalIsSmall(input) || !parseLiteral(input, t).empty())
       return 0;
-  } else if (!fnc::io::decodeNpy(input, t.dtype, t.shape, t.bytes).empty()) {
+  } else if (!decodeNpy(input, t)) {
     return 0;
   }
 
-  if (t.bytes.size() !=
-      static_cast<size_t>(t.numElements()) * fnc::sizeOf(t.dtype))
+  // A string tensor's elements are its `strings`, the others' its bytes.
+  bool strings = t.dtype == fnc::DType::str;
+  size_t elements = static_cast<size_t>(t.numElements());
+  if (strings ? t.strings.size() != elements || !t.bytes.empty()
+              : t.bytes.size() != elements * fnc::sizeOf(t.dtype))
     finding("accepted input whose byte count does not match its shape");
   // numpy's format indents each row by its depth and ends each block with
   // one newline per axis below it, so its text grows as elements x rank^2
@@ -80,14 +95,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!fnc::io::encodeNpy(t.dtype, t.shape, t.data(), npy).empty())
     finding("encodeNpy failed on an accepted tensor");
   HostTensor back;
-  if (!fnc::io::decodeNpy(npy, back.dtype, back.shape, back.bytes).empty())
+  if (!decodeNpy(npy, back))
     finding(".npy bytes written by encodeNpy do not parse");
-  if (back.dtype != t.dtype || back.shape != t.shape || back.bytes != t.bytes)
+  // numpy's strings are NUL-padded: a string's trailing NULs do not survive.
+  std::vector<std::string> expected = t.strings;
+  for (std::string &e : expected)
+    e.erase(e.find_last_not_of('\0') + 1);
+  if (back.dtype != t.dtype || back.shape != t.shape || back.bytes != t.bytes ||
+      back.strings != expected)
     finding(".npy round trip changed the tensor");
   fnc::Tensor eager = toTensor(t);
   HostTensor copy;
   if (eager.defined() && fromTensor(eager, copy) &&
-      (copy.shape != t.shape || copy.bytes != t.bytes))
+      (copy.shape != t.shape || copy.bytes != t.bytes ||
+       copy.strings != t.strings))
     finding("eager tensor round trip changed the tensor");
   return 0;
 }
